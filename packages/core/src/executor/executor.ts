@@ -1,0 +1,40 @@
+import type { RunItem } from '../models/run.js';
+import type { FollowupRecord } from '../run/record.js';
+
+/**
+ * Runs the agent. A worker claims a queued run, moves it to `INPROGRESS`, and calls `execute`;
+ * the returned outcome ends the run. Throwing means the platform failed (the run ends `ERROR`).
+ */
+export interface Executor {
+  execute(input: ExecutionInput, context: ExecutionContext): Promise<ExecutionOutcome>;
+}
+
+export interface ExecutionInput {
+  run: RunItem;
+  /** Follow-up messages so far, oldest first (a re-queued run continues its conversation). */
+  followups: readonly FollowupRecord[];
+  /** 1 on the first claim; higher after a lease expired and the run was re-queued. */
+  attempt: number;
+}
+
+export interface ExecutionContext {
+  /** Aborted when the run is cancelled, the lease is lost, or the worker stops. Stop promptly. */
+  readonly signal: AbortSignal;
+  /** Progress shown as the run's `status_message`; optionally the session it runs in. */
+  report(update: ProgressUpdate): Promise<void>;
+  /** The run waits on input (`BLOCKED`); call `resume` when a follow-up supplies it. */
+  block(message: string): Promise<void>;
+  resume(): Promise<void>;
+  /** Called for each follow-up sent while this execution runs. Returns an unsubscribe function. */
+  onFollowup(listener: (followup: FollowupRecord) => void): () => void;
+}
+
+export interface ProgressUpdate {
+  message: string;
+  session_id?: string;
+  session_link?: string;
+}
+
+export type ExecutionOutcome =
+  | { status: 'succeeded'; message?: string }
+  | { status: 'failed'; message: string; error_code?: string; retryable?: boolean };

@@ -1,0 +1,157 @@
+import { type Authenticate, apiKeyAuthenticator } from '../auth/api-keys.js';
+import type { Principal } from '../auth/principal.js';
+import { AgentRunError, invalidRequest, isAgentRunError } from '../errors.js';
+import { type AgentRunEvents, createEvents } from '../events.js';
+import { REPEATABLE_QUERY_PARAMS } from '../models/requests.js';
+import type { IdempotencyContext, WriteResult } from '../run/idempotency.js';
+import { RunService } from '../run/run-service.js';
+import type { Store } from '../store/store.js';
+import type { Clock } from '../util/clock.js';
+import { canonicalJson, sha256Hex } from '../util/hash.js';
+import { parseJsonBody, readBodyLimited } from './body.js';
+import { jsonResponse, problemResponse } from './responses.js';
+import { methodNotAllowed, Router } from './router.js';
+
+export interface AgentRunHandlerOptions {
+  store: Store;
+  /** Resolve the caller; defaults to API keys in the store (`Authorization: Bearer <key>`). */
+  authenticate?: Authenticate;
+  /** Share one emitter with a worker or the host app; one is created otherwise. */
+  events?: AgentRunEvents;
+  clock?: Clock;
+  /** Largest run API request body, in bytes. Default 40 MiB (five 5 MiB attachments in base64). */
+  maxBodyBytes?: number;
+  /** How long an `Idempotency-Key` is remembered. Default 24 h. */
+  idempotencyTtlMs?: number;
+  /** Claims allowed before an expired lease ends a run in `ERROR`. Default 3. */
+  maxAttempts?: number;
+  /** Called with every unexpected error (answered as a bare 500). Default: `console.error`. */
+  onError?: (error: unknown, request: Request) => void;
+}
+
+/** A fetch-style handler with what adapters and hosts need to know about it. */
+export interface AgentRunHandler {
+  (request: Request): Promise<Response>;
+  /** Whether `pathname` (relative to where the handler is mounted) belongs to agentrun. */
+  owns(pathname: string): boolean;
+  readonly service: RunService;
+  readonly events: AgentRunEvents;
+}
+
+export const API_BASE = '/api/v1';
+const DEFAULT_MAX_BODY = 40 * 1024 * 1024;
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+interface Ctx {
+  request: Request;
+  url: URL;
+  principal: Principal;
+}
+
+/**
+ * The whole HTTP surface of agentrun on Web-standard `Request`/`Response`. Routes are relative to
+ * the mount point: `/api/v1/...` for the run API. Every error is a problem+json response.
+ */
+export function createAgentRunHandler(options: AgentRunHandlerOptions): AgentRunHandler {
+  const events = options.events ?? createEvents();
+  const service = new RunService({
+    store: options.store,
+    events,
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.idempotencyTtlMs !== undefined ? { idempotencyTtlMs: options.idempotencyTtlMs } : {}),
+    ...(options.maxAttempts !== undefined ? { maxAttempts: options.maxAttempts } : {}),
+  });
+  const authenticate = options.authenticate ?? apiKeyAuthenticator(options.store.apiKeys);
+  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
+  const onError = options.onError ?? ((error: unknown) => console.error('[agentrun] unexpected error', error));
+
+  const readJson = async (request: Request) => parseJsonBody(await readBodyLimited(request, maxBody));
+  const requireBody = (body: unknown, what: string) => {
+    if (body === undefined) throw invalidRequest(`a JSON ${what} body is required`);
+    return body;
+  };
+  const written = <T>(result: WriteResult<T>) =>
+    jsonResponse(result.body, result.status, result.replayed ? { 'idempotent-replayed': 'true' } : {});
+
+  const router = new Router<Ctx>()
+    .on('POST', `${API_BASE}/agent/run`, createRun)
+    .on('POST', `${API_BASE}/agent/runs`, createRun)
+    .on('GET', `${API_BASE}/agent/runs`, async ({ principal, url }) => jsonResponse(await service.list(principal, queryObject(url))))
+    .on('GET', `${API_BASE}/agent/runs/:runId`, async ({ principal }, p) => jsonResponse(await service.get(principal, p.runId as string)))
+    .on('POST', `${API_BASE}/agent/runs/:runId/followups`, async ({ principal, request }, p) => {
+      const body = requireBody(await readJson(request), 'follow-up');
+      return written(await service.followup(principal, p.runId as string, body, withKey(request, body)));
+    })
+    .on('POST', `${API_BASE}/agent/runs/:runId/cancel`, async ({ principal, request }, p) => {
+      const body = await readJson(request);
+      if (body !== undefined && !(isPlainObject(body) && Object.keys(body).length === 0)) {
+        throw invalidRequest('cancel takes no body (or an empty JSON object)');
+      }
+      return written(await service.cancel(principal, p.runId as string, withKey(request, body)));
+    })
+    .on('GET', `${API_BASE}/agent/runs/:runId/attachments/:fileName`, async ({ principal }, p) => {
+      const file = await service.getAttachment(principal, p.runId as string, p.fileName as string);
+      return new Response(file.data as Uint8Array<ArrayBuffer>, {
+        headers: {
+          'content-type': file.mimeType,
+          'content-length': String(file.data.byteLength),
+          'content-disposition': `attachment; filename*=UTF-8''${encodeURIComponent(file.fileName)}`,
+          'x-content-type-options': 'nosniff',
+        },
+      });
+    });
+
+  async function createRun({ principal, request }: Ctx): Promise<Response> {
+    const body = requireBody(await readJson(request), 'run request');
+    return written(await service.create(principal, body, { source: 'API', ...withKey(request, body) }));
+  }
+
+  const handler = async (request: Request): Promise<Response> => {
+    try {
+      const url = new URL(request.url);
+      const match = router.match(request.method, url.pathname);
+      if (match.kind === 'not_found') throw new AgentRunError('not_found', `no route for ${url.pathname}`);
+      if (match.kind === 'method_not_allowed') throw methodNotAllowed(match.allow);
+      // Credentials are checked before the body is read: unauthenticated senders cannot make us buffer.
+      const principal = await authenticate(request);
+      if (!principal) {
+        throw new AgentRunError('unauthorized', 'send a valid API key as "Authorization: Bearer <key>"');
+      }
+      return await match.handler({ request, url, principal }, match.params);
+    } catch (error) {
+      if (isAgentRunError(error)) return problemResponse(error);
+      onError(error, request);
+      return problemResponse(new AgentRunError('internal_error', 'an unexpected error occurred', { retryable: true }));
+    }
+  };
+
+  return Object.assign(handler, {
+    owns: (pathname: string) => pathname === API_BASE || pathname.startsWith(`${API_BASE}/`),
+    service,
+    events,
+  });
+}
+
+/** The `Idempotency-Key` of a write with the fingerprint of the request it names. */
+function withKey(request: Request, body: unknown): { idempotency?: IdempotencyContext } {
+  const key = request.headers.get('idempotency-key');
+  if (key === null) return {};
+  if (!IDEMPOTENCY_KEY.test(key)) throw invalidRequest('Idempotency-Key must be 1 to 255 visible ASCII characters');
+  const fingerprint = sha256Hex(canonicalJson({ method: request.method, path: new URL(request.url).pathname, body: body ?? null }));
+  return { idempotency: { key, fingerprint } };
+}
+
+/** Query string → object: repeatable parameters become arrays; others may appear once. */
+function queryObject(url: URL): Record<string, string | string[]> {
+  // No prototype: a parameter named `__proto__` is just an unknown parameter.
+  const out: Record<string, string | string[]> = Object.create(null);
+  for (const [key, value] of url.searchParams) {
+    const seen = out[key];
+    if (REPEATABLE_QUERY_PARAMS.has(key)) out[key] = [...((seen as string[] | undefined) ?? []), value];
+    else if (seen !== undefined) throw invalidRequest(`invalid query: ${key} may be given only once`);
+    else out[key] = value;
+  }
+  return out;
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

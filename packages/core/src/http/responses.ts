@@ -1,0 +1,24 @@
+import type { AgentRunError } from '../errors.js';
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+const PROBLEM_TYPE = 'application/problem+json; charset=utf-8';
+
+export const jsonResponse = (body: unknown, status = 200, headers: Record<string, string> = {}): Response =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': JSON_TYPE, ...headers } });
+
+/** RFC 9457 problem details (contract §2): `{ type, title, status, error, detail?, retryable? }`. */
+export function problemResponse(error: AgentRunError): Response {
+  const body: Record<string, unknown> = {
+    type: `urn:agentrun:error:${error.code}`,
+    title: error.title,
+    status: error.status,
+    error: error.code,
+    detail: error.detail,
+  };
+  if (error.retryable !== undefined) body.retryable = error.retryable;
+  const headers: Record<string, string> = { 'content-type': PROBLEM_TYPE, ...error.headers };
+  // Clients (the published SDK among them) retry 409 by default; a state conflict will not go away.
+  if (error.status === 409 && error.retryable !== true) headers['x-should-retry'] = 'false';
+  if (error.status === 401) headers['www-authenticate'] ??= 'Bearer';
+  return new Response(JSON.stringify(body), { status: error.status, headers });
+}

@@ -1,0 +1,62 @@
+// Errors
+
+export { type Authenticate, apiKeyAuthenticator, bearerToken, createApiKey } from './auth/api-keys.js';
+// Auth
+export { hasPermission, PERMISSIONS, type Principal } from './auth/principal.js';
+export { AgentRunError, type AgentRunErrorOptions, ERROR_STATUS, type ErrorCode, isAgentRunError } from './errors.js';
+// Events
+export { type AgentRunEventMap, type AgentRunEvents, createEvents } from './events.js';
+export { type DemoExecutorOptions, demoExecutor } from './executor/demo-executor.js';
+export type { ExecutionContext, ExecutionInput, ExecutionOutcome, Executor, ProgressUpdate } from './executor/executor.js';
+export { MAX_JSON_DEPTH, parseJsonBody, readBodyLimited } from './http/body.js';
+// HTTP
+export { type AgentRunHandler, type AgentRunHandlerOptions, API_BASE, createAgentRunHandler } from './http/handler.js';
+export { jsonResponse, problemResponse } from './http/responses.js';
+// Wire models (valibot schemas and their types)
+export * from './models/config.js';
+export * from './models/requests.js';
+export * from './models/run.js';
+export * from './models/run-state.js';
+export { describeIssues, parseOrThrow } from './models/validate.js';
+export { decodeCursor, encodeCursor, type RunCursor } from './run/cursor.js';
+export { DEFAULT_IDEMPOTENCY_TTL_MS, type IdempotencyContext, type WriteResult } from './run/idempotency.js';
+export {
+  compareRuns,
+  isAfterPosition,
+  matchesRunFilter,
+  type RunFilter,
+  type RunListQuery,
+  type RunSortKey,
+  type SortOrder,
+  sortValue,
+} from './run/list-query.js';
+export { type AttachmentRecord, type FollowupRecord, type RunLease, type RunRecord, toRunItem } from './run/record.js';
+export {
+  type ApplyEventOptions,
+  type ApplyEventResult,
+  type CreateRunContext,
+  RunService,
+  type RunServiceOptions,
+} from './run/run-service.js';
+export { parseSkillSpec } from './run/skill.js';
+// Runs
+export {
+  CANCELLABLE_STATES,
+  isTerminal,
+  LEASED_STATES,
+  nextUpdatedAt,
+  type RunEvent,
+  type RunEventType,
+  TERMINAL_STATES,
+  type TransitionContext,
+  type TransitionResult,
+  transition,
+} from './run/state-machine.js';
+export { titleFromPrompt } from './run/title.js';
+// Ports
+export type * from './store/store.js';
+// Utilities
+export { type Clock, isoTime, systemClock } from './util/clock.js';
+export { canonicalJson, sha256Hex, timingSafeEqual } from './util/hash.js';
+export { newId, randomToken } from './util/ids.js';
+export { createWorker, type Worker, type WorkerOptions } from './worker/worker.js';

@@ -1,0 +1,130 @@
+import * as v from 'valibot';
+import { AmbientAgentConfigSchema } from './config.js';
+import { RUN_SOURCES, RUN_STATES } from './run-state.js';
+
+export const REQUEST_LIMITS = {
+  prompt: 100_000,
+  title: 300,
+  attachments: 5,
+  /** Decoded bytes of one attachment. */
+  attachmentBytes: 5 * 1024 * 1024,
+  followup: 100_000,
+  listLimitMax: 500,
+  listLimitDefault: 20,
+} as const;
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const base64 = v.pipe(
+  v.string(),
+  v.regex(BASE64, 'must be standard base64'),
+  v.check((s) => (s.length / 4) * 3 <= REQUEST_LIMITS.attachmentBytes + 2, `at most ${REQUEST_LIMITS.attachmentBytes} bytes decoded`),
+);
+const MIME = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,63}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,127}$/i;
+
+/** A file name that is safe as a single URL path segment and on any file system. */
+export const FileNameSchema = v.pipe(
+  v.string(),
+  v.minLength(1),
+  v.maxLength(255),
+  v.regex(/^[^/\\\x00-\x1f\x7f]+$/, 'must not contain slashes or control characters'),
+  v.check((s) => s !== '.' && s !== '..', 'must not be . or ..'),
+);
+
+export const AttachmentInputSchema = v.strictObject({
+  file_name: FileNameSchema,
+  mime_type: v.pipe(v.string(), v.regex(MIME, 'must be a MIME type such as image/png')),
+  data: base64,
+});
+export type AttachmentInput = v.InferOutput<typeof AttachmentInputSchema>;
+
+/** `images` of the published client: base64 images, stored as attachments. */
+export const ImageInputSchema = v.strictObject({
+  mime_type: v.picklist(['image/jpeg', 'image/png', 'image/gif', 'image/webp']),
+  data: base64,
+});
+
+const optionalId = v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(256)));
+
+/** Body of `POST /agent/run`. Unknown fields are rejected so that typos do not pass silently. */
+export const RunAgentRequestSchema = v.pipe(
+  v.strictObject({
+    prompt: v.optional(v.pipe(v.string(), v.maxLength(REQUEST_LIMITS.prompt))),
+    skill: v.optional(v.pipe(v.string(), v.maxLength(256))),
+    config: v.optional(AmbientAgentConfigSchema),
+    title: v.optional(v.pipe(v.string(), v.maxLength(REQUEST_LIMITS.title))),
+    team: v.optional(v.boolean()),
+    agent_identity_uid: optionalId,
+    conversation_id: optionalId,
+    parent_run_id: optionalId,
+    attachments: v.optional(v.pipe(v.array(AttachmentInputSchema), v.maxLength(REQUEST_LIMITS.attachments))),
+    images: v.optional(v.pipe(v.array(ImageInputSchema), v.maxLength(REQUEST_LIMITS.attachments))),
+  }),
+  v.check(
+    (r) => (r.prompt !== undefined && r.prompt.trim() !== '') || r.skill !== undefined || r.config?.skill_spec !== undefined,
+    'prompt is required unless a skill is given (skill or config.skill_spec)',
+  ),
+  v.check(
+    (r) => (r.attachments?.length ?? 0) + (r.images?.length ?? 0) <= REQUEST_LIMITS.attachments,
+    `at most ${REQUEST_LIMITS.attachments} attachments and images in all`,
+  ),
+  v.check((r) => {
+    const names = (r.attachments ?? []).map((a) => a.file_name);
+    return new Set(names).size === names.length;
+  }, 'attachment file names must be unique'),
+);
+export type RunAgentRequest = v.InferOutput<typeof RunAgentRequestSchema>;
+
+/** Body of `POST /agent/runs/{runId}/followups`. */
+export const RunFollowupRequestSchema = v.strictObject({
+  message: v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(REQUEST_LIMITS.followup)),
+});
+export type RunFollowupRequest = v.InferOutput<typeof RunFollowupRequestSchema>;
+
+const rfc3339 = v.pipe(
+  v.string(),
+  v.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i, 'must be an RFC 3339 timestamp'),
+  v.check((s) => !Number.isNaN(Date.parse(s)), 'must be a valid date'),
+  v.transform((s) => new Date(s).toISOString()),
+);
+const filterText = v.pipe(v.string(), v.minLength(1), v.maxLength(256));
+
+/**
+ * Query of `GET /agent/runs`. `state` is repeatable; every other parameter appears at most once.
+ * `skill` is the client's alias of `skill_spec`; `artifact_type` and `schedule_id` are accepted
+ * for client compatibility (agentrun runs have neither, so they match nothing).
+ */
+export const ListRunsQuerySchema = v.strictObject({
+  limit: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^\d{1,4}$/, `must be an integer from 1 to ${REQUEST_LIMITS.listLimitMax}`),
+      v.transform(Number),
+      v.minValue(1, `must be an integer from 1 to ${REQUEST_LIMITS.listLimitMax}`),
+      v.maxValue(REQUEST_LIMITS.listLimitMax, `must be an integer from 1 to ${REQUEST_LIMITS.listLimitMax}`),
+    ),
+    String(REQUEST_LIMITS.listLimitDefault),
+  ),
+  cursor: v.optional(v.pipe(v.string(), v.maxLength(1024))),
+  sort_by: v.optional(v.picklist(['updated_at', 'created_at'], 'must be updated_at or created_at'), 'updated_at'),
+  sort_order: v.optional(v.picklist(['desc', 'asc'], 'must be desc or asc'), 'desc'),
+  state: v.optional(v.pipe(v.array(v.picklist(RUN_STATES, 'must be one of ' + RUN_STATES.join(', '))), v.maxLength(RUN_STATES.length * 2))),
+  name: v.optional(filterText),
+  model_id: v.optional(filterText),
+  creator: v.optional(filterText),
+  source: v.optional(v.picklist(RUN_SOURCES, 'must be one of ' + RUN_SOURCES.join(', '))),
+  created_after: v.optional(rfc3339),
+  created_before: v.optional(rfc3339),
+  updated_after: v.optional(rfc3339),
+  environment_id: v.optional(filterText),
+  skill_spec: v.optional(filterText),
+  skill: v.optional(filterText),
+  q: v.optional(filterText),
+  factory_uid: v.optional(filterText),
+  automation_id: v.optional(filterText),
+  artifact_type: v.optional(v.picklist(['PLAN', 'PULL_REQUEST'])),
+  schedule_id: v.optional(filterText),
+});
+export type ListRunsQuery = v.InferOutput<typeof ListRunsQuerySchema>;
+
+/** Parameters that may be repeated in the query string. */
+export const REPEATABLE_QUERY_PARAMS: ReadonlySet<string> = new Set(['state']);

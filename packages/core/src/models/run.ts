@@ -1,0 +1,96 @@
+import * as v from 'valibot';
+import { AmbientAgentConfigSchema } from './config.js';
+import { RunSourceTypeSchema, RunStateSchema } from './run-state.js';
+
+/**
+ * Wire models of a run (contract §1). These schemas describe what the API returns; they are used
+ * to check responses in tests and give the TypeScript types of the public surface.
+ */
+
+export const RunStatusMessageSchema = v.object({
+  message: v.string(),
+  error_code: v.optional(v.string()),
+  retryable: v.optional(v.boolean()),
+});
+export type RunStatusMessage = v.InferOutput<typeof RunStatusMessageSchema>;
+
+export const RunCreatorInfoSchema = v.object({
+  type: v.picklist(['user', 'service_account']),
+  uid: v.string(),
+  display_name: v.optional(v.string()),
+  email: v.optional(v.string()),
+  photo_url: v.optional(v.string()),
+});
+export type RunCreatorInfo = v.InferOutput<typeof RunCreatorInfoSchema>;
+
+export const RunTriggerSchema = v.object({
+  factory_uid: v.string(),
+  automation_id: v.string(),
+  webhook_uid: v.string(),
+  delivery_id: v.string(),
+});
+export type RunTrigger = v.InferOutput<typeof RunTriggerSchema>;
+
+export const AgentSkillSchema = v.object({
+  name: v.string(),
+  full_path: v.optional(v.string()),
+  spec: v.string(),
+});
+export type AgentSkill = v.InferOutput<typeof AgentSkillSchema>;
+
+export const AttachmentInfoSchema = v.object({
+  file_name: v.string(),
+  mime_type: v.string(),
+  size: v.number(),
+});
+export type AttachmentInfo = v.InferOutput<typeof AttachmentInfoSchema>;
+
+export const RunItemSchema = v.object({
+  run_id: v.string(),
+  task_id: v.string(),
+  title: v.string(),
+  state: RunStateSchema,
+  prompt: v.string(),
+  created_at: v.string(),
+  updated_at: v.string(),
+  started_at: v.optional(v.nullable(v.string())),
+  status_message: v.optional(RunStatusMessageSchema),
+  source: v.optional(RunSourceTypeSchema),
+  creator: v.optional(RunCreatorInfoSchema),
+  scope: v.optional(v.object({ type: v.picklist(['User', 'Team']), uid: v.optional(v.string()) })),
+  session_id: v.optional(v.string()),
+  session_link: v.optional(v.string()),
+  agent_config: v.optional(AmbientAgentConfigSchema),
+  conversation_id: v.optional(v.string()),
+  parent_run_id: v.optional(v.string()),
+  agent_identity_uid: v.optional(v.string()),
+  agent_skill: v.optional(AgentSkillSchema),
+  trigger: v.optional(RunTriggerSchema),
+  attachments: v.optional(v.array(AttachmentInfoSchema)),
+});
+export type RunItem = v.InferOutput<typeof RunItemSchema>;
+
+export const PageInfoSchema = v.object({
+  has_next_page: v.boolean(),
+  next_cursor: v.optional(v.string()),
+});
+export type PageInfo = v.InferOutput<typeof PageInfoSchema>;
+
+export const ListRunsResponseSchema = v.object({
+  runs: v.array(RunItemSchema),
+  page_info: PageInfoSchema,
+});
+export type ListRunsResponse = v.InferOutput<typeof ListRunsResponseSchema>;
+
+export const RunAgentResponseSchema = v.object({
+  run_id: v.string(),
+  task_id: v.string(),
+  state: RunStateSchema,
+});
+export type RunAgentResponse = v.InferOutput<typeof RunAgentResponseSchema>;
+
+export const RunFollowupResponseSchema = v.object({
+  run_id: v.string(),
+  state: RunStateSchema,
+});
+export type RunFollowupResponse = v.InferOutput<typeof RunFollowupResponseSchema>;

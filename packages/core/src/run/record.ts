@@ -1,0 +1,86 @@
+import type { AmbientAgentConfig } from '../models/config.js';
+import type { AgentSkill, AttachmentInfo, RunCreatorInfo, RunItem, RunStatusMessage, RunTrigger } from '../models/run.js';
+import type { RunSourceType, RunState } from '../models/run-state.js';
+
+/**
+ * A run as stores keep it. Timestamps are RFC 3339 UTC strings with milliseconds (fixed width,
+ * so string order is time order). `null` means "not set"; stores return every field.
+ */
+export interface RunRecord {
+  id: string;
+  teamUid: string;
+  title: string;
+  prompt: string;
+  state: RunState;
+  createdAt: string;
+  updatedAt: string;
+  startedAt: string | null;
+  statusMessage: RunStatusMessage | null;
+  source: RunSourceType;
+  creator: RunCreatorInfo;
+  /** The resolved configuration (skill and name applied). */
+  config: AmbientAgentConfig;
+  sessionId: string | null;
+  sessionLink: string | null;
+  conversationId: string;
+  parentRunId: string | null;
+  /** A factory foreman's identity this run was dispatched to. */
+  agentIdentityUid: string | null;
+  /** The factory this run belongs to, when it is a factory run. */
+  factoryUid: string | null;
+  skill: AgentSkill | null;
+  trigger: RunTrigger | null;
+  attachments: AttachmentInfo[];
+  /** How many times a worker has claimed this run. */
+  attempts: number;
+  /** The worker holding the run and until when; `null` unless the run is in a leased state. */
+  lease: RunLease | null;
+}
+
+export interface RunLease {
+  workerId: string;
+  expiresAt: string;
+}
+
+export interface FollowupRecord {
+  id: string;
+  runId: string;
+  message: string;
+  createdAt: string;
+  creatorUid: string;
+}
+
+export interface AttachmentRecord {
+  runId: string;
+  fileName: string;
+  mimeType: string;
+  data: Uint8Array;
+}
+
+/** The public view of a run: what the API returns and events carry. */
+export function toRunItem(run: RunRecord): RunItem {
+  const item: RunItem = {
+    run_id: run.id,
+    task_id: run.id,
+    title: run.title,
+    state: run.state,
+    prompt: run.prompt,
+    created_at: run.createdAt,
+    updated_at: run.updatedAt,
+    started_at: run.startedAt,
+    source: run.source,
+    creator: run.creator,
+    scope: { type: 'Team', uid: run.teamUid },
+    agent_config: run.config,
+    conversation_id: run.conversationId,
+    attachments: run.attachments,
+  };
+  if (run.statusMessage) item.status_message = run.statusMessage;
+  if (run.sessionId !== null) item.session_id = run.sessionId;
+  if (run.sessionLink !== null) item.session_link = run.sessionLink;
+  if (run.parentRunId !== null) item.parent_run_id = run.parentRunId;
+  if (run.agentIdentityUid !== null) item.agent_identity_uid = run.agentIdentityUid;
+  if (run.skill) item.agent_skill = run.skill;
+  if (run.trigger) item.trigger = run.trigger;
+  return item;
+}

@@ -1,0 +1,91 @@
+import type { RunState } from '../models/run-state.js';
+
+/**
+ * The run lifecycle of contract §3 as a pure function. Nothing else in agentrun decides a run's
+ * next state: services compute it here and stores only apply it if the run is still in the state
+ * it was read in, so an illegal transition cannot be written through any API.
+ *
+ *   QUEUED ─claim→ CLAIMED ─prepare→ PENDING ─start→ INPROGRESS ─succeed→ SUCCEEDED
+ *                     └──────────start──────────────↗    │  ↑ ─fail→ FAILED
+ *                                              block ↓  │ resume
+ *                                                  BLOCKED
+ *   any active state ─cancel→ CANCELLED        leased states ─error→ ERROR
+ *   leased states ─lease_expired→ QUEUED (attempts left) or ERROR
+ *   SUCCEEDED | FAILED ─followup→ QUEUED (same conversation continues)
+ */
+
+export type RunEvent =
+  /** A worker leased the run. */
+  | { type: 'claim' }
+  /** The executor is preparing (optional step). */
+  | { type: 'prepare' }
+  /** The executor started work. */
+  | { type: 'start' }
+  /** The run waits on input it cannot proceed without. */
+  | { type: 'block' }
+  /** Input arrived; the run continues. */
+  | { type: 'resume' }
+  | { type: 'succeed' }
+  /** The agent failed. */
+  | { type: 'fail' }
+  /** The platform failed (not the agent). */
+  | { type: 'error' }
+  /** The worker holding the lease stopped renewing it. */
+  | { type: 'lease_expired' }
+  | { type: 'cancel' }
+  | { type: 'followup' };
+
+export type RunEventType = RunEvent['type'];
+
+export const TERMINAL_STATES: ReadonlySet<RunState> = new Set(['SUCCEEDED', 'FAILED', 'ERROR', 'CANCELLED']);
+/** States in which a worker holds the run's lease. */
+export const LEASED_STATES: ReadonlySet<RunState> = new Set(['CLAIMED', 'PENDING', 'INPROGRESS', 'BLOCKED']);
+/** States a run can be cancelled from. */
+export const CANCELLABLE_STATES: ReadonlySet<RunState> = new Set(['QUEUED', ...LEASED_STATES]);
+
+export const isTerminal = (state: RunState): boolean => TERMINAL_STATES.has(state);
+
+export interface TransitionContext {
+  /** How many times the run has been claimed so far (this attempt included). */
+  attempts: number;
+  /** Claims allowed before an expired lease turns into `ERROR`. */
+  maxAttempts: number;
+}
+
+export type TransitionResult =
+  | { ok: true; to: RunState }
+  /** `terminal`: the run has ended and the event cannot apply; `invalid`: not from this state. */
+  | { ok: false; reason: 'terminal' | 'invalid' };
+
+const TABLE: Record<Exclude<RunEventType, 'lease_expired' | 'followup'>, Partial<Record<RunState, RunState>>> = {
+  claim: { QUEUED: 'CLAIMED' },
+  prepare: { CLAIMED: 'PENDING' },
+  start: { CLAIMED: 'INPROGRESS', PENDING: 'INPROGRESS' },
+  block: { INPROGRESS: 'BLOCKED' },
+  resume: { BLOCKED: 'INPROGRESS' },
+  succeed: { INPROGRESS: 'SUCCEEDED' },
+  fail: { PENDING: 'FAILED', INPROGRESS: 'FAILED', BLOCKED: 'FAILED' },
+  error: { CLAIMED: 'ERROR', PENDING: 'ERROR', INPROGRESS: 'ERROR', BLOCKED: 'ERROR' },
+  cancel: { QUEUED: 'CANCELLED', CLAIMED: 'CANCELLED', PENDING: 'CANCELLED', INPROGRESS: 'CANCELLED', BLOCKED: 'CANCELLED' },
+};
+
+export function transition(from: RunState, event: RunEvent, ctx: TransitionContext): TransitionResult {
+  const refuse = (): TransitionResult => ({ ok: false, reason: isTerminal(from) ? 'terminal' : 'invalid' });
+  switch (event.type) {
+    case 'followup':
+      // Active runs keep their state (the message goes to the executor); a finished conversation
+      // is re-queued; a cancelled or broken run cannot be continued.
+      if (from === 'SUCCEEDED' || from === 'FAILED') return { ok: true, to: 'QUEUED' };
+      return isTerminal(from) ? refuse() : { ok: true, to: from };
+    case 'lease_expired':
+      if (!LEASED_STATES.has(from)) return refuse();
+      return { ok: true, to: ctx.attempts < ctx.maxAttempts ? 'QUEUED' : 'ERROR' };
+    default: {
+      const to = TABLE[event.type][from];
+      return to === undefined ? refuse() : { ok: true, to };
+    }
+  }
+}
+
+/** `updated_at` of a run after a write at `now`: never earlier than it was (clocks can step back). */
+export const nextUpdatedAt = (previousIso: string, nowIso: string): string => (nowIso > previousIso ? nowIso : previousIso);

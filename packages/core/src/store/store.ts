@@ -1,0 +1,177 @@
+import type { Principal } from '../auth/principal.js';
+import type { RunState } from '../models/run-state.js';
+import type { RunListQuery } from '../run/list-query.js';
+import type { AttachmentRecord, FollowupRecord, RunLease, RunRecord } from '../run/record.js';
+
+/**
+ * The persistence port of agentrun. Each method is one whole use case, so a SQL store can make it
+ * one atomic statement or transaction; core never composes several store calls into something
+ * that must be atomic. Stores decide nothing about the domain: which state comes next is computed
+ * by the state machine in core, and the store applies it only if the run still is as expected.
+ *
+ * Every method may be called concurrently. Returned objects belong to the caller (no aliasing of
+ * store internals). All timestamps are RFC 3339 UTC strings with milliseconds.
+ *
+ * `@agentrun/core/testing` exports `describeStoreConformance`, which every store must pass.
+ */
+export interface Store {
+  readonly runs: RunStore;
+  readonly idempotency: IdempotencyStore;
+  readonly apiKeys: ApiKeyStore;
+  /** Release connections and timers. */
+  close?(): Promise<void>;
+}
+
+// ───────────────────────────────────────── idempotency
+
+/** A stored first response, replayed for a repeated `Idempotency-Key`. */
+export interface IdempotencyRecord {
+  /** Who may replay it: team and principal. */
+  scope: string;
+  key: string;
+  /** Hash of method, path and body; a different request under the same key is a conflict. */
+  fingerprint: string;
+  status: number;
+  body: unknown;
+  createdAt: string;
+  expiresAt: string;
+}
+
+/**
+ * Passed to a write so that the store records the response in the same transaction as the write.
+ * If an unexpired record for (scope, key) already exists, the store performs no write and returns
+ * `{ replayed: record }` instead. That makes concurrent requests with one key produce one effect.
+ */
+export interface IdempotencyWrite<T> {
+  scope: string;
+  key: string;
+  fingerprint: string;
+  /** Records at or past `expiresAt` count as absent. */
+  now: string;
+  expiresAt: string;
+  /** The response to record for the write's result (pure; called inside the transaction). */
+  respond(result: T): { status: number; body: unknown };
+}
+
+export type Idempotent<T> = { replayed: IdempotencyRecord; result?: undefined } | { replayed?: undefined; result: T };
+
+export interface IdempotencyStore {
+  /** The unexpired record for (scope, key), if any. */
+  get(scope: string, key: string, now: string): Promise<IdempotencyRecord | undefined>;
+  /** Delete records that expired at or before `now`; returns how many. */
+  purgeExpired(now: string): Promise<number>;
+}
+
+// ───────────────────────────────────────── runs
+
+export interface CreateRunInput {
+  run: RunRecord;
+  attachments: readonly AttachmentRecord[];
+  idempotency?: IdempotencyWrite<RunRecord>;
+}
+
+/** What the run must still be for a transition to apply. */
+export interface RunExpectation {
+  /** The state the run was read in. */
+  state: RunState;
+  /** For worker writes: the lease holder. The write applies only while this worker holds it. */
+  workerId?: string;
+  /** For lease recovery: apply only if the lease expired at or before this instant. */
+  leaseExpiredBy?: string;
+}
+
+/** Fields a transition may change. `updatedAt` is not here: see `TransitionRunInput.now`. */
+export interface RunPatch {
+  state?: RunState;
+  statusMessage?: RunRecord['statusMessage'];
+  startedAt?: string | null;
+  sessionId?: string | null;
+  sessionLink?: string | null;
+  lease?: RunLease | null;
+  /** Reset to 0 when a follow-up re-queues a finished run (a fresh retry budget). */
+  attempts?: number;
+}
+
+export interface TransitionRunInput {
+  runId: string;
+  /** When given, a run of another team is treated as absent. */
+  teamUid?: string;
+  expect: RunExpectation;
+  patch: RunPatch;
+  /** The store sets `updatedAt = max(now, updatedAt)`, so `updated_at` never goes backwards. */
+  now: string;
+  /** Appended in the same transaction (a follow-up message). */
+  followup?: FollowupRecord;
+  idempotency?: IdempotencyWrite<RunRecord>;
+}
+
+/** `applied: false` carries the run as it is now (`undefined` if it does not exist). */
+export type TransitionOutcome = { applied: true; run: RunRecord } | { applied: false; run: RunRecord | undefined };
+
+export interface ClaimRunInput {
+  workerId: string;
+  now: string;
+  leaseExpiresAt: string;
+}
+
+export interface RenewLeaseInput {
+  runId: string;
+  workerId: string;
+  now: string;
+  leaseExpiresAt: string;
+}
+
+export interface RunStore {
+  /** Insert a run with its attachments (and idempotency record) atomically. */
+  create(input: CreateRunInput): Promise<Idempotent<RunRecord>>;
+
+  /** One run; with `teamUid`, a run of another team is `undefined`. */
+  get(runId: string, teamUid?: string): Promise<RunRecord | undefined>;
+
+  /** A page in keyset order: at most `query.limit` runs matching the filter, after `query.after`. */
+  list(query: RunListQuery): Promise<RunRecord[]>;
+
+  /**
+   * Compare-and-set: apply `patch` only if the run is in `expect.state` (and leased by
+   * `expect.workerId` when given). Atomic with the follow-up and idempotency record it carries.
+   */
+  transition(input: TransitionRunInput): Promise<Idempotent<TransitionOutcome>>;
+
+  /**
+   * Lease the oldest `QUEUED` run (by `createdAt`, then id) to a worker: state `CLAIMED`,
+   * `attempts + 1`, the lease set, `updatedAt` advanced. Two concurrent claims never get one run.
+   */
+  claimNext(input: ClaimRunInput): Promise<RunRecord | undefined>;
+
+  /**
+   * Extend the lease if `workerId` still holds it; returns the run as it is now either way
+   * (`undefined` if it does not exist), so a worker also learns of a cancel. Does not touch
+   * `updatedAt`: a heartbeat is not a change a caller can see.
+   */
+  renewLease(input: RenewLeaseInput): Promise<RunRecord | undefined>;
+
+  /** Runs in a leased state whose lease expired at or before `now`, oldest first. */
+  listExpiredLeases(now: string, limit: number): Promise<RunRecord[]>;
+
+  /** Follow-ups of a run, oldest first. */
+  listFollowups(runId: string): Promise<FollowupRecord[]>;
+
+  /** One attachment's content, scoped to the team. */
+  getAttachment(teamUid: string, runId: string, fileName: string): Promise<AttachmentRecord | undefined>;
+}
+
+// ───────────────────────────────────────── API keys
+
+export interface ApiKeyRecord {
+  /** SHA-256 (hex) of the key; the key itself is never stored. */
+  hash: string;
+  /** The first characters of the key, to tell keys apart in listings. */
+  prefix: string;
+  principal: Principal;
+  createdAt: string;
+}
+
+export interface ApiKeyStore {
+  create(record: ApiKeyRecord): Promise<void>;
+  findByHash(hash: string): Promise<ApiKeyRecord | undefined>;
+}

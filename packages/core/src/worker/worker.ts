@@ -1,0 +1,322 @@
+import { emitSafely } from '../events.js';
+import type { ExecutionContext, ExecutionOutcome, Executor } from '../executor/executor.js';
+import type { FollowupRecord, RunRecord } from '../run/record.js';
+import { toRunItem } from '../run/record.js';
+import type { RunService } from '../run/run-service.js';
+import { isTerminal } from '../run/state-machine.js';
+import type { RunPatch } from '../store/store.js';
+import { isoTime } from '../util/clock.js';
+import { newId } from '../util/ids.js';
+
+export interface WorkerOptions {
+  /** The run service of the handler (`handler.service`): its store, events and clock are used. */
+  service: RunService;
+  executor: Executor;
+  /** Names this worker in leases. Default: a random UUID. */
+  workerId?: string;
+  /** Runs executed at once. Default 4. */
+  concurrency?: number;
+  /** How often to look for queued runs and expired leases when no event says so. Default 1000 ms. */
+  pollIntervalMs?: number;
+  /** How long a claim lasts without a heartbeat. Default 30 s. */
+  leaseMs?: number;
+  /** How often a running execution renews its lease. Default a third of `leaseMs`. */
+  heartbeatMs?: number;
+  /** Errors of the worker itself (a store that failed, an executor that threw). */
+  onError?: (error: unknown) => void;
+}
+
+export interface Worker {
+  readonly id: string;
+  /** Begin claiming runs. */
+  start(): void;
+  /** Stop claiming, abort running executions and hand their runs back to the queue. */
+  stop(): Promise<void>;
+  /** Claim queued runs up to capacity now; resolves to how many were claimed. */
+  poll(): Promise<number>;
+  /** Resolves when no execution is running. */
+  idle(): Promise<void>;
+  /** Re-queue (or end in `ERROR`) runs whose lease expired; resolves to how many. */
+  recoverExpiredLeases(): Promise<number>;
+}
+
+/**
+ * An in-process worker: claims queued runs from the store, moves each to `INPROGRESS`, and drives
+ * it through the executor. It renews its lease while a run executes; a run whose lease lapses
+ * (its worker died) is re-queued by any worker's recovery sweep. A cancel reaches the execution at
+ * once through the events of this process, and at the next heartbeat from any other process.
+ */
+export function createWorker(options: WorkerOptions): Worker {
+  const { service, executor } = options;
+  const { store, events, clock } = service;
+  const id = options.workerId ?? newId();
+  const concurrency = options.concurrency ?? 4;
+  const pollIntervalMs = options.pollIntervalMs ?? 1000;
+  const leaseMs = options.leaseMs ?? 30_000;
+  const heartbeatMs = options.heartbeatMs ?? Math.max(10, Math.floor(leaseMs / 3));
+  const onError = options.onError ?? ((error: unknown) => console.error('[agentrun] worker error', error));
+
+  interface Execution {
+    controller: AbortController;
+    listeners: Set<(f: FollowupRecord) => void>;
+    seenFollowups: Set<string>;
+    done: Promise<void>;
+  }
+  const running = new Map<string, Execution>();
+  let started = false;
+  let timer: ReturnType<typeof setInterval> | undefined;
+  let polling: Promise<number> | undefined;
+  let pollAgain = false;
+
+  const leaseUntil = () => isoTime(clock.now() + leaseMs);
+
+  const deliver = (execution: Execution, followup: FollowupRecord) => {
+    if (execution.seenFollowups.has(followup.id)) return;
+    execution.seenFollowups.add(followup.id);
+    for (const listener of execution.listeners) {
+      try {
+        listener(followup);
+      } catch (error) {
+        onError(error);
+      }
+    }
+  };
+
+  // Same-process signals: new work, cancels and follow-ups arrive without waiting for a poll.
+  const onCreated = () => void schedulePoll();
+  const onStateChanged = (e: { run: { run_id: string }; to: string }) => {
+    if (e.to === 'QUEUED') void schedulePoll();
+    const execution = running.get(e.run.run_id);
+    if (execution && isTerminal(e.to as RunRecord['state'])) execution.controller.abort(new Error(`run is ${e.to}`));
+  };
+  const onFollowup = (e: { run: { run_id: string }; followup_id: string; message: string }) => {
+    const execution = running.get(e.run.run_id);
+    if (execution)
+      void store.runs.listFollowups(e.run.run_id).then((all) => {
+        for (const f of all) deliver(execution, f);
+      }, onError);
+  };
+
+  async function execute(claimed: RunRecord): Promise<void> {
+    const execution = running.get(claimed.id) as Execution;
+    const { controller } = execution;
+    const heartbeat = setInterval(async () => {
+      try {
+        const run = await store.runs.renewLease({
+          runId: claimed.id,
+          workerId: id,
+          now: isoTime(clock.now()),
+          leaseExpiresAt: leaseUntil(),
+        });
+        if (!run || run.lease?.workerId !== id || isTerminal(run.state)) {
+          controller.abort(new Error(run && isTerminal(run.state) ? `run is ${run.state}` : 'lease lost'));
+          return;
+        }
+        // Follow-ups sent through another process reach this execution here.
+        if (execution.listeners.size > 0) for (const f of await store.runs.listFollowups(claimed.id)) deliver(execution, f);
+      } catch (error) {
+        onError(error);
+      }
+    }, heartbeatMs);
+
+    try {
+      const startedAt = isoTime(clock.now());
+      const start = await service.applyEvent(
+        claimed.id,
+        { type: 'start' },
+        {
+          workerId: id,
+          patch: (r) => ({ startedAt: r.startedAt ?? startedAt, statusMessage: { message: 'Started' } }),
+        },
+      );
+      if (start.kind !== 'applied') return;
+
+      const followups = await store.runs.listFollowups(claimed.id);
+      for (const f of followups) execution.seenFollowups.add(f.id);
+      const ctx = executionContext(claimed.id, execution);
+      let outcome: ExecutionOutcome;
+      try {
+        outcome = await executor.execute({ run: toRunItem(start.run), followups, attempt: start.run.attempts }, ctx);
+      } catch (error) {
+        // Aborted because of a cancel, a lost lease or a stop: the run's state already says why.
+        if (controller.signal.aborted) return;
+        onError(error);
+        await service.applyEvent(
+          claimed.id,
+          { type: 'error' },
+          {
+            workerId: id,
+            patch: () => ({
+              lease: null,
+              statusMessage: { message: 'The executor failed', error_code: 'executor_error', retryable: true },
+            }),
+          },
+        );
+        return;
+      }
+      if (controller.signal.aborted) return;
+      const statusMessage =
+        outcome.status === 'succeeded'
+          ? { message: outcome.message ?? 'Succeeded' }
+          : {
+              message: outcome.message,
+              ...(outcome.error_code !== undefined ? { error_code: outcome.error_code } : {}),
+              ...(outcome.retryable !== undefined ? { retryable: outcome.retryable } : {}),
+            };
+      await service.applyEvent(
+        claimed.id,
+        { type: outcome.status === 'succeeded' ? 'succeed' : 'fail' },
+        {
+          workerId: id,
+          patch: () => ({ lease: null, statusMessage }),
+        },
+      );
+    } catch (error) {
+      onError(error);
+    } finally {
+      clearInterval(heartbeat);
+      running.delete(claimed.id);
+      if (started) void schedulePoll();
+    }
+  }
+
+  function executionContext(runId: string, execution: Execution): ExecutionContext {
+    const write = async (event: 'block' | 'resume' | null, patch: () => RunPatch) => {
+      if (event) {
+        await service.applyEvent(runId, { type: event }, { workerId: id, patch });
+        return;
+      }
+      // Progress: same state, new status. Applied as a transition to the state the run is in.
+      const run = await store.runs.get(runId);
+      if (!run || run.lease?.workerId !== id || isTerminal(run.state)) return;
+      await store.runs.transition({ runId, expect: { state: run.state, workerId: id }, patch: patch(), now: isoTime(clock.now()) });
+    };
+    return {
+      signal: execution.controller.signal,
+      report: (update) =>
+        write(null, () => ({
+          statusMessage: { message: update.message },
+          ...(update.session_id !== undefined ? { sessionId: update.session_id } : {}),
+          ...(update.session_link !== undefined ? { sessionLink: update.session_link } : {}),
+        })),
+      block: (message) => write('block', () => ({ statusMessage: { message } })),
+      resume: () => write('resume', () => ({ statusMessage: { message: 'Resumed' } })),
+      onFollowup(listener) {
+        execution.listeners.add(listener);
+        return () => execution.listeners.delete(listener);
+      },
+    };
+  }
+
+  async function claimUpToCapacity(): Promise<number> {
+    let claimed = 0;
+    while (running.size < concurrency) {
+      const run = await store.runs.claimNext({ workerId: id, now: isoTime(clock.now()), leaseExpiresAt: leaseUntil() });
+      if (!run) break;
+      claimed++;
+      emitSafely(events, 'run.state_changed', { run: toRunItem(run), team_uid: run.teamUid, from: 'QUEUED', to: 'CLAIMED' });
+      const execution: Execution = {
+        controller: new AbortController(),
+        listeners: new Set(),
+        seenFollowups: new Set(),
+        done: Promise.resolve(),
+      };
+      running.set(run.id, execution);
+      execution.done = execute(run);
+    }
+    return claimed;
+  }
+
+  /** One poll at a time; a request during a poll runs one more right after it. */
+  function schedulePoll(): Promise<number> {
+    if (polling) {
+      pollAgain = true;
+      return polling;
+    }
+    polling = claimUpToCapacity()
+      .catch((error) => {
+        onError(error);
+        return 0;
+      })
+      .finally(() => {
+        polling = undefined;
+        if (pollAgain && started) {
+          pollAgain = false;
+          void schedulePoll();
+        }
+      });
+    return polling;
+  }
+
+  async function recoverExpiredLeases(): Promise<number> {
+    const now = isoTime(clock.now());
+    let recovered = 0;
+    for (const run of await store.runs.listExpiredLeases(now, 100)) {
+      const result = await service.applyEvent(
+        run.id,
+        { type: 'lease_expired' },
+        {
+          leaseExpiredBy: now,
+          patch: (r) => ({
+            lease: null,
+            statusMessage:
+              r.attempts < service.maxAttempts
+                ? { message: 'The worker stopped responding; the run was re-queued', retryable: true }
+                : { message: 'The worker stopped responding too many times', error_code: 'lease_expired', retryable: false },
+          }),
+        },
+      );
+      if (result.kind === 'applied') recovered++;
+    }
+    return recovered;
+  }
+
+  return {
+    id,
+    start() {
+      if (started) return;
+      started = true;
+      events.on('run.created', onCreated);
+      events.on('run.state_changed', onStateChanged);
+      events.on('run.followup', onFollowup);
+      const tick = () => {
+        void recoverExpiredLeases().catch(onError);
+        void schedulePoll();
+      };
+      timer = setInterval(tick, pollIntervalMs);
+      tick();
+    },
+    async stop() {
+      started = false;
+      if (timer) clearInterval(timer);
+      events.off('run.created', onCreated);
+      events.off('run.state_changed', onStateChanged);
+      events.off('run.followup', onFollowup);
+      await polling;
+      const executions = [...running.entries()];
+      for (const [, execution] of executions) execution.controller.abort(new Error('worker stopping'));
+      await Promise.all(executions.map(([, e]) => e.done));
+      // Hand the runs back now rather than after the lease lapses.
+      for (const [runId] of executions) {
+        await service
+          .applyEvent(
+            runId,
+            { type: 'lease_expired' },
+            {
+              workerId: id,
+              patch: () => ({ lease: null, statusMessage: { message: 'The worker stopped; the run was re-queued', retryable: true } }),
+            },
+          )
+          .catch(onError);
+      }
+    },
+    poll: () => schedulePoll(),
+    async idle() {
+      while (running.size > 0 || polling) {
+        await polling;
+        await Promise.all([...running.values()].map((e) => e.done));
+      }
+    },
+    recoverExpiredLeases,
+  };
+}
