@@ -102,6 +102,7 @@ export interface TransitionRunInput {
   now: string;
   /** Appended in the same transaction (a follow-up message). */
   followup?: FollowupRecord;
+  /** Recorded (with `respond(run after the write)`) only if the transition applies. */
   idempotency?: IdempotencyWrite<RunRecord>;
 }
 

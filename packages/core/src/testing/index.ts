@@ -1,0 +1,6 @@
+/**
+ * Test helpers for agentrun and for stores written by others. Imports vitest: use it from tests only.
+ */
+
+export { makeRun, testPrincipal } from './fixtures.js';
+export { describeStoreConformance, type StoreConformanceOptions } from './store-conformance.js';

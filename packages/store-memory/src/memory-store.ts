@@ -1,0 +1,210 @@
+import {
+  type ApiKeyRecord,
+  type ApiKeyStore,
+  type AttachmentRecord,
+  type ClaimRunInput,
+  type CreateRunInput,
+  compareRuns,
+  type FollowupRecord,
+  type IdempotencyRecord,
+  type IdempotencyStore,
+  type IdempotencyWrite,
+  type Idempotent,
+  isAfterPosition,
+  LEASED_STATES,
+  matchesRunFilter,
+  nextUpdatedAt,
+  type RenewLeaseInput,
+  type RunListQuery,
+  type RunRecord,
+  type RunStore,
+  type Store,
+  type TransitionOutcome,
+  type TransitionRunInput,
+} from '@agentrun/core';
+
+/**
+ * A Store in process memory. Every operation runs to completion without awaiting in between, so
+ * on JavaScript's single thread each one is atomic with respect to all others, which is what the
+ * Store contract asks of a SQL transaction. Values are cloned on the way in and out, so callers
+ * never alias what is stored.
+ */
+export function createMemoryStore(): Store {
+  const runs = new Map<string, RunRecord>();
+  const followups = new Map<string, FollowupRecord[]>();
+  const attachments = new Map<string, AttachmentRecord>();
+  const idempotency = new Map<string, IdempotencyRecord>();
+  const apiKeys = new Map<string, ApiKeyRecord>();
+
+  const attachmentKey = (runId: string, fileName: string) => `${runId}\u0000${fileName}`;
+  const idemKey = (scope: string, key: string) => `${scope}\u0000${key}`;
+
+  const liveRecord = (scope: string, key: string, now: string) => {
+    const record = idempotency.get(idemKey(scope, key));
+    return record && record.expiresAt > now ? record : undefined;
+  };
+
+  /**
+   * Run `perform` unless the key was used. When `perform` yields a value to respond with (a run
+   * it wrote), the response is recorded in the same step; a write that did not apply records none.
+   */
+  function withIdempotency<R, T>(
+    write: IdempotencyWrite<R> | undefined,
+    perform: () => T,
+    written: (result: T) => R | undefined,
+  ): Idempotent<T> {
+    if (write) {
+      const existing = liveRecord(write.scope, write.key, write.now);
+      if (existing) return { replayed: clone(existing) };
+    }
+    const result = perform();
+    const subject = written(result);
+    if (write && subject !== undefined) {
+      const { status, body } = write.respond(subject);
+      idempotency.set(idemKey(write.scope, write.key), {
+        scope: write.scope,
+        key: write.key,
+        fingerprint: write.fingerprint,
+        status,
+        body: clone(body),
+        createdAt: write.now,
+        expiresAt: write.expiresAt,
+      });
+    }
+    return { result };
+  }
+
+  const runStore: RunStore = {
+    async create(input: CreateRunInput) {
+      return withIdempotency(
+        input.idempotency,
+        () => {
+          if (runs.has(input.run.id)) throw new Error(`run ${input.run.id} already exists`);
+          runs.set(input.run.id, clone(input.run));
+          for (const a of input.attachments) attachments.set(attachmentKey(a.runId, a.fileName), clone(a));
+          return clone(input.run);
+        },
+        (run) => run,
+      );
+    },
+
+    async get(runId, teamUid) {
+      const run = runs.get(runId);
+      return run && (teamUid === undefined || run.teamUid === teamUid) ? clone(run) : undefined;
+    },
+
+    async list(query: RunListQuery) {
+      const out: RunRecord[] = [];
+      for (const run of runs.values()) {
+        if (run.teamUid !== query.teamUid) continue;
+        if (query.asOf !== undefined && query.sortBy === 'updated_at' && run.updatedAt > query.asOf) continue;
+        if (!isAfterPosition(run, query)) continue;
+        if (matchesRunFilter(run, query.filter)) out.push(run);
+      }
+      return out.sort(compareRuns(query.sortBy, query.order)).slice(0, query.limit).map(clone);
+    },
+
+    async transition(input: TransitionRunInput) {
+      return withIdempotency(
+        input.idempotency,
+        (): TransitionOutcome => {
+          const run = runs.get(input.runId);
+          if (!run || (input.teamUid !== undefined && run.teamUid !== input.teamUid)) return { applied: false, run: undefined };
+          const { expect } = input;
+          const leaseOk =
+            (expect.workerId === undefined || run.lease?.workerId === expect.workerId) &&
+            (expect.leaseExpiredBy === undefined || (run.lease !== null && run.lease.expiresAt <= expect.leaseExpiredBy));
+          if (run.state !== expect.state || !leaseOk) return { applied: false, run: clone(run) };
+          const patch = clone(input.patch);
+          Object.assign(run, definedOnly(patch));
+          run.updatedAt = nextUpdatedAt(run.updatedAt, input.now);
+          if (input.followup) {
+            const list = followups.get(run.id) ?? [];
+            list.push(clone(input.followup));
+            followups.set(run.id, list);
+          }
+          return { applied: true, run: clone(run) };
+        },
+        (outcome) => (outcome.applied ? outcome.run : undefined),
+      );
+    },
+
+    async claimNext(input: ClaimRunInput) {
+      let next: RunRecord | undefined;
+      for (const run of runs.values()) {
+        if (run.state !== 'QUEUED') continue;
+        if (!next || run.createdAt < next.createdAt || (run.createdAt === next.createdAt && run.id < next.id)) next = run;
+      }
+      if (!next) return undefined;
+      next.state = 'CLAIMED';
+      next.attempts += 1;
+      next.lease = { workerId: input.workerId, expiresAt: input.leaseExpiresAt };
+      next.updatedAt = nextUpdatedAt(next.updatedAt, input.now);
+      return clone(next);
+    },
+
+    async renewLease(input: RenewLeaseInput) {
+      const run = runs.get(input.runId);
+      if (!run) return undefined;
+      if (LEASED_STATES.has(run.state) && run.lease?.workerId === input.workerId) {
+        run.lease = { workerId: input.workerId, expiresAt: input.leaseExpiresAt };
+      }
+      return clone(run);
+    },
+
+    async listExpiredLeases(now, limit) {
+      return [...runs.values()]
+        .filter((r) => LEASED_STATES.has(r.state) && r.lease !== null && r.lease.expiresAt <= now)
+        .sort((a, b) => ((a.lease?.expiresAt ?? '') < (b.lease?.expiresAt ?? '') ? -1 : 1))
+        .slice(0, limit)
+        .map(clone);
+    },
+
+    async listFollowups(runId) {
+      return (followups.get(runId) ?? []).map(clone);
+    },
+
+    async getAttachment(teamUid, runId, fileName) {
+      const run = runs.get(runId);
+      if (!run || run.teamUid !== teamUid) return undefined;
+      const a = attachments.get(attachmentKey(runId, fileName));
+      return a ? clone(a) : undefined;
+    },
+  };
+
+  const idempotencyStore: IdempotencyStore = {
+    async get(scope, key, now) {
+      const record = liveRecord(scope, key, now);
+      return record ? clone(record) : undefined;
+    },
+    async purgeExpired(now) {
+      let removed = 0;
+      for (const [k, record] of idempotency) {
+        if (record.expiresAt <= now) {
+          idempotency.delete(k);
+          removed++;
+        }
+      }
+      return removed;
+    },
+  };
+
+  const apiKeyStore: ApiKeyStore = {
+    async create(record) {
+      if (apiKeys.has(record.hash)) throw new Error('an API key with this hash already exists');
+      apiKeys.set(record.hash, clone(record));
+    },
+    async findByHash(hash) {
+      const record = apiKeys.get(hash);
+      return record ? clone(record) : undefined;
+    },
+  };
+
+  return { runs: runStore, idempotency: idempotencyStore, apiKeys: apiKeyStore, async close() {} };
+}
+
+const clone = <T>(value: T): T => structuredClone(value);
+
+/** A patch's given fields (`undefined` means "leave as is"; `null` clears). */
+const definedOnly = <T extends object>(patch: T): Partial<T> =>
+  Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as Partial<T>;
