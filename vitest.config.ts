@@ -13,6 +13,7 @@ export default defineConfig({
       { find: /^@agentrun\/store-memory$/, replacement: src('store-memory/src/index.ts') },
       { find: /^@agentrun\/adapter-express$/, replacement: src('adapter-express/src/index.ts') },
       { find: /^@agentrun\/adapter-fastify$/, replacement: src('adapter-fastify/src/index.ts') },
+      { find: /^@agentrun\/server$/, replacement: src('server/src/index.ts') },
     ],
   },
   test: {

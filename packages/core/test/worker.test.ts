@@ -1,0 +1,230 @@
+import { testPrincipal } from '@agentrun/core/testing';
+import { createMemoryStore } from '@agentrun/store-memory';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  type AgentRunHandler,
+  createAgentRunHandler,
+  createWorker,
+  demoExecutor,
+  type ExecutionContext,
+  type ExecutionInput,
+  type ExecutionOutcome,
+  type Executor,
+  type FollowupRecord,
+  type RunState,
+  type Worker,
+} from '../src/index.js';
+
+const principal = testPrincipal();
+
+/** An executor the test steers: each execution waits until the test settles it. */
+function steeredExecutor() {
+  const calls: {
+    input: ExecutionInput;
+    ctx: ExecutionContext;
+    settle: (o: ExecutionOutcome | Error) => void;
+    followups: FollowupRecord[];
+  }[] = [];
+  const executor: Executor = {
+    execute(input, ctx) {
+      return new Promise((resolve, reject) => {
+        const call = {
+          input,
+          ctx,
+          followups: [] as FollowupRecord[],
+          settle: (o: ExecutionOutcome | Error) => (o instanceof Error ? reject(o) : resolve(o)),
+        };
+        ctx.onFollowup((f) => call.followups.push(f));
+        ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason));
+        calls.push(call);
+      });
+    },
+  };
+  return { executor, calls };
+}
+
+const until = async (check: () => boolean | Promise<boolean>, what: string, timeoutMs = 3000) => {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+};
+
+describe('worker', () => {
+  let handler: AgentRunHandler;
+  let workers: Worker[] = [];
+  const start = (executor: Executor, options: Partial<Parameters<typeof createWorker>[0]> = {}) => {
+    const worker = createWorker({ service: handler.service, executor, pollIntervalMs: 20, ...options });
+    workers.push(worker);
+    worker.start();
+    return worker;
+  };
+  const create = async (prompt = 'do it') => (await handler.service.create(principal, { prompt })).body.run_id;
+  const stateOf = async (runId: string) => (await handler.service.get(principal, runId)).state;
+  const waitState = (runId: string, state: RunState) => until(async () => (await stateOf(runId)) === state, `state ${state}`);
+
+  afterEach(async () => {
+    for (const w of workers) await w.stop();
+    workers = [];
+  });
+
+  it('drives a run through CLAIMED and INPROGRESS to SUCCEEDED, reporting progress', async () => {
+    handler = createAgentRunHandler({ store: createMemoryStore() });
+    const transitions: string[] = [];
+    handler.events.on('run.state_changed', (e) => transitions.push(`${e.from}->${e.to}`));
+    const runId = await create();
+    start(demoExecutor({ durationMs: 60 }));
+    await waitState(runId, 'SUCCEEDED');
+    expect(transitions).toEqual(['QUEUED->CLAIMED', 'CLAIMED->INPROGRESS', 'INPROGRESS->SUCCEEDED']);
+    const run = await handler.service.get(principal, runId);
+    expect(run.status_message).toEqual({ message: 'Done' });
+    expect(run.started_at).toEqual(expect.any(String));
+  });
+
+  it('fails a run the demo executor is asked to fail, and succeeds it after a follow-up', async () => {
+    handler = createAgentRunHandler({ store: createMemoryStore() });
+    const runId = await create('this should fail');
+    start(demoExecutor({ durationMs: 30 }));
+    await waitState(runId, 'FAILED');
+    expect((await handler.service.get(principal, runId)).status_message).toMatchObject({ error_code: 'demo_failure' });
+    await handler.service.followup(principal, runId, { message: 'try again, properly this time' });
+    await waitState(runId, 'SUCCEEDED');
+  });
+
+  it('a cancel aborts the running execution and the run stays CANCELLED', async () => {
+    handler = createAgentRunHandler({ store: createMemoryStore() });
+    const { executor, calls } = steeredExecutor();
+    const runId = await create();
+    start(executor);
+    await until(() => calls.length === 1, 'the execution');
+    await waitState(runId, 'INPROGRESS');
+    await handler.service.cancel(principal, runId);
+    expect(calls[0]?.ctx.signal.aborted).toBe(true);
+    calls[0]?.settle({ status: 'succeeded' });
+    await new Promise((r) => setTimeout(r, 30));
+    expect(await stateOf(runId)).toBe('CANCELLED');
+  });
+
+  it('an executor that throws ends the run in ERROR without leaking the message', async () => {
+    handler = createAgentRunHandler({ store: createMemoryStore() });
+    const { executor, calls } = steeredExecutor();
+    const errors: unknown[] = [];
+    const runId = await create();
+    start(executor, { onError: (e) => errors.push(e) });
+    await until(() => calls.length === 1, 'the execution');
+    calls[0]?.settle(new Error('secret internal detail'));
+    await waitState(runId, 'ERROR');
+    const run = await handler.service.get(principal, runId);
+    expect(run.status_message).toEqual({ message: 'The executor failed', error_code: 'executor_error', retryable: true });
+    expect(JSON.stringify(run)).not.toContain('secret internal detail');
+    expect(errors).toHaveLength(1);
+  });
+
+  it('delivers follow-ups to the running execution, and reports and blocks through the context', async () => {
+    handler = createAgentRunHandler({ store: createMemoryStore() });
+    const { executor, calls } = steeredExecutor();
+    const runId = await create();
+    start(executor);
+    await until(() => calls.length === 1, 'the execution');
+    await waitState(runId, 'INPROGRESS');
+    const call = calls[0]!;
+    await call.ctx.report({ message: 'halfway', session_link: 'https://sessions.example/1' });
+    expect(await handler.service.get(principal, runId)).toMatchObject({
+      status_message: { message: 'halfway' },
+      session_link: 'https://sessions.example/1',
+    });
+    await call.ctx.block('need a decision');
+    expect(await stateOf(runId)).toBe('BLOCKED');
+    const reply = await handler.service.followup(principal, runId, { message: 'go with option B' });
+    expect(reply.body).toEqual({ run_id: runId, state: 'BLOCKED' });
+    await until(() => call.followups.length === 1, 'the follow-up');
+    expect(call.followups[0]?.message).toBe('go with option B');
+    await call.ctx.resume();
+    call.settle({ status: 'succeeded', message: 'chose B' });
+    await waitState(runId, 'SUCCEEDED');
+  });
+
+  it('a re-queued run gets its follow-ups as input', async () => {
+    handler = createAgentRunHandler({ store: createMemoryStore() });
+    const { executor, calls } = steeredExecutor();
+    const runId = await create();
+    start(executor);
+    await until(() => calls.length === 1, 'the first execution');
+    calls[0]?.settle({ status: 'succeeded' });
+    await waitState(runId, 'SUCCEEDED');
+    await handler.service.followup(principal, runId, { message: 'one more thing' });
+    await until(() => calls.length === 2, 'the second execution');
+    expect(calls[1]?.input.followups.map((f) => f.message)).toEqual(['one more thing']);
+    expect(calls[1]?.input.attempt).toBe(1);
+  });
+
+  it('runs at most `concurrency` executions at once', async () => {
+    handler = createAgentRunHandler({ store: createMemoryStore() });
+    const { executor, calls } = steeredExecutor();
+    for (let i = 0; i < 5; i++) await create(`task ${i}`);
+    start(executor, { concurrency: 2 });
+    await until(() => calls.length === 2, 'two executions');
+    await new Promise((r) => setTimeout(r, 60));
+    expect(calls).toHaveLength(2);
+    calls[0]?.settle({ status: 'succeeded' });
+    await until(() => calls.length === 3, 'a third execution once a slot frees');
+  });
+
+  it('re-queues a run whose worker stopped renewing its lease, then ends it in ERROR after maxAttempts', async () => {
+    let now = Date.UTC(2026, 0, 1);
+    const clock = { now: () => now };
+    const store = createMemoryStore();
+    handler = createAgentRunHandler({ store, clock, maxAttempts: 2 });
+    const runId = await create();
+    const rescuer = createWorker({ service: handler.service, executor: demoExecutor({ durationMs: 1 }), leaseMs: 1000 });
+
+    // A worker that claims and then dies: nothing renews its lease.
+    await store.runs.claimNext({
+      workerId: 'dead-1',
+      now: new Date(now).toISOString(),
+      leaseExpiresAt: new Date(now + 1000).toISOString(),
+    });
+    expect(await rescuer.recoverExpiredLeases()).toBe(0);
+    now += 1000;
+    expect(await rescuer.recoverExpiredLeases()).toBe(1);
+    expect(await handler.service.get(principal, runId)).toMatchObject({ state: 'QUEUED', status_message: { retryable: true } });
+
+    await store.runs.claimNext({
+      workerId: 'dead-2',
+      now: new Date(now).toISOString(),
+      leaseExpiresAt: new Date(now + 1000).toISOString(),
+    });
+    now += 1001;
+    expect(await rescuer.recoverExpiredLeases()).toBe(1);
+    expect(await handler.service.get(principal, runId)).toMatchObject({ state: 'ERROR', status_message: { error_code: 'lease_expired' } });
+  });
+
+  it('stop() aborts executions and hands their runs back to the queue', async () => {
+    handler = createAgentRunHandler({ store: createMemoryStore() });
+    const { executor, calls } = steeredExecutor();
+    const runId = await create();
+    const worker = start(executor);
+    await until(() => calls.length === 1, 'the execution');
+    await waitState(runId, 'INPROGRESS');
+    await worker.stop();
+    expect(calls[0]?.ctx.signal.aborted).toBe(true);
+    expect(await stateOf(runId)).toBe('QUEUED');
+  });
+
+  it('a run cancelled between claim and start never becomes INPROGRESS', async () => {
+    const store = createMemoryStore();
+    handler = createAgentRunHandler({ store });
+    const runId = await create();
+    const claimed = await store.runs.claimNext({
+      workerId: 'w',
+      now: new Date().toISOString(),
+      leaseExpiresAt: new Date(Date.now() + 60_000).toISOString(),
+    });
+    expect(claimed?.id).toBe(runId);
+    await handler.service.cancel(principal, runId);
+    const start = await handler.service.applyEvent(runId, { type: 'start' }, { workerId: 'w' });
+    expect(start.kind).toBe('lease_lost');
+    expect(await stateOf(runId)).toBe('CANCELLED');
+  });
+});

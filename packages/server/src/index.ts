@@ -1,0 +1,1 @@
+export { BOOTSTRAP_PRINCIPAL, type ReferenceServer, type ReferenceServerOptions, startReferenceServer } from './server.js';

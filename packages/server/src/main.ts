@@ -1,0 +1,34 @@
+import { startReferenceServer } from './server.js';
+
+// `npm start`: serve the run API on PORT with the memory store, a worker and the demo executor.
+const port = Number(process.env.PORT ?? 8080);
+if (!Number.isInteger(port) || port < 0 || port > 65535) {
+  console.error(`PORT must be a port number, got ${JSON.stringify(process.env.PORT)}`);
+  process.exit(1);
+}
+if (process.env.DATABASE_URL) {
+  console.warn('DATABASE_URL is set, but this build has only the memory store; runs are kept in memory.');
+}
+
+const server = await startReferenceServer({
+  port,
+  host: process.env.HOST ?? '0.0.0.0',
+  ...(process.env.AGENTRUN_API_KEY ? { apiKey: process.env.AGENTRUN_API_KEY } : {}),
+});
+const shown = server.url.replace('0.0.0.0', 'localhost');
+console.log(`agentrun reference server listening on ${shown}`);
+console.log(`  run API:  ${shown}/api/v1  (store: memory, executor: demo)`);
+console.log(
+  `  API key:  ${server.apiKey}${process.env.AGENTRUN_API_KEY ? ' (from AGENTRUN_API_KEY)' : ' (generated; set AGENTRUN_API_KEY to fix it)'}`,
+);
+console.log(`  try:      curl -s -H "Authorization: Bearer ${server.apiKey}" -d '{"prompt":"hello"}' ${shown}/api/v1/agent/run`);
+
+let stopping = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    console.log('stopping…');
+    void server.close().then(() => process.exit(0));
+  });
+}

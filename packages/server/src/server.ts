@@ -1,0 +1,89 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  type AgentRunHandler,
+  createAgentRunHandler,
+  createApiKey,
+  createWorker,
+  demoExecutor,
+  type Executor,
+  type Principal,
+  type Store,
+  type Worker,
+} from '@agentrun/core';
+import { createNodeListener } from '@agentrun/node';
+import { createMemoryStore } from '@agentrun/store-memory';
+
+export interface ReferenceServerOptions {
+  /** Port to listen on; 0 picks a free one. Default 8080. */
+  port?: number;
+  host?: string;
+  /** The bootstrap API key; generated when absent. */
+  apiKey?: string;
+  store?: Store;
+  executor?: Executor;
+  /** How long the demo executor works on a run. Default 3000 ms. */
+  demoDurationMs?: number;
+  /** Worker poll interval. Default 1000 ms. */
+  pollIntervalMs?: number;
+}
+
+export interface ReferenceServer {
+  /** Where it listens, e.g. `http://127.0.0.1:8080`. */
+  url: string;
+  apiKey: string;
+  principal: Principal;
+  store: Store;
+  handler: AgentRunHandler;
+  worker: Worker;
+  server: Server;
+  close(): Promise<void>;
+}
+
+/** The principal of the bootstrap key: a service account of the default team that may manage factories. */
+export const BOOTSTRAP_PRINCIPAL: Principal = {
+  type: 'service_account',
+  uid: 'bootstrap',
+  display_name: 'Bootstrap key',
+  team_uid: 'team-default',
+  permissions: ['manage_factory'],
+};
+
+/** The reference server of contract §9: the whole HTTP surface, a worker and the demo executor. */
+export async function startReferenceServer(options: ReferenceServerOptions = {}): Promise<ReferenceServer> {
+  const store = options.store ?? createMemoryStore();
+  const apiKey = await createApiKey(store.apiKeys, BOOTSTRAP_PRINCIPAL, options.apiKey !== undefined ? { key: options.apiKey } : {});
+  const handler = createAgentRunHandler({ store });
+  const worker = createWorker({
+    service: handler.service,
+    executor: options.executor ?? demoExecutor(options.demoDurationMs !== undefined ? { durationMs: options.demoDurationMs } : {}),
+    ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
+  });
+
+  const server = createServer(createNodeListener(handler));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 8080, options.host ?? '127.0.0.1', () => resolve());
+  });
+  worker.start();
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+
+  return {
+    url: `http://${host}:${address.port}`,
+    apiKey,
+    principal: BOOTSTRAP_PRINCIPAL,
+    store,
+    handler,
+    worker,
+    server,
+    async close() {
+      await worker.stop();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await store.close?.();
+    },
+  };
+}

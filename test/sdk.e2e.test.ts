@@ -1,0 +1,134 @@
+import { type ReferenceServer, startReferenceServer } from '@agentrun/server';
+import OzAPI, { AuthenticationError, BadRequestError, ConflictError, NotFoundError } from 'oz-agent-sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+// The published client `oz-agent-sdk`, unchanged, against the reference server (contract §1).
+describe('oz-agent-sdk against the reference server', () => {
+  let server: ReferenceServer;
+  let client: OzAPI;
+
+  beforeAll(async () => {
+    server = await startReferenceServer({ port: 0, demoDurationMs: 150, pollIntervalMs: 50 });
+    client = new OzAPI({ apiKey: server.apiKey, baseURL: `${server.url}/api/v1`, maxRetries: 0 });
+  });
+  afterAll(() => server.close());
+
+  const waitForState = async (runId: string, states: string[], timeoutMs = 5000) => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const run = await client.agent.runs.retrieve(runId);
+      if (states.includes(run.state)) return run;
+      if (Date.now() > deadline) throw new Error(`run ${runId} stayed ${run.state}, wanted ${states.join('|')}`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  };
+
+  it('runs an agent and retrieves it through to SUCCEEDED', async () => {
+    const started = await client.agent.run({
+      prompt: 'Fix the bug in auth.go\nMore detail here',
+      config: { model_id: 'model-x', environment_id: 'env-1', mcp_servers: { gh: { url: 'https://mcp.example.com/sse' } } },
+    });
+    expect(started).toEqual({ run_id: expect.any(String), task_id: started.run_id, state: 'QUEUED' });
+
+    const done = await waitForState(started.run_id, ['SUCCEEDED']);
+    expect(done).toMatchObject({
+      run_id: started.run_id,
+      task_id: started.run_id,
+      title: 'Fix the bug in auth.go',
+      prompt: 'Fix the bug in auth.go\nMore detail here',
+      source: 'API',
+      creator: { type: 'service_account', uid: 'bootstrap' },
+      agent_config: { model_id: 'model-x', environment_id: 'env-1' },
+      status_message: { message: 'Done' },
+    });
+    expect(Date.parse(done.updated_at)).toBeGreaterThanOrEqual(Date.parse(done.created_at));
+    expect(done.started_at).toEqual(expect.any(String));
+  });
+
+  it('fails a run whose prompt asks it to', async () => {
+    const { run_id } = await client.agent.run({ prompt: 'please fail this' });
+    const run = await waitForState(run_id, ['FAILED']);
+    expect(run.status_message?.message).toMatch(/fail/);
+  });
+
+  it('names a run after its skill', async () => {
+    const { run_id } = await client.agent.run({ skill: 'acme/tools:.claude/skills/deploy/SKILL.md' });
+    const run = await client.agent.runs.retrieve(run_id);
+    expect(run.agent_config).toMatchObject({ name: 'deploy', skill_spec: 'acme/tools:.claude/skills/deploy/SKILL.md' });
+    expect(run.agent_skill).toMatchObject({ name: 'deploy', full_path: '.claude/skills/deploy/SKILL.md' });
+  });
+
+  it('lists with filters and walks cursor pages', async () => {
+    const name = `batch-${Date.now()}`;
+    const ids: string[] = [];
+    for (let i = 0; i < 7; i++)
+      ids.push((await client.agent.run({ prompt: `task ${i}`, config: { name, model_id: i % 2 ? 'odd' : 'even' } })).run_id);
+
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 10; page++) {
+      const res = await client.agent.runs.list({ name, limit: 3, ...(cursor ? { cursor } : {}) });
+      expect(res.runs.length).toBeLessThanOrEqual(3);
+      seen.push(...res.runs.map((r) => r.run_id));
+      if (!res.page_info.has_next_page) break;
+      cursor = res.page_info.next_cursor;
+      expect(cursor).toEqual(expect.any(String));
+    }
+    expect([...seen].sort()).toEqual([...ids].sort());
+
+    const odd = await client.agent.runs.list({ name, model_id: 'odd' });
+    expect(odd.runs.map((r) => r.run_id).sort()).toEqual(ids.filter((_, i) => i % 2).sort());
+
+    const queuedOrDone = await client.agent.runs.list({ name, state: ['QUEUED', 'CLAIMED', 'INPROGRESS', 'SUCCEEDED'], limit: 50 });
+    expect(queuedOrDone.runs).toHaveLength(7);
+    const none = await client.agent.runs.list({ name, state: ['CANCELLED'] });
+    expect(none).toEqual({ runs: [], page_info: { has_next_page: false } });
+
+    const bySource = await client.agent.runs.list({ name, source: 'API', creator: 'bootstrap', q: 'TASK 3' });
+    expect(bySource.runs.map((r) => r.run_id)).toEqual([ids[3]]);
+  });
+
+  it('cancels a run and returns its ID as a string', async () => {
+    const { run_id } = await client.agent.run({ prompt: 'long job' });
+    const cancelled = await client.agent.runs.cancel(run_id);
+    expect(cancelled).toBe(run_id);
+    expect((await client.agent.runs.retrieve(run_id)).state).toBe('CANCELLED');
+  });
+
+  it('cancelling a finished run is a BadRequestError', async () => {
+    const { run_id } = await client.agent.run({ prompt: 'quick' });
+    await waitForState(run_id, ['SUCCEEDED']);
+    await expect(client.agent.runs.cancel(run_id)).rejects.toBeInstanceOf(BadRequestError);
+  });
+
+  it('follows up through the raw client methods and re-queues a finished run', async () => {
+    const { run_id } = await client.agent.run({ prompt: 'quick' });
+    await waitForState(run_id, ['SUCCEEDED']);
+    const res = await client.post<{ run_id: string; state: string }>(`/agent/runs/${run_id}/followups`, { body: { message: 'and more' } });
+    expect(res).toEqual({ run_id, state: 'QUEUED' });
+    await waitForState(run_id, ['SUCCEEDED']);
+    await client.agent.runs
+      .cancel((await client.agent.run({ prompt: 'x' })).run_id)
+      .then((id) =>
+        expect(client.post(`/agent/runs/${id}/followups`, { body: { message: 'again' } })).rejects.toBeInstanceOf(ConflictError),
+      );
+  });
+
+  it('maps errors to the client’s error classes', async () => {
+    await expect(client.agent.runs.retrieve('no-such-run')).rejects.toBeInstanceOf(NotFoundError);
+    await expect(client.agent.run({} as never)).rejects.toBeInstanceOf(BadRequestError);
+    await expect(client.agent.run({ prompt: 'x', config: { idle_timeout_minutes: 0 } } as never)).rejects.toBeInstanceOf(BadRequestError);
+    await expect(client.agent.runs.list({ limit: 0 })).rejects.toBeInstanceOf(BadRequestError);
+    await expect(client.agent.runs.list({ cursor: 'garbage' })).rejects.toBeInstanceOf(BadRequestError);
+    const anonymous = new OzAPI({ apiKey: 'ar_wrong-key-wrong-key', baseURL: `${server.url}/api/v1`, maxRetries: 0 });
+    await expect(anonymous.agent.runs.list()).rejects.toBeInstanceOf(AuthenticationError);
+  });
+
+  it('honours Idempotency-Key through the client’s request options', async () => {
+    const key = `key-${Date.now()}`;
+    const a = await client.agent.run({ prompt: 'once' }, { idempotencyKey: key, headers: { 'Idempotency-Key': key } });
+    const b = await client.agent.run({ prompt: 'once' }, { headers: { 'Idempotency-Key': key } });
+    expect(b).toEqual(a);
+    await expect(client.agent.run({ prompt: 'twice' }, { headers: { 'Idempotency-Key': key } })).rejects.toBeInstanceOf(ConflictError);
+  });
+});
