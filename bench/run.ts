@@ -1,0 +1,35 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runsGroup } from './runs.js';
+
+/**
+ * `npm run bench [-- <group> …]`: run benchmark groups, print a table, and merge the figures
+ * (name → number) into bench/results.json (not committed). Benchmarks measure; tests never time.
+ */
+export interface BenchGroup {
+  name: string;
+  description: string;
+  run(): Promise<Record<string, number>>;
+}
+
+const groups: BenchGroup[] = [runsGroup];
+
+const wanted = process.argv.slice(2);
+const unknown = wanted.filter((w) => !groups.some((g) => g.name === w));
+if (unknown.length > 0) {
+  console.error(`unknown group(s): ${unknown.join(', ')}; groups: ${groups.map((g) => g.name).join(', ')}`);
+  process.exit(2);
+}
+
+const resultsPath = join(dirname(fileURLToPath(import.meta.url)), 'results.json');
+const results: Record<string, number> = await readFile(resultsPath, 'utf8').then(JSON.parse, () => ({}));
+for (const group of groups.filter((g) => wanted.length === 0 || wanted.includes(g.name))) {
+  console.log(`\n## ${group.name}: ${group.description}`);
+  const figures = await group.run();
+  console.table(Object.entries(figures).map(([figure, value]) => ({ figure, value: Number(value.toPrecision(4)) })));
+  Object.assign(results, figures);
+}
+await mkdir(dirname(resultsPath), { recursive: true });
+await writeFile(resultsPath, `${JSON.stringify(results, null, 2)}\n`);
+console.log(`\nwrote ${resultsPath}`);
