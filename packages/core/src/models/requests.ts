@@ -80,10 +80,15 @@ export const RunFollowupRequestSchema = v.strictObject({
 });
 export type RunFollowupRequest = v.InferOutput<typeof RunFollowupRequestSchema>;
 
+/** `Date.parse` rolls 2026-02-30 over to March 2; RFC 3339 dates must name a real day. */
+const dayExists = (s: string): boolean => {
+  const [y, m, d] = s.slice(0, 10).split('-').map(Number) as [number, number, number];
+  return d >= 1 && d <= new Date(Date.UTC(y, m, 0)).getUTCDate();
+};
 const rfc3339 = v.pipe(
   v.string(),
   v.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i, 'must be an RFC 3339 timestamp'),
-  v.check((s) => !Number.isNaN(Date.parse(s)), 'must be a valid date'),
+  v.check((s) => !Number.isNaN(Date.parse(s)) && dayExists(s), 'must be a valid date'),
   v.transform((s) => new Date(s).toISOString()),
 );
 const filterText = v.pipe(v.string(), v.minLength(1), v.maxLength(256));

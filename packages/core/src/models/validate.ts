@@ -11,10 +11,11 @@ export function parseOrThrow<S extends v.GenericSchema>(schema: S, input: unknow
 export function describeIssues(issues: readonly v.BaseIssue<unknown>[], what: string): string {
   const parts = issues.slice(0, 3).map((issue) => {
     const path = v.getDotPath(issue);
-    // Unknown keys in strict objects are reported on the key itself; say so plainly.
+    // Unknown keys in strict objects are reported on the key itself; say so plainly. The same issue
+    // type also reports a missing required key and a value that is not an object at all.
     if (issue.kind === 'schema' && issue.type === 'strict_object') {
-      const key = path ?? String(issue.input);
-      return `${key}: unknown field`;
+      if (issue.expected === 'never') return `${path ?? String(issue.input)}: unknown field`;
+      if (issue.input === undefined && path) return `${path}: required`;
     }
     return path ? `${path}: ${issue.message}` : issue.message;
   });

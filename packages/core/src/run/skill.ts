@@ -11,7 +11,8 @@ const PATH_FORM = new RegExp(`^(${SEGMENT})/(${SEGMENT}):((?:${SEGMENT}/)+)SKILL
  */
 export function parseSkillSpec(spec: string, field: string): AgentSkill {
   const byName = NAME_FORM.exec(spec);
-  if (byName && !isDots(byName[3] ?? '')) return { spec, name: byName[3] as string };
+  // `SKILL.md` alone is the path form without the folder that names the skill, not a skill name.
+  if (byName && !isDots(byName[3] ?? '') && byName[3] !== 'SKILL.md') return { spec, name: byName[3] as string };
   const byPath = PATH_FORM.exec(spec);
   if (byPath) {
     const dirs = (byPath[3] as string).split('/').filter(Boolean);
