@@ -4,7 +4,8 @@ import type { RunState } from './models/run-state.js';
 
 /**
  * Events for host apps (and the in-process worker). Emitted after the change is stored, in the
- * process that made it; a listener that throws does not undo or fail the change.
+ * process that made it; a listener that throws does not undo or fail the change (its error goes
+ * to the handler's `onError`).
  */
 export interface AgentRunEventMap {
   'run.created': [event: { run: RunItem; team_uid: string }];
@@ -16,14 +17,20 @@ export type AgentRunEvents = EventEmitter<AgentRunEventMap>;
 
 export const createEvents = (): AgentRunEvents => new EventEmitter<AgentRunEventMap>();
 
-/** Emit without letting a listener's exception reach the caller that stored the change. */
-export function emitSafely<K extends keyof AgentRunEventMap>(events: AgentRunEvents, name: K, ...args: AgentRunEventMap[K]): void {
+/**
+ * Emit without letting a listener's exception reach the code that stored the change, or crash the
+ * process: it goes to `onError`. (As with any emitter, listeners after the one that threw do not
+ * hear that one event; agentrun's own worker listens only to act sooner, never for correctness.)
+ */
+export function emitSafely<K extends keyof AgentRunEventMap>(
+  events: AgentRunEvents,
+  onError: (error: unknown) => void,
+  name: K,
+  ...args: AgentRunEventMap[K]
+): void {
   try {
     (events.emit as (n: K, ...a: AgentRunEventMap[K]) => boolean)(name, ...args);
   } catch (error) {
-    // A host listener failing is the host's bug; the run was stored and stays stored.
-    queueMicrotask(() => {
-      throw error;
-    });
+    onError(error);
   }
 }

@@ -179,7 +179,7 @@ describe('request bodies', () => {
     ['true', 'true'],
   ])('rejects %s as the run request with a 400 that says an object is expected', async (_, raw) => {
     const p = await problem(await post(raw), 400, 'invalid_request');
-    expect(p.detail).toMatch(/Object/);
+    expect(p.detail).toMatch(/must be a JSON object/);
     expect(p.detail).not.toMatch(/unknown field/);
   });
 
@@ -187,7 +187,8 @@ describe('request bodies', () => {
     ['an empty array', '[]'],
     ['an array of requests', '[{"prompt":"x"}]'],
   ])('rejects %s as the run request', async (_, raw) => {
-    await problem(await post(raw), 400, 'invalid_request');
+    const p = await problem(await post(raw), 400, 'invalid_request');
+    expect(p.detail).toMatch(/must be a JSON object/);
     expect((await h.handler.service.list(h.principal, {})).runs).toHaveLength(1);
   });
 
@@ -435,7 +436,7 @@ describe('unexpected errors', () => {
     ['idempotency', 'get', 'POST', '/agent/run', { prompt: 'x' }],
   ] as const)('turns a throwing store.%s.%s into a 500 internal_error that leaks nothing', async (part, method, verb, path, body) => {
     const { store, thrown } = brokenStore(part, method);
-    const seen: { error: unknown; request: Request }[] = [];
+    const seen: { error: unknown; request: Request | undefined }[] = [];
     const b = await setup({ store, onError: (error, request) => seen.push({ error, request }) });
     let target: string = path;
     if (path.includes('RUN')) target = path.replace('RUN', (await b.handler.service.create(b.principal, { prompt: 'p' })).body.run_id);
@@ -449,7 +450,7 @@ describe('unexpected errors', () => {
     for (const secret of ['hunter2', 'postgres', 'db.internal', 'store.ts', 'Error', 'stack']) expect(text).not.toContain(secret);
     expect(seen).toHaveLength(1);
     expect(seen[0]?.error).toBe(thrown);
-    expect(seen[0]?.request.url).toContain(target);
+    expect(seen[0]?.request?.url).toContain(target);
   });
 
   it('turns a throwing authenticate hook into a 500 too', async () => {

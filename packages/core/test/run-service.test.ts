@@ -1,9 +1,11 @@
 import { makeRun, testPrincipal } from '@agentrun/core/testing';
+import { createMemoryStore } from '@agentrun/store-memory';
 import fc from 'fast-check';
 import * as v from 'valibot';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Principal } from '../src/auth/principal.js';
 import type { AgentRunEventMap } from '../src/events.js';
+import { createAgentRunHandler, createApiKey } from '../src/index.js';
 import { type RunItem, RunItemSchema } from '../src/models/run.js';
 import { RUN_STATES, type RunState } from '../src/models/run-state.js';
 import { DEFAULT_IDEMPOTENCY_TTL_MS } from '../src/run/idempotency.js';
@@ -749,5 +751,38 @@ describe('states', () => {
       await driveTo(h.handler.service, id, state);
       expect((await getRun(id)).state).toBe(state);
     }
+  });
+});
+
+describe('maps and objects in a run request', () => {
+  it.each([
+    ['an MCP server named __proto__', { prompt: 'x', config: { mcp_servers: JSON.parse('{"__proto__":{"url":"https://a.example"}}') } }],
+    ['an MCP server named constructor', { prompt: 'x', config: { mcp_servers: { constructor: { url: 'https://a.example' } } } }],
+    ['an env key named __proto__', { prompt: 'x', config: { mcp_servers: { s: { command: 'c', env: JSON.parse('{"__proto__":"x"}') } } } }],
+    ['an array as config', { prompt: 'x', config: [] }],
+    ['an array as an MCP server', { prompt: 'x', config: { mcp_servers: { s: [] } } }],
+  ])('refuses %s instead of dropping it', async (_, body) => {
+    const handler = createAgentRunHandler({ store: createMemoryStore() });
+    await expect(handler.service.create(testPrincipal(), body)).rejects.toMatchObject({ code: 'invalid_request' });
+    expect((await handler.service.list(testPrincipal(), {})).runs).toHaveLength(0);
+  });
+
+  it('treats /agent/run and /agent/runs as one request for an Idempotency-Key', async () => {
+    const store = createMemoryStore();
+    const handler = createAgentRunHandler({ store });
+    const key = await createApiKey(store.apiKeys, testPrincipal());
+    const post = (path: string) =>
+      handler(
+        new Request(`http://x/api/v1${path}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'idempotency-key': 'alias-1' },
+          body: JSON.stringify({ prompt: 'same' }),
+        }),
+      );
+    const first = await post('/agent/run');
+    const second = await post('/agent/runs');
+    expect(second.status).toBe(200);
+    expect(second.headers.get('idempotent-replayed')).toBe('true');
+    expect(await second.json()).toEqual(await first.json());
   });
 });

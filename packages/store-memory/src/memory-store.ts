@@ -155,7 +155,7 @@ export function createMemoryStore(): Store {
     async listExpiredLeases(now, limit) {
       return [...runs.values()]
         .filter((r) => LEASED_STATES.has(r.state) && r.lease !== null && r.lease.expiresAt <= now)
-        .sort((a, b) => ((a.lease?.expiresAt ?? '') < (b.lease?.expiresAt ?? '') ? -1 : 1))
+        .sort((a, b) => (a.lease?.expiresAt ?? '').localeCompare(b.lease?.expiresAt ?? '') || a.id.localeCompare(b.id))
         .slice(0, limit)
         .map(clone);
     },

@@ -25,8 +25,11 @@ export interface AgentRunHandlerOptions {
   idempotencyTtlMs?: number;
   /** Claims allowed before an expired lease ends a run in `ERROR`. Default 3. */
   maxAttempts?: number;
-  /** Called with every unexpected error (answered as a bare 500). Default: `console.error`. */
-  onError?: (error: unknown, request: Request) => void;
+  /**
+   * Called with every unexpected error: those answered as a bare 500 (with their request) and
+   * those thrown by event listeners (without one). Default: `console.error`.
+   */
+  onError?: (error: unknown, request: Request | undefined) => void;
 }
 
 /** A fetch-style handler with what adapters and hosts need to know about it. */
@@ -54,16 +57,17 @@ interface Ctx {
  */
 export function createAgentRunHandler(options: AgentRunHandlerOptions): AgentRunHandler {
   const events = options.events ?? createEvents();
+  const onError = options.onError ?? ((error: unknown) => console.error('[agentrun] unexpected error', error));
   const service = new RunService({
     store: options.store,
     events,
+    onError: (error) => onError(error, undefined),
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.idempotencyTtlMs !== undefined ? { idempotencyTtlMs: options.idempotencyTtlMs } : {}),
     ...(options.maxAttempts !== undefined ? { maxAttempts: options.maxAttempts } : {}),
   });
   const authenticate = options.authenticate ?? apiKeyAuthenticator(options.store.apiKeys);
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
-  const onError = options.onError ?? ((error: unknown) => console.error('[agentrun] unexpected error', error));
 
   const readJson = async (request: Request) => parseJsonBody(await readBodyLimited(request, maxBody));
   const requireBody = (body: unknown, what: string) => {
@@ -80,14 +84,14 @@ export function createAgentRunHandler(options: AgentRunHandlerOptions): AgentRun
     .on('GET', `${API_BASE}/agent/runs/:runId`, async ({ principal }, p) => jsonResponse(await service.get(principal, p.runId as string)))
     .on('POST', `${API_BASE}/agent/runs/:runId/followups`, async ({ principal, request }, p) => {
       const body = requireBody(await readJson(request), 'follow-up');
-      return written(await service.followup(principal, p.runId as string, body, withKey(request, body)));
+      return written(await service.followup(principal, p.runId as string, body, withKey(request, `followup ${p.runId}`, body)));
     })
     .on('POST', `${API_BASE}/agent/runs/:runId/cancel`, async ({ principal, request }, p) => {
       const body = await readJson(request);
       if (body !== undefined && !(isPlainObject(body) && Object.keys(body).length === 0)) {
         throw invalidRequest('cancel takes no body (or an empty JSON object)');
       }
-      return written(await service.cancel(principal, p.runId as string, withKey(request, body)));
+      return written(await service.cancel(principal, p.runId as string, withKey(request, `cancel ${p.runId}`, body)));
     })
     .on('GET', `${API_BASE}/agent/runs/:runId/attachments/:fileName`, async ({ principal }, p) => {
       const file = await service.getAttachment(principal, p.runId as string, p.fileName as string);
@@ -103,7 +107,7 @@ export function createAgentRunHandler(options: AgentRunHandlerOptions): AgentRun
 
   async function createRun({ principal, request }: Ctx): Promise<Response> {
     const body = requireBody(await readJson(request), 'run request');
-    return written(await service.create(principal, body, { source: 'API', ...withKey(request, body) }));
+    return written(await service.create(principal, body, { source: 'API', ...withKey(request, 'create run', body) }));
   }
 
   const handler = async (request: Request): Promise<Response> => {
@@ -132,13 +136,16 @@ export function createAgentRunHandler(options: AgentRunHandlerOptions): AgentRun
   });
 }
 
-/** The `Idempotency-Key` of a write with the fingerprint of the request it names. */
-function withKey(request: Request, body: unknown): { idempotency?: IdempotencyContext } {
+/**
+ * The `Idempotency-Key` of a write with the fingerprint of the request it names: the operation
+ * (not the literal path, so `/agent/run` and its alias `/agent/runs` are one request) and the
+ * canonical body.
+ */
+function withKey(request: Request, operation: string, body: unknown): { idempotency?: IdempotencyContext } {
   const key = request.headers.get('idempotency-key');
   if (key === null) return {};
   if (!IDEMPOTENCY_KEY.test(key)) throw invalidRequest('Idempotency-Key must be 1 to 255 visible ASCII characters');
-  const fingerprint = sha256Hex(canonicalJson({ method: request.method, path: new URL(request.url).pathname, body: body ?? null }));
-  return { idempotency: { key, fingerprint } };
+  return { idempotency: { key, fingerprint: sha256Hex(canonicalJson({ operation, body: body ?? null })) } };
 }
 
 /** Query string → object: repeatable parameters become arrays; others may appear once. */

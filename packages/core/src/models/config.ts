@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { jsonMap, jsonObject } from './json.js';
 
 /** Limits on configuration values; generous, but bounded so no caller can store unbounded data. */
 export const CONFIG_LIMITS = {
@@ -11,7 +12,7 @@ export const CONFIG_LIMITS = {
 
 const shortText = v.pipe(v.string(), v.maxLength(CONFIG_LIMITS.shortText));
 const stringMap = v.pipe(
-  v.record(v.pipe(v.string(), v.maxLength(CONFIG_LIMITS.shortText)), v.pipe(v.string(), v.maxLength(8192))),
+  jsonMap(v.pipe(v.string(), v.maxLength(CONFIG_LIMITS.shortText)), v.pipe(v.string(), v.maxLength(8192))),
   v.check((m) => Object.keys(m).length <= CONFIG_LIMITS.mcpMapEntries, `at most ${CONFIG_LIMITS.mcpMapEntries} entries`),
 );
 
@@ -20,7 +21,7 @@ const stringMap = v.pipe(
  * `env`) or `url` (SSE/HTTP, with `headers`).
  */
 export const MCPServerConfigSchema = v.pipe(
-  v.strictObject({
+  jsonObject({
     warp_id: v.optional(shortText),
     command: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(4096))),
     args: v.optional(v.pipe(v.array(v.pipe(v.string(), v.maxLength(4096))), v.maxLength(CONFIG_LIMITS.mcpArgs))),
@@ -38,7 +39,7 @@ export const MCPServerConfigSchema = v.pipe(
 export type MCPServerConfig = v.InferOutput<typeof MCPServerConfigSchema>;
 
 /** The configuration of a run; the resolved form is echoed back as `agent_config`. */
-export const AmbientAgentConfigSchema = v.strictObject({
+export const AmbientAgentConfigSchema = jsonObject({
   name: v.optional(shortText),
   model_id: v.optional(shortText),
   base_prompt: v.optional(v.pipe(v.string(), v.maxLength(CONFIG_LIMITS.basePrompt))),
@@ -46,7 +47,7 @@ export const AmbientAgentConfigSchema = v.strictObject({
   skill_spec: v.optional(shortText),
   mcp_servers: v.optional(
     v.pipe(
-      v.record(v.pipe(v.string(), v.minLength(1), v.maxLength(128)), MCPServerConfigSchema),
+      jsonMap(v.pipe(v.string(), v.minLength(1), v.maxLength(128)), MCPServerConfigSchema),
       v.check((m) => Object.keys(m).length <= CONFIG_LIMITS.mcpServers, `at most ${CONFIG_LIMITS.mcpServers} servers`),
     ),
   ),

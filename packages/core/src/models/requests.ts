@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { AmbientAgentConfigSchema } from './config.js';
+import { jsonObject } from './json.js';
 import { RUN_SOURCES, RUN_STATES } from './run-state.js';
 
 export const REQUEST_LIMITS = {
@@ -30,7 +31,7 @@ export const FileNameSchema = v.pipe(
   v.check((s) => s !== '.' && s !== '..', 'must not be . or ..'),
 );
 
-export const AttachmentInputSchema = v.strictObject({
+export const AttachmentInputSchema = jsonObject({
   file_name: FileNameSchema,
   mime_type: v.pipe(v.string(), v.regex(MIME, 'must be a MIME type such as image/png')),
   data: base64,
@@ -38,7 +39,7 @@ export const AttachmentInputSchema = v.strictObject({
 export type AttachmentInput = v.InferOutput<typeof AttachmentInputSchema>;
 
 /** `images` of the published client: base64 images, stored as attachments. */
-export const ImageInputSchema = v.strictObject({
+export const ImageInputSchema = jsonObject({
   mime_type: v.picklist(['image/jpeg', 'image/png', 'image/gif', 'image/webp']),
   data: base64,
 });
@@ -47,7 +48,7 @@ const optionalId = v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(256
 
 /** Body of `POST /agent/run`. Unknown fields are rejected so that typos do not pass silently. */
 export const RunAgentRequestSchema = v.pipe(
-  v.strictObject({
+  jsonObject({
     prompt: v.optional(v.pipe(v.string(), v.maxLength(REQUEST_LIMITS.prompt))),
     skill: v.optional(v.pipe(v.string(), v.maxLength(256))),
     config: v.optional(AmbientAgentConfigSchema),
@@ -75,7 +76,7 @@ export const RunAgentRequestSchema = v.pipe(
 export type RunAgentRequest = v.InferOutput<typeof RunAgentRequestSchema>;
 
 /** Body of `POST /agent/runs/{runId}/followups`. */
-export const RunFollowupRequestSchema = v.strictObject({
+export const RunFollowupRequestSchema = jsonObject({
   message: v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(REQUEST_LIMITS.followup)),
 });
 export type RunFollowupRequest = v.InferOutput<typeof RunFollowupRequestSchema>;

@@ -18,7 +18,7 @@ import {
   replay,
   type WriteResult,
 } from './idempotency.js';
-import type { RunFilter } from './list-query.js';
+import type { RunFilter, RunSortKey, SortOrder } from './list-query.js';
 import { type AttachmentRecord, type FollowupRecord, type RunRecord, toRunItem } from './record.js';
 import { parseSkillSpec } from './skill.js';
 import { type RunEvent, transition } from './state-machine.js';
@@ -32,6 +32,8 @@ export interface RunServiceOptions {
   idempotencyTtlMs?: number;
   /** Claims allowed before an expired lease ends the run in `ERROR`. Default 3. */
   maxAttempts?: number;
+  /** Receives errors thrown by event listeners (the change they heard of stays stored). */
+  onError?: (error: unknown) => void;
 }
 
 /** Extra facts about a run that come from the caller's context rather than the request body. */
@@ -78,6 +80,7 @@ export class RunService {
   readonly events: AgentRunEvents;
   readonly clock: Clock;
   readonly maxAttempts: number;
+  readonly onError: (error: unknown) => void;
   private readonly idempotencyTtlMs: number;
   private lastPurge = 0;
 
@@ -87,6 +90,7 @@ export class RunService {
     this.clock = options.clock ?? systemClock;
     this.idempotencyTtlMs = options.idempotencyTtlMs ?? DEFAULT_IDEMPOTENCY_TTL_MS;
     this.maxAttempts = options.maxAttempts ?? 3;
+    this.onError = options.onError ?? ((error) => console.error('[agentrun] event listener failed', error));
   }
 
   // ─────────────────────────────────────────────── create
@@ -151,7 +155,7 @@ export class RunService {
       idempotency: idempotencyWrite(principal, ctx.idempotency, now, this.idempotencyTtlMs, respond),
     });
     if (outcome.replayed) return replay(outcome.replayed, ctx.idempotency?.fingerprint ?? '');
-    emitSafely(this.events, 'run.created', { run: toRunItem(outcome.result), team_uid: principal.team_uid });
+    emitSafely(this.events, this.onError, 'run.created', { run: toRunItem(outcome.result), team_uid: principal.team_uid });
     return { ...respond(outcome.result), replayed: false } as WriteResult<RunAgentResponse>;
   }
 
@@ -171,7 +175,6 @@ export class RunService {
     }
 
     const cursor = q.cursor === undefined ? undefined : decodeCursor(q.cursor, q.sort_by, q.sort_order);
-    const asOf = cursor?.asOf ?? (q.sort_by === 'updated_at' ? isoTime(this.clock.now()) : undefined);
     const filter: RunFilter = {};
     if (q.state) filter.states = q.state;
     if (q.name !== undefined) filter.name = q.name;
@@ -188,6 +191,7 @@ export class RunService {
     if (q.factory_uid !== undefined) filter.factoryUid = q.factory_uid;
     if (q.automation_id !== undefined) filter.automationId = q.automation_id;
 
+    const asOf = cursor ? cursor.asOf : await this.walkSnapshot(principal.team_uid, filter, q.sort_by, q.sort_order);
     const rows = await this.store.runs.list({
       teamUid: principal.team_uid,
       filter,
@@ -215,6 +219,20 @@ export class RunService {
           }
         : { has_next_page: false },
     };
+  }
+
+  /**
+   * The bound of a walk in ascending `updated_at` order, fixed at its first page. Only that order
+   * needs one: a run updated mid-walk moves to the end, past the cursor, and would be listed twice.
+   * (In descending order it moves behind the cursor and cannot repeat; `created_at` never moves.)
+   * The bound is the newest matching `updated_at` or now, whichever is later, so runs stamped by
+   * another instance whose clock runs ahead are not hidden.
+   */
+  private async walkSnapshot(teamUid: string, filter: RunFilter, sortBy: RunSortKey, order: SortOrder): Promise<string | undefined> {
+    if (sortBy !== 'updated_at' || order !== 'asc') return undefined;
+    const [newest] = await this.store.runs.list({ teamUid, filter, sortBy: 'updated_at', order: 'desc', limit: 1 });
+    const now = isoTime(this.clock.now());
+    return newest && newest.updatedAt > now ? newest.updatedAt : now;
   }
 
   async getAttachment(principal: Principal, runId: string, fileName: string): Promise<AttachmentRecord> {
@@ -257,7 +275,7 @@ export class RunService {
       case 'lease_lost':
         throw notFound(`run ${runId} not found`);
       case 'applied':
-        emitSafely(this.events, 'run.followup', {
+        emitSafely(this.events, this.onError, 'run.followup', {
           run: toRunItem(result.run),
           team_uid: result.run.teamUid,
           followup_id: followup.id,
@@ -330,7 +348,12 @@ export class RunService {
       if (outcome.result.applied) {
         const next = outcome.result.run;
         if (next.state !== run.state) {
-          emitSafely(this.events, 'run.state_changed', { run: toRunItem(next), team_uid: next.teamUid, from: run.state, to: next.state });
+          emitSafely(this.events, this.onError, 'run.state_changed', {
+            run: toRunItem(next),
+            team_uid: next.teamUid,
+            from: run.state,
+            to: next.state,
+          });
         }
         return { kind: 'applied', run: next, from: run.state };
       }

@@ -214,7 +214,7 @@ export function createWorker(options: WorkerOptions): Worker {
       const run = await store.runs.claimNext({ workerId: id, now: isoTime(clock.now()), leaseExpiresAt: leaseUntil() });
       if (!run) break;
       claimed++;
-      emitSafely(events, 'run.state_changed', { run: toRunItem(run), team_uid: run.teamUid, from: 'QUEUED', to: 'CLAIMED' });
+      emitSafely(events, onError, 'run.state_changed', { run: toRunItem(run), team_uid: run.teamUid, from: 'QUEUED', to: 'CLAIMED' });
       const execution: Execution = {
         controller: new AbortController(),
         listeners: new Set(),

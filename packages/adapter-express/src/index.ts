@@ -1,0 +1,1 @@
+export { type AgentrunExpressOptions, type AgentrunMiddleware, agentrunExpress, type ExpressRequestLike } from './middleware.js';

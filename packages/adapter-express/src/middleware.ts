@@ -1,0 +1,33 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AgentRunHandler } from '@agentrun/core';
+import { requestOrigin, serveNodeRequest, splitTarget } from '@agentrun/node';
+
+export interface AgentrunExpressOptions {
+  /** Error request bodies past this many bytes while they stream in (413). Core's own limit still applies. */
+  maxBodyBytes?: number;
+}
+
+/** What the middleware reads of an Express request; typed structurally so `@types/express` is not required. */
+export type ExpressRequestLike = IncomingMessage & { protocol?: string };
+
+export type AgentrunMiddleware = (req: ExpressRequestLike, res: ServerResponse, next: (error?: unknown) => void) => void;
+
+/**
+ * Express middleware serving agentrun: `app.use('/agents', agentrunExpress(handler))` or
+ * `app.use(agentrunExpress(handler))`. Paths agentrun does not own go to `next()`, so host routes
+ * under the same prefix keep working. Mount it before any body parser: it needs the raw body.
+ */
+export function agentrunExpress(handler: AgentRunHandler, options: AgentrunExpressOptions = {}): AgentrunMiddleware {
+  return (req, res, next) => {
+    // Express has already stripped the mount prefix from req.url.
+    const { pathname, search } = splitTarget(req.url);
+    if (!handler.owns(pathname)) return next();
+    // Express's protocol honours its `trust proxy` setting. (Its `req.host` is deprecated in
+    // Express 4 and drops the port there, so the host comes from the Host header.)
+    const origin = requestOrigin(req, typeof req.protocol === 'string' ? { protocol: req.protocol } : {});
+    serveNodeRequest(handler, req, res, {
+      url: origin + pathname + search,
+      ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
+    }).catch(next);
+  };
+}

@@ -1,0 +1,1 @@
+export { type AgentrunFastifyOptions, agentrunFastify } from './plugin.js';

@@ -1,0 +1,51 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { AgentRunError, type AgentRunHandler, problemResponse } from '@agentrun/core';
+import { writeWebResponse } from './response.js';
+import { serveNodeRequest } from './serve.js';
+import { normalizeBasePath, requestOrigin, splitTarget, stripBasePath } from './url.js';
+
+export interface NodeListenerOptions {
+  /** Where agentrun is mounted (e.g. `/agents`); the handler sees paths relative to it. Default: the root. */
+  basePath?: string;
+  /** Error request bodies past this many bytes while they stream in (413). */
+  maxBodyBytes?: number;
+  /** Answers requests agentrun does not own. Default: a 404 problem. */
+  notFound?: (req: IncomingMessage, res: ServerResponse) => void;
+}
+
+/** A request listener for `http.createServer` (or `https`) serving agentrun under `basePath`. */
+export function createNodeListener(
+  handler: AgentRunHandler,
+  options: NodeListenerOptions = {},
+): (req: IncomingMessage, res: ServerResponse) => void {
+  const basePath = normalizeBasePath(options.basePath);
+  const notFound = options.notFound ?? defaultNotFound;
+  return (req, res) => {
+    const { pathname, search } = splitTarget(req.url);
+    const relative = stripBasePath(pathname, basePath);
+    if (relative === undefined || !handler.owns(relative)) return notFound(req, res);
+    const url = requestOrigin(req) + relative + search;
+    serveNodeRequest(handler, req, res, {
+      url,
+      ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
+    }).catch((error: unknown) => bridgeFailed(res, error));
+  };
+}
+
+function defaultNotFound(req: IncomingMessage, res: ServerResponse): void {
+  const { pathname } = splitTarget(req.url);
+  writeWebResponse(res, problemResponse(new AgentRunError('not_found', `no route for ${pathname}`))).catch((error: unknown) =>
+    bridgeFailed(res, error),
+  );
+}
+
+/** No framework to hand the error to: log it and answer 500 if the response has not started. */
+function bridgeFailed(res: ServerResponse, error: unknown): void {
+  console.error('[agentrun] the Node bridge failed', error);
+  if (res.headersSent || res.destroyed) {
+    res.destroy();
+    return;
+  }
+  const failure = problemResponse(new AgentRunError('internal_error', 'an unexpected error occurred', { retryable: true }));
+  writeWebResponse(res, failure).catch(() => res.destroy());
+}

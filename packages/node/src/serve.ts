@@ -1,0 +1,53 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isAgentRunError, problemResponse } from '@agentrun/core';
+import { bodyAlreadyConsumed, bodyConsumedResponse } from './consumed-body.js';
+import { toWebRequest } from './request.js';
+import { writeWebResponse } from './response.js';
+import { disconnectSignal } from './signals.js';
+
+/** Anything callable like the agentrun handler. */
+export type FetchHandler = (request: Request) => Promise<Response>;
+
+/**
+ * Run `handler` on the request `makeRequest` builds. A refusal by the bridge itself (an
+ * `AgentRunError`, e.g. a method fetch cannot represent) is answered as a problem; anything else
+ * is a real failure and is thrown to the caller's framework.
+ */
+export async function respond(handler: FetchHandler, makeRequest: () => Request): Promise<Response> {
+  let request: Request;
+  try {
+    request = makeRequest();
+  } catch (error) {
+    if (isAgentRunError(error)) return problemResponse(error);
+    throw error;
+  }
+  return handler(request);
+}
+
+export interface ServeNodeRequestOptions {
+  /** Absolute URL of the request; its path is relative to where agentrun is mounted. */
+  url: string;
+  maxBodyBytes?: number;
+}
+
+/**
+ * The whole bridge for one request, shared by the Node listener and the Express adapter: refuse
+ * an already-consumed body, convert, call the handler, write its response.
+ */
+export async function serveNodeRequest(
+  handler: FetchHandler,
+  req: IncomingMessage,
+  res: ServerResponse,
+  options: ServeNodeRequestOptions,
+): Promise<void> {
+  const response = bodyAlreadyConsumed(req)
+    ? bodyConsumedResponse()
+    : await respond(handler, () =>
+        toWebRequest(req, {
+          url: options.url,
+          signal: disconnectSignal(res),
+          ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
+        }),
+      );
+  await writeWebResponse(res, response);
+}
