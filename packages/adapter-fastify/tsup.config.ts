@@ -1,11 +1,3 @@
-import { defineConfig } from 'tsup';
+import { packageBuild } from '../../tsup.base.js';
 
-export default defineConfig({
-  entry: ['src/index.ts'],
-  format: ['esm', 'cjs'],
-  dts: { compilerOptions: { composite: false } },
-  tsconfig: '../../tsconfig.base.json',
-  clean: true,
-  sourcemap: true,
-  target: 'node20',
-});
+export default packageBuild(['src/index.ts']);
