@@ -11,6 +11,7 @@ export default defineConfig({
       { find: /^@agentrun\/core$/, replacement: src('core/src/index.ts') },
       { find: /^@agentrun\/node$/, replacement: src('node/src/index.ts') },
       { find: /^@agentrun\/store-memory$/, replacement: src('store-memory/src/index.ts') },
+      { find: /^@agentrun\/store-postgres$/, replacement: src('store-postgres/src/index.ts') },
       { find: /^@agentrun\/adapter-express$/, replacement: src('adapter-express/src/index.ts') },
       { find: /^@agentrun\/adapter-fastify$/, replacement: src('adapter-fastify/src/index.ts') },
       { find: /^@agentrun\/server$/, replacement: src('server/src/index.ts') },

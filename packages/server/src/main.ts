@@ -1,3 +1,4 @@
+import { createPostgresStore } from '@agentrun/store-postgres';
 import { startReferenceServer } from './server.js';
 
 // `npm start`: serve the run API on PORT with the memory store, a worker and the demo executor.
@@ -6,18 +7,20 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
   console.error(`PORT must be a port number, got ${JSON.stringify(process.env.PORT)}`);
   process.exit(1);
 }
-if (process.env.DATABASE_URL) {
-  console.warn('DATABASE_URL is set, but this build has only the memory store; runs are kept in memory.');
-}
+// Postgres when DATABASE_URL is set (migrated at start; safe when several servers start at once).
+const databaseUrl = process.env.DATABASE_URL;
+const store = databaseUrl ? createPostgresStore({ connectionString: databaseUrl }) : undefined;
+if (store) await store.migrate();
 
 const server = await startReferenceServer({
+  ...(store ? { store } : {}),
   port,
   host: process.env.HOST ?? '0.0.0.0',
   ...(process.env.AGENTRUN_API_KEY ? { apiKey: process.env.AGENTRUN_API_KEY } : {}),
 });
 const shown = server.url.replace('0.0.0.0', 'localhost');
 console.log(`agentrun reference server listening on ${shown}`);
-console.log(`  run API:  ${shown}/api/v1  (store: memory, executor: demo)`);
+console.log(`  run API:  ${shown}/api/v1  (store: ${store ? 'postgres' : 'memory'}, executor: demo)`);
 console.log(
   `  API key:  ${server.apiKey}${process.env.AGENTRUN_API_KEY ? ' (from AGENTRUN_API_KEY)' : ' (generated; set AGENTRUN_API_KEY to fix it)'}`,
 );

@@ -9,6 +9,7 @@ import {
   type Executor,
   type Principal,
   type Store,
+  sha256Hex,
   type Worker,
 } from '@agentrun/core';
 import { createNodeListener } from '@agentrun/node';
@@ -49,10 +50,26 @@ export const BOOTSTRAP_PRINCIPAL: Principal = {
   permissions: ['manage_factory'],
 };
 
+/**
+ * The bootstrap key: a given key is registered once however many servers share the store (a
+ * second server, or a restart, finds it there); without one, a new key is minted.
+ */
+async function bootstrapKey(store: Store, key: string | undefined): Promise<string> {
+  if (key === undefined) return createApiKey(store.apiKeys, BOOTSTRAP_PRINCIPAL);
+  if (await store.apiKeys.findByHash(sha256Hex(key))) return key;
+  try {
+    return await createApiKey(store.apiKeys, BOOTSTRAP_PRINCIPAL, { key });
+  } catch (error) {
+    // Another server registered it between our look and our insert.
+    if (await store.apiKeys.findByHash(sha256Hex(key))) return key;
+    throw error;
+  }
+}
+
 /** The reference server of contract §9: the whole HTTP surface, a worker and the demo executor. */
 export async function startReferenceServer(options: ReferenceServerOptions = {}): Promise<ReferenceServer> {
   const store = options.store ?? createMemoryStore();
-  const apiKey = await createApiKey(store.apiKeys, BOOTSTRAP_PRINCIPAL, options.apiKey !== undefined ? { key: options.apiKey } : {});
+  const apiKey = await bootstrapKey(store, options.apiKey);
   const handler = createAgentRunHandler({ store });
   const worker = createWorker({
     service: handler.service,

@@ -59,12 +59,17 @@ export function parseJsonBody(bytes: Uint8Array): unknown {
   }
   if (text.trim() === '') return undefined;
   if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) throw invalidRequest(`the request body nests deeper than ${MAX_JSON_DEPTH} levels`);
+  // No store can keep NUL in text (PostgreSQL refuses it); refuse it here, where the caller can fix it.
+  if (ESCAPED_NUL.test(text)) throw invalidRequest('strings in the request body must not contain the NUL character (\\u0000)');
   try {
     return JSON.parse(text);
   } catch (error) {
     throw invalidRequest(`the request body is not valid JSON: ${(error as Error).message}`);
   }
 }
+
+/** `\u0000` preceded by an even number of backslashes (so the escape is real, not `\\u0000` text). */
+const ESCAPED_NUL = /(?<!\\)(?:\\\\)*\\u0000/i;
 
 /** Whether brackets outside strings nest deeper than `max`. Linear, no recursion. */
 export function jsonDepthExceeds(text: string, max: number): boolean {

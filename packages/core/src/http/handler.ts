@@ -153,6 +153,7 @@ function queryObject(url: URL): Record<string, string | string[]> {
   // No prototype: a parameter named `__proto__` is just an unknown parameter.
   const out: Record<string, string | string[]> = Object.create(null);
   for (const [key, value] of url.searchParams) {
+    if (key.includes('\u0000') || value.includes('\u0000')) throw invalidRequest('invalid query: the NUL character is not allowed');
     const seen = out[key];
     if (REPEATABLE_QUERY_PARAMS.has(key)) out[key] = [...((seen as string[] | undefined) ?? []), value];
     else if (seen !== undefined) throw invalidRequest(`invalid query: ${key} may be given only once`);

@@ -50,11 +50,14 @@ function matchSegments(pattern: string[], parts: string[]): Record<string, strin
 }
 
 function decodeSegment(segment: string): string {
+  let decoded: string;
   try {
-    return decodeURIComponent(segment);
+    decoded = decodeURIComponent(segment);
   } catch {
     throw invalidRequest('the URL path is not valid percent-encoding');
   }
+  if (decoded.includes('\u0000')) throw invalidRequest('the URL path must not contain the NUL character');
+  return decoded;
 }
 
 export const methodNotAllowed = (allow: string[]) =>

@@ -19,7 +19,7 @@ export interface WriteResult<T> {
 export const DEFAULT_IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
 /** Keys are per principal: the same key from two callers is two keys. */
-export const idempotencyScope = (p: Principal): string => `${p.team_uid}\u0000${p.uid}`;
+export const idempotencyScope = (p: Principal): string => `${encodeURIComponent(p.team_uid)}/${encodeURIComponent(p.uid)}`;
 
 /** A stored record answering this request: its response, or a 409 if the request differs. */
 export function replay<T>(record: IdempotencyRecord, fingerprint: string): WriteResult<T> {

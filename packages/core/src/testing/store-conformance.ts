@@ -21,7 +21,7 @@ const T0 = Date.UTC(2026, 0, 1);
 const at = (ms: number) => isoTime(T0 + ms);
 
 const idem = (key: string, overrides: Partial<IdempotencyWrite<RunRecord>> = {}): IdempotencyWrite<RunRecord> => ({
-  scope: 'team-1\u0000user-1',
+  scope: 'team-1/user-1',
   key,
   fingerprint: 'fp-1',
   now: at(0),
@@ -114,7 +114,7 @@ export function describeStoreConformance(name: string, options: StoreConformance
         expect(b.result).toBeUndefined();
         expect(b.replayed).toMatchObject({ key: 'k1', fingerprint: 'fp-1', status: 200, body: { run_id: first.id, state: 'QUEUED' } });
         expect(await store.runs.get(second.id)).toBeUndefined();
-        expect(await store.idempotency.get('team-1\u0000user-1', 'k1', at(1))).toMatchObject({ body: { run_id: first.id } });
+        expect(await store.idempotency.get('team-1/user-1', 'k1', at(1))).toMatchObject({ body: { run_id: first.id } });
       });
 
       it('keys are per scope', async () => {
@@ -122,14 +122,14 @@ export function describeStoreConformance(name: string, options: StoreConformance
         const other = await store.runs.create({
           run: makeRun(),
           attachments: [],
-          idempotency: idem('k1', { scope: 'team-1\u0000user-2' }),
+          idempotency: idem('k1', { scope: 'team-1/user-2' }),
         });
         expect(other.result).toBeDefined();
       });
 
       it('an expired record counts as absent, and purgeExpired removes it', async () => {
         await store.runs.create({ run: makeRun(), attachments: [], idempotency: idem('k1', { expiresAt: at(10) }) });
-        expect(await store.idempotency.get('team-1\u0000user-1', 'k1', at(10))).toBeUndefined();
+        expect(await store.idempotency.get('team-1/user-1', 'k1', at(10))).toBeUndefined();
         const later = await store.runs.create({
           run: makeRun(),
           attachments: [],

@@ -1,0 +1,4 @@
+export { describeSchema } from './describe-schema.js';
+export { type MigrateResult, migrate } from './migrate.js';
+export { MIGRATIONS, type Migration } from './migrations/index.js';
+export { createPostgresStore, type PostgresStore, type PostgresStoreOptions } from './postgres-store.js';

@@ -1,0 +1,60 @@
+import type { RunFilter, RunListQuery } from '@agentrun/core';
+import { type RawBuilder, sql } from 'kysely';
+
+/**
+ * `runs.list` as one SQL statement. Each equality filter has a keyset index on
+ * `(team_uid, <column>, <sort key>, id)`, and the position is a row comparison on the last two,
+ * so Postgres reads the index from the cursor on and stops after `limit` rows.
+ *
+ * Several states cannot share one ordered index range, so they become one ordered, limited
+ * branch per state under UNION ALL, merged by the outer ORDER BY: the cost stays
+ * `states × limit` rows however many runs match.
+ */
+export function listRunsSql(q: RunListQuery): RawBuilder<unknown> {
+  const sortCol = sql.ref(q.sortBy);
+  const dir = sql.raw(q.order === 'asc' ? 'ASC' : 'DESC');
+  const order = sql`ORDER BY ${sortCol} ${dir}, id ${dir} LIMIT ${q.limit}`;
+  const states = q.filter.states ?? [];
+
+  if (states.length > 1) {
+    const branches = [...new Set(states)].map(
+      (state) => sql`(SELECT * FROM runs WHERE ${sql.join(conditions(q, state), sql` AND `)} ${order})`,
+    );
+    return sql`SELECT * FROM (${sql.join(branches, sql` UNION ALL `)}) AS page ${order}`;
+  }
+  return sql`SELECT * FROM runs WHERE ${sql.join(conditions(q, states[0]), sql` AND `)} ${order}`;
+}
+
+function conditions(q: RunListQuery, state: string | undefined): RawBuilder<unknown>[] {
+  const f: RunFilter = q.filter;
+  const sortCol = sql.ref(q.sortBy);
+  const where: RawBuilder<unknown>[] = [sql`team_uid = ${q.teamUid}`];
+  if (state !== undefined) where.push(sql`state = ${state}`);
+  const eq = (column: string, value: string | undefined) => {
+    if (value !== undefined) where.push(sql`${sql.ref(column)} = ${value}`);
+  };
+  eq('config_name', f.name);
+  eq('model_id', f.modelId);
+  eq('creator_uid', f.creatorUid);
+  eq('source', f.source);
+  eq('environment_id', f.environmentId);
+  eq('skill_spec', f.skillSpec);
+  eq('factory_uid', f.factoryUid);
+  eq('automation_id', f.automationId);
+  if (f.createdAfter !== undefined) where.push(sql`created_at > ${f.createdAfter}::timestamptz`);
+  if (f.createdBefore !== undefined) where.push(sql`created_at < ${f.createdBefore}::timestamptz`);
+  if (f.updatedAfter !== undefined) where.push(sql`updated_at > ${f.updatedAfter}::timestamptz`);
+  if (f.q !== undefined) {
+    // strpos, not LIKE: `%` and `_` in the search text are literal, as in core's semantics.
+    const needle = sql`lower(${f.q})`;
+    where.push(
+      sql`(strpos(lower(title), ${needle}) > 0 OR strpos(lower(prompt), ${needle}) > 0 OR strpos(lower(coalesce(skill_spec, '')), ${needle}) > 0)`,
+    );
+  }
+  if (q.asOf !== undefined && q.sortBy === 'updated_at') where.push(sql`updated_at <= ${q.asOf}::timestamptz`);
+  if (q.after) {
+    const cmp = sql.raw(q.order === 'asc' ? '>' : '<');
+    where.push(sql`(${sortCol}, id) ${cmp} (${q.after.value}::timestamptz, ${q.after.id})`);
+  }
+  return where;
+}

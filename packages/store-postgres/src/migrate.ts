@@ -1,0 +1,31 @@
+import { type Kysely, sql } from 'kysely';
+import { MIGRATIONS, type Migration } from './migrations/index.js';
+
+export interface MigrateResult {
+  /** Migrations this call applied, in order. */
+  applied: string[];
+}
+
+/**
+ * Bring the schema up to date: apply every migration not yet recorded, in order, in one
+ * transaction. Safe to call from several processes at once: a transaction-scoped advisory lock
+ * (one per schema) makes the others wait, after which they find nothing left to do. Tables are
+ * created in the connection's `search_path` schema.
+ */
+export async function migrate(db: Kysely<any>, migrations: readonly Migration[] = MIGRATIONS): Promise<MigrateResult> {
+  return db.transaction().execute(async (tx) => {
+    await sql`SELECT pg_advisory_xact_lock(hashtext('agentrun.migrate:' || current_schema()))`.execute(tx);
+    await sql`CREATE TABLE IF NOT EXISTS agentrun_migrations (id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`.execute(
+      tx,
+    );
+    const done = new Set((await sql<{ id: string }>`SELECT id FROM agentrun_migrations`.execute(tx)).rows.map((r) => r.id));
+    const applied: string[] = [];
+    for (const migration of [...migrations].sort((a, b) => a.id.localeCompare(b.id))) {
+      if (done.has(migration.id)) continue;
+      await sql.raw(migration.up).execute(tx);
+      await sql`INSERT INTO agentrun_migrations (id) VALUES (${migration.id})`.execute(tx);
+      applied.push(migration.id);
+    }
+    return { applied };
+  });
+}

@@ -1,0 +1,10 @@
+import * as m0001 from './0001_runs.js';
+
+/** A schema change. Migrations are append-only: never edit one that has shipped; add the next. */
+export interface Migration {
+  /** Sorts in application order: a zero-padded number and a name. */
+  id: string;
+  up: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [{ id: '0001_runs', up: m0001.up }];

@@ -1,0 +1,304 @@
+import type {
+  ApiKeyStore,
+  CreateRunInput,
+  IdempotencyStore,
+  IdempotencyWrite,
+  Idempotent,
+  RunPatch,
+  RunRecord,
+  RunStore,
+  Store,
+  TransitionOutcome,
+  TransitionRunInput,
+} from '@agentrun/core';
+import { LEASED_STATES } from '@agentrun/core';
+import { type Kysely, Kysely as KyselyClass, PostgresDialect, type RawBuilder, sql, type Transaction } from 'kysely';
+import pg from 'pg';
+import { listRunsSql } from './list-sql.js';
+import { type MigrateResult, migrate } from './migrate.js';
+import {
+  type ApiKeyRow,
+  apiKeyFromRow,
+  type FollowupRow,
+  followupFromRow,
+  type IdempotencyRow,
+  idempotencyFromRow,
+  json,
+  RUN_COLUMNS,
+  type RunRow,
+  runFromRow,
+  runToValues,
+} from './rows.js';
+
+/**
+ * Where the store's connections come from, in the style of Kysely's dialects: hand over a
+ * `Kysely` instance you own, a `pg` pool you own, or a connection string (the store then owns
+ * the pool and `close()` ends it).
+ */
+export type PostgresStoreOptions = { db: Kysely<any> } | { pool: pg.Pool } | { connectionString: string; poolSize?: number };
+
+const LEASED = [...LEASED_STATES];
+
+/** Thrown inside a transaction to roll it back when a compare-and-set did not apply. */
+class NotApplied extends Error {
+  constructor(readonly current: RunRecord | undefined) {
+    super('not applied');
+  }
+}
+
+/** Thrown inside a transaction to roll it back when the idempotency key is already used. */
+class Replayed extends Error {
+  constructor(readonly record: ReturnType<typeof idempotencyFromRow>) {
+    super('replayed');
+  }
+}
+
+/** The PostgreSQL store: a `Store`, plus what a host needs to run it. */
+export interface PostgresStore extends Store {
+  /** Apply pending migrations (safe from several processes at once). Call once at start. */
+  migrate(): Promise<MigrateResult>;
+  /** The Kysely instance the store uses. */
+  readonly db: Kysely<any>;
+  close(): Promise<void>;
+}
+
+/**
+ * The PostgreSQL Store. Tables live in the connection's `search_path` schema; run `migrate()`
+ * first. Every operation is one statement, or one transaction where it writes several tables.
+ */
+export function createPostgresStore(options: PostgresStoreOptions): PostgresStore {
+  const { db, owned } = connect(options);
+
+  const rows = async <R>(query: RawBuilder<unknown>, executor: Kysely<any> | Transaction<any> = db): Promise<R[]> =>
+    (await query.execute(executor)).rows as R[];
+
+  const getRun = async (runId: string, teamUid?: string, executor: Kysely<any> | Transaction<any> = db) => {
+    const team = teamUid === undefined ? sql`` : sql` AND team_uid = ${teamUid}`;
+    const [row] = await rows<RunRow>(sql`SELECT * FROM runs WHERE id = ${runId}${team}`, executor);
+    return row ? runFromRow(row) : undefined;
+  };
+
+  /**
+   * Reserve (scope, key) for this transaction: insert it, or take over a record that expired.
+   * Another live record means the key was used: roll back and replay it. A concurrent writer of
+   * the same key waits on the row until this transaction ends, then sees the outcome.
+   */
+  async function reserveKey<R>(tx: Transaction<any>, write: IdempotencyWrite<R>): Promise<void> {
+    const reserved = await rows(
+      sql`INSERT INTO idempotency_keys (scope, key, fingerprint, status, body, created_at, expires_at)
+          VALUES (${write.scope}, ${write.key}, ${write.fingerprint}, 0, NULL, ${write.now}::timestamptz, ${write.expiresAt}::timestamptz)
+          ON CONFLICT (scope, key) DO UPDATE
+            SET fingerprint = EXCLUDED.fingerprint, status = 0, body = NULL, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
+            WHERE idempotency_keys.expires_at <= ${write.now}::timestamptz
+          RETURNING key`,
+      tx,
+    );
+    if (reserved.length > 0) return;
+    const [existing] = await rows<IdempotencyRow>(
+      sql`SELECT * FROM idempotency_keys WHERE scope = ${write.scope} AND key = ${write.key}`,
+      tx,
+    );
+    throw new Replayed(idempotencyFromRow(existing as IdempotencyRow));
+  }
+
+  async function recordResponse<R>(tx: Transaction<any>, write: IdempotencyWrite<R>, result: R): Promise<void> {
+    const { status, body } = write.respond(result);
+    await sql`UPDATE idempotency_keys SET status = ${status}, body = ${json(body)}::jsonb WHERE scope = ${write.scope} AND key = ${write.key}`.execute(
+      tx,
+    );
+  }
+
+  /** Run `work` in a transaction that holds the idempotency key; a replay or a miss rolls it back. */
+  async function idempotently<T>(
+    write: IdempotencyWrite<RunRecord>,
+    work: (tx: Transaction<any>) => Promise<{ result: T; run: RunRecord }>,
+  ): Promise<Idempotent<T>> {
+    try {
+      return await db.transaction().execute(async (tx) => {
+        await reserveKey(tx, write);
+        const { result, run } = await work(tx);
+        await recordResponse(tx, write, run);
+        return { result };
+      });
+    } catch (error) {
+      if (error instanceof Replayed) return { replayed: error.record };
+      throw error;
+    }
+  }
+
+  const insertRun = (run: RunRecord) =>
+    sql`INSERT INTO runs (${sql.join(RUN_COLUMNS.map((c) => sql.ref(c)))})
+        VALUES (${sql.join(runToValues(run).map((v, i) => (isJsonColumn(RUN_COLUMNS[i]) ? sql`${v}::jsonb` : sql`${v}`)))})`;
+
+  const insertAttachments = (input: CreateRunInput) =>
+    sql`INSERT INTO run_attachments (run_id, file_name, mime_type, data)
+        VALUES ${sql.join(input.attachments.map((a) => sql`(${a.runId}, ${a.fileName}, ${a.mimeType}, ${Buffer.from(a.data)})`))}`;
+
+  /** The UPDATE of a compare-and-set transition; RETURNING the run when it applied. */
+  function transitionSql(input: TransitionRunInput): RawBuilder<unknown> {
+    const sets = patchAssignments(input.patch);
+    sets.push(sql`updated_at = GREATEST(updated_at, ${input.now}::timestamptz)`);
+    const where = [sql`id = ${input.runId}`, sql`state = ${input.expect.state}`];
+    if (input.teamUid !== undefined) where.push(sql`team_uid = ${input.teamUid}`);
+    if (input.expect.workerId !== undefined) where.push(sql`lease_worker_id = ${input.expect.workerId}`);
+    if (input.expect.leaseExpiredBy !== undefined) where.push(sql`lease_expires_at <= ${input.expect.leaseExpiredBy}::timestamptz`);
+    const update = sql`UPDATE runs SET ${sql.join(sets)} WHERE ${sql.join(where, sql` AND `)} RETURNING *`;
+    const f = input.followup;
+    if (!f) return update;
+    // The follow-up is written only if the update applied: it selects from the updated row.
+    return sql`WITH updated AS (${update}),
+      followup AS (
+        INSERT INTO run_followups (id, run_id, message, created_at, creator_uid)
+        SELECT ${f.id}, id, ${f.message}, ${f.createdAt}::timestamptz, ${f.creatorUid} FROM updated
+      )
+      SELECT * FROM updated`;
+  }
+
+  const runs: RunStore = {
+    async create(input) {
+      const write = async (tx: Transaction<any>) => {
+        await insertRun(input.run).execute(tx);
+        if (input.attachments.length > 0) await insertAttachments(input).execute(tx);
+        return { result: (await getRun(input.run.id, undefined, tx)) as RunRecord, run: input.run };
+      };
+      if (input.idempotency) return idempotently(input.idempotency, async (tx) => write(tx));
+      if (input.attachments.length === 0) {
+        await insertRun(input.run).execute(db);
+        return { result: (await getRun(input.run.id)) as RunRecord };
+      }
+      return { result: (await db.transaction().execute(write)).result };
+    },
+
+    get: (runId, teamUid) => getRun(runId, teamUid),
+
+    async list(query) {
+      return (await rows<RunRow>(listRunsSql(query))).map(runFromRow);
+    },
+
+    async transition(input): Promise<Idempotent<TransitionOutcome>> {
+      if (!input.idempotency) {
+        const [row] = await rows<RunRow>(transitionSql(input));
+        if (row) return { result: { applied: true, run: runFromRow(row) } };
+        return { result: { applied: false, run: await getRun(input.runId, input.teamUid) } };
+      }
+      try {
+        return await idempotently(input.idempotency, async (tx) => {
+          const [row] = await rows<RunRow>(transitionSql(input), tx);
+          if (!row) throw new NotApplied(undefined);
+          const run = runFromRow(row);
+          return { result: { applied: true, run }, run };
+        });
+      } catch (error) {
+        // Rolled back, key released: report the run as it is now.
+        if (error instanceof NotApplied) return { result: { applied: false, run: await getRun(input.runId, input.teamUid) } };
+        throw error;
+      }
+    },
+
+    async claimNext(input) {
+      // SKIP LOCKED: concurrent claimers each lock a different queued run instead of waiting.
+      const [row] = await rows<RunRow>(sql`
+        UPDATE runs SET state = 'CLAIMED', attempts = attempts + 1,
+          lease_worker_id = ${input.workerId}, lease_expires_at = ${input.leaseExpiresAt}::timestamptz,
+          updated_at = GREATEST(updated_at, ${input.now}::timestamptz)
+        WHERE id = (
+          SELECT id FROM runs WHERE state = 'QUEUED' ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED
+        ) AND state = 'QUEUED'
+        RETURNING *`);
+      return row ? runFromRow(row) : undefined;
+    },
+
+    async renewLease(input) {
+      const [row] = await rows<RunRow>(sql`
+        WITH renewed AS (
+          UPDATE runs SET lease_expires_at = ${input.leaseExpiresAt}::timestamptz
+          WHERE id = ${input.runId} AND lease_worker_id = ${input.workerId} AND state IN (${sql.join(LEASED)})
+          RETURNING *
+        )
+        SELECT * FROM renewed
+        UNION ALL
+        SELECT * FROM runs WHERE id = ${input.runId} AND NOT EXISTS (SELECT 1 FROM renewed)`);
+      return row ? runFromRow(row) : undefined;
+    },
+
+    async listExpiredLeases(now, limit) {
+      const found = await rows<RunRow>(sql`
+        SELECT * FROM runs
+        WHERE lease_expires_at IS NOT NULL AND lease_expires_at <= ${now}::timestamptz AND state IN (${sql.join(LEASED)})
+        ORDER BY lease_expires_at, id LIMIT ${limit}`);
+      return found.map(runFromRow);
+    },
+
+    async listFollowups(runId) {
+      return (await rows<FollowupRow>(sql`SELECT * FROM run_followups WHERE run_id = ${runId} ORDER BY seq`)).map(followupFromRow);
+    },
+
+    async getAttachment(teamUid, runId, fileName) {
+      const [row] = await rows<{ run_id: string; file_name: string; mime_type: string; data: Buffer }>(sql`
+        SELECT a.* FROM run_attachments a JOIN runs r ON r.id = a.run_id
+        WHERE a.run_id = ${runId} AND a.file_name = ${fileName} AND r.team_uid = ${teamUid}`);
+      if (!row) return undefined;
+      return { runId: row.run_id, fileName: row.file_name, mimeType: row.mime_type, data: new Uint8Array(row.data) };
+    },
+  };
+
+  const idempotency: IdempotencyStore = {
+    async get(scope, key, now) {
+      const [row] = await rows<IdempotencyRow>(sql`
+        SELECT * FROM idempotency_keys WHERE scope = ${scope} AND key = ${key} AND expires_at > ${now}::timestamptz AND status <> 0`);
+      return row ? idempotencyFromRow(row) : undefined;
+    },
+    async purgeExpired(now) {
+      const result = await sql`DELETE FROM idempotency_keys WHERE expires_at <= ${now}::timestamptz`.execute(db);
+      return Number(result.numAffectedRows ?? 0);
+    },
+  };
+
+  const apiKeys: ApiKeyStore = {
+    async create(record) {
+      await sql`INSERT INTO api_keys (hash, prefix, principal, created_at)
+        VALUES (${record.hash}, ${record.prefix}, ${json(record.principal)}::jsonb, ${record.createdAt}::timestamptz)`.execute(db);
+    },
+    async findByHash(hash) {
+      const [row] = await rows<ApiKeyRow>(sql`SELECT * FROM api_keys WHERE hash = ${hash}`);
+      return row ? apiKeyFromRow(row) : undefined;
+    },
+  };
+
+  return {
+    runs,
+    idempotency,
+    apiKeys,
+    db,
+    migrate: () => migrate(db),
+    async close() {
+      if (owned) await db.destroy();
+    },
+  };
+}
+
+const JSON_COLUMNS = new Set(['status_message', 'creator', 'config', 'skill', 'trigger', 'attachments']);
+const isJsonColumn = (column: string | undefined) => column !== undefined && JSON_COLUMNS.has(column);
+
+/** SET assignments for the fields a patch gives (`undefined` leaves a field, `null` clears it). */
+function patchAssignments(patch: RunPatch): RawBuilder<unknown>[] {
+  const sets: RawBuilder<unknown>[] = [];
+  if (patch.state !== undefined) sets.push(sql`state = ${patch.state}`);
+  if (patch.statusMessage !== undefined) sets.push(sql`status_message = ${json(patch.statusMessage)}::jsonb`);
+  if (patch.startedAt !== undefined) sets.push(sql`started_at = ${patch.startedAt}::timestamptz`);
+  if (patch.sessionId !== undefined) sets.push(sql`session_id = ${patch.sessionId}`);
+  if (patch.sessionLink !== undefined) sets.push(sql`session_link = ${patch.sessionLink}`);
+  if (patch.attempts !== undefined) sets.push(sql`attempts = ${patch.attempts}`);
+  if (patch.lease !== undefined) {
+    sets.push(sql`lease_worker_id = ${patch.lease?.workerId ?? null}`);
+    sets.push(sql`lease_expires_at = ${patch.lease?.expiresAt ?? null}::timestamptz`);
+  }
+  return sets;
+}
+
+function connect(options: PostgresStoreOptions): { db: Kysely<any>; owned: boolean } {
+  if ('db' in options) return { db: options.db, owned: false };
+  if ('pool' in options) return { db: new KyselyClass<any>({ dialect: new PostgresDialect({ pool: options.pool }) }), owned: false };
+  const pool = new pg.Pool({ connectionString: options.connectionString, max: options.poolSize ?? 10 });
+  return { db: new KyselyClass<any>({ dialect: new PostgresDialect({ pool }) }), owned: true };
+}

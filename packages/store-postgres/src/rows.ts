@@ -1,0 +1,174 @@
+import type { ApiKeyRecord, FollowupRecord, IdempotencyRecord, RunRecord } from '@agentrun/core';
+
+/** Row shapes as `pg` returns them (timestamptz as Date, jsonb parsed, bytea as Buffer). */
+export interface RunRow {
+  id: string;
+  team_uid: string;
+  title: string;
+  prompt: string;
+  state: RunRecord['state'];
+  created_at: Date;
+  updated_at: Date;
+  started_at: Date | null;
+  status_message: RunRecord['statusMessage'];
+  source: RunRecord['source'];
+  creator: RunRecord['creator'];
+  config: RunRecord['config'];
+  session_id: string | null;
+  session_link: string | null;
+  conversation_id: string;
+  parent_run_id: string | null;
+  agent_identity_uid: string | null;
+  factory_uid: string | null;
+  skill: RunRecord['skill'];
+  trigger: RunRecord['trigger'];
+  attachments: RunRecord['attachments'];
+  attempts: number;
+  lease_worker_id: string | null;
+  lease_expires_at: Date | null;
+}
+
+/** The columns a run is written with (generated columns are derived by the database). */
+export const RUN_COLUMNS = [
+  'id',
+  'team_uid',
+  'title',
+  'prompt',
+  'state',
+  'created_at',
+  'updated_at',
+  'started_at',
+  'status_message',
+  'source',
+  'creator',
+  'config',
+  'session_id',
+  'session_link',
+  'conversation_id',
+  'parent_run_id',
+  'agent_identity_uid',
+  'factory_uid',
+  'skill',
+  'trigger',
+  'attachments',
+  'attempts',
+  'lease_worker_id',
+  'lease_expires_at',
+] as const;
+
+const iso = (d: Date | string): string => (typeof d === 'string' ? new Date(d).toISOString() : d.toISOString());
+const isoOrNull = (d: Date | string | null): string | null => (d === null ? null : iso(d));
+
+/** jsonb parameters are sent as JSON text: `pg` would turn a JS array into a Postgres array. */
+export const json = (value: unknown): string | null => (value === null || value === undefined ? null : JSON.stringify(value));
+
+export function runFromRow(r: RunRow): RunRecord {
+  return {
+    id: r.id,
+    teamUid: r.team_uid,
+    title: r.title,
+    prompt: r.prompt,
+    state: r.state,
+    createdAt: iso(r.created_at),
+    updatedAt: iso(r.updated_at),
+    startedAt: isoOrNull(r.started_at),
+    statusMessage: r.status_message,
+    source: r.source,
+    creator: r.creator,
+    config: r.config,
+    sessionId: r.session_id,
+    sessionLink: r.session_link,
+    conversationId: r.conversation_id,
+    parentRunId: r.parent_run_id,
+    agentIdentityUid: r.agent_identity_uid,
+    factoryUid: r.factory_uid,
+    skill: r.skill,
+    trigger: r.trigger,
+    attachments: r.attachments,
+    attempts: r.attempts,
+    lease:
+      r.lease_worker_id !== null && r.lease_expires_at !== null
+        ? { workerId: r.lease_worker_id, expiresAt: iso(r.lease_expires_at) }
+        : null,
+  };
+}
+
+/** A run as column values, in `RUN_COLUMNS` order. */
+export function runToValues(run: RunRecord): unknown[] {
+  return [
+    run.id,
+    run.teamUid,
+    run.title,
+    run.prompt,
+    run.state,
+    run.createdAt,
+    run.updatedAt,
+    run.startedAt,
+    json(run.statusMessage),
+    run.source,
+    json(run.creator),
+    json(run.config),
+    run.sessionId,
+    run.sessionLink,
+    run.conversationId,
+    run.parentRunId,
+    run.agentIdentityUid,
+    run.factoryUid,
+    json(run.skill),
+    json(run.trigger),
+    json(run.attachments),
+    run.attempts,
+    run.lease?.workerId ?? null,
+    run.lease?.expiresAt ?? null,
+  ];
+}
+
+export interface IdempotencyRow {
+  scope: string;
+  key: string;
+  fingerprint: string;
+  status: number;
+  body: unknown;
+  created_at: Date;
+  expires_at: Date;
+}
+
+export const idempotencyFromRow = (r: IdempotencyRow): IdempotencyRecord => ({
+  scope: r.scope,
+  key: r.key,
+  fingerprint: r.fingerprint,
+  status: r.status,
+  body: r.body,
+  createdAt: iso(r.created_at),
+  expiresAt: iso(r.expires_at),
+});
+
+export interface FollowupRow {
+  id: string;
+  run_id: string;
+  message: string;
+  created_at: Date;
+  creator_uid: string;
+}
+
+export const followupFromRow = (r: FollowupRow): FollowupRecord => ({
+  id: r.id,
+  runId: r.run_id,
+  message: r.message,
+  createdAt: iso(r.created_at),
+  creatorUid: r.creator_uid,
+});
+
+export interface ApiKeyRow {
+  hash: string;
+  prefix: string;
+  principal: ApiKeyRecord['principal'];
+  created_at: Date;
+}
+
+export const apiKeyFromRow = (r: ApiKeyRow): ApiKeyRecord => ({
+  hash: r.hash,
+  prefix: r.prefix,
+  principal: r.principal,
+  createdAt: iso(r.created_at),
+});
