@@ -127,8 +127,20 @@ describe('routing', () => {
   });
 
   it('answers 404 for encoded characters that decode to an unknown run', async () => {
-    await problem(await h.call('GET', '/agent/runs/%00'), 404, 'not_found');
     await problem(await h.call('GET', '/agent/runs/..%2F..%2Fetc'), 404, 'not_found');
+  });
+
+  // No store can keep NUL in text (PostgreSQL refuses it), so it is refused at the door.
+  it('answers 400 for a NUL character in the path, the query or a JSON string', async () => {
+    const path = await problem(await h.call('GET', '/agent/runs/%00'), 400, 'invalid_request');
+    expect(path.detail).toMatch(/NUL/);
+    const query = await problem(await h.call('GET', '/agent/runs?name=a%00b'), 400, 'invalid_request');
+    expect(query.detail).toMatch(/NUL/);
+    const body = await problem(await h.call('POST', '/agent/run', { body: { prompt: 'a\u0000b' } }), 400, 'invalid_request');
+    expect(body.detail).toMatch(/NUL/);
+    // An escaped backslash before "u0000" is ordinary text, not a NUL.
+    const ok = await h.call('POST', '/agent/run', { body: { prompt: 'a\\u0000b' } });
+    expect(ok.status).toBe(200);
   });
 });
 

@@ -1,4 +1,5 @@
-import { type Kysely, sql } from 'kysely';
+import { sql } from 'kysely';
+import type { Db } from './db.js';
 
 /**
  * A deterministic text description of the schema in the current `search_path` schema: tables with
@@ -6,7 +7,7 @@ import { type Kysely, sql } from 'kysely';
  * migration that drifts from the dump (or a dump nobody regenerated) fails the build. Catalog
  * queries rather than pg_dump, so it works on any server and on PGlite alike.
  */
-export async function describeSchema(db: Kysely<any>): Promise<string> {
+export async function describeSchema(db: Db): Promise<string> {
   const columns = await sql<{
     table_name: string;
     column_name: string;

@@ -1,4 +1,5 @@
-import { type Kysely, sql } from 'kysely';
+import { sql } from 'kysely';
+import type { Db } from './db.js';
 import { MIGRATIONS, type Migration } from './migrations/index.js';
 
 export interface MigrateResult {
@@ -12,7 +13,7 @@ export interface MigrateResult {
  * (one per schema) makes the others wait, after which they find nothing left to do. Tables are
  * created in the connection's `search_path` schema.
  */
-export async function migrate(db: Kysely<any>, migrations: readonly Migration[] = MIGRATIONS): Promise<MigrateResult> {
+export async function migrate(db: Db, migrations: readonly Migration[] = MIGRATIONS): Promise<MigrateResult> {
   return db.transaction().execute(async (tx) => {
     await sql`SELECT pg_advisory_xact_lock(hashtext('agentrun.migrate:' || current_schema()))`.execute(tx);
     await sql`CREATE TABLE IF NOT EXISTS agentrun_migrations (id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`.execute(

@@ -12,8 +12,9 @@ import type {
   TransitionRunInput,
 } from '@agentrun/core';
 import { LEASED_STATES } from '@agentrun/core';
-import { type Kysely, Kysely as KyselyClass, PostgresDialect, type RawBuilder, sql, type Transaction } from 'kysely';
+import { Kysely, PostgresDialect, type RawBuilder, sql } from 'kysely';
 import pg from 'pg';
+import type { Db, Tx } from './db.js';
 import { listRunsSql } from './list-sql.js';
 import { type MigrateResult, migrate } from './migrate.js';
 import {
@@ -35,7 +36,7 @@ import {
  * `Kysely` instance you own, a `pg` pool you own, or a connection string (the store then owns
  * the pool and `close()` ends it).
  */
-export type PostgresStoreOptions = { db: Kysely<any> } | { pool: pg.Pool } | { connectionString: string; poolSize?: number };
+export type PostgresStoreOptions = { db: Db } | { pool: pg.Pool } | { connectionString: string; poolSize?: number };
 
 const LEASED = [...LEASED_STATES];
 
@@ -58,7 +59,7 @@ export interface PostgresStore extends Store {
   /** Apply pending migrations (safe from several processes at once). Call once at start. */
   migrate(): Promise<MigrateResult>;
   /** The Kysely instance the store uses. */
-  readonly db: Kysely<any>;
+  readonly db: Db;
   close(): Promise<void>;
 }
 
@@ -69,10 +70,9 @@ export interface PostgresStore extends Store {
 export function createPostgresStore(options: PostgresStoreOptions): PostgresStore {
   const { db, owned } = connect(options);
 
-  const rows = async <R>(query: RawBuilder<unknown>, executor: Kysely<any> | Transaction<any> = db): Promise<R[]> =>
-    (await query.execute(executor)).rows as R[];
+  const rows = async <R>(query: RawBuilder<unknown>, executor: Db | Tx = db): Promise<R[]> => (await query.execute(executor)).rows as R[];
 
-  const getRun = async (runId: string, teamUid?: string, executor: Kysely<any> | Transaction<any> = db) => {
+  const getRun = async (runId: string, teamUid?: string, executor: Db | Tx = db) => {
     const team = teamUid === undefined ? sql`` : sql` AND team_uid = ${teamUid}`;
     const [row] = await rows<RunRow>(sql`SELECT * FROM runs WHERE id = ${runId}${team}`, executor);
     return row ? runFromRow(row) : undefined;
@@ -83,7 +83,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
    * Another live record means the key was used: roll back and replay it. A concurrent writer of
    * the same key waits on the row until this transaction ends, then sees the outcome.
    */
-  async function reserveKey<R>(tx: Transaction<any>, write: IdempotencyWrite<R>): Promise<void> {
+  async function reserveKey<R>(tx: Tx, write: IdempotencyWrite<R>): Promise<void> {
     const reserved = await rows(
       sql`INSERT INTO idempotency_keys (scope, key, fingerprint, status, body, created_at, expires_at)
           VALUES (${write.scope}, ${write.key}, ${write.fingerprint}, 0, NULL, ${write.now}::timestamptz, ${write.expiresAt}::timestamptz)
@@ -101,7 +101,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     throw new Replayed(idempotencyFromRow(existing as IdempotencyRow));
   }
 
-  async function recordResponse<R>(tx: Transaction<any>, write: IdempotencyWrite<R>, result: R): Promise<void> {
+  async function recordResponse<R>(tx: Tx, write: IdempotencyWrite<R>, result: R): Promise<void> {
     const { status, body } = write.respond(result);
     await sql`UPDATE idempotency_keys SET status = ${status}, body = ${json(body)}::jsonb WHERE scope = ${write.scope} AND key = ${write.key}`.execute(
       tx,
@@ -111,7 +111,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   /** Run `work` in a transaction that holds the idempotency key; a replay or a miss rolls it back. */
   async function idempotently<T>(
     write: IdempotencyWrite<RunRecord>,
-    work: (tx: Transaction<any>) => Promise<{ result: T; run: RunRecord }>,
+    work: (tx: Tx) => Promise<{ result: T; run: RunRecord }>,
   ): Promise<Idempotent<T>> {
     try {
       return await db.transaction().execute(async (tx) => {
@@ -156,7 +156,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
 
   const runs: RunStore = {
     async create(input) {
-      const write = async (tx: Transaction<any>) => {
+      const write = async (tx: Tx) => {
         await insertRun(input.run).execute(tx);
         if (input.attachments.length > 0) await insertAttachments(input).execute(tx);
         return { result: (await getRun(input.run.id, undefined, tx)) as RunRecord, run: input.run };
@@ -296,9 +296,9 @@ function patchAssignments(patch: RunPatch): RawBuilder<unknown>[] {
   return sets;
 }
 
-function connect(options: PostgresStoreOptions): { db: Kysely<any>; owned: boolean } {
+function connect(options: PostgresStoreOptions): { db: Db; owned: boolean } {
   if ('db' in options) return { db: options.db, owned: false };
-  if ('pool' in options) return { db: new KyselyClass<any>({ dialect: new PostgresDialect({ pool: options.pool }) }), owned: false };
+  if ('pool' in options) return { db: new Kysely({ dialect: new PostgresDialect({ pool: options.pool }) }), owned: false };
   const pool = new pg.Pool({ connectionString: options.connectionString, max: options.poolSize ?? 10 });
-  return { db: new KyselyClass<any>({ dialect: new PostgresDialect({ pool }) }), owned: true };
+  return { db: new Kysely({ dialect: new PostgresDialect({ pool }) }), owned: true };
 }

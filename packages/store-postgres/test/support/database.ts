@@ -1,6 +1,7 @@
 import type { Store } from '@agentrun/core';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
+import type { Db } from '../../src/db.js';
 import { createPostgresStore, migrate } from '../../src/index.js';
 
 /**
@@ -19,7 +20,7 @@ export interface TestDatabase {
   /** A connection string whose connections use this schema (postgres only), for child processes. */
   url?: string;
   /** Connected to the schema, migrated. */
-  db: Kysely<any>;
+  db: Db;
   /** A store over `db`, with every table emptied first. */
   freshStore(): Promise<Store>;
   /** A new pool on the schema (postgres only): another "process" in the same test. */
@@ -66,7 +67,7 @@ async function openPostgres(baseUrl: string, schema: string): Promise<TestDataba
   await admin.end();
   const url = withSearchPath(baseUrl, schema);
   const newPool = (max = 10) => new pg.Pool({ connectionString: url, max });
-  const db = new Kysely<any>({ dialect: new PostgresDialect({ pool: newPool() }) });
+  const db = new Kysely({ dialect: new PostgresDialect({ pool: newPool() }) });
   await migrate(db);
   return {
     kind: 'postgres',
@@ -94,7 +95,7 @@ async function openPglite(schema: string): Promise<TestDatabase> {
   const { pgliteDialect } = await import('./pglite-dialect.js');
   const pglite = await PGlite.create();
   await pglite.exec(`CREATE SCHEMA ${schema}; SET search_path TO ${schema}`);
-  const db = new Kysely<any>({ dialect: pgliteDialect(pglite) });
+  const db = new Kysely({ dialect: pgliteDialect(pglite) });
   await migrate(db);
   return {
     kind: 'pglite',
@@ -109,7 +110,7 @@ async function openPglite(schema: string): Promise<TestDatabase> {
   };
 }
 
-async function truncateAll(db: Kysely<any>): Promise<void> {
+async function truncateAll(db: Db): Promise<void> {
   await sql`TRUNCATE runs, run_followups, run_attachments, idempotency_keys, api_keys`.execute(db);
 }
 

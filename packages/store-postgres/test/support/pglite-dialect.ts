@@ -4,12 +4,12 @@ import {
   type DatabaseConnection,
   type Dialect,
   type Driver,
-  type Kysely,
   PostgresAdapter,
   PostgresIntrospector,
   PostgresQueryCompiler,
   type QueryResult,
 } from 'kysely';
+import type { Db } from '../../src/db.js';
 
 /**
  * A Kysely dialect over an in-process PGlite, for machines without a PostgreSQL server. PGlite is
@@ -20,7 +20,7 @@ export function pgliteDialect(pglite: PGlite): Dialect {
   return {
     createAdapter: () => new PostgresAdapter(),
     createQueryCompiler: () => new PostgresQueryCompiler(),
-    createIntrospector: (db: Kysely<any>) => new PostgresIntrospector(db),
+    createIntrospector: (db: Db) => new PostgresIntrospector(db),
     createDriver: () => new PGliteDriver(pglite),
   };
 }
