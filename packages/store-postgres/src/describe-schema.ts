@@ -18,7 +18,7 @@ export async function describeSchema(db: Db): Promise<string> {
     collation_name: string | null;
   }>`
     SELECT table_name, column_name,
-           format_type(a.atttypid, a.atttypmod) AS data_type, c.is_nullable, c.column_default, c.generation_expression, c.collation_name
+           format_type(a.atttypid, a.atttypmod) AS data_type, c.is_nullable, c.column_default, c.generation_expression, c.collation_name, c.identity_generation
     FROM information_schema.columns c
     JOIN pg_attribute a ON a.attrelid = (quote_ident(c.table_schema) || '.' || quote_ident(c.table_name))::regclass AND a.attname = c.column_name
     WHERE c.table_schema = current_schema()
@@ -45,9 +45,10 @@ export async function describeSchema(db: Db): Promise<string> {
       if (c.is_nullable === 'NO') parts.push('NOT NULL');
       if (c.column_default !== null) parts.push(`DEFAULT ${c.column_default}`);
       if (c.generation_expression !== null) parts.push(`GENERATED AS ${c.generation_expression}`);
+      if (c.identity_generation !== null) parts.push(`GENERATED ${c.identity_generation} AS IDENTITY`);
       out.push(parts.join(' '));
     }
-    for (const k of constraints.rows.filter((k) => k.table_name === table)) out.push(`  CONSTRAINT ${normalizeName(k.name)} ${k.def}`);
+    for (const k of constraints.rows.filter((k) => k.table_name === table)) out.push(`  CONSTRAINT ${k.name} ${k.def}`);
     for (const i of indexes.rows.filter((i) => i.tablename === table)) {
       out.push(`  INDEX ${i.indexname} ${i.indexdef.replace(/^CREATE (UNIQUE )?INDEX \S+ ON /, '$1').replaceAll(`${schemaName}.`, '')}`);
     }
@@ -55,6 +56,3 @@ export async function describeSchema(db: Db): Promise<string> {
   }
   return out.join('\n');
 }
-
-/** Postgres names unnamed CHECK constraints after their table and columns; keep them as named. */
-const normalizeName = (name: string) => name;
