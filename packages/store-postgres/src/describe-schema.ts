@@ -16,6 +16,7 @@ export async function describeSchema(db: Db): Promise<string> {
     column_default: string | null;
     generation_expression: string | null;
     collation_name: string | null;
+    identity_generation: string | null;
   }>`
     SELECT table_name, column_name,
            format_type(a.atttypid, a.atttypmod) AS data_type, c.is_nullable, c.column_default, c.generation_expression, c.collation_name, c.identity_generation

@@ -126,13 +126,23 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     }
   }
 
-  const insertRun = (run: RunRecord) =>
-    sql`INSERT INTO runs (${sql.join(RUN_COLUMNS.map((c) => sql.ref(c)))})
-        VALUES (${sql.join(runToValues(run).map((v, i) => (isJsonColumn(RUN_COLUMNS[i]) ? sql`${v}::jsonb` : sql`${v}`)))})`;
-
-  const insertAttachments = (input: CreateRunInput) =>
-    sql`INSERT INTO run_attachments (run_id, file_name, mime_type, data)
-        VALUES ${sql.join(input.attachments.map((a) => sql`(${a.runId}, ${a.fileName}, ${a.mimeType}, ${Buffer.from(a.data)})`))}`;
+  /**
+   * The run and its attachments in one statement (atomic without a transaction): the
+   * attachments insert selects from the inserted run, so neither exists without the other.
+   */
+  function insertRunSql(input: CreateRunInput): RawBuilder<unknown> {
+    const values = runToValues(input.run).map((v, i) => (isJsonColumn(RUN_COLUMNS[i]) ? sql`${v}::jsonb` : sql`${v}`));
+    const insert = sql`INSERT INTO runs (${sql.join(RUN_COLUMNS.map((c) => sql.ref(c)))}) VALUES (${sql.join(values)}) RETURNING *`;
+    if (input.attachments.length === 0) return insert;
+    const files = input.attachments.map((a) => sql`(${a.fileName}, ${a.mimeType}, ${Buffer.from(a.data)}::bytea)`);
+    return sql`WITH inserted AS (${insert}),
+      files AS (
+        INSERT INTO run_attachments (run_id, file_name, mime_type, data)
+        SELECT inserted.id, f.file_name, f.mime_type, f.data
+        FROM inserted, (VALUES ${sql.join(files)}) AS f (file_name, mime_type, data)
+      )
+      SELECT * FROM inserted`;
+  }
 
   /** The UPDATE of a compare-and-set transition; RETURNING the run when it applied. */
   function transitionSql(input: TransitionRunInput): RawBuilder<unknown> {
@@ -156,17 +166,14 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
 
   const runs: RunStore = {
     async create(input) {
-      const write = async (tx: Tx) => {
-        await insertRun(input.run).execute(tx);
-        if (input.attachments.length > 0) await insertAttachments(input).execute(tx);
-        return { result: (await getRun(input.run.id, undefined, tx)) as RunRecord, run: input.run };
-      };
-      if (input.idempotency) return idempotently(input.idempotency, async (tx) => write(tx));
-      if (input.attachments.length === 0) {
-        await insertRun(input.run).execute(db);
-        return { result: (await getRun(input.run.id)) as RunRecord };
+      if (input.idempotency) {
+        return idempotently(input.idempotency, async (tx) => {
+          const [row] = await rows<RunRow>(insertRunSql(input), tx);
+          return { result: runFromRow(row as RunRow), run: input.run };
+        });
       }
-      return { result: (await db.transaction().execute(write)).result };
+      const [row] = await rows<RunRow>(insertRunSql(input));
+      return { result: runFromRow(row as RunRow) };
     },
 
     get: (runId, teamUid) => getRun(runId, teamUid),
