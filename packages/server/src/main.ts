@@ -7,6 +7,10 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
   console.error(`PORT must be a port number, got ${JSON.stringify(process.env.PORT)}`);
   process.exit(1);
 }
+// Optional knobs for fast runs in tests and demos: how long the demo executor works on a run, and
+// how often the worker polls the store (other processes' new runs are only seen by polling).
+const demoDurationMs = optionalMs('AGENTRUN_DEMO_DURATION_MS');
+const pollIntervalMs = optionalMs('AGENTRUN_POLL_INTERVAL_MS');
 // Postgres when DATABASE_URL is set (migrated at start; safe when several servers start at once).
 const databaseUrl = process.env.DATABASE_URL;
 const store = databaseUrl ? createPostgresStore({ connectionString: databaseUrl }) : undefined;
@@ -17,6 +21,8 @@ const server = await startReferenceServer({
   port,
   host: process.env.HOST ?? '0.0.0.0',
   ...(process.env.AGENTRUN_API_KEY ? { apiKey: process.env.AGENTRUN_API_KEY } : {}),
+  ...(demoDurationMs !== undefined ? { demoDurationMs } : {}),
+  ...(pollIntervalMs !== undefined ? { pollIntervalMs } : {}),
 });
 const shown = server.url.replace('0.0.0.0', 'localhost');
 console.log(`agentrun reference server listening on ${shown}`);
@@ -34,4 +40,15 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     console.log('stopping…');
     void server.close().then(() => process.exit(0));
   });
+}
+
+function optionalMs(name: string): number | undefined {
+  const value = process.env[name];
+  if (value === undefined || value === '') return undefined;
+  const ms = Number(value);
+  if (!Number.isInteger(ms) || ms < 1) {
+    console.error(`${name} must be a whole number of milliseconds, got ${JSON.stringify(value)}`);
+    process.exit(1);
+  }
+  return ms;
 }

@@ -1,0 +1,40 @@
+import { sql } from 'kysely';
+import type { Db } from '../../src/db.js';
+
+/**
+ * A table where test executors write down every execution they start (and whether it was
+ * aborted), so a test can prove from outside the worker processes that each run was executed
+ * exactly once. It lives in the test file's schema, next to the store's tables.
+ */
+export type ExecutionEvent = 'started' | 'aborted' | 'finished';
+
+export interface ExecutionEntry {
+  runId: string;
+  workerId: string;
+  attempt: number;
+  event: ExecutionEvent;
+}
+
+/** Create the table (or empty it). Call before starting worker processes: concurrent DDL races. */
+export async function resetExecutionLog(db: Db): Promise<void> {
+  await sql`CREATE TABLE IF NOT EXISTS test_executions (
+    seq bigserial PRIMARY KEY,
+    run_id text NOT NULL,
+    worker_id text NOT NULL,
+    attempt int NOT NULL,
+    event text NOT NULL,
+    at timestamptz NOT NULL DEFAULT clock_timestamp()
+  )`.execute(db);
+  await sql`TRUNCATE test_executions`.execute(db);
+}
+
+export async function recordExecution(db: Db, entry: ExecutionEntry): Promise<void> {
+  await sql`INSERT INTO test_executions (run_id, worker_id, attempt, event)
+    VALUES (${entry.runId}, ${entry.workerId}, ${entry.attempt}, ${entry.event})`.execute(db);
+}
+
+export async function readExecutionLog(db: Db): Promise<ExecutionEntry[]> {
+  const { rows } = await sql<{ run_id: string; worker_id: string; attempt: number; event: ExecutionEvent }>`
+    SELECT run_id, worker_id, attempt, event FROM test_executions ORDER BY seq`.execute(db);
+  return rows.map((r) => ({ runId: r.run_id, workerId: r.worker_id, attempt: r.attempt, event: r.event }));
+}
