@@ -1,6 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { postgresGroup } from './postgres.js';
 import { runsGroup } from './runs.js';
 
 /**
@@ -13,7 +14,7 @@ export interface BenchGroup {
   run(): Promise<Record<string, number>>;
 }
 
-const groups: BenchGroup[] = [runsGroup];
+const groups: BenchGroup[] = [runsGroup, postgresGroup];
 
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((w) => !groups.some((g) => g.name === w));

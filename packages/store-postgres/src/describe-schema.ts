@@ -32,6 +32,9 @@ export async function describeSchema(db: Db): Promise<string> {
   const indexes = await sql<{ tablename: string; indexname: string; indexdef: string }>`
     SELECT tablename, indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema() ORDER BY tablename, indexname`.execute(db);
 
+  const options = await sql<{ relname: string; reloptions: string[] | null }>`
+    SELECT c.relname, c.reloptions FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+    WHERE n.nspname = current_schema() AND c.relkind = 'r'`.execute(db);
   const schemaName = (await sql<{ s: string }>`SELECT current_schema() AS s`.execute(db)).rows[0]?.s ?? '';
   const tables = [...new Set(columns.rows.map((c) => c.table_name))].filter((t) => t !== 'agentrun_migrations');
   const out: string[] = [
@@ -39,7 +42,8 @@ export async function describeSchema(db: Db): Promise<string> {
     '',
   ];
   for (const table of tables) {
-    out.push(`TABLE ${table}`);
+    const storage = options.rows.find((o) => o.relname === table)?.reloptions;
+    out.push(`TABLE ${table}${storage?.length ? ` WITH (${[...storage].sort().join(', ')})` : ''}`);
     for (const c of columns.rows.filter((c) => c.table_name === table)) {
       const parts = [`  ${c.column_name} ${c.data_type}`];
       if (c.collation_name) parts.push(`COLLATE ${c.collation_name}`);

@@ -41,7 +41,11 @@ function conditions(q: RunListQuery, state: string | undefined): RawBuilder<unkn
   eq('skill_spec', f.skillSpec);
   eq('factory_uid', f.factoryUid);
   eq('automation_id', f.automationId);
-  if (f.createdAfter !== undefined) where.push(sql`created_at > ${f.createdAfter}::timestamptz`);
+  if (f.createdAfter !== undefined) {
+    where.push(sql`created_at > ${f.createdAfter}::timestamptz`);
+    // Implied (updated_at >= created_at always), and it bounds the updated_at index range.
+    if (q.sortBy === 'updated_at') where.push(sql`updated_at > ${f.createdAfter}::timestamptz`);
+  }
   if (f.createdBefore !== undefined) where.push(sql`created_at < ${f.createdBefore}::timestamptz`);
   if (f.updatedAfter !== undefined) where.push(sql`updated_at > ${f.updatedAfter}::timestamptz`);
   if (f.q !== undefined) {

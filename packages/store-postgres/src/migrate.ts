@@ -16,9 +16,12 @@ export interface MigrateResult {
 export async function migrate(db: Db, migrations: readonly Migration[] = MIGRATIONS): Promise<MigrateResult> {
   return db.transaction().execute(async (tx) => {
     await sql`SELECT pg_advisory_xact_lock(hashtext('agentrun.migrate:' || current_schema()))`.execute(tx);
-    await sql`CREATE TABLE IF NOT EXISTS agentrun_migrations (id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`.execute(
-      tx,
-    );
+    // Look before creating, so a role that may only read and write rows can call migrate() once
+    // the schema is up to date (CREATE TABLE IF NOT EXISTS needs the CREATE privilege regardless).
+    const exists = await sql<{ t: string | null }>`SELECT to_regclass('agentrun_migrations')::text AS t`.execute(tx);
+    if (!exists.rows[0]?.t) {
+      await sql`CREATE TABLE agentrun_migrations (id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`.execute(tx);
+    }
     const done = new Set((await sql<{ id: string }>`SELECT id FROM agentrun_migrations`.execute(tx)).rows.map((r) => r.id));
     const applied: string[] = [];
     for (const migration of [...migrations].sort((a, b) => a.id.localeCompare(b.id))) {

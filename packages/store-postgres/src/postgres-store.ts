@@ -231,7 +231,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     async listExpiredLeases(now, limit) {
       const found = await rows<RunRow>(sql`
         SELECT * FROM runs
-        WHERE lease_expires_at IS NOT NULL AND lease_expires_at <= ${now}::timestamptz AND state IN (${sql.join(LEASED)})
+        WHERE lease_worker_id IS NOT NULL AND lease_expires_at <= ${now}::timestamptz AND state IN (${sql.join(LEASED)})
         ORDER BY lease_expires_at, id LIMIT ${limit}`);
       return found.map(runFromRow);
     },
