@@ -33,3 +33,33 @@ describe('migrations', () => {
     for (const id of ids) expect(id).toMatch(/^\d{4}_[a-z0-9_]+$/);
   });
 });
+
+describe('migrate() with a role that may only read and write rows', () => {
+  it('succeeds once the schema is up to date', async ({ skip }) => {
+    if (database.kind !== 'postgres' || !database.url) skip('needs a PostgreSQL server to create a role');
+    const { default: pg } = await import('pg');
+    const { Kysely, PostgresDialect } = await import('kysely');
+    const role = `agentrun_rw_${process.pid}`;
+    const admin = new pg.Client({ connectionString: database.url });
+    await admin.connect();
+    try {
+      await admin.query(`DROP ROLE IF EXISTS ${role}`);
+      await admin.query(`CREATE ROLE ${role} LOGIN`);
+      await admin.query(`GRANT USAGE ON SCHEMA ${database.schema} TO ${role}`);
+      await admin.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA ${database.schema} TO ${role}`);
+      const url = new URL(database.url as string);
+      url.username = role;
+      const db = new Kysely({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url.toString(), max: 1 }) }) });
+      try {
+        expect(await migrate(db)).toEqual({ applied: [] });
+      } finally {
+        await db.destroy();
+      }
+    } finally {
+      await admin.query(`REVOKE ALL ON ALL TABLES IN SCHEMA ${database.schema} FROM ${role}`);
+      await admin.query(`REVOKE ALL ON SCHEMA ${database.schema} FROM ${role}`);
+      await admin.query(`DROP ROLE IF EXISTS ${role}`);
+      await admin.end();
+    }
+  });
+});
