@@ -1,6 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { filterGroup } from './filter.js';
 import { postgresGroup } from './postgres.js';
 import { runsGroup } from './runs.js';
 
@@ -14,7 +15,7 @@ export interface BenchGroup {
   run(): Promise<Record<string, number>>;
 }
 
-const groups: BenchGroup[] = [runsGroup, postgresGroup];
+const groups: BenchGroup[] = [runsGroup, postgresGroup, filterGroup];
 
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((w) => !groups.some((g) => g.name === w));

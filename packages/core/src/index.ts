@@ -3,11 +3,31 @@
 export { type Authenticate, apiKeyAuthenticator, bearerToken, createApiKey } from './auth/api-keys.js';
 // Auth
 export { hasPermission, PERMISSIONS, type Principal } from './auth/principal.js';
+export { ControlService, type ControlServiceOptions, type WebhookWithSecret } from './control/control-service.js';
+export { generateStandardWebhooksSecret, generateToken, isUrlSafe } from './control/generated-secrets.js';
+// Control plane
+export * from './control/records.js';
+export { SIGNATURE_SCHEMES, type SignatureScheme } from './control/schemas.js';
+export { createSecretCipher, type SecretCipher, secretSlot } from './control/secret-cipher.js';
+export * from './control/views.js';
 export { AgentRunError, type AgentRunErrorOptions, ERROR_STATUS, type ErrorCode, isAgentRunError } from './errors.js';
 // Events
 export { type AgentRunEventMap, type AgentRunEvents, createEvents } from './events.js';
 export { type DemoExecutorOptions, demoExecutor } from './executor/demo-executor.js';
 export type { ExecutionContext, ExecutionInput, ExecutionOutcome, Executor, ProgressUpdate } from './executor/executor.js';
+// Payload filters
+export {
+  compileFilter,
+  explainFilter,
+  FILTER_LIMITS,
+  type FilterCondition,
+  type FilterExplanation,
+  type FilterOperators,
+  type JsonValue,
+  type PayloadFilter,
+  type PayloadMatcher,
+  parseFilter,
+} from './filter/index.js';
 export { MAX_JSON_DEPTH, parseJsonBody, readBodyLimited } from './http/body.js';
 // HTTP
 export { type AgentRunHandler, type AgentRunHandlerOptions, API_BASE, createAgentRunHandler } from './http/handler.js';
@@ -53,6 +73,7 @@ export {
   transition,
 } from './run/state-machine.js';
 export { titleFromPrompt } from './run/title.js';
+
 // Ports
 export type * from './store/store.js';
 // Utilities

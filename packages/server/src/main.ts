@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { createPostgresStore } from '@agentrun/store-postgres';
 import { startReferenceServer } from './server.js';
 
@@ -16,7 +17,14 @@ const databaseUrl = process.env.DATABASE_URL;
 const store = databaseUrl ? createPostgresStore({ connectionString: databaseUrl }) : undefined;
 if (store) await store.migrate();
 
+// Team secrets are sealed with AGENTRUN_SECRET_KEY. Without one, the memory store gets a key for
+// this process only (its data dies with it anyway); Postgres gets none, so that secrets are never
+// sealed with a key that is lost at restart: storing one answers 503 and says why.
+const secretKey = process.env.AGENTRUN_SECRET_KEY || (store ? undefined : randomBytes(32));
+
 const server = await startReferenceServer({
+  ...(secretKey !== undefined ? { secretKey } : {}),
+  ...(process.env.WEBHOOK_BASE_URL ? { webhookBaseUrl: process.env.WEBHOOK_BASE_URL } : {}),
   ...(store ? { store } : {}),
   port,
   host: process.env.HOST ?? '0.0.0.0',
@@ -30,6 +38,8 @@ console.log(`  run API:  ${shown}/api/v1  (store: ${store ? 'postgres' : 'memory
 console.log(
   `  API key:  ${server.apiKey}${process.env.AGENTRUN_API_KEY ? ' (from AGENTRUN_API_KEY)' : ' (generated; set AGENTRUN_API_KEY to fix it)'}`,
 );
+if (!secretKey) console.log('  secrets:  disabled (set AGENTRUN_SECRET_KEY, e.g. from `openssl rand -base64 32`)');
+else if (!process.env.AGENTRUN_SECRET_KEY) console.log('  secrets:  sealed with a key for this process only (set AGENTRUN_SECRET_KEY to keep one)');
 console.log(`  try:      curl -s -H "Authorization: Bearer ${server.apiKey}" -d '{"prompt":"hello"}' ${shown}/api/v1/agent/run`);
 
 let stopping = false;

@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   type AgentRunHandler,
@@ -27,6 +27,10 @@ export interface ReferenceServerOptions {
   demoDurationMs?: number;
   /** Worker poll interval. Default 1000 ms. */
   pollIntervalMs?: number;
+  /** Seals team secrets; see `createAgentRunHandler`. */
+  secretKey?: string | Uint8Array;
+  /** Base of ingress URLs. Default: `http://localhost:<port>`. */
+  webhookBaseUrl?: string;
 }
 
 export interface ReferenceServer {
@@ -70,21 +74,29 @@ async function bootstrapKey(store: Store, key: string | undefined): Promise<stri
 export async function startReferenceServer(options: ReferenceServerOptions = {}): Promise<ReferenceServer> {
   const store = options.store ?? createMemoryStore();
   const apiKey = await bootstrapKey(store, options.apiKey);
-  const handler = createAgentRunHandler({ store });
+
+  // Listen first: the default ingress base needs the port. Until the handler exists (a moment), 503.
+  let listener: RequestListener = (_req, res) => res.writeHead(503).end();
+  const server = createServer((req, res) => listener(req, res));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 8080, options.host ?? '127.0.0.1', () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+
+  const handler = createAgentRunHandler({
+    store,
+    webhookBaseUrl: options.webhookBaseUrl ?? `http://localhost:${address.port}`,
+    ...(options.secretKey !== undefined ? { secretKey: options.secretKey } : {}),
+  });
+  listener = createNodeListener(handler);
   const worker = createWorker({
     service: handler.service,
     executor: options.executor ?? demoExecutor(options.demoDurationMs !== undefined ? { durationMs: options.demoDurationMs } : {}),
     ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
   });
-
-  const server = createServer(createNodeListener(handler));
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 8080, options.host ?? '127.0.0.1', () => resolve());
-  });
   worker.start();
-  const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
 
   return {
     url: `http://${host}:${address.port}`,

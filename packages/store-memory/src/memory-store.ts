@@ -22,6 +22,7 @@ import {
   type TransitionOutcome,
   type TransitionRunInput,
 } from '@agentrun/core';
+import { createMemoryControlPlane } from './control-plane.js';
 
 /**
  * A Store in process memory. Every operation runs to completion without awaiting in between, so
@@ -200,7 +201,7 @@ export function createMemoryStore(): Store {
     },
   };
 
-  return { runs: runStore, idempotency: idempotencyStore, apiKeys: apiKeyStore, async close() {} };
+  return { runs: runStore, idempotency: idempotencyStore, apiKeys: apiKeyStore, ...createMemoryControlPlane(), async close() {} };
 }
 
 const clone = <T>(value: T): T => structuredClone(value);

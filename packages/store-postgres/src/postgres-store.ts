@@ -14,6 +14,7 @@ import type {
 import { LEASED_STATES } from '@agentrun/core';
 import { Kysely, PostgresDialect, type RawBuilder, sql } from 'kysely';
 import pg from 'pg';
+import { createControlPlane } from './control-plane.js';
 import type { Db, Tx } from './db.js';
 import { listRunsSql } from './list-sql.js';
 import { type MigrateResult, migrate } from './migrate.js';
@@ -276,6 +277,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     runs,
     idempotency,
     apiKeys,
+    ...createControlPlane(db),
     db,
     migrate: () => migrate(db),
     async close() {

@@ -1,4 +1,13 @@
-import type { ApiKeyRecord, FollowupRecord, IdempotencyRecord, RunRecord } from '@agentrun/core';
+import type {
+  ApiKeyRecord,
+  AutomationRecord,
+  FactoryRecord,
+  FollowupRecord,
+  IdempotencyRecord,
+  RunRecord,
+  SecretRecord,
+  WebhookRecord,
+} from '@agentrun/core';
 
 /** Row shapes as `pg` returns them (timestamptz as Date, jsonb parsed, bytea as Buffer). */
 export interface RunRow {
@@ -171,4 +180,94 @@ export const apiKeyFromRow = (r: ApiKeyRow): ApiKeyRecord => ({
   prefix: r.prefix,
   principal: r.principal,
   createdAt: iso(r.created_at),
+});
+
+export interface FactoryRow {
+  uid: string;
+  team_uid: string;
+  name: string;
+  foreman_agent_identity_uid: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export const factoryFromRow = (r: FactoryRow): FactoryRecord => ({
+  uid: r.uid,
+  teamUid: r.team_uid,
+  name: r.name,
+  foremanAgentIdentityUid: r.foreman_agent_identity_uid,
+  createdAt: iso(r.created_at),
+  updatedAt: iso(r.updated_at),
+});
+
+export interface SecretRow {
+  team_uid: string;
+  name: string;
+  ciphertext: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export const secretFromRow = (r: SecretRow): SecretRecord => ({
+  teamUid: r.team_uid,
+  name: r.name,
+  ciphertext: r.ciphertext,
+  createdAt: iso(r.created_at),
+  updatedAt: iso(r.updated_at),
+});
+
+export interface WebhookRow {
+  uid: string;
+  team_uid: string;
+  factory_uid: string;
+  name: string;
+  auth_mode: WebhookRecord['authMode'];
+  signature_scheme: string | null;
+  secret_name: string;
+  delivery_id_header: string | null;
+  enabled: boolean;
+  created_at: Date;
+  updated_at: Date;
+  deleted_at: Date | null;
+}
+
+export const webhookFromRow = (r: WebhookRow): WebhookRecord => ({
+  uid: r.uid,
+  teamUid: r.team_uid,
+  factoryUid: r.factory_uid,
+  name: r.name,
+  authMode: r.auth_mode,
+  signatureScheme: r.signature_scheme,
+  secretName: r.secret_name,
+  deliveryIdHeader: r.delivery_id_header,
+  enabled: r.enabled,
+  createdAt: iso(r.created_at),
+  updatedAt: iso(r.updated_at),
+  deletedAt: isoOrNull(r.deleted_at),
+});
+
+export interface AutomationRow {
+  id: string;
+  team_uid: string;
+  factory_uid: string;
+  name: string;
+  prompt: string;
+  enabled: boolean;
+  config: AutomationRecord['config'];
+  triggers: AutomationRecord['triggers'];
+  created_at: Date;
+  updated_at: Date;
+}
+
+export const automationFromRow = (r: AutomationRow): AutomationRecord => ({
+  id: r.id,
+  teamUid: r.team_uid,
+  factoryUid: r.factory_uid,
+  name: r.name,
+  prompt: r.prompt,
+  enabled: r.enabled,
+  config: r.config,
+  triggers: r.triggers,
+  createdAt: iso(r.created_at),
+  updatedAt: iso(r.updated_at),
 });

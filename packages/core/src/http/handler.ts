@@ -1,5 +1,7 @@
 import { type Authenticate, apiKeyAuthenticator } from '../auth/api-keys.js';
 import type { Principal } from '../auth/principal.js';
+import { ControlService } from '../control/control-service.js';
+import { createSecretCipher, missingCipher } from '../control/secret-cipher.js';
 import { AgentRunError, invalidRequest, isAgentRunError } from '../errors.js';
 import { type AgentRunEvents, createEvents } from '../events.js';
 import { REPEATABLE_QUERY_PARAMS } from '../models/requests.js';
@@ -9,6 +11,7 @@ import type { Store } from '../store/store.js';
 import type { Clock } from '../util/clock.js';
 import { canonicalJson, sha256Hex } from '../util/hash.js';
 import { parseJsonBody, readBodyLimited } from './body.js';
+import { addControlRoutes } from './control-routes.js';
 import { jsonResponse, problemResponse } from './responses.js';
 import { methodNotAllowed, Router } from './router.js';
 
@@ -26,6 +29,15 @@ export interface AgentRunHandlerOptions {
   /** Claims allowed before an expired lease ends a run in `ERROR`. Default 3. */
   maxAttempts?: number;
   /**
+   * The 32-byte key that seals team secrets (AES-256-GCM): base64, 64 hex digits, or bytes. Without
+   * it, the management operations that store a secret answer 503 and say why.
+   */
+  secretKey?: string | Uint8Array;
+  /** Base of webhook ingress URLs, e.g. `https://hooks.example.com`. Default: the request's origin. */
+  webhookBaseUrl?: string;
+  /** Default 20. */
+  maxWebhooksPerFactory?: number;
+  /**
    * Called with every unexpected error: those answered as a bare 500 (with their request) and
    * those thrown by event listeners (without one). Default: `console.error`.
    */
@@ -38,6 +50,7 @@ export interface AgentRunHandler {
   /** Whether `pathname` (relative to where the handler is mounted) belongs to agentrun. */
   owns(pathname: string): boolean;
   readonly service: RunService;
+  readonly control: ControlService;
   readonly events: AgentRunEvents;
 }
 
@@ -65,6 +78,13 @@ export function createAgentRunHandler(options: AgentRunHandlerOptions): AgentRun
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.idempotencyTtlMs !== undefined ? { idempotencyTtlMs: options.idempotencyTtlMs } : {}),
     ...(options.maxAttempts !== undefined ? { maxAttempts: options.maxAttempts } : {}),
+  });
+  const control = new ControlService({
+    store: options.store,
+    cipher: options.secretKey === undefined ? missingCipher : createSecretCipher(options.secretKey),
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.webhookBaseUrl !== undefined ? { webhookBaseUrl: options.webhookBaseUrl } : {}),
+    ...(options.maxWebhooksPerFactory !== undefined ? { maxWebhooksPerFactory: options.maxWebhooksPerFactory } : {}),
   });
   const authenticate = options.authenticate ?? apiKeyAuthenticator(options.store.apiKeys);
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
@@ -105,6 +125,8 @@ export function createAgentRunHandler(options: AgentRunHandlerOptions): AgentRun
       });
     });
 
+  addControlRoutes(router, API_BASE, control, async (request) => requireBody(await readJson(request), 'request'));
+
   async function createRun({ principal, request }: Ctx): Promise<Response> {
     const body = requireBody(await readJson(request), 'run request');
     return written(await service.create(principal, body, { source: 'API', ...withKey(request, 'create run', body) }));
@@ -132,6 +154,7 @@ export function createAgentRunHandler(options: AgentRunHandlerOptions): AgentRun
   return Object.assign(handler, {
     owns: (pathname: string) => pathname === API_BASE || pathname.startsWith(`${API_BASE}/`),
     service,
+    control,
     events,
   });
 }

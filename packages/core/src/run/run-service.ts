@@ -120,6 +120,12 @@ export class RunService {
       conversationId ??= parent.conversationId;
     }
 
+    // Work sent to a factory's foreman is a run of that factory.
+    let factoryUid = ctx.factoryUid ?? ctx.trigger?.factory_uid ?? null;
+    if (factoryUid === null && request.agent_identity_uid !== undefined) {
+      factoryUid = (await this.store.factories.findByForeman(principal.team_uid, request.agent_identity_uid))?.uid ?? null;
+    }
+
     const attachments = collectAttachments(runId, request);
     const prompt = request.prompt ?? '';
     const run: RunRecord = {
@@ -140,7 +146,7 @@ export class RunService {
       conversationId: conversationId ?? newId(),
       parentRunId: request.parent_run_id ?? null,
       agentIdentityUid: request.agent_identity_uid ?? null,
-      factoryUid: ctx.factoryUid ?? ctx.trigger?.factory_uid ?? null,
+      factoryUid,
       skill,
       trigger: ctx.trigger ?? null,
       attachments: attachments.map((a) => ({ file_name: a.fileName, mime_type: a.mimeType, size: a.data.byteLength })),

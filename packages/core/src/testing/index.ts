@@ -2,5 +2,6 @@
  * Test helpers for agentrun and for stores written by others. Imports vitest: use it from tests only.
  */
 
+export { makeAutomation, makeFactory, makeSecret, makeWebhook } from './control-plane-conformance.js';
 export { makeRun, testPrincipal } from './fixtures.js';
 export { describeStoreConformance, type StoreConformanceOptions } from './store-conformance.js';

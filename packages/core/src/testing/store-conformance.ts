@@ -6,6 +6,7 @@ import type { RunRecord } from '../run/record.js';
 import type { IdempotencyWrite, Store } from '../store/store.js';
 import { isoTime } from '../util/clock.js';
 import { newId } from '../util/ids.js';
+import { describeControlPlaneConformance } from './control-plane-conformance.js';
 import { makeRun } from './fixtures.js';
 
 export interface StoreConformanceOptions {
@@ -534,6 +535,8 @@ export function describeStoreConformance(name: string, options: StoreConformance
         expect(await list('ABC')).toEqual([plain.id]);
       });
     });
+
+    describeControlPlaneConformance(() => store);
 
     describe('API keys', () => {
       it('finds a principal by key hash and refuses a duplicate hash', async () => {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import {
+  type ControlService,
   AgentRunError,
   type AgentRunEvents,
   type AgentRunHandler,
@@ -130,6 +131,7 @@ export function echoHandler(options: { bodyLimit?: number } = {}): EchoHandler {
   return Object.assign(handler, {
     owns: (pathname: string) => pathname === '/api/v1' || pathname.startsWith('/api/v1/'),
     service: {} as RunService,
+    control: {} as ControlService,
     events: {} as AgentRunEvents,
     seen,
     endlessCancelled: () => cancelled.promise,

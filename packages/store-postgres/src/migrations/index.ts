@@ -1,4 +1,5 @@
 import * as m0001 from './0001_runs.js';
+import * as m0002 from './0002_control_plane.js';
 
 /** A schema change. Migrations are append-only: never edit one that has shipped; add the next. */
 export interface Migration {
@@ -7,4 +8,7 @@ export interface Migration {
   up: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [{ id: '0001_runs', up: m0001.up }];
+export const MIGRATIONS: readonly Migration[] = [
+  { id: '0001_runs', up: m0001.up },
+  { id: '0002_control_plane', up: m0002.up },
+];

@@ -111,7 +111,9 @@ async function openPglite(schema: string): Promise<TestDatabase> {
 }
 
 async function truncateAll(db: Db): Promise<void> {
-  await sql`TRUNCATE runs, run_followups, run_attachments, idempotency_keys, api_keys`.execute(db);
+  await sql`TRUNCATE runs, run_followups, run_attachments, idempotency_keys, api_keys, factories, team_secrets, webhooks, automations`.execute(
+    db,
+  );
 }
 
 /** A connection string whose sessions start in `schema` (libpq `options`, honoured by pg). */

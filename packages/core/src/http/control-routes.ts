@@ -1,0 +1,79 @@
+import type { Principal } from '../auth/principal.js';
+import type { ControlService } from '../control/control-service.js';
+import { jsonResponse } from './responses.js';
+import type { Router } from './router.js';
+
+interface Ctx {
+  request: Request;
+  url: URL;
+  principal: Principal;
+}
+
+/** The management API of contract §8, under the same base path, auth and errors as the run API. */
+export function addControlRoutes(
+  router: Router<Ctx>,
+  base: string,
+  control: ControlService,
+  readJson: (request: Request) => Promise<unknown>,
+): void {
+  const f = `${base}/factories/:factory`;
+  const origin = (url: URL) => url.origin;
+  const noContent = () => new Response(null, { status: 204 });
+  router
+    .on('POST', `${base}/factories`, async ({ principal, request }) =>
+      jsonResponse(await control.createFactory(principal, await readJson(request)), 201),
+    )
+    .on('GET', `${base}/factories`, async ({ principal }) => jsonResponse(await control.listFactories(principal)))
+    .on('GET', f, async ({ principal }, p) => jsonResponse(await control.getFactory(principal, p.factory as string)))
+
+    .on('GET', `${base}/team/secrets`, async ({ principal }) => jsonResponse(await control.listSecrets(principal)))
+    .on('PUT', `${base}/team/secrets/:name`, async ({ principal, request }, p) => {
+      const { created, secret } = await control.putSecret(principal, p.name as string, await readJson(request));
+      return jsonResponse(secret, created ? 201 : 200);
+    })
+    .on('DELETE', `${base}/team/secrets/:name`, async ({ principal }, p) => {
+      await control.deleteSecret(principal, p.name as string);
+      return noContent();
+    })
+
+    .on('POST', `${f}/webhooks`, async ({ principal, request, url }, p) =>
+      jsonResponse(await control.createWebhook(principal, p.factory as string, await readJson(request), origin(url)), 201),
+    )
+    .on('GET', `${f}/webhooks`, async ({ principal, url }, p) =>
+      jsonResponse(await control.listWebhooks(principal, p.factory as string, origin(url))),
+    )
+    .on('GET', `${f}/webhooks/:uid`, async ({ principal, url }, p) =>
+      jsonResponse(await control.getWebhook(principal, p.factory as string, p.uid as string, origin(url))),
+    )
+    .on('PATCH', `${f}/webhooks/:uid`, async ({ principal, request, url }, p) =>
+      jsonResponse(await control.patchWebhook(principal, p.factory as string, p.uid as string, await readJson(request), origin(url))),
+    )
+    .on('DELETE', `${f}/webhooks/:uid`, async ({ principal }, p) => {
+      await control.deleteWebhook(principal, p.factory as string, p.uid as string);
+      return noContent();
+    })
+    .on('POST', `${f}/webhooks/:uid/rotate-secret`, async ({ principal, url }, p) =>
+      jsonResponse(await control.rotateSecret(principal, p.factory as string, p.uid as string, origin(url))),
+    )
+    .on('PUT', `${f}/webhooks/:uid/provider-secret`, async ({ principal, request, url }, p) =>
+      jsonResponse(await control.putProviderSecret(principal, p.factory as string, p.uid as string, await readJson(request), origin(url))),
+    )
+
+    .on('POST', `${f}/automations`, async ({ principal, request }, p) =>
+      jsonResponse(await control.createAutomation(principal, p.factory as string, await readJson(request)), 201),
+    )
+    .on('GET', `${f}/automations`, async ({ principal }, p) => jsonResponse(await control.listAutomations(principal, p.factory as string)))
+    .on('GET', `${f}/automations/:id`, async ({ principal }, p) =>
+      jsonResponse(await control.getAutomation(principal, p.factory as string, p.id as string)),
+    )
+    .on('PATCH', `${f}/automations/:id`, async ({ principal, request }, p) =>
+      jsonResponse(await control.patchAutomation(principal, p.factory as string, p.id as string, await readJson(request))),
+    )
+    .on('DELETE', `${f}/automations/:id`, async ({ principal }, p) => {
+      await control.deleteAutomation(principal, p.factory as string, p.id as string);
+      return noContent();
+    })
+    .on('POST', `${f}/automations/:id/test-filter`, async ({ principal, request }, p) =>
+      jsonResponse(await control.testFilter(principal, p.factory as string, p.id as string, await readJson(request))),
+    );
+}

@@ -1,0 +1,142 @@
+import {
+  AgentRunError,
+  type AutomationRecord,
+  type AutomationStore,
+  type FactoryRecord,
+  type FactoryStore,
+  type SecretRecord,
+  type SecretStore,
+  type WebhookRecord,
+  type WebhookStore,
+} from '@agentrun/core';
+
+const clone = <T>(value: T): T => structuredClone(value);
+const key = (...parts: string[]) => parts.join('\u0000');
+const byCreated = <T extends { createdAt: string }>(a: T, b: T) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0);
+
+/** Factories, team secrets, webhooks and automations in memory; each operation is synchronous, so atomic. */
+export function createMemoryControlPlane(): {
+  factories: FactoryStore;
+  secrets: SecretStore;
+  webhooks: WebhookStore;
+  automations: AutomationStore;
+} {
+  const factories = new Map<string, FactoryRecord>();
+  const secrets = new Map<string, SecretRecord>();
+  const webhooks = new Map<string, WebhookRecord>();
+  const automations = new Map<string, AutomationRecord>();
+
+  return {
+    factories: {
+      async create(record) {
+        if (factories.has(record.uid)) throw new Error(`factory ${record.uid} already exists`);
+        const foreman = record.foremanAgentIdentityUid;
+        if (
+          foreman !== null &&
+          [...factories.values()].some((f) => f.teamUid === record.teamUid && f.foremanAgentIdentityUid === foreman)
+        ) {
+          throw new AgentRunError('conflict', `another factory of this team already has foreman ${foreman}`);
+        }
+        factories.set(record.uid, clone(record));
+      },
+      async get(teamUid, uid) {
+        const f = factories.get(uid);
+        return f && f.teamUid === teamUid ? clone(f) : undefined;
+      },
+      async list(teamUid) {
+        return [...factories.values()]
+          .filter((f) => f.teamUid === teamUid)
+          .sort(byCreated)
+          .map(clone);
+      },
+      async findByForeman(teamUid, agentIdentityUid) {
+        const f = [...factories.values()].find((f) => f.teamUid === teamUid && f.foremanAgentIdentityUid === agentIdentityUid);
+        return f ? clone(f) : undefined;
+      },
+    },
+
+    secrets: {
+      async put(record) {
+        const k = key(record.teamUid, record.name);
+        const existing = secrets.get(k);
+        secrets.set(k, clone(existing ? { ...record, createdAt: existing.createdAt } : record));
+        return { created: !existing };
+      },
+      async get(teamUid, name) {
+        const s = secrets.get(key(teamUid, name));
+        return s ? clone(s) : undefined;
+      },
+      async list(teamUid) {
+        return [...secrets.values()]
+          .filter((s) => s.teamUid === teamUid)
+          .sort((a, b) => (a.name < b.name ? -1 : 1))
+          .map(clone);
+      },
+      async delete(teamUid, name) {
+        return secrets.delete(key(teamUid, name));
+      },
+    },
+
+    webhooks: {
+      async create({ webhook, secret, maxPerFactory }) {
+        const live = [...webhooks.values()].filter((w) => w.factoryUid === webhook.factoryUid && w.deletedAt === null).length;
+        if (live >= maxPerFactory) return { created: false, reason: 'limit' };
+        if (secret && secrets.has(key(secret.teamUid, secret.name))) return { created: false, reason: 'secret_exists' };
+        if (secret) secrets.set(key(secret.teamUid, secret.name), clone(secret));
+        webhooks.set(webhook.uid, clone(webhook));
+        return { created: true };
+      },
+      async get(teamUid, factoryUid, uid) {
+        const w = webhooks.get(uid);
+        return w && w.teamUid === teamUid && w.factoryUid === factoryUid ? clone(w) : undefined;
+      },
+      async getByUid(uid) {
+        const w = webhooks.get(uid);
+        return w ? clone(w) : undefined;
+      },
+      async list(teamUid, factoryUid) {
+        return [...webhooks.values()]
+          .filter((w) => w.teamUid === teamUid && w.factoryUid === factoryUid && w.deletedAt === null)
+          .sort(byCreated)
+          .map(clone);
+      },
+      async update(teamUid, factoryUid, uid, patch, now) {
+        const w = webhooks.get(uid);
+        if (!w || w.teamUid !== teamUid || w.factoryUid !== factoryUid || w.deletedAt !== null) return undefined;
+        if (patch.enabled !== undefined) w.enabled = patch.enabled;
+        if (patch.deliveryIdHeader !== undefined) w.deliveryIdHeader = patch.deliveryIdHeader;
+        if (patch.deletedAt !== undefined) w.deletedAt = patch.deletedAt;
+        w.updatedAt = now;
+        return clone(w);
+      },
+    },
+
+    automations: {
+      async create(record) {
+        if (automations.has(record.id)) throw new Error(`automation ${record.id} already exists`);
+        automations.set(record.id, clone(record));
+      },
+      async get(teamUid, factoryUid, id) {
+        const a = automations.get(id);
+        return a && a.teamUid === teamUid && a.factoryUid === factoryUid ? clone(a) : undefined;
+      },
+      async list(teamUid, factoryUid) {
+        return [...automations.values()]
+          .filter((a) => a.teamUid === teamUid && a.factoryUid === factoryUid)
+          .sort(byCreated)
+          .map(clone);
+      },
+      async replace(record) {
+        const a = automations.get(record.id);
+        if (!a || a.teamUid !== record.teamUid || a.factoryUid !== record.factoryUid) return false;
+        automations.set(record.id, clone({ ...record, createdAt: a.createdAt }));
+        return true;
+      },
+      async delete(teamUid, factoryUid, id) {
+        const a = automations.get(id);
+        if (!a || a.teamUid !== teamUid || a.factoryUid !== factoryUid) return false;
+        return automations.delete(id);
+      },
+    },
+  };
+}

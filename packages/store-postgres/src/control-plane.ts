@@ -1,0 +1,209 @@
+import type { AutomationRecord, AutomationStore, FactoryStore, SecretStore, Store, WebhookPatch, WebhookStore } from '@agentrun/core';
+import { AgentRunError } from '@agentrun/core';
+import { type RawBuilder, sql } from 'kysely';
+import type { Db, Tx } from './db.js';
+import {
+  type AutomationRow,
+  automationFromRow,
+  type FactoryRow,
+  factoryFromRow,
+  json,
+  type SecretRow,
+  secretFromRow,
+  type WebhookRow,
+  webhookFromRow,
+} from './rows.js';
+
+/** Thrown inside a webhook create to roll it back: nothing of a refused create is kept. */
+class Refused extends Error {
+  constructor(readonly reason: 'limit' | 'secret_exists') {
+    super(reason);
+  }
+}
+
+/**
+ * Factories, team secrets, webhooks and automations (tables of 0002_control_plane). Every
+ * operation is one statement, except a webhook create: one transaction, see there.
+ */
+export function createControlPlane(db: Db): Pick<Store, 'factories' | 'secrets' | 'webhooks' | 'automations'> {
+  const rows = async <R>(query: RawBuilder<unknown>, executor: Db | Tx = db): Promise<R[]> => (await query.execute(executor)).rows as R[];
+  const affected = async (query: RawBuilder<unknown>): Promise<number> => Number((await query.execute(db)).numAffectedRows ?? 0);
+
+  const factories: FactoryStore = {
+    async create(f) {
+      try {
+        await sql`INSERT INTO factories (uid, team_uid, name, foreman_agent_identity_uid, created_at, updated_at)
+          VALUES (${f.uid}, ${f.teamUid}, ${f.name}, ${f.foremanAgentIdentityUid}, ${f.createdAt}::timestamptz, ${f.updatedAt}::timestamptz)`.execute(
+          db,
+        );
+      } catch (error) {
+        const constraint = uniqueViolation(error);
+        if (constraint === 'factories_team_foreman') {
+          // A caller can act on this one (choose another identity), so it is a conflict it can be shown.
+          throw new AgentRunError('conflict', `another factory of this team already has foreman ${f.foremanAgentIdentityUid}`, {
+            cause: error,
+          });
+        }
+        if (constraint === 'factories_pkey') throw new Error(`factory ${f.uid} already exists`, { cause: error });
+        throw error;
+      }
+    },
+    async get(teamUid, uid) {
+      const [row] = await rows<FactoryRow>(sql`SELECT * FROM factories WHERE uid = ${uid} AND team_uid = ${teamUid}`);
+      return row ? factoryFromRow(row) : undefined;
+    },
+    async list(teamUid) {
+      const found = await rows<FactoryRow>(sql`SELECT * FROM factories WHERE team_uid = ${teamUid} ORDER BY created_at, uid`);
+      return found.map(factoryFromRow);
+    },
+    async findByForeman(teamUid, agentIdentityUid) {
+      const [row] = await rows<FactoryRow>(
+        sql`SELECT * FROM factories WHERE team_uid = ${teamUid} AND foreman_agent_identity_uid = ${agentIdentityUid}`,
+      );
+      return row ? factoryFromRow(row) : undefined;
+    },
+  };
+
+  const secrets: SecretStore = {
+    async put(s) {
+      // One statement for create-or-replace. A replace keeps created_at; xmax is 0 only on a row
+      // version this statement inserted (an update through ON CONFLICT sets it to our transaction).
+      const [row] = await rows<{ created: boolean }>(sql`
+        INSERT INTO team_secrets (team_uid, name, ciphertext, created_at, updated_at)
+        VALUES (${s.teamUid}, ${s.name}, ${s.ciphertext}, ${s.createdAt}::timestamptz, ${s.updatedAt}::timestamptz)
+        ON CONFLICT (team_uid, name) DO UPDATE SET ciphertext = EXCLUDED.ciphertext, updated_at = EXCLUDED.updated_at
+        RETURNING (xmax = 0) AS created`);
+      return { created: row?.created === true };
+    },
+    async get(teamUid, name) {
+      const [row] = await rows<SecretRow>(sql`SELECT * FROM team_secrets WHERE team_uid = ${teamUid} AND name = ${name}`);
+      return row ? secretFromRow(row) : undefined;
+    },
+    async list(teamUid) {
+      // name is COLLATE "C": byte order, read from the primary key.
+      return (await rows<SecretRow>(sql`SELECT * FROM team_secrets WHERE team_uid = ${teamUid} ORDER BY name`)).map(secretFromRow);
+    },
+    async delete(teamUid, name) {
+      return (await affected(sql`DELETE FROM team_secrets WHERE team_uid = ${teamUid} AND name = ${name}`)) > 0;
+    },
+  };
+
+  const webhooks: WebhookStore = {
+    async create({ webhook: w, secret: s, maxPerFactory }) {
+      try {
+        // READ COMMITTED whatever the server's default: each statement below then reads a snapshot
+        // taken after the lock was granted, so it sees the webhooks of the creates that held it
+        // before. (Under REPEATABLE READ the snapshot would predate the wait, and the count be stale.)
+        await db
+          .transaction()
+          .setIsolationLevel('read committed')
+          .execute(async (tx) => {
+            // Creates for one factory take turns from here to commit, so count-then-insert is exact.
+            // An advisory lock rather than a row lock: the factory's row need not exist in this store.
+            await sql`SELECT pg_advisory_xact_lock(hashtext('agentrun.webhooks:' || ${w.factoryUid}::text))`.execute(tx);
+            const [live] = await rows<{ n: number }>(
+              sql`SELECT count(*)::int AS n FROM webhooks WHERE factory_uid = ${w.factoryUid} AND deleted_at IS NULL`,
+              tx,
+            );
+            if ((live?.n ?? 0) >= maxPerFactory) throw new Refused('limit');
+            if (s) {
+              const inserted = await rows(
+                sql`INSERT INTO team_secrets (team_uid, name, ciphertext, created_at, updated_at)
+                  VALUES (${s.teamUid}, ${s.name}, ${s.ciphertext}, ${s.createdAt}::timestamptz, ${s.updatedAt}::timestamptz)
+                  ON CONFLICT (team_uid, name) DO NOTHING RETURNING name`,
+                tx,
+              );
+              if (inserted.length === 0) throw new Refused('secret_exists');
+            }
+            await sql`INSERT INTO webhooks (uid, team_uid, factory_uid, name, auth_mode, signature_scheme, secret_name,
+                delivery_id_header, enabled, created_at, updated_at, deleted_at)
+              VALUES (${w.uid}, ${w.teamUid}, ${w.factoryUid}, ${w.name}, ${w.authMode}, ${w.signatureScheme}, ${w.secretName},
+                ${w.deliveryIdHeader}, ${w.enabled}, ${w.createdAt}::timestamptz, ${w.updatedAt}::timestamptz, ${w.deletedAt}::timestamptz)`.execute(
+              tx,
+            );
+          });
+        return { created: true };
+      } catch (error) {
+        if (error instanceof Refused) return { created: false, reason: error.reason };
+        throw error;
+      }
+    },
+    async get(teamUid, factoryUid, uid) {
+      const [row] = await rows<WebhookRow>(
+        sql`SELECT * FROM webhooks WHERE uid = ${uid} AND team_uid = ${teamUid} AND factory_uid = ${factoryUid}`,
+      );
+      return row ? webhookFromRow(row) : undefined;
+    },
+    async getByUid(uid) {
+      const [row] = await rows<WebhookRow>(sql`SELECT * FROM webhooks WHERE uid = ${uid}`);
+      return row ? webhookFromRow(row) : undefined;
+    },
+    async list(teamUid, factoryUid) {
+      const found = await rows<WebhookRow>(sql`
+        SELECT * FROM webhooks WHERE factory_uid = ${factoryUid} AND team_uid = ${teamUid} AND deleted_at IS NULL
+        ORDER BY created_at, uid`);
+      return found.map(webhookFromRow);
+    },
+    async update(teamUid, factoryUid, uid, patch, now) {
+      const [row] = await rows<WebhookRow>(sql`
+        UPDATE webhooks SET ${sql.join(webhookAssignments(patch, now))}
+        WHERE uid = ${uid} AND team_uid = ${teamUid} AND factory_uid = ${factoryUid} AND deleted_at IS NULL
+        RETURNING *`);
+      return row ? webhookFromRow(row) : undefined;
+    },
+  };
+
+  const automations: AutomationStore = {
+    async create(a) {
+      try {
+        await sql`INSERT INTO automations (id, team_uid, factory_uid, name, prompt, enabled, config, triggers, created_at, updated_at)
+          VALUES (${a.id}, ${a.teamUid}, ${a.factoryUid}, ${a.name}, ${a.prompt}, ${a.enabled}, ${json(a.config)}::jsonb,
+            ${json(a.triggers)}::jsonb, ${a.createdAt}::timestamptz, ${a.updatedAt}::timestamptz)`.execute(db);
+      } catch (error) {
+        if (uniqueViolation(error) === 'automations_pkey') throw new Error(`automation ${a.id} already exists`, { cause: error });
+        throw error;
+      }
+    },
+    async get(teamUid, factoryUid, id) {
+      const [row] = await rows<AutomationRow>(
+        sql`SELECT * FROM automations WHERE id = ${id} AND team_uid = ${teamUid} AND factory_uid = ${factoryUid}`,
+      );
+      return row ? automationFromRow(row) : undefined;
+    },
+    async list(teamUid, factoryUid) {
+      const found = await rows<AutomationRow>(sql`
+        SELECT * FROM automations WHERE team_uid = ${teamUid} AND factory_uid = ${factoryUid} ORDER BY created_at, id`);
+      return found.map(automationFromRow);
+    },
+    async replace(a: AutomationRecord) {
+      // Everything but the identity and created_at: a replace keeps when the automation was made.
+      const changed = await affected(sql`
+        UPDATE automations SET name = ${a.name}, prompt = ${a.prompt}, enabled = ${a.enabled}, config = ${json(a.config)}::jsonb,
+          triggers = ${json(a.triggers)}::jsonb, updated_at = ${a.updatedAt}::timestamptz
+        WHERE id = ${a.id} AND team_uid = ${a.teamUid} AND factory_uid = ${a.factoryUid}`);
+      return changed > 0;
+    },
+    async delete(teamUid, factoryUid, id) {
+      return (await affected(sql`DELETE FROM automations WHERE id = ${id} AND team_uid = ${teamUid} AND factory_uid = ${factoryUid}`)) > 0;
+    },
+  };
+
+  return { factories, secrets, webhooks, automations };
+}
+
+/** SET assignments for the fields a patch gives, and `updated_at`. */
+function webhookAssignments(patch: WebhookPatch, now: string): RawBuilder<unknown>[] {
+  const sets: RawBuilder<unknown>[] = [];
+  if (patch.enabled !== undefined) sets.push(sql`enabled = ${patch.enabled}`);
+  if (patch.deliveryIdHeader !== undefined) sets.push(sql`delivery_id_header = ${patch.deliveryIdHeader}`);
+  if (patch.deletedAt !== undefined) sets.push(sql`deleted_at = ${patch.deletedAt}::timestamptz`);
+  sets.push(sql`updated_at = ${now}::timestamptz`);
+  return sets;
+}
+
+/** The constraint a unique violation (SQLSTATE 23505) broke, from `pg` or PGlite; else undefined. */
+function uniqueViolation(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const { code, constraint } = error as { code?: unknown; constraint?: unknown };
+  return code === '23505' && typeof constraint === 'string' ? constraint : undefined;
+}
