@@ -39,7 +39,8 @@ console.log(
   `  API key:  ${server.apiKey}${process.env.AGENTRUN_API_KEY ? ' (from AGENTRUN_API_KEY)' : ' (generated; set AGENTRUN_API_KEY to fix it)'}`,
 );
 if (!secretKey) console.log('  secrets:  disabled (set AGENTRUN_SECRET_KEY, e.g. from `openssl rand -base64 32`)');
-else if (!process.env.AGENTRUN_SECRET_KEY) console.log('  secrets:  sealed with a key for this process only (set AGENTRUN_SECRET_KEY to keep one)');
+else if (!process.env.AGENTRUN_SECRET_KEY)
+  console.log('  secrets:  sealed with a key for this process only (set AGENTRUN_SECRET_KEY to keep one)');
 console.log(`  try:      curl -s -H "Authorization: Bearer ${server.apiKey}" -d '{"prompt":"hello"}' ${shown}/api/v1/agent/run`);
 
 let stopping = false;

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import {
-  type ControlService,
   AgentRunError,
   type AgentRunEvents,
   type AgentRunHandler,
+  type ControlService,
   isAgentRunError,
   problemResponse,
   type RunService,
