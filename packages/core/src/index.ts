@@ -32,6 +32,14 @@ export { MAX_JSON_DEPTH, parseJsonBody, readBodyLimited } from './http/body.js';
 // HTTP
 export { type AgentRunHandler, type AgentRunHandlerOptions, API_BASE, createAgentRunHandler } from './http/handler.js';
 export { jsonResponse, problemResponse } from './http/responses.js';
+// Webhook ingress
+export {
+  type DeliveryIdentity,
+  type IdentitySource,
+  MAX_DELIVERY_ID_LENGTH,
+  type ResolveDeliveryIdentityInput,
+  resolveDeliveryIdentity,
+} from './ingress/identity.js';
 // Wire models (valibot schemas and their types)
 export * from './models/config.js';
 export * from './models/requests.js';
@@ -80,4 +88,35 @@ export type * from './store/store.js';
 export { type Clock, isoTime, systemClock } from './util/clock.js';
 export { canonicalJson, sha256Hex, timingSafeEqual } from './util/hash.js';
 export { newId, randomToken } from './util/ids.js';
+// Signature verifiers
+export {
+  ageProblem,
+  BUILTIN_VERIFIERS,
+  builtinVerifiers,
+  constantTimeEqual,
+  createVerifierRegistry,
+  decodeBase64,
+  decodeHex,
+  defineVerifier,
+  githubVerifier,
+  gitlabVerifier,
+  type HmacPort,
+  linearVerifier,
+  nobleHmac,
+  parseUnixSeconds,
+  type SuppliedInput,
+  sentryVerifier,
+  shopifyVerifier,
+  slackVerifier,
+  standardWebhooksKey,
+  standardWebhooksVerifier,
+  stripeVerifier,
+  unverified,
+  type Verifier,
+  type VerifierRegistry,
+  type VerifyInput,
+  type VerifyResult,
+  verified,
+  verifierFor,
+} from './verify/index.js';
 export { createWorker, type Worker, type WorkerOptions } from './worker/worker.js';

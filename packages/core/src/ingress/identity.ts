@@ -1,0 +1,146 @@
+import { invalidRequest } from '../errors.js';
+import { MAX_JSON_DEPTH } from '../http/body.js';
+import { canonicalJson, sha256Hex } from '../util/hash.js';
+
+/**
+ * Delivery identity (seed 4.7, contract §4): the key under which a webhook delivery is
+ * deduplicated. Pure: no Node built-ins, no clock, no randomness; the same request always
+ * resolves to the same identity.
+ */
+
+/** Where an identity came from, in order of preference. */
+export type IdentitySource = 'configured_header' | 'provider' | 'vendor_header' | 'body_hash';
+
+/**
+ * `value` already carries its source as a prefix (`h:`, `p:`, `v:`, `sha256:`), so it can be
+ * stored and compared as one string; `source` is kept alongside for logs and tests.
+ */
+export interface DeliveryIdentity {
+  value: string;
+  source: IdentitySource;
+}
+
+export interface ResolveDeliveryIdentityInput {
+  headers: Headers;
+  /** The webhook's Delivery ID header setting, if any. */
+  configuredHeader: string | null;
+  /** For signed webhooks: the provider's own delivery id, as the verifier reported it (or undefined). */
+  providerDeliveryId: string | undefined;
+  /** The parsed JSON body (already valid JSON). */
+  body: unknown;
+}
+
+/**
+ * Longest sender-supplied id that counts, in UTF-16 code units (for header values, which are byte
+ * strings, that is bytes). Identities are kept for days per webhook; an unbounded id would let a
+ * sender grow the store by the size of a header per delivery. Real provider ids are far shorter
+ * (GitHub's and Svix's are under 64).
+ */
+export const MAX_DELIVERY_ID_LENGTH = 256;
+
+/**
+ * Prefixes keep the sources apart: a sender whose `X-Acme-Delivery-Id` happens to equal another
+ * delivery's body hash, or whose configured header repeats a provider id, must not be taken for
+ * a duplicate of it. No prefix is a prefix of another and each ends at its first `:`, so the
+ * mapping from (source, id) to `value` is one-to-one.
+ */
+const PREFIX: Record<IdentitySource, string> = {
+  configured_header: 'h:',
+  provider: 'p:',
+  vendor_header: 'v:',
+  body_hash: 'sha256:',
+};
+
+/** An RFC 9110 token, the only thing `Headers.get` accepts without throwing. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/**
+ * `X-<vendor>-Delivery-Id` on a lowercased name; `<vendor>` is one or more token characters
+ * (which include `-`, so `X-Acme-Eu-Delivery-Id` has vendor `Acme-Eu`). `X-Delivery-Id` has no
+ * vendor and does not match.
+ */
+const VENDOR_HEADER = /^x-[!#$%&'*+.^_`|~0-9a-z-]+-delivery-id$/;
+
+/**
+ * The identity of a delivery, from the first source with a usable value:
+ * 1. the header named by the webhook's Delivery ID header setting;
+ * 2. for signed webhooks, the provider's own delivery id (as the verifier reported it);
+ * 3. an `X-<vendor>-Delivery-Id` header; when several carry a usable value, the one whose
+ *    lowercased name is smallest in code-unit order wins, so the choice does not depend on the
+ *    order the sender wrote them in;
+ * 4. `sha256:` + SHA-256 hex of the canonical JSON of the body (keys sorted at every depth), so
+ *    identical bodies without any id are duplicates of each other.
+ *
+ * A value is usable when, trimmed, it is not empty and at most {@link MAX_DELIVERY_ID_LENGTH}
+ * long; the trimmed value is the id. An empty id would make every later delivery of that sender
+ * a duplicate of the first; an overlong one is refused rather than cut, since two ids sharing a
+ * prefix must not merge. An unusable value falls through to the next source instead of failing
+ * the delivery: the sender still gets deduplication, just by a weaker key.
+ *
+ * A configured header name that is not an HTTP token (the control plane refuses those, but the
+ * record may come from elsewhere) counts as no setting rather than throwing from `Headers.get`.
+ *
+ * The body hash walks the body recursively (fast-json-stable-stringify recurses once per level).
+ * The ingress refuses bodies nested deeper than {@link MAX_JSON_DEPTH} before parsing; this
+ * function checks again, without recursion, and answers a deeper body with the same 400, so no
+ * caller can overflow the stack through it.
+ */
+export function resolveDeliveryIdentity(input: ResolveDeliveryIdentityInput): DeliveryIdentity {
+  const { headers, configuredHeader, providerDeliveryId, body } = input;
+
+  if (configuredHeader !== null && HEADER_NAME.test(configuredHeader)) {
+    const id = usable(headers.get(configuredHeader));
+    if (id !== null) return identity('configured_header', id);
+  }
+
+  const provider = usable(providerDeliveryId);
+  if (provider !== null) return identity('provider', provider);
+
+  let vendorName: string | null = null;
+  let vendorId: string | null = null;
+  // `Headers` iterates lowercased names, a repeated header already combined into one `a, b` value.
+  // It also iterates them sorted, but the explicit comparison keeps the choice independent of that.
+  for (const [name, value] of headers) {
+    if (!VENDOR_HEADER.test(name)) continue;
+    const id = usable(value);
+    if (id !== null && (vendorName === null || name < vendorName)) {
+      vendorName = name;
+      vendorId = id;
+    }
+  }
+  if (vendorId !== null) return identity('vendor_header', vendorId);
+
+  return identity('body_hash', sha256Hex(bodyText(body)));
+}
+
+const identity = (source: IdentitySource, id: string): DeliveryIdentity => ({ value: PREFIX[source] + id, source });
+
+/** The trimmed id, or null when it must not count (see resolveDeliveryIdentity). */
+function usable(raw: string | null | undefined): string | null {
+  if (raw === null || raw === undefined) return null;
+  const id = raw.trim();
+  return id === '' || id.length > MAX_DELIVERY_ID_LENGTH ? null : id;
+}
+
+/**
+ * Canonical JSON of the body. Numbers print as JSON numbers (`1.0` parsed is `1`; `-0` prints as
+ * `0`), so textual variants of one value are one identity. No body (`undefined`; the ingress
+ * refuses it as invalid JSON first) hashes the empty text, which is no JSON value's canonical form.
+ */
+function bodyText(body: unknown): string {
+  if (nestingExceeds(body, MAX_JSON_DEPTH)) throw invalidRequest(`the request body nests deeper than ${MAX_JSON_DEPTH} levels`);
+  return (canonicalJson(body) as string | undefined) ?? '';
+}
+
+/** Whether arrays and objects nest deeper than `max` (a top-level container is level 1). Iterative. */
+function nestingExceeds(value: unknown, max: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const [node, parentLevel] = next;
+    if (node === null || typeof node !== 'object') continue;
+    const level = parentLevel + 1;
+    if (level > max) return true;
+    for (const child of Array.isArray(node) ? node : Object.values(node)) stack.push([child, level]);
+  }
+  return false;
+}

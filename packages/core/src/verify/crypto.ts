@@ -1,0 +1,16 @@
+import { hmac } from '@noble/hashes/hmac.js';
+import { sha256 } from '@noble/hashes/sha2.js';
+
+/**
+ * The one primitive the verifiers need. It is a port so core stays free of Node built-ins: the
+ * portable default below runs anywhere, and a Node host passes `nodeHmac` from `@agentrun/node`
+ * (node:crypto, about 12x faster on a 256 KB body). A port may answer synchronously or not.
+ */
+export interface HmacPort {
+  hmacSha256(key: Uint8Array, data: Uint8Array): Uint8Array | Promise<Uint8Array>;
+}
+
+/** Pure-TypeScript HMAC-SHA256 (@noble/hashes): the default when a host passes no port. */
+export const nobleHmac: HmacPort = {
+  hmacSha256: (key, data) => hmac(sha256, key, data),
+};

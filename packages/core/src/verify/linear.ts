@@ -1,0 +1,26 @@
+import { type HmacPort, nobleHmac } from './crypto.js';
+import { topLevelField } from './json-field.js';
+import { hexList, hmacWithTextKey, matchesAny, noneWellFormed } from './signatures.js';
+import { ageProblem } from './timestamp.js';
+import { defineVerifier, header, unverified, type Verifier, verified } from './verifier.js';
+
+/** Linear: `Linear-Signature: <hex>` of the body; the body's `webhookTimestamp` (ms) within 60 s. */
+
+const TOLERANCE_MS = 60_000;
+
+export const linearVerifier = (hmac: HmacPort = nobleHmac): Verifier<'linear'> =>
+  defineVerifier('linear', async (input) => {
+    const signature = header(input.headers, 'linear-signature');
+    if (signature === undefined) return unverified('missing Linear-Signature header');
+    const candidates = hexList(signature);
+    if (noneWellFormed(candidates)) return unverified('malformed Linear-Signature header');
+    const expected = await hmacWithTextKey(hmac, input.secret, input.body);
+    if (!matchesAny(expected, candidates)) return unverified('signature mismatch');
+
+    // The age lives in the signed body, so it is read only once the bytes are known to be genuine.
+    const sentAt = topLevelField(input.body, 'webhookTimestamp');
+    if (typeof sentAt !== 'number') return unverified('missing webhookTimestamp in body');
+    const stale = ageProblem(sentAt, input.now, TOLERANCE_MS);
+    if (stale !== undefined) return unverified(stale);
+    return verified(header(input.headers, 'linear-delivery'));
+  });
