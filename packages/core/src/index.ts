@@ -32,7 +32,6 @@ export { MAX_JSON_DEPTH, parseJsonBody, readBodyLimited } from './http/body.js';
 // HTTP
 export { type AgentRunHandler, type AgentRunHandlerOptions, API_BASE, createAgentRunHandler } from './http/handler.js';
 export { jsonResponse, problemResponse } from './http/responses.js';
-// Webhook ingress
 export {
   type DeliveryIdentity,
   type IdentitySource,
@@ -40,6 +39,10 @@ export {
   type ResolveDeliveryIdentityInput,
   resolveDeliveryIdentity,
 } from './ingress/identity.js';
+export { createIngress, DEFAULT_INGRESS_LIMITS, type IngressLimits, type IngressOptions } from './ingress/pipeline.js';
+// Webhook ingress
+export * from './ingress/records.js';
+export { EVENT_PAYLOAD_FILE, webhookPrompt, webhookRun } from './ingress/webhook-run.js';
 // Wire models (valibot schemas and their types)
 export * from './models/config.js';
 export * from './models/requests.js';

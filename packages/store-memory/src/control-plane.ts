@@ -9,6 +9,7 @@ import {
   type WebhookRecord,
   type WebhookStore,
 } from '@agentrun/core';
+import { selectsWebhook } from './ingress.js';
 
 const clone = <T>(value: T): T => structuredClone(value);
 const key = (...parts: string[]) => parts.join('\u0000');
@@ -136,6 +137,12 @@ export function createMemoryControlPlane(): {
         const a = automations.get(id);
         if (!a || a.teamUid !== teamUid || a.factoryUid !== factoryUid) return false;
         return automations.delete(id);
+      },
+      async listForWebhook(webhookUid) {
+        return [...automations.values()]
+          .filter((a) => selectsWebhook(a, webhookUid))
+          .sort(byCreated)
+          .map(clone);
       },
     },
   };

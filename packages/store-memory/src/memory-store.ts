@@ -23,6 +23,7 @@ import {
   type TransitionRunInput,
 } from '@agentrun/core';
 import { createMemoryControlPlane } from './control-plane.js';
+import { createMemoryIngress } from './ingress.js';
 
 /**
  * A Store in process memory. Every operation runs to completion without awaiting in between, so
@@ -201,7 +202,20 @@ export function createMemoryStore(): Store {
     },
   };
 
-  return { runs: runStore, idempotency: idempotencyStore, apiKeys: apiKeyStore, ...createMemoryControlPlane(), async close() {} };
+  // Runs of an accepted delivery are written in the same synchronous step as the delivery.
+  const ingress = createMemoryIngress((input) => {
+    if (runs.has(input.run.id)) throw new Error(`run ${input.run.id} already exists`);
+    runs.set(input.run.id, clone(input.run));
+    for (const a of input.attachments) attachments.set(attachmentKey(a.runId, a.fileName), clone(a));
+  });
+  return {
+    runs: runStore,
+    idempotency: idempotencyStore,
+    apiKeys: apiKeyStore,
+    ...createMemoryControlPlane(),
+    ...ingress,
+    async close() {},
+  };
 }
 
 const clone = <T>(value: T): T => structuredClone(value);

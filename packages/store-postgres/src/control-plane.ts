@@ -186,6 +186,14 @@ export function createControlPlane(db: Db): Pick<Store, 'factories' | 'secrets' 
     async delete(teamUid, factoryUid, id) {
       return (await affected(sql`DELETE FROM automations WHERE id = ${id} AND team_uid = ${teamUid} AND factory_uid = ${factoryUid}`)) > 0;
     },
+    async listForWebhook(webhookUid) {
+      // Containment on the GIN index automations_triggers (see 0002); the query must say
+      // `enabled` for that partial index to apply. The pattern is a parameter: JSON text.
+      const selecting = json([{ provider: 'webhook', filter: { webhook_ids: [webhookUid] } }]);
+      const found = await rows<AutomationRow>(sql`
+        SELECT * FROM automations WHERE enabled AND triggers @> ${selecting}::jsonb ORDER BY created_at, id`);
+      return found.map(automationFromRow);
+    },
   };
 
   return { factories, secrets, webhooks, automations };

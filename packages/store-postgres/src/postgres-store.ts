@@ -1,6 +1,5 @@
 import type {
   ApiKeyStore,
-  CreateRunInput,
   IdempotencyStore,
   IdempotencyWrite,
   Idempotent,
@@ -16,6 +15,7 @@ import { Kysely, PostgresDialect, type RawBuilder, sql } from 'kysely';
 import pg from 'pg';
 import { createControlPlane } from './control-plane.js';
 import type { Db, Tx } from './db.js';
+import { createIngress } from './ingress.js';
 import { listRunsSql } from './list-sql.js';
 import { type MigrateResult, migrate } from './migrate.js';
 import {
@@ -26,11 +26,10 @@ import {
   type IdempotencyRow,
   idempotencyFromRow,
   json,
-  RUN_COLUMNS,
   type RunRow,
   runFromRow,
-  runToValues,
 } from './rows.js';
+import { insertRunSql } from './run-sql.js';
 
 /**
  * Where the store's connections come from, in the style of Kysely's dialects: hand over a
@@ -125,24 +124,6 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       if (error instanceof Replayed) return { replayed: error.record };
       throw error;
     }
-  }
-
-  /**
-   * The run and its attachments in one statement (atomic without a transaction): the
-   * attachments insert selects from the inserted run, so neither exists without the other.
-   */
-  function insertRunSql(input: CreateRunInput): RawBuilder<unknown> {
-    const values = runToValues(input.run).map((v, i) => (isJsonColumn(RUN_COLUMNS[i]) ? sql`${v}::jsonb` : sql`${v}`));
-    const insert = sql`INSERT INTO runs (${sql.join(RUN_COLUMNS.map((c) => sql.ref(c)))}) VALUES (${sql.join(values)}) RETURNING *`;
-    if (input.attachments.length === 0) return insert;
-    const files = input.attachments.map((a) => sql`(${a.fileName}, ${a.mimeType}, ${Buffer.from(a.data)}::bytea)`);
-    return sql`WITH inserted AS (${insert}),
-      files AS (
-        INSERT INTO run_attachments (run_id, file_name, mime_type, data)
-        SELECT inserted.id, f.file_name, f.mime_type, f.data
-        FROM inserted, (VALUES ${sql.join(files)}) AS f (file_name, mime_type, data)
-      )
-      SELECT * FROM inserted`;
   }
 
   /** The UPDATE of a compare-and-set transition; RETURNING the run when it applied. */
@@ -278,6 +259,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     idempotency,
     apiKeys,
     ...createControlPlane(db),
+    ...createIngress(db),
     db,
     migrate: () => migrate(db),
     async close() {
@@ -285,9 +267,6 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     },
   };
 }
-
-const JSON_COLUMNS = new Set(['status_message', 'creator', 'config', 'skill', 'trigger', 'attachments']);
-const isJsonColumn = (column: string | undefined) => column !== undefined && JSON_COLUMNS.has(column);
 
 /** SET assignments for the fields a patch gives (`undefined` leaves a field, `null` clears it). */
 function patchAssignments(patch: RunPatch): RawBuilder<unknown>[] {

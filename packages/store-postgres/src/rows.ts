@@ -1,6 +1,7 @@
 import type {
   ApiKeyRecord,
   AutomationRecord,
+  DeliveryRecord,
   FactoryRecord,
   FollowupRecord,
   IdempotencyRecord,
@@ -270,4 +271,30 @@ export const automationFromRow = (r: AutomationRow): AutomationRecord => ({
   triggers: r.triggers,
   createdAt: iso(r.created_at),
   updatedAt: iso(r.updated_at),
+});
+
+export interface DeliveryRow {
+  id: string;
+  team_uid: string;
+  factory_uid: string;
+  webhook_uid: string;
+  identity: string | null;
+  size: number;
+  received_at: Date;
+  status: DeliveryRecord['status'];
+  /** A `Buffer` from `pg`, a `Uint8Array` from PGlite. */
+  payload: Uint8Array | null;
+}
+
+export const deliveryFromRow = (r: DeliveryRow): DeliveryRecord => ({
+  id: r.id,
+  teamUid: r.team_uid,
+  factoryUid: r.factory_uid,
+  webhookUid: r.webhook_uid,
+  identity: r.identity,
+  size: r.size,
+  receivedAt: iso(r.received_at),
+  status: r.status,
+  // A plain Uint8Array of its own: callers compare and keep it without holding pg's buffer pool.
+  payload: r.payload === null ? null : new Uint8Array(r.payload),
 });

@@ -6,6 +6,7 @@ import { parseOrThrow } from '../models/validate.js';
 import type { Store } from '../store/store.js';
 import { type Clock, isoTime, systemClock } from '../util/clock.js';
 import { newId } from '../util/ids.js';
+import { decodeDeliveryCursor, deliveryView, encodeDeliveryCursor } from './delivery-views.js';
 import { generateStandardWebhooksSecret, generateToken, isUrlSafe } from './generated-secrets.js';
 import type { AutomationRecord, FactoryRecord, SecretRecord, WebhookRecord, WebhookTrigger } from './records.js';
 import {
@@ -246,6 +247,36 @@ export class ControlService {
     return webhookView(webhook, this.baseUrl ?? requestOrigin);
   }
 
+  // ─────────────────────────────────────────────── delivery log
+
+  /** A webhook's log, newest first, in keyset pages (deleted webhooks' logs stay readable). */
+  async listDeliveries(p: Principal, factoryUid: string, uid: string, query: { limit?: string | null; cursor?: string | null }) {
+    await this.requireFactory(p, factoryUid);
+    const webhook = await this.store.webhooks.get(p.team_uid, factoryUid, uid);
+    if (!webhook) throw notFound(`webhook ${uid} not found in factory ${factoryUid}`);
+    const limit = query.limit == null ? 50 : Number(query.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 200) throw invalidRequest('invalid query: limit must be an integer from 1 to 200');
+    const after = query.cursor == null ? undefined : decodeDeliveryCursor(query.cursor);
+    const rows = await this.store.deliveries.list(p.team_uid, uid, { limit: limit + 1, ...(after ? { after } : {}) });
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    return {
+      deliveries: page.map(deliveryView),
+      page_info:
+        rows.length > limit && last
+          ? { has_next_page: true, next_cursor: encodeDeliveryCursor({ receivedAt: last.receivedAt, id: last.id }) }
+          : { has_next_page: false },
+    };
+  }
+
+  /** One entry; accepted entries add their payload (the JSON received). */
+  async getDelivery(p: Principal, factoryUid: string, uid: string, deliveryId: string) {
+    await this.requireFactory(p, factoryUid);
+    const delivery = await this.store.deliveries.get(p.team_uid, uid, deliveryId);
+    if (!delivery || delivery.factoryUid !== factoryUid) throw notFound(`delivery ${deliveryId} not found`);
+    return { ...deliveryView(delivery), ...(delivery.payload ? { payload: JSON.parse(new TextDecoder().decode(delivery.payload)) } : {}) };
+  }
+
   // ─────────────────────────────────────────────── automations
 
   async createAutomation(p: Principal, factoryUid: string, input: unknown) {
@@ -304,11 +335,16 @@ export class ControlService {
   /** Would this automation start a run for this delivery? Both checks, and the first failing path. */
   async testFilter(p: Principal, factoryUid: string, id: string, input: unknown) {
     const automation = await this.requireAutomation(p, factoryUid, id);
-    const body = parseOrThrow(TestFilterSchema, input, 'test');
-    if ('delivery_id' in body) {
-      throw invalidRequest(
-        'testing against a stored delivery needs the webhook ingress, which this version does not have; send { webhook_uid, payload }',
-      );
+    let body: { webhook_uid: string; payload: unknown };
+    const parsed = parseOrThrow(TestFilterSchema, input, 'test');
+    if ('delivery_id' in parsed) {
+      // A stored delivery of any webhook of this factory; only accepted ones keep their payload.
+      const found = await this.findDelivery(p, factoryUid, parsed.delivery_id);
+      if (!found) throw notFound(`delivery ${parsed.delivery_id} not found in factory ${factoryUid}`);
+      if (!found.payload) throw conflict(`delivery ${parsed.delivery_id} is ${found.status}: only accepted deliveries keep their payload`);
+      body = { webhook_uid: found.webhookUid, payload: JSON.parse(new TextDecoder().decode(found.payload)) };
+    } else {
+      body = parsed;
     }
     const selecting = automation.triggers.filter((t) => t.filter.webhook_ids.includes(body.webhook_uid));
     const webhookCheck = {
@@ -360,6 +396,14 @@ export class ControlService {
       }
       return { provider: 'webhook', event: 'received', filter };
     });
+  }
+
+  private async findDelivery(p: Principal, factoryUid: string, deliveryId: string) {
+    for (const webhook of await this.store.webhooks.list(p.team_uid, factoryUid)) {
+      const found = await this.store.deliveries.get(p.team_uid, webhook.uid, deliveryId);
+      if (found) return found;
+    }
+    return undefined;
   }
 
   private async sealed(teamUid: string, name: string, value: string): Promise<SecretRecord> {

@@ -59,6 +59,17 @@ export function addControlRoutes(
       jsonResponse(await control.putProviderSecret(principal, p.factory as string, p.uid as string, await readJson(request), origin(url))),
     )
 
+    .on('GET', `${f}/webhooks/:uid/deliveries`, async ({ principal, url }, p) =>
+      jsonResponse(
+        await control.listDeliveries(principal, p.factory as string, p.uid as string, {
+          limit: url.searchParams.get('limit'),
+          cursor: url.searchParams.get('cursor'),
+        }),
+      ),
+    )
+    .on('GET', `${f}/webhooks/:uid/deliveries/:delivery`, async ({ principal }, p) =>
+      jsonResponse(await control.getDelivery(principal, p.factory as string, p.uid as string, p.delivery as string)),
+    )
     .on('POST', `${f}/automations`, async ({ principal, request }, p) =>
       jsonResponse(await control.createAutomation(principal, p.factory as string, await readJson(request)), 201),
     )

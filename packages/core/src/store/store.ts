@@ -1,5 +1,6 @@
 import type { Principal } from '../auth/principal.js';
 import type { AutomationRecord, FactoryRecord, SecretRecord, WebhookRecord } from '../control/records.js';
+import type { DeliveryRecord } from '../ingress/records.js';
 import type { RunState } from '../models/run-state.js';
 import type { RunListQuery } from '../run/list-query.js';
 import type { AttachmentRecord, FollowupRecord, RunLease, RunRecord } from '../run/record.js';
@@ -23,6 +24,8 @@ export interface Store {
   readonly secrets: SecretStore;
   readonly webhooks: WebhookStore;
   readonly automations: AutomationStore;
+  readonly deliveries: DeliveryStore;
+  readonly rateLimits: RateLimitStore;
   /** Release connections and timers. */
   close?(): Promise<void>;
 }
@@ -241,4 +244,44 @@ export interface AutomationStore {
   /** Replace a stored automation (same id); `false` if there is none. */
   replace(record: AutomationRecord): Promise<boolean>;
   delete(teamUid: string, factoryUid: string, id: string): Promise<boolean>;
+  /** Enabled automations with a trigger selecting this webhook (the ingress asks this per delivery). */
+  listForWebhook(webhookUid: string): Promise<AutomationRecord[]>;
+}
+
+// ───────────────────────────────────────── ingress: the delivery log and rate limits
+
+export type AcceptDeliveryResult = { accepted: true } | { accepted: false; duplicateOf: string };
+
+export interface DeliveryStore {
+  /**
+   * In one transaction: unless an `Accepted` delivery of this webhook has this identity, store the
+   * delivery (`Accepted`, with its payload) and create every run; otherwise store the entry as
+   * `Duplicate` (no payload) and create nothing. Two racing identical deliveries: one is accepted.
+   */
+  accept(input: { delivery: DeliveryRecord; runs: readonly CreateRunInput[] }): Promise<AcceptDeliveryResult>;
+  /** A rejected entry (metadata only). */
+  log(entry: DeliveryRecord): Promise<void>;
+  /** A webhook's log, newest first (by `receivedAt`, then id), after the keyset position. */
+  list(teamUid: string, webhookUid: string, page: { limit: number; after?: { receivedAt: string; id: string } }): Promise<DeliveryRecord[]>;
+  get(teamUid: string, webhookUid: string, id: string): Promise<DeliveryRecord | undefined>;
+  /**
+   * Retention: delete entries received before `olderThan`, except each webhook's newest
+   * `keepNewest`. Never deletes an entry inside either window. Returns how many went.
+   */
+  sweep(olderThan: string, keepNewest: number): Promise<number>;
+}
+
+export interface RateLimitStore {
+  /** Events counted for `key` in the window `(now - windowMs, now]`, and when the oldest leaves it. */
+  peek(input: { key: string; windowMs: number; now: string }): Promise<{ count: number; retryAfterMs: number }>;
+  /**
+   * Count one event if fewer than `limit` are in the window; otherwise refuse, saying when a slot
+   * frees. Exact at the boundary, also across processes sharing the store.
+   */
+  admit(input: {
+    key: string;
+    limit: number;
+    windowMs: number;
+    now: string;
+  }): Promise<{ allowed: true } | { allowed: false; retryAfterMs: number }>;
 }

@@ -4,4 +4,5 @@
 
 export { makeAutomation, makeFactory, makeSecret, makeWebhook } from './control-plane-conformance.js';
 export { makeRun, testPrincipal } from './fixtures.js';
+export { makeDelivery } from './ingress-conformance.js';
 export { describeStoreConformance, type StoreConformanceOptions } from './store-conformance.js';

@@ -8,6 +8,7 @@ import { isoTime } from '../util/clock.js';
 import { newId } from '../util/ids.js';
 import { describeControlPlaneConformance } from './control-plane-conformance.js';
 import { makeRun } from './fixtures.js';
+import { describeIngressConformance } from './ingress-conformance.js';
 
 export interface StoreConformanceOptions {
   /** A fresh, empty store for each test. */
@@ -537,6 +538,7 @@ export function describeStoreConformance(name: string, options: StoreConformance
     });
 
     describeControlPlaneConformance(() => store);
+    describeIngressConformance(() => store);
 
     describe('API keys', () => {
       it('finds a principal by key hash and refuses a duplicate hash', async () => {

@@ -111,7 +111,7 @@ async function openPglite(schema: string): Promise<TestDatabase> {
 }
 
 async function truncateAll(db: Db): Promise<void> {
-  await sql`TRUNCATE runs, run_followups, run_attachments, idempotency_keys, api_keys, factories, team_secrets, webhooks, automations`.execute(
+  await sql`TRUNCATE runs, run_followups, run_attachments, idempotency_keys, api_keys, factories, team_secrets, webhooks, automations, deliveries, rate_limit_events`.execute(
     db,
   );
 }

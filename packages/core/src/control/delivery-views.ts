@@ -1,0 +1,28 @@
+import { invalidRequest } from '../errors.js';
+import type { DeliveryRecord } from '../ingress/records.js';
+import { base64UrlDecode, base64UrlEncode } from '../util/ids.js';
+
+/** A delivery log entry as the management API shows it (contract §8). */
+export const deliveryView = (d: DeliveryRecord) => ({
+  delivery_id: d.id,
+  identity: d.identity,
+  size: d.size,
+  received_at: d.receivedAt,
+  status: d.status,
+});
+
+export const encodeDeliveryCursor = (position: { receivedAt: string; id: string }) =>
+  base64UrlEncode(new TextEncoder().encode(JSON.stringify([position.receivedAt, position.id])));
+
+export function decodeDeliveryCursor(text: string): { receivedAt: string; id: string } {
+  try {
+    const bytes = base64UrlDecode(text);
+    const value: unknown = bytes ? JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes)) : undefined;
+    if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'string') {
+      return { receivedAt: value[0], id: value[1] };
+    }
+  } catch {
+    // fall through to the error below
+  }
+  throw invalidRequest('invalid cursor: not a cursor returned by this API');
+}

@@ -1,0 +1,248 @@
+import { bearerToken } from '../auth/api-keys.js';
+import type { AutomationRecord, WebhookRecord } from '../control/records.js';
+import { type SecretCipher, secretSlot } from '../control/secret-cipher.js';
+import { AgentRunError, isAgentRunError } from '../errors.js';
+import { type AgentRunEvents, emitSafely } from '../events.js';
+import { compileFilter } from '../filter/index.js';
+import type { PayloadMatcher } from '../filter/types.js';
+import { jsonDepthExceeds, MAX_JSON_DEPTH, readBodyLimited } from '../http/body.js';
+import { jsonResponse, problemResponse } from '../http/responses.js';
+import { toRunItem } from '../run/record.js';
+import type { Store } from '../store/store.js';
+import { type Clock, isoTime } from '../util/clock.js';
+import { newId } from '../util/ids.js';
+import { constantTimeEqual } from '../verify/constant-time.js';
+import type { VerifierRegistry } from '../verify/registry.js';
+import { resolveDeliveryIdentity } from './identity.js';
+import type { DeliveryRecord, DeliveryStatus } from './records.js';
+import { webhookRun } from './webhook-run.js';
+
+export interface IngressLimits {
+  /** Largest body, in bytes (seed §8: 256 KB). */
+  maxBodyBytes: number;
+  /** Deliveries per window per webhook (seed §8: 60 a minute). */
+  deliveriesPerWindow: number;
+  /** Failed authentications per window per webhook before a 429 (contract §4: default 20). */
+  authFailuresPerWindow: number;
+  windowMs: number;
+}
+
+export const DEFAULT_INGRESS_LIMITS: IngressLimits = {
+  maxBodyBytes: 262_144,
+  deliveriesPerWindow: 60,
+  authFailuresPerWindow: 20,
+  windowMs: 60_000,
+};
+
+export interface IngressOptions {
+  store: Store;
+  cipher: SecretCipher;
+  verifiers: VerifierRegistry;
+  events: AgentRunEvents;
+  clock: Clock;
+  limits: IngressLimits;
+  onError: (error: unknown) => void;
+}
+
+/** Contract §4: `/webhooks/w/<uid>` and, for URL-token webhooks, `/webhooks/w/<uid>/<token>`. */
+const ROUTE = /^\/webhooks\/w\/([^/]+)(?:\/([^/]+))?\/?$/;
+
+/**
+ * The webhook ingress: from the first byte to the started runs, in the order of contract §4,
+ * each check answered at the first failure. Nothing an unauthenticated sender does is logged or
+ * stored beyond the failed-auth budget, so the log grows no faster than that budget allows.
+ */
+export function createIngress(options: IngressOptions): (request: Request, pathname: string) => Promise<Response> {
+  const { store, cipher, verifiers, events, clock, limits } = options;
+  const matchers = new Map<string, { version: string; matchers: (PayloadMatcher | undefined)[] }>();
+
+  /** Filters compile once per automation version; the cache holds at most a few thousand. */
+  const matchersOf = (automation: AutomationRecord, webhookUid: string) => {
+    const cached = matchers.get(automation.id);
+    const version = `${automation.updatedAt}/${webhookUid}`;
+    if (cached?.version === version) return cached.matchers;
+    const compiled = automation.triggers
+      .filter((t) => t.filter.webhook_ids.includes(webhookUid))
+      .map((t) => (t.filter.payload === undefined ? undefined : compileFilter(t.filter.payload)));
+    if (matchers.size > 5000) matchers.clear();
+    matchers.set(automation.id, { version, matchers: compiled });
+    return compiled;
+  };
+
+  const now = () => isoTime(clock.now());
+  const status = (code: number, detail: string, headers: Record<string, string> = {}) => {
+    const byStatus: Record<number, ConstructorParameters<typeof AgentRunError>[0]> = {
+      400: 'invalid_request',
+      401: 'unauthorized',
+      404: 'not_found',
+      405: 'method_not_allowed',
+      413: 'payload_too_large',
+      429: 'rate_limited',
+    };
+    return problemResponse(new AgentRunError(byStatus[code] ?? 'internal_error', detail, { headers }));
+  };
+  const retryAfter = (ms: number) => ({ 'retry-after': String(Math.max(1, Math.ceil(ms / 1000))) });
+
+  const entry = (webhook: WebhookRecord, statusLabel: DeliveryStatus, size: number, identity: string | null = null): DeliveryRecord => ({
+    id: newId(),
+    teamUid: webhook.teamUid,
+    factoryUid: webhook.factoryUid,
+    webhookUid: webhook.uid,
+    identity,
+    size,
+    receivedAt: now(),
+    status: statusLabel,
+    payload: null,
+  });
+
+  async function secretOf(webhook: WebhookRecord): Promise<string | undefined> {
+    const record = await store.secrets.get(webhook.teamUid, webhook.secretName);
+    if (!record) return undefined;
+    try {
+      return await cipher.open(record.ciphertext, secretSlot(webhook.teamUid, webhook.secretName));
+    } catch (error) {
+      // No key, or a key that cannot open it: fail closed, and tell the operator.
+      if (!isAgentRunError(error)) options.onError(error);
+      return undefined;
+    }
+  }
+
+  /**
+   * A failed authentication: counted against the budget first, and logged only when the budget
+   * admitted it; past the budget it is a 429 that writes nothing.
+   */
+  async function authFailure(webhook: WebhookRecord, labelStatus: 401 | 413, size: number): Promise<Response> {
+    const admitted = await store.rateLimits.admit({
+      key: `auth:${webhook.uid}`,
+      limit: limits.authFailuresPerWindow,
+      windowMs: limits.windowMs,
+      now: now(),
+    });
+    if (!admitted.allowed) return status(429, 'too many failed authentications for this webhook', retryAfter(admitted.retryAfterMs));
+    const label = labelStatus === 401 ? 'Rejected (auth)' : 'Rejected (too large)';
+    await store.deliveries.log(entry(webhook, label, size));
+    return labelStatus === 401 ? status(401, 'authentication failed') : status(413, `the body is larger than ${limits.maxBodyBytes} bytes`);
+  }
+
+  return async function ingress(request: Request, pathname: string): Promise<Response> {
+    const route = ROUTE.exec(pathname);
+    if (!route) return status(404, 'no such webhook');
+    if (request.method !== 'POST') return status(405, 'webhooks accept POST only', { allow: 'POST' });
+    let uid: string;
+    let pathToken: string | undefined;
+    try {
+      uid = decodeURIComponent(route[1] as string);
+      pathToken = route[2] === undefined ? undefined : decodeURIComponent(route[2]);
+    } catch {
+      return status(404, 'no such webhook');
+    }
+
+    // 1. Unknown, disabled or deleted: 404, not logged. A token segment on a webhook of another mode is a wrong URL too.
+    const webhook = await store.webhooks.getByUid(uid);
+    if (!webhook || webhook.deletedAt !== null || !webhook.enabled || (pathToken !== undefined && webhook.authMode !== 'url_token')) {
+      return status(404, 'no such webhook');
+    }
+
+    // 2. The failed-auth budget, spent: 429, not logged.
+    const budget = await store.rateLimits.peek({ key: `auth:${webhook.uid}`, windowMs: limits.windowMs, now: now() });
+    if (budget.count >= limits.authFailuresPerWindow) {
+      return status(429, 'too many failed authentications for this webhook', retryAfter(budget.retryAfterMs));
+    }
+
+    // 3. Bearer and URL tokens: checked from the header or the path before any body byte is read.
+    const encoder = new TextEncoder();
+    let authenticated = false;
+    if (webhook.authMode !== 'signature') {
+      const presented = webhook.authMode === 'token' ? bearerToken(request) : pathToken;
+      const secret = await secretOf(webhook);
+      if (presented === undefined || secret === undefined || !constantTimeEqual(encoder.encode(presented), encoder.encode(secret))) {
+        return authFailure(webhook, 401, 0);
+      }
+      authenticated = true;
+    }
+
+    // 4. The body, streamed, reading stopped at the limit.
+    let body: Uint8Array;
+    try {
+      body = await readBodyLimited(request, limits.maxBodyBytes);
+    } catch (error) {
+      if (isAgentRunError(error) && error.code === 'payload_too_large') {
+        if (!authenticated) return authFailure(webhook, 413, limits.maxBodyBytes + 1);
+        await store.deliveries.log(entry(webhook, 'Rejected (too large)', limits.maxBodyBytes + 1));
+        return status(413, `the body is larger than ${limits.maxBodyBytes} bytes`);
+      }
+      return status(400, 'the request body could not be read to its end');
+    }
+
+    // 5. Signatures: over the exact bytes received.
+    let providerDeliveryId: string | undefined;
+    if (webhook.authMode === 'signature') {
+      const result = await verifiers.verify(webhook.signatureScheme ?? '', {
+        body,
+        headers: request.headers,
+        secret: await secretOf(webhook),
+        now: clock.now(),
+      });
+      if (!result.ok) return authFailure(webhook, 401, body.byteLength);
+      providerDeliveryId = result.deliveryId;
+    }
+
+    // 6. The delivery rate: 429, not logged.
+    const rate = await store.rateLimits.admit({
+      key: `rate:${webhook.uid}`,
+      limit: limits.deliveriesPerWindow,
+      windowMs: limits.windowMs,
+      now: now(),
+    });
+    if (!rate.allowed)
+      return status(429, `more than ${limits.deliveriesPerWindow} deliveries a minute to this webhook`, retryAfter(rate.retryAfterMs));
+
+    // 7. JSON (any JSON value; Content-Type is not enforced).
+    const parsed = parseDeliveryJson(body);
+    if (!parsed.ok) {
+      await store.deliveries.log(entry(webhook, 'Rejected (invalid JSON)', body.byteLength));
+      return status(400, parsed.reason);
+    }
+
+    // 8–9. Identity, then accept: the delivery, its log entry and its runs in one store step.
+    const identity = resolveDeliveryIdentity({
+      headers: request.headers,
+      configuredHeader: webhook.deliveryIdHeader,
+      providerDeliveryId,
+      body: parsed.value,
+    });
+    const delivery: DeliveryRecord = { ...entry(webhook, 'Accepted', body.byteLength, identity.value), payload: body };
+    const matching = (await store.automations.listForWebhook(webhook.uid)).filter(
+      (a) =>
+        a.teamUid === webhook.teamUid &&
+        a.factoryUid === webhook.factoryUid &&
+        matchersOf(a, webhook.uid).some((m) => m === undefined || m(parsed.value)),
+    );
+    const runs = matching.map((automation) =>
+      webhookRun({ automation, webhook, deliveryId: delivery.id, payload: body, now: delivery.receivedAt }),
+    );
+    const outcome = await store.deliveries.accept({ delivery, runs });
+    if (outcome.accepted) {
+      for (const { run } of runs) emitSafely(events, options.onError, 'run.created', { run: toRunItem(run), team_uid: run.teamUid });
+    }
+    return jsonResponse({ delivery_id: delivery.id }, 202);
+  };
+}
+
+/** Strict UTF-8, bounded nesting, then JSON.parse; never throws. */
+function parseDeliveryJson(body: Uint8Array): { ok: true; value: unknown } | { ok: false; reason: string } {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(body);
+  } catch {
+    return { ok: false, reason: 'the body is not valid UTF-8' };
+  }
+  if (text.trim() === '') return { ok: false, reason: 'the body is empty; send a JSON value' };
+  // Deeper than this cannot be hashed for its identity safely; no real event comes close.
+  if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) return { ok: false, reason: `the body nests deeper than ${MAX_JSON_DEPTH} levels` };
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (error) {
+    return { ok: false, reason: `the body is not valid JSON: ${(error as Error).message}` };
+  }
+}

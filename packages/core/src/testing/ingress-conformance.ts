@@ -1,0 +1,146 @@
+import { describe, expect, it } from 'vitest';
+import type { DeliveryRecord } from '../ingress/records.js';
+import type { Store } from '../store/store.js';
+import { isoTime } from '../util/clock.js';
+import { newId } from '../util/ids.js';
+import { makeAutomation } from './control-plane-conformance.js';
+import { makeRun } from './fixtures.js';
+
+const T0 = Date.UTC(2026, 0, 1);
+const at = (ms: number) => isoTime(T0 + ms);
+
+export const makeDelivery = (o: Partial<DeliveryRecord> = {}): DeliveryRecord => ({
+  id: newId(),
+  teamUid: 'team-1',
+  factoryUid: 'factory-1',
+  webhookUid: 'w1',
+  identity: `sha256:${newId()}`,
+  size: 3,
+  receivedAt: at(0),
+  status: 'Accepted',
+  payload: new Uint8Array([123, 125, 10]),
+  ...o,
+});
+
+/** The ingress part of the store conformance suite (see `describeStoreConformance`). */
+export function describeIngressConformance(current: () => Store): void {
+  describe('deliveries', () => {
+    it('accepts a delivery with its runs, and logs a repeat of its identity as Duplicate without runs', async () => {
+      const store = current();
+      const run = makeRun({ source: 'WEBHOOK' });
+      const first = makeDelivery({ identity: 'h:evt-1' });
+      expect(
+        await store.deliveries.accept({
+          delivery: first,
+          runs: [
+            {
+              run,
+              attachments: [
+                { runId: run.id, fileName: 'event-payload.json', mimeType: 'application/json', data: new Uint8Array([123, 125]) },
+              ],
+            },
+          ],
+        }),
+      ).toEqual({
+        accepted: true,
+      });
+      expect(await store.runs.get(run.id)).toEqual(run);
+      expect([...((await store.runs.getAttachment('team-1', run.id, 'event-payload.json'))?.data ?? [])]).toEqual([123, 125]);
+      const again = makeDelivery({ identity: 'h:evt-1', receivedAt: at(5) });
+      const extra = makeRun();
+      expect(await store.deliveries.accept({ delivery: again, runs: [{ run: extra, attachments: [] }] })).toEqual({
+        accepted: false,
+        duplicateOf: first.id,
+      });
+      expect(await store.runs.get(extra.id)).toBeUndefined();
+      expect(await store.deliveries.get('team-1', 'w1', again.id)).toMatchObject({ status: 'Duplicate', payload: null });
+      expect([...((await store.deliveries.get('team-1', 'w1', first.id))?.payload ?? [])]).toEqual([123, 125, 10]);
+      // The same identity on another webhook is another delivery.
+      expect(await store.deliveries.accept({ delivery: makeDelivery({ identity: 'h:evt-1', webhookUid: 'w2' }), runs: [] })).toEqual({
+        accepted: true,
+      });
+    });
+
+    it('of racing identical deliveries accepts exactly one', async () => {
+      const store = current();
+      const outcomes = await Promise.all(
+        Array.from({ length: 10 }, () =>
+          store.deliveries.accept({ delivery: makeDelivery({ identity: 'h:race' }), runs: [{ run: makeRun(), attachments: [] }] }),
+        ),
+      );
+      expect(outcomes.filter((o) => o.accepted)).toHaveLength(1);
+      const list = await store.deliveries.list('team-1', 'w1', { limit: 50 });
+      expect(list.filter((d) => d.status === 'Accepted')).toHaveLength(1);
+      expect(list.filter((d) => d.status === 'Duplicate')).toHaveLength(9);
+    });
+
+    it('logs rejected entries, lists newest first by keyset, scopes to the team', async () => {
+      const store = current();
+      const entries = [0, 1, 2, 3, 4].map((i) =>
+        makeDelivery({ receivedAt: at(i * 10), status: 'Rejected (auth)', identity: null, payload: null }),
+      );
+      for (const e of entries) await store.deliveries.log(e);
+      const first = await store.deliveries.list('team-1', 'w1', { limit: 2 });
+      expect(first.map((d) => d.id)).toEqual([entries[4]?.id, entries[3]?.id]);
+      const last = first.at(-1) as DeliveryRecord;
+      const next = await store.deliveries.list('team-1', 'w1', { limit: 10, after: { receivedAt: last.receivedAt, id: last.id } });
+      expect(next.map((d) => d.id)).toEqual([entries[2]?.id, entries[1]?.id, entries[0]?.id]);
+      expect(await store.deliveries.list('team-2', 'w1', { limit: 10 })).toEqual([]);
+      expect(await store.deliveries.get('team-2', 'w1', entries[0]?.id as string)).toBeUndefined();
+    });
+
+    it('sweeps only entries older than the cutoff and beyond the newest N of each webhook', async () => {
+      const store = current();
+      for (let i = 0; i < 6; i++)
+        await store.deliveries.log(makeDelivery({ receivedAt: at(i * 1000), status: 'Rejected (auth)', identity: null, payload: null }));
+      for (let i = 0; i < 2; i++)
+        await store.deliveries.log(
+          makeDelivery({ webhookUid: 'w2', receivedAt: at(i), status: 'Rejected (auth)', identity: null, payload: null }),
+        );
+      // Older than at(3500): entries 0-3 of w1 and both of w2; the newest 3 per webhook stay.
+      expect(await store.deliveries.sweep(at(3500), 3)).toBe(3);
+      expect(await store.deliveries.list('team-1', 'w1', { limit: 50 })).toHaveLength(3);
+      expect(await store.deliveries.list('team-1', 'w2', { limit: 50 })).toHaveLength(2);
+      expect(await store.deliveries.sweep(at(3500), 3)).toBe(0);
+    });
+  });
+
+  describe('automations selecting a webhook', () => {
+    it('lists the enabled automations whose triggers select the webhook', async () => {
+      const store = current();
+      const on = makeAutomation({ triggers: [{ provider: 'webhook', event: 'received', filter: { webhook_ids: ['w9', 'w1'] } }] });
+      const off = makeAutomation({ enabled: false, triggers: on.triggers });
+      const other = makeAutomation({ triggers: [{ provider: 'webhook', event: 'received', filter: { webhook_ids: ['w2'] } }] });
+      for (const a of [on, off, other]) await store.automations.create(a);
+      expect((await store.automations.listForWebhook('w1')).map((a) => a.id)).toEqual([on.id]);
+      expect(await store.automations.listForWebhook('none')).toEqual([]);
+    });
+  });
+
+  describe('rate limits', () => {
+    it('admits exactly `limit` events in a sliding window and says when a slot frees', async () => {
+      const store = current();
+      const key = `k-${newId()}`;
+      for (let i = 0; i < 3; i++)
+        expect(await store.rateLimits.admit({ key, limit: 3, windowMs: 60_000, now: at(i * 1000) })).toEqual({ allowed: true });
+      expect(await store.rateLimits.admit({ key, limit: 3, windowMs: 60_000, now: at(5000) })).toEqual({
+        allowed: false,
+        retryAfterMs: 55_000,
+      });
+      expect(await store.rateLimits.peek({ key, windowMs: 60_000, now: at(5000) })).toEqual({ count: 3, retryAfterMs: 55_000 });
+      // The first event leaves the window at at(60000): one slot frees then, not before.
+      expect((await store.rateLimits.admit({ key, limit: 3, windowMs: 60_000, now: at(59_999) })).allowed).toBe(false);
+      expect(await store.rateLimits.admit({ key, limit: 3, windowMs: 60_000, now: at(60_000) })).toEqual({ allowed: true });
+      expect(await store.rateLimits.peek({ key: 'unused', windowMs: 60_000, now: at(0) })).toEqual({ count: 0, retryAfterMs: 0 });
+    });
+
+    it('is exact under concurrent admits', async () => {
+      const store = current();
+      const key = `c-${newId()}`;
+      const results = await Promise.all(
+        Array.from({ length: 25 }, () => store.rateLimits.admit({ key, limit: 20, windowMs: 60_000, now: at(0) })),
+      );
+      expect(results.filter((r) => r.allowed)).toHaveLength(20);
+    });
+  });
+}
