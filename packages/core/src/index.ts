@@ -39,7 +39,7 @@ export {
   type ResolveDeliveryIdentityInput,
   resolveDeliveryIdentity,
 } from './ingress/identity.js';
-export { createIngress, DEFAULT_INGRESS_LIMITS, type IngressLimits, type IngressOptions } from './ingress/pipeline.js';
+export { createIngress, DEFAULT_INGRESS_LIMITS, DELIVERY_RETENTION, type IngressLimits, type IngressOptions } from './ingress/pipeline.js';
 // Webhook ingress
 export * from './ingress/records.js';
 export { EVENT_PAYLOAD_FILE, webhookPrompt, webhookRun } from './ingress/webhook-run.js';

@@ -284,3 +284,25 @@ describe('webhook ingress', () => {
     expect(seen).toHaveLength(5);
   });
 });
+
+describe('delivery log retention', () => {
+  it('sweeps entries older than 7 days beyond the newest 50 of each webhook, from the traffic itself', async () => {
+    const clock = manualClock(T0, 1);
+    const h = await setup({ secretKey: KEY, clock });
+    const factory = (await h.json<{ uid: string }>('POST', '/factories', { body: { name: 'Acme' } })).body.uid;
+    const { webhook } = (await h.json<Created>('POST', `/factories/${factory}/webhooks`, { body: { name: 'CI' } })).body;
+    // 60 old rejected entries, eight days ago.
+    for (let i = 0; i < 60; i++) {
+      await h.handler(
+        new Request(`${ORIGIN}/webhooks/w/${webhook.uid}`, { method: 'POST', headers: { authorization: 'Bearer wrong' }, body: '{}' }),
+      );
+      if (i % 19 === 18) clock.advance(60_000); // stay under the failed-auth budget
+    }
+    expect(await h.store.deliveries.list(h.principal.team_uid, webhook.uid, { limit: 500 })).toHaveLength(60);
+    clock.advance(8 * 24 * 60 * 60 * 1000);
+    // Any request to the ingress lets the sweep run (in the background).
+    await h.handler(new Request(`${ORIGIN}/webhooks/w/unknown`, { method: 'POST', body: '{}' }));
+    await new Promise((r) => setTimeout(r, 10));
+    expect(await h.store.deliveries.list(h.principal.team_uid, webhook.uid, { limit: 500 })).toHaveLength(50);
+  });
+});

@@ -17,6 +17,9 @@ import { resolveDeliveryIdentity } from './identity.js';
 import type { DeliveryRecord, DeliveryStatus } from './records.js';
 import { webhookRun } from './webhook-run.js';
 
+/** Seed §8: the log keeps at least the newest 50 deliveries of each webhook and 7 days. */
+export const DELIVERY_RETENTION = { maxAgeMs: 7 * 24 * 60 * 60 * 1000, keepNewest: 50, sweepEveryMs: 10 * 60 * 1000 } as const;
+
 export interface IngressLimits {
   /** Largest body, in bytes (seed §8: 256 KB). */
   maxBodyBytes: number;
@@ -70,6 +73,19 @@ export function createIngress(options: IngressOptions): (request: Request, pathn
   };
 
   const now = () => isoTime(clock.now());
+
+  // Retention runs in the background now and then, from the traffic itself: no extra process. The
+  // sweep only deletes entries both older than 7 days and beyond each webhook's newest 50.
+  let lastSweep = 0;
+  const sweepSometimes = () => {
+    const t = clock.now();
+    if (t - lastSweep < DELIVERY_RETENTION.sweepEveryMs) return;
+    lastSweep = t;
+    store.deliveries.sweep(isoTime(t - DELIVERY_RETENTION.maxAgeMs), DELIVERY_RETENTION.keepNewest).catch((error) => {
+      lastSweep = 0;
+      options.onError(error);
+    });
+  };
   const status = (code: number, detail: string, headers: Record<string, string> = {}) => {
     const byStatus: Record<number, ConstructorParameters<typeof AgentRunError>[0]> = {
       400: 'invalid_request',
@@ -125,6 +141,7 @@ export function createIngress(options: IngressOptions): (request: Request, pathn
   }
 
   return async function ingress(request: Request, pathname: string): Promise<Response> {
+    sweepSometimes();
     const route = ROUTE.exec(pathname);
     if (!route) return status(404, 'no such webhook');
     if (request.method !== 'POST') return status(405, 'webhooks accept POST only', { allow: 'POST' });
