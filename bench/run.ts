@@ -2,6 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { filterGroup } from './filter.js';
+import { ingressGroup } from './ingress.js';
 import { postgresGroup } from './postgres.js';
 import { runsGroup } from './runs.js';
 
@@ -15,7 +16,7 @@ export interface BenchGroup {
   run(): Promise<Record<string, number>>;
 }
 
-const groups: BenchGroup[] = [runsGroup, postgresGroup, filterGroup];
+const groups: BenchGroup[] = [runsGroup, postgresGroup, filterGroup, ingressGroup];
 
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((w) => !groups.some((g) => g.name === w));

@@ -1,0 +1,144 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { agentrunExpress } from '@agentrun/adapter-express';
+import { agentrunFastify } from '@agentrun/adapter-fastify';
+import { createAgentRunHandler, createApiKey } from '@agentrun/core';
+import { testPrincipal } from '@agentrun/core/testing';
+import { nodeHmac } from '@agentrun/node';
+import { createMemoryStore } from '@agentrun/store-memory';
+import express from 'express';
+import Fastify from 'fastify';
+
+/**
+ * One server of the `ingress` bench, in a process of its own so that autocannon (in the parent)
+ * does not share its event loop. Started by bench/ingress.ts with the variant as argument; answers
+ * over IPC with the port and the delivery targets, then serves until killed.
+ */
+
+export type IngressVariant = 'fastify-bare' | 'fastify-agentrun' | 'express-bare' | 'express-agentrun';
+
+export interface IngressTarget {
+  path: string;
+  authorization: string;
+}
+
+export interface IngressServerReady {
+  port: number;
+  targets: IngressTarget[];
+  automations: number;
+}
+
+/** 50 factories × 20 webhooks (the default per-factory maximum) = 1,000 webhooks. */
+export const FACTORIES = 50;
+export const WEBHOOKS_PER_FACTORY = 20;
+
+/**
+ * The 10 automations of each factory, each selecting all 20 of its webhooks: 4 match a bench
+ * delivery (2 without a filter, 2 with a filter that holds), 6 have a filter that does not hold.
+ */
+const FILTERS: (Record<string, unknown> | undefined)[] = [
+  undefined,
+  undefined,
+  { action: ['opened', 'synchronize'], pull_request: { base: { ref: ['main'] }, draft: [false] } },
+  { repository: { full_name: { not_in: ['acme/legacy'] } }, sender: { type: ['User'] } },
+  { action: ['closed'] },
+  { pull_request: { base: { ref: ['release'] } } },
+  { pull_request: { draft: [true] } },
+  { repository: { full_name: ['acme/legacy'] } },
+  { sender: { type: ['Bot'] } },
+  { action: ['labeled'], label: { name: ['agent'] } },
+];
+
+async function agentrunHandler() {
+  const store = createMemoryStore();
+  const handler = createAgentRunHandler({
+    store,
+    secretKey: randomBytes(32),
+    hmac: nodeHmac,
+    // 1,000 webhooks spread the load; the per-webhook rate limit is lifted on top, since one bench
+    // run sends a few hundred deliveries a minute to each.
+    ingressLimits: { deliveriesPerWindow: 1e9 },
+    onError: (error) => console.error('[ingress bench]', error),
+  });
+  const key = await createApiKey(store.apiKeys, testPrincipal({ team_uid: 'bench-team' }));
+  const call = async <T>(method: string, path: string, body: unknown): Promise<T> => {
+    const res = await handler(
+      new Request(`http://bench.local/api/v1${path}`, {
+        method,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }),
+    );
+    if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${await res.text()}`);
+    return (await res.json()) as T;
+  };
+  const targets: IngressTarget[] = [];
+  let automations = 0;
+  for (let f = 0; f < FACTORIES; f++) {
+    const factory = (await call<{ uid: string }>('POST', '/factories', { name: `Factory ${f}` })).uid;
+    const uids: string[] = [];
+    for (let w = 0; w < WEBHOOKS_PER_FACTORY; w++) {
+      const created = await call<{ webhook: { uid: string }; secret: string }>('POST', `/factories/${factory}/webhooks`, {
+        name: `CI ${w}`,
+      });
+      uids.push(created.webhook.uid);
+      targets.push({ path: `/webhooks/w/${created.webhook.uid}`, authorization: `Bearer ${created.secret}` });
+    }
+    for (const [i, payload] of FILTERS.entries()) {
+      await call('POST', `/factories/${factory}/automations`, {
+        name: `Automation ${i}`,
+        prompt: 'Review the pull request.',
+        triggers: [{ provider: 'webhook', event: 'received', filter: { webhook_ids: uids, ...(payload ? { payload } : {}) } }],
+      });
+      automations++;
+    }
+  }
+  return { handler, targets, automations };
+}
+
+const bareReply = () => ({ delivery_id: randomUUID() });
+
+async function start(variant: IngressVariant): Promise<IngressServerReady> {
+  if (variant === 'fastify-bare' || variant === 'fastify-agentrun') {
+    const app = Fastify({ logger: false });
+    let targets: IngressTarget[] = [{ path: '/webhooks/w/bare', authorization: 'Bearer bare' }];
+    let automations = 0;
+    if (variant === 'fastify-bare') {
+      app.post('/webhooks/w/:uid', async (request, reply) => {
+        if (typeof request.body !== 'object' || request.body === null) return reply.code(400).send();
+        return reply.code(202).send(bareReply());
+      });
+    } else {
+      const setup = await agentrunHandler();
+      ({ targets, automations } = setup);
+      await app.register(agentrunFastify, { handler: setup.handler });
+    }
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    return { port: (app.server.address() as AddressInfo).port, targets, automations };
+  }
+  const app = express();
+  let targets: IngressTarget[] = [{ path: '/webhooks/w/bare', authorization: 'Bearer bare' }];
+  let automations = 0;
+  if (variant === 'express-bare') {
+    app.post('/webhooks/w/:uid', express.json({ limit: '256kb' }), (req, res) => {
+      if (typeof req.body !== 'object' || req.body === null) return void res.status(400).end();
+      res.status(202).json(bareReply());
+    });
+  } else {
+    const setup = await agentrunHandler();
+    ({ targets, automations } = setup);
+    app.use(agentrunExpress(setup.handler));
+  }
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
+  return { port: (server.address() as AddressInfo).port, targets, automations };
+}
+
+const variant = process.argv[2] as IngressVariant;
+const ready = await start(variant);
+process.send?.(ready);
+// Exit normally (so that `--cpu-prof` writes its profile) when the parent says so or goes away.
+process.on('message', (message) => {
+  if (message === 'stop') process.exit(0);
+});
+process.on('disconnect', () => process.exit(0));

@@ -1,0 +1,157 @@
+import { type ChildProcess, fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import type { IngressServerReady, IngressTarget, IngressVariant } from './ingress-server.js';
+import type { BenchGroup } from './run.js';
+
+/**
+ * Webhook deliveries per second through the whole ingress (bearer auth, a 1 KB JSON body, 10
+ * automations per webhook, memory store, `nodeHmac`), mounted on Fastify and on Express, against a
+ * bare route of the same framework that parses the same JSON and answers 202. Each server runs in
+ * a child process of its own; autocannon drives it from this one with the same connections and
+ * duration, after a warm-up. Every delivery carries a distinct counter, so none is a Duplicate.
+ *
+ * Knobs (environment): INGRESS_BENCH_SECONDS (default 10), INGRESS_BENCH_WARMUP (2),
+ * INGRESS_BENCH_CONNECTIONS (10), INGRESS_BENCH_PROF=<dir> (write a `--cpu-prof` of each agentrun
+ * server there).
+ */
+
+const SECONDS = Number(process.env.INGRESS_BENCH_SECONDS ?? 10);
+const WARMUP = Number(process.env.INGRESS_BENCH_WARMUP ?? 2);
+const CONNECTIONS = Number(process.env.INGRESS_BENCH_CONNECTIONS ?? 10);
+const PROFILE_DIR = process.env.INGRESS_BENCH_PROF;
+const SERVER = fileURLToPath(new URL('./ingress-server.ts', import.meta.url));
+
+/** A `pull_request`-shaped body of about 1 KB; `n` makes every delivery distinct. */
+function bodyTemplate(): (n: number) => string {
+  const event = {
+    action: 'opened',
+    number: 0,
+    pull_request: {
+      title: 'Fix the flaky retry test',
+      state: 'open',
+      draft: false,
+      base: { ref: 'main', sha: 'a'.repeat(40) },
+      head: { ref: 'fix/retry', sha: 'b'.repeat(40) },
+      html_url: 'https://github.com/acme/api/pull/1',
+      body: '',
+    },
+    repository: { id: 1296269, full_name: 'acme/api', private: false, default_branch: 'main' },
+    sender: { login: 'octocat', id: 1, type: 'User' },
+  };
+  const [before, after] = JSON.stringify(event).split('"number":0') as [string, string];
+  const pad = 'x'.repeat(Math.max(0, 1024 - before.length - after.length - '"number":'.length - 6));
+  const withPad = after.replace('"body":""', `"body":"${pad}"`);
+  return (n) => `${before}"number":${n}${withPad}`;
+}
+
+interface Measured {
+  perSecond: number;
+  p99Ms: number;
+  non2xx: number;
+  errors: number;
+  bodyBytes: number;
+}
+
+async function startServer(variant: IngressVariant): Promise<{ child: ChildProcess; ready: IngressServerReady }> {
+  const execArgv = ['--import', 'tsx'];
+  if (PROFILE_DIR && variant.endsWith('agentrun')) execArgv.push('--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`);
+  const child = fork(SERVER, [variant], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const ready = await new Promise<IngressServerReady>((resolve, reject) => {
+    child.once('message', (message) => resolve(message as IngressServerReady));
+    child.once('exit', (code) => reject(new Error(`${variant} server exited with ${code} before it was ready`)));
+  });
+  return { child, ready };
+}
+
+async function stopServer(child: ChildProcess): Promise<void> {
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.send('stop');
+  await exited;
+}
+
+function load(port: number, targets: IngressTarget[], seconds: number, counter: { n: number }): Promise<autocannon.Result> {
+  const body = bodyTemplate();
+  return autocannon({
+    url: `http://127.0.0.1:${port}`,
+    connections: CONNECTIONS,
+    duration: seconds,
+    requests: [
+      {
+        method: 'POST',
+        setupRequest: (request) => {
+          const n = counter.n++;
+          const target = targets[n % targets.length] as IngressTarget;
+          return {
+            ...request,
+            path: target.path,
+            headers: { 'content-type': 'application/json', authorization: target.authorization },
+            body: body(n),
+          };
+        },
+      },
+    ],
+  });
+}
+
+async function measure(variant: IngressVariant): Promise<Measured & { automations: number; webhooks: number }> {
+  const { child, ready } = await startServer(variant);
+  try {
+    // Bare routes get as many distinct paths as agentrun has webhooks, so both sides route alike.
+    const targets =
+      ready.automations === 0
+        ? Array.from({ length: 1000 }, (_, i) => ({ path: `/webhooks/w/bare-${i}`, authorization: 'Bearer bare' }))
+        : ready.targets;
+    const counter = { n: 0 };
+    if (WARMUP > 0) await load(ready.port, targets, WARMUP, counter);
+    const result = await load(ready.port, targets, SECONDS, counter);
+    return {
+      perSecond: result.requests.average,
+      p99Ms: result.latency.p99,
+      non2xx: result.non2xx,
+      errors: result.errors + result.timeouts,
+      bodyBytes: bodyTemplate()(0).length,
+      automations: ready.automations,
+      webhooks: ready.automations === 0 ? 0 : ready.targets.length,
+    };
+  } finally {
+    await stopServer(child);
+  }
+}
+
+export const ingressGroup: BenchGroup = {
+  name: 'ingress',
+  description: `webhook deliveries/s through the ingress vs a bare JSON route (autocannon, ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${SECONDS} s)`,
+  async run() {
+    const rows: Record<string, Measured & { automations: number; webhooks: number }> = {};
+    for (const variant of ['fastify-bare', 'fastify-agentrun', 'express-bare', 'express-agentrun'] as const) {
+      rows[variant] = await measure(variant);
+    }
+    console.table(
+      Object.entries(rows).map(([variant, m]) => ({
+        variant,
+        'req/s': Math.round(m.perSecond),
+        'p99 ms': m.p99Ms,
+        non2xx: m.non2xx,
+        errors: m.errors,
+        'body bytes': m.bodyBytes,
+        webhooks: m.webhooks,
+        automations: m.automations,
+      })),
+    );
+    for (const [variant, m] of Object.entries(rows)) {
+      if (m.non2xx > 0 || m.errors > 0) console.warn(`warning: ${variant} had ${m.non2xx} non-2xx answers and ${m.errors} errors`);
+    }
+    const r = rows as Record<IngressVariant, Measured>;
+    return {
+      'ingress.fastify_ratio': r['fastify-agentrun'].perSecond / r['fastify-bare'].perSecond,
+      'ingress.express_ratio': r['express-agentrun'].perSecond / r['express-bare'].perSecond,
+      'ingress.fastify_p99_ms': r['fastify-agentrun'].p99Ms,
+      'ingress.express_p99_ms': r['express-agentrun'].p99Ms,
+      'ingress.fastify_per_s': r['fastify-agentrun'].perSecond,
+      'ingress.fastify_bare_per_s': r['fastify-bare'].perSecond,
+      'ingress.express_per_s': r['express-agentrun'].perSecond,
+      'ingress.express_bare_per_s': r['express-bare'].perSecond,
+    };
+  },
+};
