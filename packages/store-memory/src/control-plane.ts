@@ -13,6 +13,13 @@ import { selectsWebhook } from './ingress.js';
 
 const clone = <T>(value: T): T => structuredClone(value);
 const key = (...parts: string[]) => parts.join('\u0000');
+const deepFreeze = <T>(value: T): T => {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+};
 const byCreated = <T extends { createdAt: string }>(a: T, b: T) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0);
 
 /** Factories, team secrets, webhooks and automations in memory; each operation is synchronous, so atomic. */
@@ -26,6 +33,7 @@ export function createMemoryControlPlane(): {
   const secrets = new Map<string, SecretRecord>();
   const webhooks = new Map<string, WebhookRecord>();
   const automations = new Map<string, AutomationRecord>();
+  const frozen = new Map<string, AutomationRecord>();
 
   return {
     factories: {
@@ -131,18 +139,29 @@ export function createMemoryControlPlane(): {
         const a = automations.get(record.id);
         if (!a || a.teamUid !== record.teamUid || a.factoryUid !== record.factoryUid) return false;
         automations.set(record.id, clone({ ...record, createdAt: a.createdAt }));
+        frozen.delete(record.id);
         return true;
       },
       async delete(teamUid, factoryUid, id) {
         const a = automations.get(id);
         if (!a || a.teamUid !== teamUid || a.factoryUid !== factoryUid) return false;
+        frozen.delete(id);
         return automations.delete(id);
       },
       async listForWebhook(webhookUid) {
+        // The ingress asks this on every delivery: answer with frozen snapshots (cached per
+        // version) instead of fresh deep copies. Frozen, they cannot alias what is stored.
         return [...automations.values()]
           .filter((a) => selectsWebhook(a, webhookUid))
           .sort(byCreated)
-          .map(clone);
+          .map((a) => {
+            let snapshot = frozen.get(a.id);
+            if (snapshot?.updatedAt !== a.updatedAt) {
+              snapshot = deepFreeze(clone(a));
+              frozen.set(a.id, snapshot);
+            }
+            return snapshot;
+          });
       },
     },
   };

@@ -111,11 +111,25 @@ export function createIngress(options: IngressOptions): (request: Request, pathn
     payload: null,
   });
 
+  /**
+   * Opened secrets by slot, valid while the stored ciphertext is the same: every seal uses a fresh
+   * IV, so a rotation changes the ciphertext and the next delivery opens the new value. Saves an
+   * AES-GCM decrypt per delivery; the store is still read each time, so a rotation or delete made
+   * by another process takes effect at once.
+   */
+  const opened = new Map<string, { ciphertext: string; value: string }>();
+
   async function secretOf(webhook: WebhookRecord): Promise<string | undefined> {
     const record = await store.secrets.get(webhook.teamUid, webhook.secretName);
     if (!record) return undefined;
+    const slot = secretSlot(webhook.teamUid, webhook.secretName);
+    const cached = opened.get(slot);
+    if (cached?.ciphertext === record.ciphertext) return cached.value;
     try {
-      return await cipher.open(record.ciphertext, secretSlot(webhook.teamUid, webhook.secretName));
+      const value = await cipher.open(record.ciphertext, slot);
+      if (opened.size >= 10_000) opened.clear();
+      opened.set(slot, { ciphertext: record.ciphertext, value });
+      return value;
     } catch (error) {
       // No key, or a key that cannot open it: fail closed, and tell the operator.
       if (!isAgentRunError(error)) options.onError(error);

@@ -244,7 +244,10 @@ export interface AutomationStore {
   /** Replace a stored automation (same id); `false` if there is none. */
   replace(record: AutomationRecord): Promise<boolean>;
   delete(teamUid: string, factoryUid: string, id: string): Promise<boolean>;
-  /** Enabled automations with a trigger selecting this webhook (the ingress asks this per delivery). */
+  /**
+   * Enabled automations with a trigger selecting this webhook (the ingress asks this per delivery).
+   * A store may answer with frozen (immutable) snapshots rather than copies.
+   */
   listForWebhook(webhookUid: string): Promise<AutomationRecord[]>;
 }
 
