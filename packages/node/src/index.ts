@@ -1,7 +1,7 @@
 export { bodyAlreadyConsumed, bodyConsumedResponse } from './consumed-body.js';
 export { declaredLength, declaresBody, toWebHeaders } from './headers.js';
 export { createNodeListener, type NodeListenerOptions } from './listener.js';
-export { nodeHmac } from './node-crypto.js';
+export { nodeHmac, nodeSha256 } from './node-crypto.js';
 export { type ToWebRequestOptions, toWebRequest } from './request.js';
 export { mustCloseConnection, writeWebResponse } from './response.js';
 export { type FetchHandler, respond, type ServeNodeRequestOptions, serveNodeRequest } from './serve.js';

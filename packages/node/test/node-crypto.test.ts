@@ -1,5 +1,5 @@
-import { nobleHmac } from '@agentrun/core';
-import { nodeHmac } from '@agentrun/node';
+import { nobleHmac, nobleSha256, resolveDeliveryIdentity } from '@agentrun/core';
+import { nodeHmac, nodeSha256 } from '@agentrun/node';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
@@ -24,5 +24,28 @@ describe('nodeHmac', () => {
     );
     const big = new Uint8Array(262_144).map((_, i) => (i * 31) & 0xff);
     expect(Buffer.from(await nodeHmac.hmacSha256(key, big))).toEqual(Buffer.from(await nobleHmac.hmacSha256(key, big)));
+  });
+});
+
+describe('nodeSha256', () => {
+  it('matches the @noble default on random messages', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 4096 }), (data) => {
+        const node = nodeSha256.sha256(data);
+        expect(node).toBeInstanceOf(Uint8Array);
+        expect(Buffer.from(node).toString('hex')).toBe(Buffer.from(nobleSha256.sha256(data)).toString('hex'));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('gives the same body-hash identity as the default', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (body) => {
+        const input = { headers: new Headers(), configuredHeader: null, providerDeliveryId: undefined, body };
+        expect(resolveDeliveryIdentity({ ...input, sha256: nodeSha256 })).toEqual(resolveDeliveryIdentity(input));
+      }),
+      { numRuns: 200 },
+    );
   });
 });

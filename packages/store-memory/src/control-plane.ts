@@ -72,8 +72,9 @@ export function createMemoryControlPlane(): {
         return { created: !existing };
       },
       async get(teamUid, name) {
+        // SecretRecord is flat (strings only): a spread is a full copy, far cheaper than a clone.
         const s = secrets.get(key(teamUid, name));
-        return s ? clone(s) : undefined;
+        return s ? { ...s } : undefined;
       },
       async list(teamUid) {
         return [...secrets.values()]
@@ -100,8 +101,9 @@ export function createMemoryControlPlane(): {
         return w && w.teamUid === teamUid && w.factoryUid === factoryUid ? clone(w) : undefined;
       },
       async getByUid(uid) {
+        // Asked on every delivery. WebhookRecord is flat (strings, booleans, null): a spread copies it.
         const w = webhooks.get(uid);
-        return w ? clone(w) : undefined;
+        return w ? { ...w } : undefined;
       },
       async list(teamUid, factoryUid) {
         return [...webhooks.values()]

@@ -1,25 +1,83 @@
 import type { AutomationRecord, CreateRunInput, DeliveryRecord, DeliveryStore, RateLimitStore } from '@agentrun/core';
 
-const clone = <T>(value: T): T => structuredClone(value);
 const newestFirst = (a: DeliveryRecord, b: DeliveryRecord) =>
   a.receivedAt !== b.receivedAt ? (a.receivedAt < b.receivedAt ? 1 : -1) : a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
 
-/** The delivery log and rate-limit windows in memory; each operation is synchronous, so atomic. */
-export function createMemoryIngress(createRun: (input: CreateRunInput) => void): { deliveries: DeliveryStore; rateLimits: RateLimitStore } {
+/**
+ * One key's admitted event times (ms), oldest first, in a ring: `size` of them from `head`. The
+ * ring holds at most the largest limit admitted under, so a window never outgrows its limit.
+ */
+interface EventWindow {
+  times: number[];
+  head: number;
+  size: number;
+}
+
+/** A copy of a delivery entry: the record is flat but for its payload bytes. */
+const copyDelivery = (d: DeliveryRecord, payload: Uint8Array | null = d.payload && new Uint8Array(d.payload)): DeliveryRecord => ({
+  ...d,
+  payload,
+});
+
+/**
+ * The delivery log and rate-limit windows in memory; each operation is synchronous, so atomic.
+ * `createRun` stores a run of an accepted delivery; `copyBytes` copies attachment data, once per
+ * distinct source array within one delivery (the runs of a delivery all attach its payload).
+ */
+export function createMemoryIngress(createRun: (input: CreateRunInput, copyBytes: (bytes: Uint8Array) => Uint8Array) => void): {
+  deliveries: DeliveryStore;
+  rateLimits: RateLimitStore;
+} {
   const log = new Map<string, DeliveryRecord>();
   /** webhook uid + identity → the accepted delivery's id. */
   const accepted = new Map<string, string>();
-  /** key → event times (ms) in its window, oldest first; never more than the limit. */
-  const windows = new Map<string, number[]>();
+  /** key → the event times in its window; a key with none is dropped. */
+  const windows = new Map<string, EventWindow>();
 
-  const inWindow = (key: string, windowMs: number, now: number) => {
-    const events = (windows.get(key) ?? []).filter((t) => t > now - windowMs);
-    if (events.length === 0) windows.delete(key);
-    else windows.set(key, events);
-    return events;
+  /** The key's window with every event at or before `now - windowMs` dropped (oldest go first). */
+  const inWindow = (key: string, windowMs: number, now: number): EventWindow | undefined => {
+    const w = windows.get(key);
+    if (w === undefined) return undefined;
+    const cutoff = now - windowMs;
+    const { times } = w;
+    while (w.size > 0 && (times[w.head] as number) <= cutoff) {
+      w.head = w.head + 1 === times.length ? 0 : w.head + 1;
+      w.size--;
+    }
+    if (w.size === 0) {
+      windows.delete(key);
+      return undefined;
+    }
+    return w;
   };
-  const retryAfter = (events: number[], windowMs: number, now: number) =>
-    events[0] === undefined ? 0 : Math.max(0, events[0] + windowMs - now);
+  const retryAfter = (w: EventWindow | undefined, windowMs: number, now: number) =>
+    w === undefined ? 0 : Math.max(0, (w.times[w.head] as number) + windowMs - now);
+
+  /** Add `t` to the window of `key` (which has fewer than `limit` events), keeping times in order. */
+  const record = (key: string, w: EventWindow | undefined, t: number, limit: number) => {
+    if (w === undefined) {
+      windows.set(key, { times: [t], head: 0, size: 1 });
+      return;
+    }
+    let { times } = w;
+    if (w.size === times.length) {
+      // Full ring under a larger limit than before: unroll it into a bigger one.
+      const grown: number[] = new Array(Math.max(limit, w.size + 1));
+      for (let i = 0; i < w.size; i++) grown[i] = times[(w.head + i) % times.length] as number;
+      w.times = times = grown;
+      w.head = 0;
+    }
+    // Usually `t` is the newest; a clock that stepped back inserts it in order instead.
+    let at = (w.head + w.size) % times.length;
+    for (let n = w.size; n > 0; n--) {
+      const prev = at === 0 ? times.length - 1 : at - 1;
+      if ((times[prev] as number) <= t) break;
+      times[at] = times[prev] as number;
+      at = prev;
+    }
+    times[at] = t;
+    w.size++;
+  };
 
   return {
     deliveries: {
@@ -27,16 +85,27 @@ export function createMemoryIngress(createRun: (input: CreateRunInput) => void):
         const key = `${delivery.webhookUid}\u0000${delivery.identity}`;
         const original = accepted.get(key);
         if (original !== undefined) {
-          log.set(delivery.id, clone({ ...delivery, status: 'Duplicate', payload: null }));
+          log.set(delivery.id, { ...delivery, status: 'Duplicate', payload: null });
           return { accepted: false, duplicateOf: original };
         }
-        for (const run of runs) createRun(run);
-        log.set(delivery.id, clone(delivery));
+        // Stored bytes are never written to and leave only as copies, so the log entry and every
+        // attachment of the same bytes share one copy of them.
+        const copies = new Map<Uint8Array, Uint8Array>();
+        const copyBytes = (bytes: Uint8Array) => {
+          let copy = copies.get(bytes);
+          if (copy === undefined) {
+            copy = new Uint8Array(bytes);
+            copies.set(bytes, copy);
+          }
+          return copy;
+        };
+        for (const run of runs) createRun(run, copyBytes);
+        log.set(delivery.id, copyDelivery(delivery, delivery.payload && copyBytes(delivery.payload)));
         accepted.set(key, delivery.id);
         return { accepted: true };
       },
       async log(entry) {
-        log.set(entry.id, clone(entry));
+        log.set(entry.id, copyDelivery(entry));
       },
       async list(teamUid, webhookUid, page) {
         const after = page.after;
@@ -45,11 +114,11 @@ export function createMemoryIngress(createRun: (input: CreateRunInput) => void):
           .sort(newestFirst)
           .filter((d) => !after || d.receivedAt < after.receivedAt || (d.receivedAt === after.receivedAt && d.id < after.id))
           .slice(0, page.limit)
-          .map(clone);
+          .map((d) => copyDelivery(d));
       },
       async get(teamUid, webhookUid, id) {
         const d = log.get(id);
-        return d && d.teamUid === teamUid && d.webhookUid === webhookUid ? clone(d) : undefined;
+        return d && d.teamUid === teamUid && d.webhookUid === webhookUid ? copyDelivery(d) : undefined;
       },
       async sweep(olderThan, keepNewest) {
         const byWebhook = new Map<string, DeliveryRecord[]>();
@@ -69,14 +138,14 @@ export function createMemoryIngress(createRun: (input: CreateRunInput) => void):
     rateLimits: {
       async peek({ key, windowMs, now }) {
         const t = Date.parse(now);
-        const events = inWindow(key, windowMs, t);
-        return { count: events.length, retryAfterMs: retryAfter(events, windowMs, t) };
+        const w = inWindow(key, windowMs, t);
+        return { count: w?.size ?? 0, retryAfterMs: retryAfter(w, windowMs, t) };
       },
       async admit({ key, limit, windowMs, now }) {
         const t = Date.parse(now);
-        const events = inWindow(key, windowMs, t);
-        if (events.length >= limit) return { allowed: false, retryAfterMs: retryAfter(events, windowMs, t) };
-        windows.set(key, [...events, t]);
+        const w = inWindow(key, windowMs, t);
+        if ((w?.size ?? 0) >= limit) return { allowed: false, retryAfterMs: retryAfter(w, windowMs, t) };
+        record(key, w, t, limit);
         return { allowed: true };
       },
     },

@@ -203,10 +203,11 @@ export function createMemoryStore(): Store {
   };
 
   // Runs of an accepted delivery are written in the same synchronous step as the delivery.
-  const ingress = createMemoryIngress((input) => {
+  // AttachmentRecord is flat but for its bytes, which the ingress copies (once per delivery).
+  const ingress = createMemoryIngress((input, copyBytes) => {
     if (runs.has(input.run.id)) throw new Error(`run ${input.run.id} already exists`);
     runs.set(input.run.id, clone(input.run));
-    for (const a of input.attachments) attachments.set(attachmentKey(a.runId, a.fileName), clone(a));
+    for (const a of input.attachments) attachments.set(attachmentKey(a.runId, a.fileName), { ...a, data: copyBytes(a.data) });
   });
   return {
     runs: runStore,

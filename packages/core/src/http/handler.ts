@@ -11,7 +11,7 @@ import { RunService } from '../run/run-service.js';
 import type { Store } from '../store/store.js';
 import { type Clock, systemClock } from '../util/clock.js';
 import { canonicalJson, sha256Hex } from '../util/hash.js';
-import type { HmacPort } from '../verify/crypto.js';
+import { type HmacPort, nobleSha256, type Sha256Port } from '../verify/crypto.js';
 import { builtinVerifiers, createVerifierRegistry, type VerifierRegistry } from '../verify/registry.js';
 import { parseJsonBody, readBodyLimited } from './body.js';
 import { addControlRoutes } from './control-routes.js';
@@ -45,6 +45,11 @@ export interface AgentRunHandlerOptions {
    * `@agentrun/node` (about 11x faster on 256 KB bodies).
    */
   hmac?: HmacPort;
+  /**
+   * SHA-256 for delivery identities hashed from the body. Default: portable @noble/hashes; on Node
+   * pass `nodeSha256` from `@agentrun/node`.
+   */
+  sha256?: Sha256Port;
   /** Verifiers by scheme; default: the built-in schemes of contract §7 on `hmac`. */
   verifiers?: VerifierRegistry;
   /** Ingress limits; defaults: 256 KB bodies, 60 deliveries and 20 failed authentications a minute per webhook. */
@@ -104,6 +109,7 @@ export function createAgentRunHandler(options: AgentRunHandlerOptions): AgentRun
     store: options.store,
     cipher,
     verifiers: options.verifiers ?? createVerifierRegistry(builtinVerifiers(options.hmac)),
+    sha256: options.sha256 ?? nobleSha256,
     events,
     clock: options.clock ?? systemClock,
     limits: { ...DEFAULT_INGRESS_LIMITS, ...options.ingressLimits },

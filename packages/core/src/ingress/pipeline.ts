@@ -12,6 +12,7 @@ import type { Store } from '../store/store.js';
 import { type Clock, isoTime } from '../util/clock.js';
 import { newId } from '../util/ids.js';
 import { constantTimeEqual } from '../verify/constant-time.js';
+import type { Sha256Port } from '../verify/crypto.js';
 import type { VerifierRegistry } from '../verify/registry.js';
 import { resolveDeliveryIdentity } from './identity.js';
 import type { DeliveryRecord, DeliveryStatus } from './records.js';
@@ -41,6 +42,8 @@ export interface IngressOptions {
   store: Store;
   cipher: SecretCipher;
   verifiers: VerifierRegistry;
+  /** SHA-256 for delivery identities hashed from the body. */
+  sha256: Sha256Port;
   events: AgentRunEvents;
   clock: Clock;
   limits: IngressLimits;
@@ -56,7 +59,7 @@ const ROUTE = /^\/webhooks\/w\/([^/]+)(?:\/([^/]+))?\/?$/;
  * stored beyond the failed-auth budget, so the log grows no faster than that budget allows.
  */
 export function createIngress(options: IngressOptions): (request: Request, pathname: string) => Promise<Response> {
-  const { store, cipher, verifiers, events, clock, limits } = options;
+  const { store, cipher, verifiers, sha256, events, clock, limits } = options;
   const matchers = new Map<string, { version: string; matchers: (PayloadMatcher | undefined)[] }>();
 
   /** Filters compile once per automation version; the cache holds at most a few thousand. */
@@ -241,6 +244,7 @@ export function createIngress(options: IngressOptions): (request: Request, pathn
       configuredHeader: webhook.deliveryIdHeader,
       providerDeliveryId,
       body: parsed.value,
+      sha256,
     });
     const delivery: DeliveryRecord = { ...entry(webhook, 'Accepted', body.byteLength, identity.value), payload: body };
     const matching = (await store.automations.listForWebhook(webhook.uid)).filter(

@@ -5,6 +5,9 @@ import stableStringify from 'fast-json-stable-stringify';
 /** SHA-256 of a UTF-8 string, lowercase hex. Portable (no node:crypto). */
 export const sha256Hex = (text: string): string => bytesToHex(sha256(utf8ToBytes(text)));
 
+/** SHA-256 of a UTF-8 string, lowercase hex, computed by `digest` (e.g. a `Sha256Port`'s method). */
+export const sha256HexWith = (digest: (data: Uint8Array) => Uint8Array, text: string): string => bytesToHex(digest(utf8ToBytes(text)));
+
 /** Canonical JSON: keys sorted at every depth, so equal values hash equally. */
 export const canonicalJson = (value: unknown): string => stableStringify(value);
 

@@ -14,3 +14,17 @@ export interface HmacPort {
 export const nobleHmac: HmacPort = {
   hmacSha256: (key, data) => hmac(sha256, key, data),
 };
+
+/**
+ * Plain SHA-256, for the delivery identity's body hash (once per delivery without an id). A port
+ * for the same reason as {@link HmacPort}: a Node host passes `nodeSha256` from `@agentrun/node`
+ * (node:crypto, several times faster than @noble). Synchronous, so identity stays a pure function.
+ */
+export interface Sha256Port {
+  sha256(data: Uint8Array): Uint8Array;
+}
+
+/** Pure-TypeScript SHA-256 (@noble/hashes): the default when a host passes no port. */
+export const nobleSha256: Sha256Port = {
+  sha256: (data) => sha256(data),
+};
