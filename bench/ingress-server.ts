@@ -4,8 +4,9 @@ import { agentrunExpress } from '@agentrun/adapter-express';
 import { agentrunFastify } from '@agentrun/adapter-fastify';
 import { createAgentRunHandler, createApiKey } from '@agentrun/core';
 import { testPrincipal } from '@agentrun/core/testing';
-import { nodeHmac } from '@agentrun/node';
+import { nodeHmac, nodeSha256 } from '@agentrun/node';
 import { createMemoryStore } from '@agentrun/store-memory';
+import { createPostgresStore } from '@agentrun/store-postgres';
 import express from 'express';
 import Fastify from 'fastify';
 
@@ -15,7 +16,21 @@ import Fastify from 'fastify';
  * over IPC with the port and the delivery targets, then serves until killed.
  */
 
-export type IngressVariant = 'fastify-bare' | 'fastify-agentrun' | 'express-bare' | 'express-agentrun';
+export type IngressVariant = 'fastify-bare' | 'fastify-agentrun' | 'express-bare' | 'express-agentrun' | 'fastify-postgres';
+
+/**
+ * `fastify-postgres` (the `postgres` bench group): the PostgreSQL store on the connection string in
+ * this variable (its `search_path` set to a scratch schema the parent created and drops), with a
+ * pool of INGRESS_PG_POOL connections; the schema is migrated here.
+ */
+export const PG_URL_ENV = 'INGRESS_PG_URL';
+export const PG_POOL_ENV = 'INGRESS_PG_POOL';
+/**
+ * The automations of each factory on PostgreSQL: FILTERS[2..5], a few rather than ten, 2 of which
+ * match a bench delivery (2 runs started per delivery).
+ */
+export const PG_FILTERS = [2, 6] as const;
+export const PG_FACTORIES = 5;
 
 export interface IngressTarget {
   path: string;
@@ -49,12 +64,22 @@ const FILTERS: (Record<string, unknown> | undefined)[] = [
   { action: ['labeled'], label: { name: ['agent'] } },
 ];
 
-async function agentrunHandler() {
-  const store = createMemoryStore();
+async function agentrunHandler(postgres = false) {
+  let store: ReturnType<typeof createMemoryStore> | ReturnType<typeof createPostgresStore> = createMemoryStore();
+  if (postgres) {
+    const connectionString = process.env[PG_URL_ENV];
+    if (!connectionString) throw new Error(`${PG_URL_ENV} is not set`);
+    const pg = createPostgresStore({ connectionString, poolSize: Number(process.env[PG_POOL_ENV] ?? 10) });
+    await pg.migrate();
+    store = pg;
+  }
+  const filters = postgres ? FILTERS.slice(...PG_FILTERS) : FILTERS;
+  const factories = postgres ? PG_FACTORIES : FACTORIES;
   const handler = createAgentRunHandler({
     store,
     secretKey: randomBytes(32),
     hmac: nodeHmac,
+    sha256: nodeSha256,
     // 1,000 webhooks spread the load; the per-webhook rate limit is lifted on top, since one bench
     // run sends a few hundred deliveries a minute to each.
     ingressLimits: { deliveriesPerWindow: 1e9 },
@@ -74,7 +99,7 @@ async function agentrunHandler() {
   };
   const targets: IngressTarget[] = [];
   let automations = 0;
-  for (let f = 0; f < FACTORIES; f++) {
+  for (let f = 0; f < factories; f++) {
     const factory = (await call<{ uid: string }>('POST', '/factories', { name: `Factory ${f}` })).uid;
     const uids: string[] = [];
     for (let w = 0; w < WEBHOOKS_PER_FACTORY; w++) {
@@ -84,7 +109,7 @@ async function agentrunHandler() {
       uids.push(created.webhook.uid);
       targets.push({ path: `/webhooks/w/${created.webhook.uid}`, authorization: `Bearer ${created.secret}` });
     }
-    for (const [i, payload] of FILTERS.entries()) {
+    for (const [i, payload] of filters.entries()) {
       await call('POST', `/factories/${factory}/automations`, {
         name: `Automation ${i}`,
         prompt: 'Review the pull request.',
@@ -99,7 +124,7 @@ async function agentrunHandler() {
 const bareReply = () => ({ delivery_id: randomUUID() });
 
 async function start(variant: IngressVariant): Promise<IngressServerReady> {
-  if (variant === 'fastify-bare' || variant === 'fastify-agentrun') {
+  if (variant === 'fastify-bare' || variant === 'fastify-agentrun' || variant === 'fastify-postgres') {
     const app = Fastify({ logger: false });
     let targets: IngressTarget[] = [{ path: '/webhooks/w/bare', authorization: 'Bearer bare' }];
     let automations = 0;
@@ -109,7 +134,7 @@ async function start(variant: IngressVariant): Promise<IngressServerReady> {
         return reply.code(202).send(bareReply());
       });
     } else {
-      const setup = await agentrunHandler();
+      const setup = await agentrunHandler(variant === 'fastify-postgres');
       ({ targets, automations } = setup);
       await app.register(agentrunFastify, { handler: setup.handler });
     }

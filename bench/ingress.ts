@@ -23,7 +23,7 @@ const PROFILE_DIR = process.env.INGRESS_BENCH_PROF;
 const SERVER = fileURLToPath(new URL('./ingress-server.ts', import.meta.url));
 
 /** A `pull_request`-shaped body of about 1 KB; `n` makes every delivery distinct. */
-function bodyTemplate(): (n: number) => string {
+export function bodyTemplate(): (n: number) => string {
   const event = {
     action: 'opened',
     number: 0,
@@ -53,10 +53,13 @@ interface Measured {
   bodyBytes: number;
 }
 
-async function startServer(variant: IngressVariant): Promise<{ child: ChildProcess; ready: IngressServerReady }> {
+export async function startServer(
+  variant: IngressVariant,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ child: ChildProcess; ready: IngressServerReady }> {
   const execArgv = ['--import', 'tsx'];
   if (PROFILE_DIR && variant.endsWith('agentrun')) execArgv.push('--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`);
-  const child = fork(SERVER, [variant], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(SERVER, [variant], { execArgv, env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const ready = await new Promise<IngressServerReady>((resolve, reject) => {
     child.once('message', (message) => resolve(message as IngressServerReady));
     child.once('exit', (code) => reject(new Error(`${variant} server exited with ${code} before it was ready`)));
@@ -64,17 +67,24 @@ async function startServer(variant: IngressVariant): Promise<{ child: ChildProce
   return { child, ready };
 }
 
-async function stopServer(child: ChildProcess): Promise<void> {
+export async function stopServer(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   child.send('stop');
   await exited;
 }
 
-function load(port: number, targets: IngressTarget[], seconds: number, counter: { n: number }): Promise<autocannon.Result> {
+export function load(
+  port: number,
+  targets: IngressTarget[],
+  seconds: number,
+  counter: { n: number },
+  connections = CONNECTIONS,
+): Promise<autocannon.Result> {
   const body = bodyTemplate();
   return autocannon({
     url: `http://127.0.0.1:${port}`,
-    connections: CONNECTIONS,
+    connections,
     duration: seconds,
     requests: [
       {

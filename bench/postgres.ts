@@ -1,6 +1,7 @@
 import { createAgentRunHandler, createApiKey, type ListRunsResponse } from '@agentrun/core';
 import { createPostgresStore } from '@agentrun/store-postgres';
 import pg from 'pg';
+import { measurePostgresIngress } from './postgres-ingress.js';
 import type { BenchGroup } from './run.js';
 
 /**
@@ -38,7 +39,7 @@ const CREATES = 8_000;
 
 export const postgresGroup: BenchGroup = {
   name: 'postgres',
-  description: 'run API through the core handler, PostgreSQL store (creates; list pages at 10k and 1M runs)',
+  description: 'run API through the core handler, PostgreSQL store (creates; list pages at 10k and 1M runs; then postgres-ingress)',
   async run() {
     benchStart = performance.now();
     const baseUrl = process.env.DATABASE_URL || DEFAULT_DATABASE_URL;
@@ -50,15 +51,19 @@ export const postgresGroup: BenchGroup = {
       return {};
     }
     const schema = `bench_${Math.random().toString(36).slice(2, 10)}`;
+    let figures: Record<string, number>;
     try {
       await admin.query(`CREATE SCHEMA ${schema}`);
       progress(`schema ${schema} on ${redact(baseUrl)}`);
-      return await measure(withSearchPath(baseUrl, schema));
+      figures = await measure(withSearchPath(baseUrl, schema));
     } finally {
       await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
       await admin.end();
       progress(`dropped schema ${schema}`);
     }
+    // Then webhook deliveries through Fastify vs pgbench, in a scratch schema of their own (also
+    // runnable alone: `npm run bench -- postgres-ingress`).
+    return { ...figures, ...(await measurePostgresIngress(baseUrl)) };
   },
 };
 

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { filterGroup } from './filter.js';
 import { ingressGroup } from './ingress.js';
 import { postgresGroup } from './postgres.js';
+import { postgresIngressGroup } from './postgres-ingress.js';
 import { runsGroup } from './runs.js';
 
 /**
@@ -16,7 +17,7 @@ export interface BenchGroup {
   run(): Promise<Record<string, number>>;
 }
 
-const groups: BenchGroup[] = [runsGroup, postgresGroup, filterGroup, ingressGroup];
+const groups: BenchGroup[] = [runsGroup, postgresGroup, postgresIngressGroup, filterGroup, ingressGroup];
 
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((w) => !groups.some((g) => g.name === w));
