@@ -3,9 +3,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import pg from 'pg';
 import { load, startServer, stopServer } from './ingress.js';
 import { PG_POOL_ENV, PG_URL_ENV } from './ingress-server.js';
+import { connectAdmin, DEFAULT_DATABASE_URL, redact } from './pg-admin.js';
 import type { BenchGroup } from './run.js';
 
 /**
@@ -19,7 +19,6 @@ import type { BenchGroup } from './run.js';
  * Knobs (environment): PG_INGRESS_CONNECTIONS (16), PG_INGRESS_SECONDS (10), PG_INGRESS_WARMUP (3),
  * DATABASE_URL (else the local server the tests use; without one the group is skipped).
  */
-const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/test';
 const CONNECTIONS = Number(process.env.PG_INGRESS_CONNECTIONS ?? 16);
 const SECONDS = Number(process.env.PG_INGRESS_SECONDS ?? 10);
 const WARMUP = Number(process.env.PG_INGRESS_WARMUP ?? 3);
@@ -32,13 +31,8 @@ export const postgresIngressGroup: BenchGroup = {
 };
 
 export async function measurePostgresIngress(baseUrl: string): Promise<Record<string, number>> {
-  const admin = new pg.Client({ connectionString: baseUrl, connectionTimeoutMillis: 3000 });
-  try {
-    await admin.connect();
-  } catch (error) {
-    console.log(`skipped: no PostgreSQL at ${redact(baseUrl)} (${(error as Error).message}); set DATABASE_URL`);
-    return {};
-  }
+  const admin = await connectAdmin(baseUrl);
+  if (!admin) return {};
   const schema = `bench_ingress_${Math.random().toString(36).slice(2, 10)}`;
   const dir = await mkdtemp(join(tmpdir(), 'agentrun-pgbench-'));
   try {
@@ -111,5 +105,3 @@ function withSearchPath(url: string, schema: string): string {
   u.searchParams.set('options', `-c search_path=${schema}`);
   return u.toString();
 }
-
-const redact = (url: string) => url.replace(/\/\/([^:@/]+):[^@/]+@/, '//$1:***@');

@@ -1,6 +1,7 @@
 import { createAgentRunHandler, createApiKey, type ListRunsResponse } from '@agentrun/core';
 import { createPostgresStore } from '@agentrun/store-postgres';
 import pg from 'pg';
+import { connectAdmin, DEFAULT_DATABASE_URL, redact } from './pg-admin.js';
 import { measurePostgresIngress } from './postgres-ingress.js';
 import type { BenchGroup } from './run.js';
 
@@ -12,7 +13,6 @@ import type { BenchGroup } from './run.js';
  *
  * `DATABASE_URL`, else the local server the tests use. Without a server the group is skipped.
  */
-const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/test';
 
 /** The team the lists ask about: it holds 40% of the runs, 72% of its finished runs SUCCEEDED (see LOAD_SQL). */
 const TEAM = 'acme';
@@ -43,13 +43,8 @@ export const postgresGroup: BenchGroup = {
   async run() {
     benchStart = performance.now();
     const baseUrl = process.env.DATABASE_URL || DEFAULT_DATABASE_URL;
-    const admin = new pg.Client({ connectionString: baseUrl, connectionTimeoutMillis: 3000 });
-    try {
-      await admin.connect();
-    } catch (error) {
-      console.log(`skipped: no PostgreSQL at ${redact(baseUrl)} (${(error as Error).message}); set DATABASE_URL`);
-      return {};
-    }
+    const admin = await connectAdmin(baseUrl);
+    if (!admin) return {};
     const schema = `bench_${Math.random().toString(36).slice(2, 10)}`;
     let figures: Record<string, number>;
     try {
@@ -344,5 +339,3 @@ function withSearchPath(url: string, schema: string): string {
   u.searchParams.set('options', `-c search_path=${schema}`);
   return u.toString();
 }
-
-const redact = (url: string) => url.replace(/\/\/([^:@/]+):[^@/]+@/, '//$1:***@');

@@ -1,10 +1,9 @@
 import { isAgentRunError, type Store } from '@agentrun/core';
 import { makeAutomation, makeFactory, makeSecret, makeWebhook } from '@agentrun/core/testing';
 import { sql } from 'kysely';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresStore } from '../src/index.js';
-import { openTestDatabase, type TestDatabase } from './support/database.js';
+import { openTestDatabase, poolWithIsolation, type TestDatabase } from './support/database.js';
 
 // What the conformance suite cannot show: the limit held across connections and processes, what
 // the secrets table holds, and the constraints and indexes of the control-plane tables.
@@ -15,13 +14,6 @@ beforeAll(async () => {
 afterAll(() => db?.close());
 
 const NEEDS_SERVER = 'needs a PostgreSQL server: PGlite is one connection, so nothing runs concurrently';
-
-/** A pool on the test schema whose sessions default to `isolation` (as a server may be configured). */
-function poolWithIsolation(isolation: 'read committed' | 'repeatable read'): pg.Pool {
-  const url = new URL(db.url as string);
-  url.searchParams.set('options', `-c search_path=${db.schema} -c default_transaction_isolation=${isolation.replace(' ', '\\ ')}`);
-  return new pg.Pool({ connectionString: url.toString(), max: 10 });
-}
 
 describe('webhooks.create across connections', () => {
   for (const isolation of ['read committed', 'repeatable read'] as const) {
@@ -34,7 +26,7 @@ describe('webhooks.create across connections', () => {
       }
 
       // Two pools: as two server processes, each with its own connections.
-      const pools = [poolWithIsolation(isolation), poolWithIsolation(isolation)];
+      const pools = [poolWithIsolation(db, isolation), poolWithIsolation(db, isolation)];
       const stores = pools.map((pool) => createPostgresStore({ pool }));
       try {
         const attempts = Array.from({ length: 20 }, (_, i) => {

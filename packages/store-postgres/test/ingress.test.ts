@@ -1,10 +1,9 @@
 import type { DeliveryRecord, Store } from '@agentrun/core';
 import { makeDelivery, makeRun } from '@agentrun/core/testing';
 import { sql } from 'kysely';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresStore } from '../src/index.js';
-import { openTestDatabase, type TestDatabase } from './support/database.js';
+import { openTestDatabase, poolWithIsolation, type TestDatabase } from './support/database.js';
 
 // What the conformance suite cannot show: accept and admit exact across connections (as across
 // server processes sharing one database), atomicity, the exact payload bytes, and the indexes.
@@ -16,16 +15,9 @@ afterAll(() => db?.close());
 
 const NEEDS_SERVER = 'needs a PostgreSQL server: PGlite is one connection, so nothing runs concurrently';
 
-/** A pool on the test schema whose sessions default to `isolation` (as a server may be configured). */
-function poolWithIsolation(isolation: 'read committed' | 'repeatable read'): pg.Pool {
-  const url = new URL(db.url as string);
-  url.searchParams.set('options', `-c search_path=${db.schema} -c default_transaction_isolation=${isolation.replace(' ', '\\ ')}`);
-  return new pg.Pool({ connectionString: url.toString(), max: 10 });
-}
-
 /** Two stores on two pools: as two server processes, each with its own connections. */
 async function withTwoServers<T>(isolation: 'read committed' | 'repeatable read', use: (stores: Store[]) => Promise<T>): Promise<T> {
-  const pools = [poolWithIsolation(isolation), poolWithIsolation(isolation)];
+  const pools = [poolWithIsolation(db, isolation), poolWithIsolation(db, isolation)];
   const stores = pools.map((pool) => createPostgresStore({ pool }));
   try {
     return await use(stores);

@@ -124,3 +124,10 @@ export function withSearchPath(url: string, schema: string): string {
 }
 
 const redact = (url: string) => url.replace(/\/\/([^:@/]+):[^@/]+@/, '//$1:***@');
+
+/** A pool on the test schema whose sessions default to `isolation`, as a server may be configured. */
+export function poolWithIsolation(db: TestDatabase, isolation: 'read committed' | 'repeatable read', max = 10): pg.Pool {
+  const url = new URL(db.url as string);
+  url.searchParams.set('options', `-c search_path=${db.schema} -c default_transaction_isolation=${isolation.replace(' ', '\\ ')}`);
+  return new pg.Pool({ connectionString: url.toString(), max });
+}
