@@ -94,7 +94,9 @@ export { newId, randomToken } from './util/ids.js';
 // Signature verifiers
 export {
   ageProblem,
+  type BodySignatureSpec,
   BUILTIN_VERIFIERS,
+  bodySignatureProblem,
   builtinVerifiers,
   constantTimeEqual,
   createVerifierRegistry,

@@ -51,6 +51,8 @@ export interface IngressOptions {
 }
 
 /** Contract §4: `/webhooks/w/<uid>` and, for URL-token webhooks, `/webhooks/w/<uid>/<token>`. */
+const encoder = new TextEncoder();
+
 const ROUTE = /^\/webhooks\/w\/([^/]+)(?:\/([^/]+))?\/?$/;
 
 /**
@@ -184,7 +186,6 @@ export function createIngress(options: IngressOptions): (request: Request, pathn
     }
 
     // 3. Bearer and URL tokens: checked from the header or the path before any body byte is read.
-    const encoder = new TextEncoder();
     let authenticated = false;
     if (webhook.authMode !== 'signature') {
       const presented = webhook.authMode === 'token' ? bearerToken(request) : pathToken;

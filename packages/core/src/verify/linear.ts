@@ -1,6 +1,7 @@
+import { bodySignatureProblem } from './body-signature.js';
 import { type HmacPort, nobleHmac } from './crypto.js';
 import { topLevelField } from './json-field.js';
-import { hexList, hmacWithTextKey, matchesAny, noneWellFormed } from './signatures.js';
+import { hexList } from './signatures.js';
 import { ageProblem } from './timestamp.js';
 import { defineVerifier, header, unverified, type Verifier, verified } from './verifier.js';
 
@@ -10,12 +11,12 @@ const TOLERANCE_MS = 60_000;
 
 export const linearVerifier = (hmac: HmacPort = nobleHmac): Verifier<'linear'> =>
   defineVerifier('linear', async (input) => {
-    const signature = header(input.headers, 'linear-signature');
-    if (signature === undefined) return unverified('missing Linear-Signature header');
-    const candidates = hexList(signature);
-    if (noneWellFormed(candidates)) return unverified('malformed Linear-Signature header');
-    const expected = await hmacWithTextKey(hmac, input.secret, input.body);
-    if (!matchesAny(expected, candidates)) return unverified('signature mismatch');
+    const problem = await bodySignatureProblem(input, hmac, {
+      header: 'linear-signature',
+      label: 'Linear-Signature',
+      parse: (v) => hexList(v),
+    });
+    if (problem) return problem;
 
     // The age lives in the signed body, so it is read only once the bytes are known to be genuine.
     const sentAt = topLevelField(input.body, 'webhookTimestamp');
