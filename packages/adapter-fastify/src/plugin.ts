@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
-import type { AgentRunHandler } from '@agentrun/core';
-import { disconnectSignal, mustCloseConnection, requestOrigin, respond, splitTarget, stripBasePath, toWebRequest } from '@agentrun/node';
+import { type AgentRunHandler, bufferedResponse } from '@agentrun/core';
+import { mustCloseConnection, requestOrigin, respond, splitTarget, stripBasePath, toWebRequest } from '@agentrun/node';
 import type { FastifyPluginAsync } from 'fastify';
 
 export interface AgentrunFastifyOptions {
@@ -33,14 +33,17 @@ export const agentrunFastify: FastifyPluginAsync<AgentrunFastifyOptions> = async
     const response = await respond(handler, () =>
       toWebRequest(request.raw, {
         url: requestOrigin(request.raw, { protocol: request.protocol, host: request.host }) + relative + search,
-        signal: disconnectSignal(reply.raw),
+        response: reply.raw,
         // The payload our parser handed over: the raw request, or what a host preParsing hook made of it.
         ...(isReadable(request.body) ? { body: request.body } : {}),
         ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}),
       }),
     );
     if (mustCloseConnection(request.raw)) reply.header('connection', 'close');
-    // Fastify sends a Web Response natively (status, every header, streamed body with backpressure).
+    // A reply core made from a string (every JSON answer) is sent as that string; any other,
+    // Fastify sends as a Web Response (status, every header, streamed body with backpressure).
+    const buffered = bufferedResponse(response);
+    if (buffered !== undefined) return reply.code(buffered.status).headers(buffered.headers).send(buffered.body);
     return reply.send(response);
   });
 };

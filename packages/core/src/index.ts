@@ -28,10 +28,12 @@ export {
   type PayloadMatcher,
   parseFilter,
 } from './filter/index.js';
-export { MAX_JSON_DEPTH, parseJsonBody, readBodyLimited } from './http/body.js';
+export { type BodyReader, concatBytes, MAX_JSON_DEPTH, parseJsonBody, READ_BODY, readBodyLimited } from './http/body.js';
 // HTTP
 export { type AgentRunHandler, type AgentRunHandlerOptions, API_BASE, createAgentRunHandler } from './http/handler.js';
+export { forwardToReal } from './http/lazy-web-object.js';
 export { jsonResponse, problemResponse } from './http/responses.js';
+export { type BufferedResponse, bufferedResponse, textResponse } from './http/text-response.js';
 export {
   type DeliveryIdentity,
   type IdentitySource,

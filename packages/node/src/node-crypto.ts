@@ -1,4 +1,4 @@
-import { createHash, createHmac } from 'node:crypto';
+import { createHmac, hash } from 'node:crypto';
 import type { HmacPort, Sha256Port } from '@agentrun/core';
 
 /**
@@ -10,7 +10,12 @@ export const nodeHmac: HmacPort = {
   hmacSha256: (key, data) => createHmac('sha256', key).update(data).digest(),
 };
 
-/** SHA-256 on node:crypto for the delivery identity's body hash; several times faster than core's default. */
+/**
+ * SHA-256 on node:crypto for the delivery identity's body hash; several times faster than core's
+ * default. The one-shot `hash` (Node 20.12+) skips the Hash object, and hashes a string's UTF-8
+ * without an encode step of ours.
+ */
 export const nodeSha256: Sha256Port = {
-  sha256: (data) => createHash('sha256').update(data).digest(),
+  sha256: (data) => hash('sha256', data, 'buffer'),
+  sha256Text: (text) => hash('sha256', text, 'hex'),
 };

@@ -1,16 +1,20 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
-import { AgentRunError } from '@agentrun/core';
+import { AgentRunError, forwardToReal, READ_BODY } from '@agentrun/core';
+import type { BodyLimits } from './body-source.js';
 import { requestBodyStream } from './body-stream.js';
 import { declaredLength, declaresBody, toWebHeaders } from './headers.js';
-import { clientGone } from './signals.js';
+import { readNodeBody } from './read-body.js';
+import { clientGone, disconnectSignal } from './signals.js';
 
 export interface ToWebRequestOptions {
   /** Absolute URL of the request; its path is relative to where agentrun is mounted. */
   url: string;
-  /** Error the body stream once more than this many bytes arrive (answered 413 by core). */
+  /** Error the body once more than this many bytes arrive (answered 413 by core). */
   maxBodyBytes?: number;
-  /** Also abort the request on this signal; pass `disconnectSignal(res)` to follow the client. */
+  /** Also abort the request's signal when the client goes away before this response is finished. */
+  response?: ServerResponse;
+  /** Also abort the request's signal on this one. */
   signal?: AbortSignal;
   /** Read the body from this stream instead of `req` (a framework may hand over a wrapped one). */
   body?: Readable;
@@ -19,32 +23,108 @@ export interface ToWebRequestOptions {
 // Fetch refuses these methods outright; answering 405 beats a TypeError turning into a 500.
 const FORBIDDEN_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK']);
 
+const unusable = () => new TypeError('Body is unusable: Body has already been read');
+
 /**
- * A Web `Request` over a Node request, without buffering: the body is a pull-based stream of
- * `req` (see `requestBodyStream`). The signal aborts when the client disconnects mid-body, and
- * on `options.signal`, which is how callers holding the response extend that to the whole exchange.
+ * A Web `Request` over a Node request that costs almost nothing until it is used, after Hono's
+ * Node server: `method`, `url`, `headers` and `signal` are its own (headers and signal made on
+ * first use), and core reads the body through `READ_BODY`, straight from the socket with the
+ * limit enforced as bytes arrive. Any other member (`body`, `text()`, `clone()`, …) makes the
+ * real `Request` (over a pull-based Web stream of the body) and is answered by it. Its prototype
+ * chain runs through `Request.prototype`, so `instanceof Request` holds.
+ *
+ * `url` is returned as given, not re-serialised by the URL parser as a real `Request` would.
+ */
+class NodeRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly #req: IncomingMessage;
+  readonly #options: ToWebRequestOptions;
+  #headers: Headers | undefined;
+  #signal: AbortSignal | undefined;
+  #real: Request | undefined;
+  /** The body was read through READ_BODY: nothing is left for a stream. */
+  #consumed = false;
+
+  constructor(req: IncomingMessage, method: string, options: ToWebRequestOptions) {
+    this.#req = req;
+    this.method = method;
+    this.url = options.url;
+    this.#options = options;
+  }
+
+  get headers(): Headers {
+    this.#headers ??= toWebHeaders(this.#req);
+    return this.#headers;
+  }
+
+  /** Aborts when the client disconnects mid-body, mid-response (with `response`), or on `signal`. */
+  get signal(): AbortSignal {
+    if (this.#signal === undefined) {
+      const req = this.#req;
+      const controller = new AbortController();
+      const abortIfIncomplete = () => {
+        if (!req.complete) controller.abort(clientGone());
+      };
+      if (req.destroyed) abortIfIncomplete();
+      else req.once('close', abortIfIncomplete);
+      const others = [this.#options.signal, this.#options.response && disconnectSignal(this.#options.response)];
+      const signals = [controller.signal, ...others.filter((s): s is AbortSignal => s !== undefined)];
+      this.#signal = signals.length === 1 ? controller.signal : AbortSignal.any(signals);
+    }
+    return this.#signal;
+  }
+
+  /** Core's body reader (see `READ_BODY`): straight from the socket, limited to the smaller limit. */
+  [READ_BODY](limit: number): Promise<Uint8Array> | undefined {
+    if (this.#real !== undefined) return undefined;
+    if (this.#consumed) return Promise.reject(unusable());
+    this.#consumed = true;
+    if (!this.#hasBody()) return Promise.resolve(new Uint8Array(0));
+    const max = this.#options.maxBodyBytes;
+    return readNodeBody(this.#options.body ?? this.#req, this.#limits(max === undefined ? limit : Math.min(max, limit)));
+  }
+
+  /** The real `Request`, made on first use of anything else. */
+  real(): Request {
+    if (this.#real !== undefined) return this.#real;
+    const init: RequestInit & { duplex?: 'half' } = { method: this.method, headers: this.headers, signal: this.signal };
+    if (this.#hasBody()) {
+      init.body = this.#consumed
+        ? new ReadableStream({ start: (c) => c.close() })
+        : requestBodyStream(this.#options.body ?? this.#req, this.#limits(this.#options.maxBodyBytes));
+      // Required by fetch for a streaming body: the request is sent (here: read) before any response.
+      init.duplex = 'half';
+    }
+    const real = new Request(this.url, init);
+    // Read through READ_BODY already: make the real one say so (bodyUsed, and a TypeError on reading).
+    if (this.#consumed && real.body) void real.body.getReader().read();
+    this.#real = real;
+    return real;
+  }
+
+  #hasBody(): boolean {
+    return this.method !== 'GET' && this.method !== 'HEAD' && declaresBody(this.#req);
+  }
+
+  #limits(maxBodyBytes: number | undefined): BodyLimits {
+    const length = declaredLength(this.#req);
+    return {
+      ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}),
+      ...(length !== undefined ? { declaredLength: length } : {}),
+    };
+  }
+}
+
+// Every other member of Request (body, text(), clone(), …) goes to the real one.
+forwardToReal(NodeRequest, Request);
+
+/**
+ * A Web `Request` over a Node request, without buffering (see `NodeRequest`). Throws a 405
+ * `AgentRunError` for methods fetch cannot represent.
  */
 export function toWebRequest(req: IncomingMessage, options: ToWebRequestOptions): Request {
   const method = (req.method ?? 'GET').toUpperCase();
   if (FORBIDDEN_METHODS.has(method)) throw new AgentRunError('method_not_allowed', `${method} is not supported`);
-
-  const controller = new AbortController();
-  const abortIfIncomplete = () => {
-    if (!req.complete) controller.abort(clientGone());
-  };
-  if (req.destroyed) abortIfIncomplete();
-  else req.once('close', abortIfIncomplete);
-  const signal = options.signal ? AbortSignal.any([controller.signal, options.signal]) : controller.signal;
-
-  const init: RequestInit & { duplex?: 'half' } = { method, headers: toWebHeaders(req), signal };
-  if (method !== 'GET' && method !== 'HEAD' && declaresBody(req)) {
-    const length = declaredLength(req);
-    init.body = requestBodyStream(options.body ?? req, {
-      ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
-      ...(length !== undefined ? { declaredLength: length } : {}),
-    });
-    // Required by fetch for a streaming body: the request is sent (here: read) before any response.
-    init.duplex = 'half';
-  }
-  return new Request(options.url, init);
+  return new NodeRequest(req, method, options) as unknown as Request;
 }

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type BufferedResponse, bufferedResponse } from '@agentrun/core';
 import { clientGone } from './signals.js';
 
 /**
@@ -17,6 +18,8 @@ export function mustCloseConnection(req: IncomingMessage | undefined): boolean {
  * response, since a truncated reply must not look complete.
  */
 export async function writeWebResponse(res: ServerResponse, response: Response): Promise<void> {
+  const buffered = bufferedResponse(response);
+  if (buffered !== undefined) return writeBuffered(res, buffered);
   if (res.destroyed || res.writableEnded) {
     await response.body?.cancel(clientGone()).catch(() => {});
     return;
@@ -37,6 +40,19 @@ export async function writeWebResponse(res: ServerResponse, response: Response):
     return;
   }
   await pipeBody(body, res);
+}
+
+/** A response core made from a string (every JSON reply): one write, no stream to read it through. */
+function writeBuffered(res: ServerResponse, { status, headers, body }: BufferedResponse): void {
+  if (res.destroyed || res.writableEnded) return;
+  res.statusCode = status;
+  for (const name of Object.keys(headers)) {
+    const value = headers[name] as string;
+    res.setHeader(name, name.toLowerCase() === 'set-cookie' ? [...hostCookies(res), value] : value);
+  }
+  if (mustCloseConnection(res.req)) res.setHeader('connection', 'close');
+  if (res.req?.method === 'HEAD' || status === 204 || status === 304) res.end();
+  else res.end(body);
 }
 
 function hostCookies(res: ServerResponse): string[] {

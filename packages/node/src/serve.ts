@@ -3,7 +3,6 @@ import { isAgentRunError, problemResponse } from '@agentrun/core';
 import { bodyAlreadyConsumed, bodyConsumedResponse } from './consumed-body.js';
 import { toWebRequest } from './request.js';
 import { writeWebResponse } from './response.js';
-import { disconnectSignal } from './signals.js';
 
 /** Anything callable like the agentrun handler. */
 export type FetchHandler = (request: Request) => Promise<Response>;
@@ -45,7 +44,7 @@ export async function serveNodeRequest(
     : await respond(handler, () =>
         toWebRequest(req, {
           url: options.url,
-          signal: disconnectSignal(res),
+          response: res,
           ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
         }),
       );

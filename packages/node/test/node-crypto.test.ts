@@ -39,6 +39,17 @@ describe('nodeSha256', () => {
     );
   });
 
+  it('hashes text in one step exactly as the default hashes its UTF-8 (lone surrogates included)', () => {
+    const text = fc.oneof(fc.string({ unit: 'binary', maxLength: 300 }), fc.string({ unit: 'grapheme', maxLength: 300 }));
+    fc.assert(
+      fc.property(text, (t) => {
+        expect(nodeSha256.sha256Text?.(t)).toBe(Buffer.from(nobleSha256.sha256(new TextEncoder().encode(t))).toString('hex'));
+      }),
+      { numRuns: 500 },
+    );
+    expect(nodeSha256.sha256Text?.('\ud800x')).toBe(Buffer.from(nobleSha256.sha256(new TextEncoder().encode('\ud800x'))).toString('hex'));
+  });
+
   it('gives the same body-hash identity as the default', () => {
     fc.assert(
       fc.property(fc.jsonValue(), (body) => {

@@ -9,9 +9,9 @@ import {
   type WebhookRecord,
   type WebhookStore,
 } from '@agentrun/core';
+import { copy as clone } from './copy.js';
 import { selectsWebhook } from './ingress.js';
 
-const clone = <T>(value: T): T => structuredClone(value);
 const key = (...parts: string[]) => parts.join('\u0000');
 const deepFreeze = <T>(value: T): T => {
   if (value && typeof value === 'object' && !Object.isFrozen(value)) {
@@ -33,7 +33,26 @@ export function createMemoryControlPlane(): {
   const secrets = new Map<string, SecretRecord>();
   const webhooks = new Map<string, WebhookRecord>();
   const automations = new Map<string, AutomationRecord>();
-  const frozen = new Map<string, AutomationRecord>();
+  /**
+   * What `listForWebhook` answered, by webhook, until any automation changes: the ingress asks on
+   * every delivery, and scanning every automation each time costs more than all else it does.
+   * Frozen snapshots, so callers cannot alias (or change) what is stored.
+   */
+  const forWebhook = new Map<string, readonly AutomationRecord[]>();
+  /** One frozen snapshot per automation, shared by every answer it is part of. */
+  const snapshots = new Map<string, AutomationRecord>();
+  const changed = () => {
+    forWebhook.clear();
+    snapshots.clear();
+  };
+  const snapshotOf = (a: AutomationRecord) => {
+    let snapshot = snapshots.get(a.id);
+    if (snapshot === undefined) {
+      snapshot = deepFreeze(clone(a));
+      snapshots.set(a.id, snapshot);
+    }
+    return snapshot;
+  };
 
   return {
     factories: {
@@ -126,6 +145,7 @@ export function createMemoryControlPlane(): {
       async create(record) {
         if (automations.has(record.id)) throw new Error(`automation ${record.id} already exists`);
         automations.set(record.id, clone(record));
+        changed();
       },
       async get(teamUid, factoryUid, id) {
         const a = automations.get(id);
@@ -141,29 +161,29 @@ export function createMemoryControlPlane(): {
         const a = automations.get(record.id);
         if (!a || a.teamUid !== record.teamUid || a.factoryUid !== record.factoryUid) return false;
         automations.set(record.id, clone({ ...record, createdAt: a.createdAt }));
-        frozen.delete(record.id);
+        changed();
         return true;
       },
       async delete(teamUid, factoryUid, id) {
         const a = automations.get(id);
         if (!a || a.teamUid !== teamUid || a.factoryUid !== factoryUid) return false;
-        frozen.delete(id);
+        changed();
         return automations.delete(id);
       },
       async listForWebhook(webhookUid) {
-        // The ingress asks this on every delivery: answer with frozen snapshots (cached per
-        // version) instead of fresh deep copies. Frozen, they cannot alias what is stored.
-        return [...automations.values()]
-          .filter((a) => selectsWebhook(a, webhookUid))
-          .sort(byCreated)
-          .map((a) => {
-            let snapshot = frozen.get(a.id);
-            if (snapshot?.updatedAt !== a.updatedAt) {
-              snapshot = deepFreeze(clone(a));
-              frozen.set(a.id, snapshot);
-            }
-            return snapshot;
-          });
+        let answer = forWebhook.get(webhookUid);
+        if (answer === undefined) {
+          answer = Object.freeze(
+            [...automations.values()]
+              .filter((a) => selectsWebhook(a, webhookUid))
+              .sort(byCreated)
+              .map(snapshotOf),
+          );
+          // Bounded by the webhooks asked about; a caller asking for endless unknown uids starts it over.
+          if (forWebhook.size >= 10_000) forWebhook.clear();
+          forWebhook.set(webhookUid, answer);
+        }
+        return answer as AutomationRecord[];
       },
     },
   };

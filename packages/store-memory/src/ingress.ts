@@ -61,8 +61,9 @@ export function createMemoryIngress(createRun: (input: CreateRunInput, copyBytes
     }
     let { times } = w;
     if (w.size === times.length) {
-      // Full ring under a larger limit than before: unroll it into a bigger one.
-      const grown: number[] = new Array(Math.max(limit, w.size + 1));
+      // Full ring: unroll it into one twice the size, up to the limit (or just past the ring, when
+      // the limit has shrunk since). Doubling, since a limit may be large and mostly unused.
+      const grown: number[] = new Array(Math.max(Math.min(limit, 2 * w.size), w.size + 1));
       for (let i = 0; i < w.size; i++) grown[i] = times[(w.head + i) % times.length] as number;
       w.times = times = grown;
       w.head = 0;

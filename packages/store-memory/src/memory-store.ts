@@ -23,6 +23,7 @@ import {
   type TransitionRunInput,
 } from '@agentrun/core';
 import { createMemoryControlPlane } from './control-plane.js';
+import { copy as clone } from './copy.js';
 import { createMemoryIngress } from './ingress.js';
 
 /**
@@ -34,11 +35,11 @@ import { createMemoryIngress } from './ingress.js';
 export function createMemoryStore(): Store {
   const runs = new Map<string, RunRecord>();
   const followups = new Map<string, FollowupRecord[]>();
-  const attachments = new Map<string, AttachmentRecord>();
+  /** A run's attachments, by run id (written once, with the run). */
+  const attachments = new Map<string, AttachmentRecord[]>();
   const idempotency = new Map<string, IdempotencyRecord>();
   const apiKeys = new Map<string, ApiKeyRecord>();
 
-  const attachmentKey = (runId: string, fileName: string) => `${runId}\u0000${fileName}`;
   const idemKey = (scope: string, key: string) => `${scope}\u0000${key}`;
 
   const liveRecord = (scope: string, key: string, now: string) => {
@@ -83,7 +84,7 @@ export function createMemoryStore(): Store {
         () => {
           if (runs.has(input.run.id)) throw new Error(`run ${input.run.id} already exists`);
           runs.set(input.run.id, clone(input.run));
-          for (const a of input.attachments) attachments.set(attachmentKey(a.runId, a.fileName), clone(a));
+          if (input.attachments.length > 0) attachments.set(input.run.id, input.attachments.map(clone));
           return clone(input.run);
         },
         (run) => run,
@@ -169,7 +170,7 @@ export function createMemoryStore(): Store {
     async getAttachment(teamUid, runId, fileName) {
       const run = runs.get(runId);
       if (!run || run.teamUid !== teamUid) return undefined;
-      const a = attachments.get(attachmentKey(runId, fileName));
+      const a = attachments.get(runId)?.find((x) => x.fileName === fileName);
       return a ? clone(a) : undefined;
     },
   };
@@ -207,7 +208,11 @@ export function createMemoryStore(): Store {
   const ingress = createMemoryIngress((input, copyBytes) => {
     if (runs.has(input.run.id)) throw new Error(`run ${input.run.id} already exists`);
     runs.set(input.run.id, clone(input.run));
-    for (const a of input.attachments) attachments.set(attachmentKey(a.runId, a.fileName), { ...a, data: copyBytes(a.data) });
+    if (input.attachments.length > 0)
+      attachments.set(
+        input.run.id,
+        input.attachments.map((a) => ({ ...a, data: copyBytes(a.data) })),
+      );
   });
   return {
     runs: runStore,
@@ -218,8 +223,6 @@ export function createMemoryStore(): Store {
     async close() {},
   };
 }
-
-const clone = <T>(value: T): T => structuredClone(value);
 
 /** A patch's given fields (`undefined` means "leave as is"; `null` clears). */
 const definedOnly = <T extends object>(patch: T): Partial<T> =>

@@ -1,6 +1,16 @@
 import { AgentRunError, invalidRequest } from '../errors.js';
 
 /**
+ * A request may carry its own reader of its body, as the Node bridge's requests do: it resolves
+ * to the body's bytes, rejecting with a `payload_too_large` AgentRunError past `limit`, without
+ * going through a Web stream (which costs more than the rest of a small request's handling). It
+ * answers `undefined` when it cannot, because the body has already become a stream; that stream
+ * is read instead. A registered symbol, so that separately bundled copies agree on it.
+ */
+export const READ_BODY = Symbol.for('agentrun.read-body');
+export type BodyReader = (limit: number) => Promise<Uint8Array> | undefined;
+
+/**
  * Read a request body as bytes, stopping at `limit`: a declared `Content-Length` over the limit
  * is refused before reading, and a stream that runs past it is cancelled, so no more than
  * `limit` bytes are ever buffered.
@@ -8,8 +18,19 @@ import { AgentRunError, invalidRequest } from '../errors.js';
 export async function readBodyLimited(request: Request, limit: number): Promise<Uint8Array> {
   const declared = request.headers.get('content-length');
   if (declared !== null && /^\d+$/.test(declared) && Number(declared) > limit) throw tooLarge(limit);
-  if (!request.body) return new Uint8Array(0);
-  const reader = request.body.getReader();
+  const own = (request as Request & { [READ_BODY]?: BodyReader })[READ_BODY];
+  const read = typeof own === 'function' ? own.call(request, limit) : undefined;
+  try {
+    return await (read ?? readStream(request.body, limit));
+  } catch (error) {
+    if (error instanceof AgentRunError) throw error;
+    throw invalidRequest('the request body could not be read to its end');
+  }
+}
+
+async function readStream(body: ReadableStream<Uint8Array> | null, limit: number): Promise<Uint8Array> {
+  if (!body) return new Uint8Array(0);
+  const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   try {
@@ -23,12 +44,14 @@ export async function readBodyLimited(request: Request, limit: number): Promise<
       }
       chunks.push(value);
     }
-  } catch (error) {
-    if (error instanceof AgentRunError) throw error;
-    throw invalidRequest('the request body could not be read to its end');
   } finally {
     reader.releaseLock();
   }
+  return concatBytes(chunks, size);
+}
+
+/** One array of `size` bytes from `chunks` (the only chunk itself when there is one). */
+export function concatBytes(chunks: readonly Uint8Array[], size: number): Uint8Array {
   if (chunks.length === 1) return chunks[0] as Uint8Array;
   const out = new Uint8Array(size);
   let offset = 0;
@@ -53,7 +76,7 @@ export function parseJsonBody(bytes: Uint8Array): unknown {
   if (bytes.byteLength === 0) return undefined;
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
+    text = strictUtf8.decode(bytes);
   } catch {
     throw invalidRequest('the request body is not valid UTF-8');
   }
@@ -71,8 +94,16 @@ export function parseJsonBody(bytes: Uint8Array): unknown {
 /** `\u0000` preceded by an even number of backslashes (so the escape is real, not `\\u0000` text). */
 const ESCAPED_NUL = /(?<!\\)(?:\\\\)*\\u0000/i;
 
+/**
+ * Strict UTF-8 (a malformed sequence throws; a leading BOM is dropped). One decoder serves every
+ * call: without `{ stream: true }` each decode starts afresh.
+ */
+export const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
 /** Whether brackets outside strings nest deeper than `max`. Linear, no recursion. */
 export function jsonDepthExceeds(text: string, max: number): boolean {
+  // Nesting needs an opening bracket per level: with `max` or fewer in all, the scan is moot.
+  if (countOpeningBrackets(text, max + 1) <= max) return false;
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
@@ -87,4 +118,13 @@ export function jsonDepthExceeds(text: string, max: number): boolean {
     } else if (c === 0x7d || c === 0x5d) depth--;
   }
   return false;
+}
+
+/** How many `{` and `[` the text holds, counting no further than `stopAt`. */
+function countOpeningBrackets(text: string, stopAt: number): number {
+  let count = 0;
+  for (const bracket of ['{', '[']) {
+    for (let i = text.indexOf(bracket); i !== -1 && count < stopAt; i = text.indexOf(bracket, i + 1)) count++;
+  }
+  return count;
 }

@@ -1,10 +1,11 @@
 import type { AgentRunError } from '../errors.js';
+import { textResponse } from './text-response.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 const PROBLEM_TYPE = 'application/problem+json; charset=utf-8';
 
 export const jsonResponse = (body: unknown, status = 200, headers: Record<string, string> = {}): Response =>
-  new Response(JSON.stringify(body), { status, headers: { 'content-type': JSON_TYPE, ...headers } });
+  textResponse(JSON.stringify(body), status, { 'content-type': JSON_TYPE, ...headers });
 
 /** RFC 9457 problem details (contract §2): `{ type, title, status, error, detail?, retryable? }`. */
 export function problemResponse(error: AgentRunError): Response {
@@ -20,5 +21,5 @@ export function problemResponse(error: AgentRunError): Response {
   // Clients (the published SDK among them) retry 409 by default; a state conflict will not go away.
   if (error.status === 409 && error.retryable !== true) headers['x-should-retry'] = 'false';
   if (error.status === 401) headers['www-authenticate'] ??= 'Bearer';
-  return new Response(JSON.stringify(body), { status: error.status, headers });
+  return textResponse(JSON.stringify(body), error.status, headers);
 }

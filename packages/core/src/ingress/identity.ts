@@ -113,7 +113,7 @@ export function resolveDeliveryIdentity(input: ResolveDeliveryIdentityInput): De
   }
   if (vendorId !== null) return identity('vendor_header', vendorId);
 
-  return identity('body_hash', sha256HexWith(sha256.sha256, bodyText(body)));
+  return identity('body_hash', sha256HexWith(sha256, bodyText(body)));
 }
 
 const identity = (source: IdentitySource, id: string): DeliveryIdentity => ({ value: PREFIX[source] + id, source });
@@ -137,13 +137,22 @@ function bodyText(body: unknown): string {
 
 /** Whether arrays and objects nest deeper than `max` (a top-level container is level 1). Iterative. */
 function nestingExceeds(value: unknown, max: number): boolean {
-  const stack: Array<[unknown, number]> = [[value, 0]];
-  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
-    const [node, parentLevel] = next;
-    if (node === null || typeof node !== 'object') continue;
-    const level = parentLevel + 1;
+  // Two parallel stacks of containers and their levels: no allocation per value visited.
+  const nodes: object[] = [];
+  const levels: number[] = [];
+  const visit = (node: unknown, level: number) => {
+    if (node !== null && typeof node === 'object') {
+      nodes.push(node);
+      levels.push(level);
+    }
+  };
+  visit(value, 1);
+  while (nodes.length > 0) {
+    const node = nodes.pop() as object;
+    const level = levels.pop() as number;
     if (level > max) return true;
-    for (const child of Array.isArray(node) ? node : Object.values(node)) stack.push([child, level]);
+    if (Array.isArray(node)) for (const child of node) visit(child, level + 1);
+    else for (const key in node) if (Object.hasOwn(node, key)) visit((node as Record<string, unknown>)[key], level + 1);
   }
   return false;
 }

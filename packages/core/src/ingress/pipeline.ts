@@ -1,11 +1,9 @@
 import { bearerToken } from '../auth/api-keys.js';
-import type { AutomationRecord, WebhookRecord } from '../control/records.js';
+import type { WebhookRecord } from '../control/records.js';
 import { type SecretCipher, secretSlot } from '../control/secret-cipher.js';
 import { AgentRunError, isAgentRunError } from '../errors.js';
 import { type AgentRunEvents, emitSafely } from '../events.js';
-import { compileFilter } from '../filter/index.js';
-import type { PayloadMatcher } from '../filter/types.js';
-import { jsonDepthExceeds, MAX_JSON_DEPTH, readBodyLimited } from '../http/body.js';
+import { jsonDepthExceeds, MAX_JSON_DEPTH, readBodyLimited, strictUtf8 } from '../http/body.js';
 import { jsonResponse, problemResponse } from '../http/responses.js';
 import { toRunItem } from '../run/record.js';
 import type { Store } from '../store/store.js';
@@ -14,6 +12,7 @@ import { newId } from '../util/ids.js';
 import { constantTimeEqual } from '../verify/constant-time.js';
 import type { Sha256Port } from '../verify/crypto.js';
 import type { VerifierRegistry } from '../verify/registry.js';
+import { createAutomationMatcher } from './automation-matchers.js';
 import { resolveDeliveryIdentity } from './identity.js';
 import type { DeliveryRecord, DeliveryStatus } from './records.js';
 import { webhookRun } from './webhook-run.js';
@@ -62,28 +61,12 @@ const ROUTE = /^\/webhooks\/w\/([^/]+)(?:\/([^/]+))?\/?$/;
  */
 export function createIngress(options: IngressOptions): (request: Request, pathname: string) => Promise<Response> {
   const { store, cipher, verifiers, sha256, events, clock, limits } = options;
-  const matchers = new Map<string, { version: string; matchers: (PayloadMatcher | undefined)[] }>();
-
-  /** Filters compile once per automation version; the cache holds at most a few thousand. */
-  const matchersOf = (automation: AutomationRecord, webhookUid: string) => {
-    const cached = matchers.get(automation.id);
-    const version = `${automation.updatedAt}/${webhookUid}`;
-    if (cached?.version === version) return cached.matchers;
-    const compiled = automation.triggers
-      .filter((t) => t.filter.webhook_ids.includes(webhookUid))
-      .map((t) => (t.filter.payload === undefined ? undefined : compileFilter(t.filter.payload)));
-    if (matchers.size > 5000) matchers.clear();
-    matchers.set(automation.id, { version, matchers: compiled });
-    return compiled;
-  };
-
-  const now = () => isoTime(clock.now());
+  const wants = createAutomationMatcher();
 
   // Retention runs in the background now and then, from the traffic itself: no extra process. The
   // sweep only deletes entries both older than 7 days and beyond each webhook's newest 50.
   let lastSweep = 0;
-  const sweepSometimes = () => {
-    const t = clock.now();
+  const sweepSometimes = (t: number) => {
     if (t - lastSweep < DELIVERY_RETENTION.sweepEveryMs) return;
     lastSweep = t;
     store.deliveries.sweep(isoTime(t - DELIVERY_RETENTION.maxAgeMs), DELIVERY_RETENTION.keepNewest).catch((error) => {
@@ -104,14 +87,20 @@ export function createIngress(options: IngressOptions): (request: Request, pathn
   };
   const retryAfter = (ms: number) => ({ 'retry-after': String(Math.max(1, Math.ceil(ms / 1000))) });
 
-  const entry = (webhook: WebhookRecord, statusLabel: DeliveryStatus, size: number, identity: string | null = null): DeliveryRecord => ({
+  const entry = (
+    webhook: WebhookRecord,
+    statusLabel: DeliveryStatus,
+    size: number,
+    receivedAt: string,
+    identity: string | null = null,
+  ): DeliveryRecord => ({
     id: newId(),
     teamUid: webhook.teamUid,
     factoryUid: webhook.factoryUid,
     webhookUid: webhook.uid,
     identity,
     size,
-    receivedAt: now(),
+    receivedAt,
     status: statusLabel,
     payload: null,
   });
@@ -146,21 +135,24 @@ export function createIngress(options: IngressOptions): (request: Request, pathn
    * A failed authentication: counted against the budget first, and logged only when the budget
    * admitted it; past the budget it is a 429 that writes nothing.
    */
-  async function authFailure(webhook: WebhookRecord, labelStatus: 401 | 413, size: number): Promise<Response> {
+  async function authFailure(webhook: WebhookRecord, labelStatus: 401 | 413, size: number, receivedAt: string): Promise<Response> {
     const admitted = await store.rateLimits.admit({
       key: `auth:${webhook.uid}`,
       limit: limits.authFailuresPerWindow,
       windowMs: limits.windowMs,
-      now: now(),
+      now: receivedAt,
     });
     if (!admitted.allowed) return status(429, 'too many failed authentications for this webhook', retryAfter(admitted.retryAfterMs));
     const label = labelStatus === 401 ? 'Rejected (auth)' : 'Rejected (too large)';
-    await store.deliveries.log(entry(webhook, label, size));
+    await store.deliveries.log(entry(webhook, label, size, receivedAt));
     return labelStatus === 401 ? status(401, 'authentication failed') : status(413, `the body is larger than ${limits.maxBodyBytes} bytes`);
   }
 
   return async function ingress(request: Request, pathname: string): Promise<Response> {
-    sweepSometimes();
+    // One instant for the whole delivery: its log time and the time every limit is judged at.
+    const receivedMs = clock.now();
+    const receivedAt = isoTime(receivedMs);
+    sweepSometimes(receivedMs);
     const route = ROUTE.exec(pathname);
     if (!route) return status(404, 'no such webhook');
     if (request.method !== 'POST') return status(405, 'webhooks accept POST only', { allow: 'POST' });
@@ -180,7 +172,7 @@ export function createIngress(options: IngressOptions): (request: Request, pathn
     }
 
     // 2. The failed-auth budget, spent: 429, not logged.
-    const budget = await store.rateLimits.peek({ key: `auth:${webhook.uid}`, windowMs: limits.windowMs, now: now() });
+    const budget = await store.rateLimits.peek({ key: `auth:${webhook.uid}`, windowMs: limits.windowMs, now: receivedAt });
     if (budget.count >= limits.authFailuresPerWindow) {
       return status(429, 'too many failed authentications for this webhook', retryAfter(budget.retryAfterMs));
     }
@@ -191,7 +183,7 @@ export function createIngress(options: IngressOptions): (request: Request, pathn
       const presented = webhook.authMode === 'token' ? bearerToken(request) : pathToken;
       const secret = await secretOf(webhook);
       if (presented === undefined || secret === undefined || !constantTimeEqual(encoder.encode(presented), encoder.encode(secret))) {
-        return authFailure(webhook, 401, 0);
+        return authFailure(webhook, 401, 0, receivedAt);
       }
       authenticated = true;
     }
@@ -202,8 +194,8 @@ export function createIngress(options: IngressOptions): (request: Request, pathn
       body = await readBodyLimited(request, limits.maxBodyBytes);
     } catch (error) {
       if (isAgentRunError(error) && error.code === 'payload_too_large') {
-        if (!authenticated) return authFailure(webhook, 413, limits.maxBodyBytes + 1);
-        await store.deliveries.log(entry(webhook, 'Rejected (too large)', limits.maxBodyBytes + 1));
+        if (!authenticated) return authFailure(webhook, 413, limits.maxBodyBytes + 1, receivedAt);
+        await store.deliveries.log(entry(webhook, 'Rejected (too large)', limits.maxBodyBytes + 1, receivedAt));
         return status(413, `the body is larger than ${limits.maxBodyBytes} bytes`);
       }
       return status(400, 'the request body could not be read to its end');
@@ -218,7 +210,7 @@ export function createIngress(options: IngressOptions): (request: Request, pathn
         secret: await secretOf(webhook),
         now: clock.now(),
       });
-      if (!result.ok) return authFailure(webhook, 401, body.byteLength);
+      if (!result.ok) return authFailure(webhook, 401, body.byteLength, receivedAt);
       providerDeliveryId = result.deliveryId;
     }
 
@@ -227,7 +219,7 @@ export function createIngress(options: IngressOptions): (request: Request, pathn
       key: `rate:${webhook.uid}`,
       limit: limits.deliveriesPerWindow,
       windowMs: limits.windowMs,
-      now: now(),
+      now: receivedAt,
     });
     if (!rate.allowed)
       return status(429, `more than ${limits.deliveriesPerWindow} deliveries a minute to this webhook`, retryAfter(rate.retryAfterMs));
@@ -235,7 +227,7 @@ export function createIngress(options: IngressOptions): (request: Request, pathn
     // 7. JSON (any JSON value; Content-Type is not enforced).
     const parsed = parseDeliveryJson(body);
     if (!parsed.ok) {
-      await store.deliveries.log(entry(webhook, 'Rejected (invalid JSON)', body.byteLength));
+      await store.deliveries.log(entry(webhook, 'Rejected (invalid JSON)', body.byteLength, receivedAt));
       return status(400, parsed.reason);
     }
 
@@ -247,18 +239,15 @@ export function createIngress(options: IngressOptions): (request: Request, pathn
       body: parsed.value,
       sha256,
     });
-    const delivery: DeliveryRecord = { ...entry(webhook, 'Accepted', body.byteLength, identity.value), payload: body };
+    const delivery: DeliveryRecord = { ...entry(webhook, 'Accepted', body.byteLength, receivedAt, identity.value), payload: body };
     const matching = (await store.automations.listForWebhook(webhook.uid)).filter(
-      (a) =>
-        a.teamUid === webhook.teamUid &&
-        a.factoryUid === webhook.factoryUid &&
-        matchersOf(a, webhook.uid).some((m) => m === undefined || m(parsed.value)),
+      (a) => a.teamUid === webhook.teamUid && a.factoryUid === webhook.factoryUid && wants(a, webhook.uid, parsed.value),
     );
     const runs = matching.map((automation) =>
       webhookRun({ automation, webhook, deliveryId: delivery.id, payload: body, now: delivery.receivedAt }),
     );
     const outcome = await store.deliveries.accept({ delivery, runs });
-    if (outcome.accepted) {
+    if (outcome.accepted && events.listenerCount('run.created') > 0) {
       for (const { run } of runs) emitSafely(events, options.onError, 'run.created', { run: toRunItem(run), team_uid: run.teamUid });
     }
     return jsonResponse({ delivery_id: delivery.id }, 202);
@@ -269,7 +258,7 @@ export function createIngress(options: IngressOptions): (request: Request, pathn
 function parseDeliveryJson(body: Uint8Array): { ok: true; value: unknown } | { ok: false; reason: string } {
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(body);
+    text = strictUtf8.decode(body);
   } catch {
     return { ok: false, reason: 'the body is not valid UTF-8' };
   }

@@ -1,12 +1,32 @@
 import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
+import { utf8ToBytes } from '@noble/hashes/utils.js';
 import stableStringify from 'fast-json-stable-stringify';
+import type { Sha256Port } from '../verify/crypto.js';
 
 /** SHA-256 of a UTF-8 string, lowercase hex. Portable (no node:crypto). */
-export const sha256Hex = (text: string): string => bytesToHex(sha256(utf8ToBytes(text)));
+export const sha256Hex = (text: string): string => toHex(sha256(utf8ToBytes(text)));
 
-/** SHA-256 of a UTF-8 string, lowercase hex, computed by `digest` (e.g. a `Sha256Port`'s method). */
-export const sha256HexWith = (digest: (data: Uint8Array) => Uint8Array, text: string): string => bytesToHex(digest(utf8ToBytes(text)));
+/** SHA-256 of a UTF-8 string, lowercase hex, computed by a `Sha256Port` (in one step where it can). */
+export const sha256HexWith = (port: Sha256Port, text: string): string => port.sha256Text?.(text) ?? toHex(port.sha256(utf8ToBytes(text)));
+
+const HEX_DIGITS = '0123456789abcdef';
+
+/**
+ * Lowercase hex of some bytes, as one flat string. (Building it by `+=`, as @noble's bytesToHex
+ * does, leaves a rope of one node per byte behind every stored digest: several times its size.)
+ */
+export function toHex(bytes: Uint8Array): string {
+  const codes = new Array<number>(bytes.length * 2);
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i] as number;
+    codes[2 * i] = HEX_DIGITS.charCodeAt(b >> 4);
+    codes[2 * i + 1] = HEX_DIGITS.charCodeAt(b & 15);
+  }
+  // Spread in slices: an argument list has a length limit.
+  let out = '';
+  for (let i = 0; i < codes.length; i += 8192) out += String.fromCharCode(...codes.slice(i, i + 8192));
+  return out;
+}
 
 /** Canonical JSON: keys sorted at every depth, so equal values hash equally. */
 export const canonicalJson = (value: unknown): string => stableStringify(value);

@@ -22,6 +22,12 @@ export const nobleHmac: HmacPort = {
  */
 export interface Sha256Port {
   sha256(data: Uint8Array): Uint8Array;
+  /**
+   * Optional: SHA-256 of a string's UTF-8 bytes as lowercase hex, for a platform that does this in
+   * one step (node:crypto's `hash`), saving the encode and the hex conversion. Must equal the hex
+   * of `sha256` over the UTF-8 bytes.
+   */
+  sha256Text?(text: string): string;
 }
 
 /** Pure-TypeScript SHA-256 (@noble/hashes): the default when a host passes no port. */
