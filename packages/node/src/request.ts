@@ -108,11 +108,11 @@ class NodeRequest {
   }
 
   #limits(maxBodyBytes: number | undefined): BodyLimits {
+    const limits: BodyLimits = {};
+    if (maxBodyBytes !== undefined) limits.maxBodyBytes = maxBodyBytes;
     const length = declaredLength(this.#req);
-    return {
-      ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}),
-      ...(length !== undefined ? { declaredLength: length } : {}),
-    };
+    if (length !== undefined) limits.declaredLength = length;
+    return limits;
   }
 }
 

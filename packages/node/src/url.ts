@@ -13,9 +13,21 @@ export function requestOrigin(req: IncomingMessage, overrides: { protocol?: stri
   const protocol = overrides.protocol === 'https' || overrides.protocol === 'http' ? overrides.protocol : encrypted ? 'https' : 'http';
   const authority = req.headers[':authority'];
   const host = overrides.host ?? req.headers.host ?? (typeof authority === 'string' ? authority : undefined);
-  const origin = `${protocol}://${host}`;
-  return host !== undefined && HOST.test(host) && URL.canParse(origin) ? origin : `${protocol}://localhost`;
+  if (host === undefined) return `${protocol}://localhost`;
+  const key = protocol === 'https' ? `s${host}` : host;
+  let origin = origins.get(key);
+  if (origin === undefined) {
+    origin = `${protocol}://${host}`;
+    if (!HOST.test(host) || !URL.canParse(origin)) origin = `${protocol}://localhost`;
+    // A handful of hosts serve a deployment; a client inventing endless ones only restarts the memo.
+    if (origins.size >= 256) origins.clear();
+    origins.set(key, origin);
+  }
+  return origin;
 }
+
+/** Checked origins by host (prefixed `s` for https): the check costs more than the rest of a request's routing. */
+const origins = new Map<string, string>();
 
 /** Split a request target (`/path?query`, or the absolute form a proxy may send) into path and search. */
 export function splitTarget(target: string | undefined): { pathname: string; search: string } {

@@ -20,6 +20,18 @@ export function webhookPrompt(automation: AutomationRecord, webhook: WebhookReco
   ].join('\n');
 }
 
+/** Titles by automation name: the same few names title every run a busy webhook starts. */
+const titles = new Map<string, string>();
+function titleOf(name: string): string {
+  let title = titles.get(name);
+  if (title === undefined) {
+    title = titleFromPrompt(name, 'Webhook run');
+    if (titles.size >= 1000) titles.clear();
+    titles.set(name, title);
+  }
+  return title;
+}
+
 /** A run (and its payload attachment) for one automation that a delivery matched. */
 export function webhookRun(input: {
   automation: AutomationRecord;
@@ -35,7 +47,7 @@ export function webhookRun(input: {
     run: {
       id,
       teamUid: webhook.teamUid,
-      title: titleFromPrompt(automation.name, 'Webhook run'),
+      title: titleOf(automation.name),
       prompt,
       state: 'QUEUED',
       createdAt: now,
