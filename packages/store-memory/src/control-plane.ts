@@ -2,6 +2,7 @@ import {
   AgentRunError,
   type AutomationRecord,
   type AutomationStore,
+  type DeliveryContext,
   type FactoryRecord,
   type FactoryStore,
   type SecretRecord,
@@ -22,12 +23,19 @@ const deepFreeze = <T>(value: T): T => {
 };
 const byCreated = <T extends { createdAt: string }>(a: T, b: T) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0);
 
-/** Factories, team secrets, webhooks and automations in memory; each operation is synchronous, so atomic. */
+/** What the ingress reads about a webhook, taken in one synchronous step (see `DeliveryStore.context`). */
+export type WebhookSnapshot = Pick<DeliveryContext, 'webhook' | 'secret' | 'automations'>;
+
+/**
+ * Factories, team secrets, webhooks and automations in memory; each operation is synchronous, so
+ * atomic. `webhookSnapshot` is for the memory ingress, not part of the Store.
+ */
 export function createMemoryControlPlane(): {
   factories: FactoryStore;
   secrets: SecretStore;
   webhooks: WebhookStore;
   automations: AutomationStore;
+  webhookSnapshot(uid: string): WebhookSnapshot | undefined;
 } {
   const factories = new Map<string, FactoryRecord>();
   const secrets = new Map<string, SecretRecord>();
@@ -171,20 +179,31 @@ export function createMemoryControlPlane(): {
         return automations.delete(id);
       },
       async listForWebhook(webhookUid) {
-        let answer = forWebhook.get(webhookUid);
-        if (answer === undefined) {
-          answer = Object.freeze(
-            [...automations.values()]
-              .filter((a) => selectsWebhook(a, webhookUid))
-              .sort(byCreated)
-              .map(snapshotOf),
-          );
-          // Bounded by the webhooks asked about; a caller asking for endless unknown uids starts it over.
-          if (forWebhook.size >= 10_000) forWebhook.clear();
-          forWebhook.set(webhookUid, answer);
-        }
-        return answer as AutomationRecord[];
+        return automationsFor(webhookUid) as AutomationRecord[];
       },
     },
+
+    webhookSnapshot(uid) {
+      const webhook = webhooks.get(uid);
+      if (!webhook) return undefined;
+      const secret = secrets.get(key(webhook.teamUid, webhook.secretName));
+      return { webhook: { ...webhook }, secret: secret && { ...secret }, automations: automationsFor(uid) as AutomationRecord[] };
+    },
   };
+
+  function automationsFor(webhookUid: string): readonly AutomationRecord[] {
+    let answer = forWebhook.get(webhookUid);
+    if (answer === undefined) {
+      answer = Object.freeze(
+        [...automations.values()]
+          .filter((a) => selectsWebhook(a, webhookUid))
+          .sort(byCreated)
+          .map(snapshotOf),
+      );
+      // Bounded by the webhooks asked about; a caller asking for endless unknown uids starts it over.
+      if (forWebhook.size >= 10_000) forWebhook.clear();
+      forWebhook.set(webhookUid, answer);
+    }
+    return answer;
+  }
 }

@@ -1,4 +1,13 @@
-import type { AutomationRecord, CreateRunInput, DeliveryRecord, DeliveryStore, RateLimitStore } from '@agentrun/core';
+import type {
+  AutomationRecord,
+  CreateRunInput,
+  DeliveryRecord,
+  DeliveryStore,
+  RateAdmission,
+  RateLimitStore,
+  RateRefusal,
+} from '@agentrun/core';
+import type { WebhookSnapshot } from './control-plane.js';
 
 const newestFirst = (a: DeliveryRecord, b: DeliveryRecord) =>
   a.receivedAt !== b.receivedAt ? (a.receivedAt < b.receivedAt ? 1 : -1) : a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
@@ -24,7 +33,10 @@ const copyDelivery = (d: DeliveryRecord, payload: Uint8Array | null = d.payload 
  * `createRun` stores a run of an accepted delivery; `copyBytes` copies attachment data, once per
  * distinct source array within one delivery (the runs of a delivery all attach its payload).
  */
-export function createMemoryIngress(createRun: (input: CreateRunInput, copyBytes: (bytes: Uint8Array) => Uint8Array) => void): {
+export function createMemoryIngress(
+  createRun: (input: CreateRunInput, copyBytes: (bytes: Uint8Array) => Uint8Array) => void,
+  webhookSnapshot: (uid: string) => WebhookSnapshot | undefined,
+): {
   deliveries: DeliveryStore;
   rateLimits: RateLimitStore;
 } {
@@ -80,9 +92,29 @@ export function createMemoryIngress(createRun: (input: CreateRunInput, copyBytes
     w.size++;
   };
 
+  const peek = (key: string, windowMs: number, now: string) => {
+    const t = Date.parse(now);
+    const w = inWindow(key, windowMs, t);
+    return { count: w?.size ?? 0, retryAfterMs: retryAfter(w, windowMs, t) };
+  };
+  /** Count the event, or say when a slot frees; `undefined` when admitted. */
+  const refusal = ({ key, limit, windowMs, now }: RateAdmission): RateRefusal | undefined => {
+    const t = Date.parse(now);
+    const w = inWindow(key, windowMs, t);
+    if ((w?.size ?? 0) >= limit) return { rateLimited: true, retryAfterMs: retryAfter(w, windowMs, t) };
+    record(key, w, t, limit);
+    return undefined;
+  };
+
   return {
     deliveries: {
-      async accept({ delivery, runs }) {
+      async context({ webhookUid, authBudgetKey, windowMs, now }) {
+        const snapshot = webhookSnapshot(webhookUid);
+        return snapshot && { ...snapshot, authFailures: peek(authBudgetKey, windowMs, now) };
+      },
+      async accept({ delivery, runs, admit }) {
+        const refused = admit && refusal(admit);
+        if (refused) return { accepted: false, ...refused };
         const key = `${delivery.webhookUid}\u0000${delivery.identity}`;
         const original = accepted.get(key);
         if (original !== undefined) {
@@ -105,8 +137,11 @@ export function createMemoryIngress(createRun: (input: CreateRunInput, copyBytes
         accepted.set(key, delivery.id);
         return { accepted: true };
       },
-      async log(entry) {
+      async log(entry, admit) {
+        const refused = admit && refusal(admit);
+        if (refused) return { logged: false, ...refused };
         log.set(entry.id, copyDelivery(entry));
+        return { logged: true };
       },
       async list(teamUid, webhookUid, page) {
         const after = page.after;
@@ -138,16 +173,11 @@ export function createMemoryIngress(createRun: (input: CreateRunInput, copyBytes
     },
     rateLimits: {
       async peek({ key, windowMs, now }) {
-        const t = Date.parse(now);
-        const w = inWindow(key, windowMs, t);
-        return { count: w?.size ?? 0, retryAfterMs: retryAfter(w, windowMs, t) };
+        return peek(key, windowMs, now);
       },
-      async admit({ key, limit, windowMs, now }) {
-        const t = Date.parse(now);
-        const w = inWindow(key, windowMs, t);
-        if ((w?.size ?? 0) >= limit) return { allowed: false, retryAfterMs: retryAfter(w, windowMs, t) };
-        record(key, w, t, limit);
-        return { allowed: true };
+      async admit(input) {
+        const refused = refusal(input);
+        return refused ? { allowed: false, retryAfterMs: refused.retryAfterMs } : { allowed: true };
       },
     },
   };

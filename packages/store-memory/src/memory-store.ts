@@ -205,6 +205,7 @@ export function createMemoryStore(): Store {
 
   // Runs of an accepted delivery are written in the same synchronous step as the delivery.
   // AttachmentRecord is flat but for its bytes, which the ingress copies (once per delivery).
+  const { webhookSnapshot, ...controlPlane } = createMemoryControlPlane();
   const ingress = createMemoryIngress((input, copyBytes) => {
     if (runs.has(input.run.id)) throw new Error(`run ${input.run.id} already exists`);
     runs.set(input.run.id, clone(input.run));
@@ -213,12 +214,12 @@ export function createMemoryStore(): Store {
         input.run.id,
         input.attachments.map((a) => ({ ...a, data: copyBytes(a.data) })),
       );
-  });
+  }, webhookSnapshot);
   return {
     runs: runStore,
     idempotency: idempotencyStore,
     apiKeys: apiKeyStore,
-    ...createMemoryControlPlane(),
+    ...controlPlane,
     ...ingress,
     async close() {},
   };

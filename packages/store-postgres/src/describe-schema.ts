@@ -3,7 +3,7 @@ import type { Db } from './db.js';
 
 /**
  * A deterministic text description of the schema in the current `search_path` schema: tables with
- * their columns, constraints and indexes. CI compares it with the committed `schema.txt`, so a
+ * their columns, constraints and indexes, then functions. CI compares it with the committed `schema.txt`, so a
  * migration that drifts from the dump (or a dump nobody regenerated) fails the build. Catalog
  * queries rather than pg_dump, so it works on any server and on PGlite alike.
  */
@@ -59,5 +59,10 @@ export async function describeSchema(db: Db): Promise<string> {
     }
     out.push('');
   }
+  // Functions (the ingress's writes, 0004), in full: their bodies are schema too.
+  const functions = await sql<{ name: string; def: string }>`
+    SELECT p.proname AS name, pg_get_functiondef(p.oid) AS def FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+    WHERE n.nspname = current_schema() ORDER BY p.proname, pg_get_function_identity_arguments(p.oid)`.execute(db);
+  for (const f of functions.rows) out.push(`FUNCTION ${f.name}`, f.def.replaceAll(`${schemaName}.`, '').trimEnd(), '');
   return out.join('\n');
 }

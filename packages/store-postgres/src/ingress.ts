@@ -1,15 +1,46 @@
-import type { DeliveryRecord, DeliveryStore, RateLimitStore, Store } from '@agentrun/core';
+import type { CreateRunInput, DeliveryRecord, DeliveryStore, RateAdmission, RateLimitStore, Store } from '@agentrun/core';
 import { type RawBuilder, sql } from 'kysely';
 import type { Db, Tx } from './db.js';
-import { type DeliveryRow, deliveryFromRow } from './rows.js';
-import { insertRunSql } from './run-sql.js';
+import {
+  type AutomationRow,
+  automationFromRow,
+  type DeliveryRow,
+  deliveryFromRow,
+  json,
+  runToRow,
+  type SecretRow,
+  secretFromRow,
+  type WebhookRow,
+  webhookFromRow,
+} from './rows.js';
 
 /**
- * The delivery log and the rate-limit windows (tables of 0003_ingress). Reads are one statement;
- * `accept` and `admit` are one transaction each, see there.
+ * The delivery log and the rate-limit windows (tables of 0003_ingress). Every operation is one
+ * statement: the reads plainly, the writes through the functions of 0004_ingress_functions, so
+ * a delivery costs one read and one write, each a single round trip.
  */
 export function createIngress(db: Db): Pick<Store, 'deliveries' | 'rateLimits'> {
   const rows = async <R>(query: RawBuilder<unknown>, executor: Db | Tx = db): Promise<R[]> => (await query.execute(executor)).rows as R[];
+
+  /**
+   * Run a statement calling the functions of 0004, which need READ COMMITTED: on a session whose
+   * default is stricter they refuse, and the statement runs again in a transaction that sets it.
+   */
+  async function readCommitted<R>(query: RawBuilder<unknown>): Promise<R[]> {
+    try {
+      return await rows<R>(query);
+    } catch (error) {
+      if (!(error instanceof Error) || !error.message.startsWith('agentrun: READ COMMITTED required')) throw error;
+      return db
+        .transaction()
+        .setIsolationLevel('read committed')
+        .execute((tx) => rows<R>(query, tx));
+    }
+  }
+
+  /** Milliseconds until the oldest event of a full window leaves it. */
+  const retryAfterMs = (oldest: Date | string | null, admission: RateAdmission) =>
+    oldest === null ? 0 : Math.max(0, new Date(oldest).getTime() + admission.windowMs - Date.parse(admission.now));
 
   /** The INSERT of one log entry, as given (`status` and `payload` included). */
   const insertDelivery = (d: DeliveryRecord, suffix: RawBuilder<unknown> = sql``) =>
@@ -18,43 +49,66 @@ export function createIngress(db: Db): Pick<Store, 'deliveries' | 'rateLimits'> 
         ${d.status}, ${d.payload === null ? null : Buffer.from(d.payload)}::bytea)${suffix}`;
 
   const deliveries: DeliveryStore = {
-    async accept({ delivery, runs }) {
-      const accepted: DeliveryRecord = { ...delivery, status: 'Accepted' };
-      // READ COMMITTED whatever the server's default. An insert that meets a concurrent accept of
-      // the same identity waits for it on the unique index; once that commits, DO NOTHING applies
-      // and the SELECT below (a new snapshot) sees the winner. Under REPEATABLE READ the conflict
-      // with a row the snapshot cannot see would be a serialization failure instead.
-      return db
-        .transaction()
-        .setIsolationLevel('read committed')
-        .execute(async (tx) => {
-          // Twice at most: the accepted original could be swept between the two statements, and
-          // then this delivery is no longer a duplicate of anything.
-          for (let attempt = 0; attempt < 2; attempt++) {
-            const inserted = await rows(
-              insertDelivery(accepted, sql` ON CONFLICT (webhook_uid, identity) WHERE status = 'Accepted' DO NOTHING RETURNING id`),
-              tx,
-            );
-            if (inserted.length > 0) {
-              // Idempotency records of the inputs do not apply: the delivery identity is the key.
-              for (const run of runs) await insertRunSql({ run: run.run, attachments: run.attachments }).execute(tx);
-              return { accepted: true as const };
-            }
-            const [original] = await rows<{ id: string }>(
-              sql`SELECT id FROM deliveries WHERE webhook_uid = ${delivery.webhookUid} AND identity = ${delivery.identity} AND status = 'Accepted'`,
-              tx,
-            );
-            if (original) {
-              await insertDelivery({ ...delivery, status: 'Duplicate', payload: null }).execute(tx);
-              return { accepted: false as const, duplicateOf: original.id };
-            }
-          }
-          throw new Error(`delivery ${delivery.id}: its identity conflicts with an accepted delivery that cannot be found`);
-        });
+    async context({ webhookUid, authBudgetKey, windowMs, now }) {
+      // The automations query is listForWebhook's (containment on the GIN index automations_triggers).
+      const selecting = json([{ provider: 'webhook', filter: { webhook_ids: [webhookUid] } }]);
+      const [row] = await rows<
+        WebhookRow & { secret: SecretRow | null; auth_count: number; auth_oldest: Date | null; automations: AutomationRow[] }
+      >(sql`
+        SELECT w.*, to_jsonb(s) AS secret, f.n AS auth_count, f.oldest AS auth_oldest,
+          (SELECT coalesce(jsonb_agg(to_jsonb(a) ORDER BY a.created_at, a.id), '[]'::jsonb) FROM automations a
+            WHERE a.enabled AND a.triggers @> ${selecting}::jsonb) AS automations
+        FROM webhooks w
+        LEFT JOIN team_secrets s ON s.team_uid = w.team_uid AND s.name = w.secret_name
+        CROSS JOIN LATERAL (SELECT count(*)::int AS n, min(at) AS oldest FROM rate_limit_events
+          WHERE key = ${authBudgetKey} AND at > ${windowStart(now, windowMs)}::timestamptz) f
+        WHERE w.uid = ${webhookUid}`);
+      if (!row) return undefined;
+      const oldest = row.auth_oldest;
+      return {
+        webhook: webhookFromRow(row),
+        secret: row.secret ? secretFromRow(row.secret) : undefined,
+        authFailures: { count: row.auth_count, retryAfterMs: retryAfterMs(oldest, { key: authBudgetKey, limit: 0, windowMs, now }) },
+        automations: row.automations.map(automationFromRow),
+      };
     },
 
-    async log(entry) {
-      await insertDelivery(entry).execute(db);
+    async accept({ delivery, runs, admit }) {
+      const d = delivery;
+      const [result] = await readCommitted<{ outcome: string; duplicate_of: string | null; window_oldest: Date | null }>(sql`
+        SELECT * FROM agentrun_accept_delivery(${d.id}, ${d.teamUid}, ${d.factoryUid}, ${d.webhookUid}, ${d.identity}, ${d.size},
+          ${d.receivedAt}::timestamptz, ${d.payload === null ? null : Buffer.from(d.payload)}::bytea,
+          ${JSON.stringify(runs.map((r) => runToRow(r.run)))}::jsonb, ${JSON.stringify(attachmentRows(runs, d.payload))}::jsonb,
+          ${admit?.key ?? null}, ${admit?.limit ?? null}::integer,
+          ${admit ? windowStart(admit.now, admit.windowMs) : null}::timestamptz, ${admit?.now ?? null}::timestamptz)`);
+      if (result?.outcome === 'accepted') return { accepted: true };
+      if (result?.outcome === 'duplicate' && result.duplicate_of !== null) return { accepted: false, duplicateOf: result.duplicate_of };
+      if (result?.outcome === 'rate_limited' && admit) {
+        return { accepted: false, rateLimited: true, retryAfterMs: retryAfterMs(result.window_oldest, admit) };
+      }
+      throw new Error(`delivery ${d.id}: unexpected outcome ${JSON.stringify(result)}`);
+    },
+
+    async log(entry, admit) {
+      if (!admit) {
+        await insertDelivery(entry).execute(db);
+        return { logged: true };
+      }
+      // The admission, then the entry only if admitted: one statement. The CTE is read twice, so it
+      // is evaluated once.
+      const [result] = await readCommitted<{ admitted: boolean; window_oldest: Date | null }>(sql`
+        WITH admission AS (
+          SELECT * FROM agentrun_rate_admit(${admit.key}, ${admit.limit}::integer, ${windowStart(admit.now, admit.windowMs)}::timestamptz,
+            ${admit.now}::timestamptz)
+        ), logged AS (
+          INSERT INTO deliveries (id, team_uid, factory_uid, webhook_uid, identity, size, received_at, status, payload)
+          SELECT ${entry.id}, ${entry.teamUid}, ${entry.factoryUid}, ${entry.webhookUid}, ${entry.identity}, ${entry.size}::integer,
+            ${entry.receivedAt}::timestamptz, ${entry.status}, ${entry.payload === null ? null : Buffer.from(entry.payload)}::bytea
+          FROM admission WHERE admission.admitted
+        )
+        SELECT admitted, window_oldest FROM admission`);
+      if (result?.admitted) return { logged: true };
+      return { logged: false, rateLimited: true, retryAfterMs: retryAfterMs(result?.window_oldest ?? null, admit) };
     },
 
     async list(teamUid, webhookUid, page) {
@@ -106,28 +160,31 @@ export function createIngress(db: Db): Pick<Store, 'deliveries' | 'rateLimits'> 
   const rateLimits: RateLimitStore = {
     peek: ({ key, windowMs, now }) => countWindow(db, key, windowMs, now),
 
-    async admit({ key, limit, windowMs, now }) {
-      // READ COMMITTED whatever the server's default, as for a webhook create: each statement
-      // after the lock then reads a snapshot taken once the lock was granted, and so counts the
-      // events of the admits that held it before. (Under REPEATABLE READ the snapshot would be
-      // taken by the lock statement itself, before the wait, and the count be stale.)
-      return db
-        .transaction()
-        .setIsolationLevel('read committed')
-        .execute(async (tx) => {
-          // Admits of one key take turns from here to commit, across every process sharing the
-          // database, so count-then-insert is exact. A hash collision only makes two keys wait
-          // for each other.
-          await sql`SELECT pg_advisory_xact_lock(hashtext('agentrun.rate:' || ${key}::text))`.execute(tx);
-          // Prune as we go: a key then holds at most `limit` rows.
-          await sql`DELETE FROM rate_limit_events WHERE key = ${key} AND at <= ${windowStart(now, windowMs)}::timestamptz`.execute(tx);
-          const window = await countWindow(tx, key, windowMs, now);
-          if (window.count >= limit) return { allowed: false as const, retryAfterMs: window.retryAfterMs };
-          await sql`INSERT INTO rate_limit_events (key, at) VALUES (${key}, ${now}::timestamptz)`.execute(tx);
-          return { allowed: true as const };
-        });
+    async admit(admission) {
+      const { key, limit, windowMs, now } = admission;
+      const [result] = await readCommitted<{ admitted: boolean; window_oldest: Date | null }>(sql`
+        SELECT * FROM agentrun_rate_admit(${key}, ${limit}::integer, ${windowStart(now, windowMs)}::timestamptz, ${now}::timestamptz)`);
+      return result?.admitted
+        ? { allowed: true }
+        : { allowed: false, retryAfterMs: retryAfterMs(result?.window_oldest ?? null, admission) };
     },
   };
 
   return { deliveries, rateLimits };
+}
+
+/**
+ * The attachments of a delivery's runs as rows for agentrun_accept_delivery: bytes that are the
+ * delivery's own payload (the `event-payload.json` of every run) travel once, as the payload;
+ * any others as hex.
+ */
+function attachmentRows(runs: readonly CreateRunInput[], payload: Uint8Array | null) {
+  return runs.flatMap(({ attachments }) =>
+    attachments.map((a) => ({
+      run_id: a.runId,
+      file_name: a.fileName,
+      mime_type: a.mimeType,
+      data_hex: a.data === payload ? null : Buffer.from(a.data.buffer, a.data.byteOffset, a.data.byteLength).toString('hex'),
+    })),
+  );
 }

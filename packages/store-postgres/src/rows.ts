@@ -103,34 +103,43 @@ export function runFromRow(r: RunRow): RunRecord {
   };
 }
 
-/** A run as column values, in `RUN_COLUMNS` order. */
+/** A run as a row of `runs` by column name, JSON columns as values (for `jsonb_populate_recordset`). */
+export function runToRow(run: RunRecord): Record<(typeof RUN_COLUMNS)[number], unknown> {
+  return {
+    id: run.id,
+    team_uid: run.teamUid,
+    title: run.title,
+    prompt: run.prompt,
+    state: run.state,
+    created_at: run.createdAt,
+    updated_at: run.updatedAt,
+    started_at: run.startedAt,
+    status_message: run.statusMessage,
+    source: run.source,
+    creator: run.creator,
+    config: run.config,
+    session_id: run.sessionId,
+    session_link: run.sessionLink,
+    conversation_id: run.conversationId,
+    parent_run_id: run.parentRunId,
+    agent_identity_uid: run.agentIdentityUid,
+    factory_uid: run.factoryUid,
+    skill: run.skill,
+    trigger: run.trigger,
+    attachments: run.attachments,
+    attempts: run.attempts,
+    lease_worker_id: run.lease?.workerId ?? null,
+    lease_expires_at: run.lease?.expiresAt ?? null,
+  };
+}
+
+/** The jsonb columns of `runs`: sent as JSON text when a run is inserted column by column. */
+export const RUN_JSON_COLUMNS: ReadonlySet<string> = new Set(['status_message', 'creator', 'config', 'skill', 'trigger', 'attachments']);
+
+/** A run as column values, in `RUN_COLUMNS` order, JSON columns as JSON text. */
 export function runToValues(run: RunRecord): unknown[] {
-  return [
-    run.id,
-    run.teamUid,
-    run.title,
-    run.prompt,
-    run.state,
-    run.createdAt,
-    run.updatedAt,
-    run.startedAt,
-    json(run.statusMessage),
-    run.source,
-    json(run.creator),
-    json(run.config),
-    run.sessionId,
-    run.sessionLink,
-    run.conversationId,
-    run.parentRunId,
-    run.agentIdentityUid,
-    run.factoryUid,
-    json(run.skill),
-    json(run.trigger),
-    json(run.attachments),
-    run.attempts,
-    run.lease?.workerId ?? null,
-    run.lease?.expiresAt ?? null,
-  ];
+  const row = runToRow(run);
+  return RUN_COLUMNS.map((column) => (RUN_JSON_COLUMNS.has(column) ? json(row[column]) : row[column]));
 }
 
 export interface IdempotencyRow {

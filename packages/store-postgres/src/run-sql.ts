@@ -1,9 +1,8 @@
 import type { CreateRunInput } from '@agentrun/core';
 import { type RawBuilder, sql } from 'kysely';
-import { RUN_COLUMNS, runToValues } from './rows.js';
+import { RUN_COLUMNS, RUN_JSON_COLUMNS, runToValues } from './rows.js';
 
-const JSON_COLUMNS = new Set(['status_message', 'creator', 'config', 'skill', 'trigger', 'attachments']);
-const isJsonColumn = (column: string | undefined) => column !== undefined && JSON_COLUMNS.has(column);
+const isJsonColumn = (column: string | undefined) => column !== undefined && RUN_JSON_COLUMNS.has(column);
 
 /**
  * The run and its attachments in one statement (atomic without a transaction): the

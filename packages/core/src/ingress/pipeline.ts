@@ -1,12 +1,12 @@
 import { bearerToken } from '../auth/api-keys.js';
-import type { WebhookRecord } from '../control/records.js';
+import type { SecretRecord, WebhookRecord } from '../control/records.js';
 import { type SecretCipher, secretSlot } from '../control/secret-cipher.js';
 import { AgentRunError, isAgentRunError } from '../errors.js';
 import { type AgentRunEvents, emitSafely } from '../events.js';
 import { jsonDepthExceeds, MAX_JSON_DEPTH, readBodyLimited, strictUtf8 } from '../http/body.js';
 import { jsonResponse, problemResponse } from '../http/responses.js';
 import { toRunItem } from '../run/record.js';
-import type { Store } from '../store/store.js';
+import type { RateAdmission, Store } from '../store/store.js';
 import { type Clock, isoTime } from '../util/clock.js';
 import { newId } from '../util/ids.js';
 import { constantTimeEqual } from '../verify/constant-time.js';
@@ -108,13 +108,12 @@ export function createIngress(options: IngressOptions): (request: Request, pathn
   /**
    * Opened secrets by slot, valid while the stored ciphertext is the same: every seal uses a fresh
    * IV, so a rotation changes the ciphertext and the next delivery opens the new value. Saves an
-   * AES-GCM decrypt per delivery; the store is still read each time, so a rotation or delete made
-   * by another process takes effect at once.
+   * AES-GCM decrypt per delivery; the store is still read each time (with the delivery's
+   * context), so a rotation or delete made by another process takes effect at once.
    */
   const opened = new Map<string, { ciphertext: string; value: string }>();
 
-  async function secretOf(webhook: WebhookRecord): Promise<string | undefined> {
-    const record = await store.secrets.get(webhook.teamUid, webhook.secretName);
+  async function secretOf(webhook: WebhookRecord, record: SecretRecord | undefined): Promise<string | undefined> {
     if (!record) return undefined;
     const slot = secretSlot(webhook.teamUid, webhook.secretName);
     const cached = opened.get(slot);
@@ -131,20 +130,31 @@ export function createIngress(options: IngressOptions): (request: Request, pathn
     }
   }
 
+  const authBudget = (webhook: WebhookRecord, now: string): RateAdmission => ({
+    key: `auth:${webhook.uid}`,
+    limit: limits.authFailuresPerWindow,
+    windowMs: limits.windowMs,
+    now,
+  });
+  const deliveryRate = (webhook: WebhookRecord, now: string): RateAdmission => ({
+    key: `rate:${webhook.uid}`,
+    limit: limits.deliveriesPerWindow,
+    windowMs: limits.windowMs,
+    now,
+  });
+  const tooManyFailures = (retryAfterMs: number) =>
+    status(429, 'too many failed authentications for this webhook', retryAfter(retryAfterMs));
+  const tooManyDeliveries = (retryAfterMs: number) =>
+    status(429, `more than ${limits.deliveriesPerWindow} deliveries a minute to this webhook`, retryAfter(retryAfterMs));
+
   /**
-   * A failed authentication: counted against the budget first, and logged only when the budget
-   * admitted it; past the budget it is a 429 that writes nothing.
+   * A failed authentication: counted against the budget and logged in one step, and only when
+   * the budget admits it; past the budget it is a 429 that writes nothing.
    */
   async function authFailure(webhook: WebhookRecord, labelStatus: 401 | 413, size: number, receivedAt: string): Promise<Response> {
-    const admitted = await store.rateLimits.admit({
-      key: `auth:${webhook.uid}`,
-      limit: limits.authFailuresPerWindow,
-      windowMs: limits.windowMs,
-      now: receivedAt,
-    });
-    if (!admitted.allowed) return status(429, 'too many failed authentications for this webhook', retryAfter(admitted.retryAfterMs));
     const label = labelStatus === 401 ? 'Rejected (auth)' : 'Rejected (too large)';
-    await store.deliveries.log(entry(webhook, label, size, receivedAt));
+    const logged = await store.deliveries.log(entry(webhook, label, size, receivedAt), authBudget(webhook, receivedAt));
+    if (!logged.logged) return tooManyFailures(logged.retryAfterMs);
     return labelStatus === 401 ? status(401, 'authentication failed') : status(413, `the body is larger than ${limits.maxBodyBytes} bytes`);
   }
 
@@ -165,23 +175,34 @@ export function createIngress(options: IngressOptions): (request: Request, pathn
       return status(404, 'no such webhook');
     }
 
+    // Everything about the webhook in one read: the checks up to step 3 and the automations of step 9.
+    const context = await store.deliveries.context({
+      webhookUid: uid,
+      authBudgetKey: `auth:${uid}`,
+      windowMs: limits.windowMs,
+      now: receivedAt,
+    });
+
     // 1. Unknown, disabled or deleted: 404, not logged. A token segment on a webhook of another mode is a wrong URL too.
-    const webhook = await store.webhooks.getByUid(uid);
-    if (!webhook || webhook.deletedAt !== null || !webhook.enabled || (pathToken !== undefined && webhook.authMode !== 'url_token')) {
+    const webhook = context?.webhook;
+    if (
+      !context ||
+      !webhook ||
+      webhook.deletedAt !== null ||
+      !webhook.enabled ||
+      (pathToken !== undefined && webhook.authMode !== 'url_token')
+    ) {
       return status(404, 'no such webhook');
     }
 
     // 2. The failed-auth budget, spent: 429, not logged.
-    const budget = await store.rateLimits.peek({ key: `auth:${webhook.uid}`, windowMs: limits.windowMs, now: receivedAt });
-    if (budget.count >= limits.authFailuresPerWindow) {
-      return status(429, 'too many failed authentications for this webhook', retryAfter(budget.retryAfterMs));
-    }
+    if (context.authFailures.count >= limits.authFailuresPerWindow) return tooManyFailures(context.authFailures.retryAfterMs);
 
     // 3. Bearer and URL tokens: checked from the header or the path before any body byte is read.
     let authenticated = false;
     if (webhook.authMode !== 'signature') {
       const presented = webhook.authMode === 'token' ? bearerToken(request) : pathToken;
-      const secret = await secretOf(webhook);
+      const secret = await secretOf(webhook, context.secret);
       if (presented === undefined || secret === undefined || !constantTimeEqual(encoder.encode(presented), encoder.encode(secret))) {
         return authFailure(webhook, 401, 0, receivedAt);
       }
@@ -207,31 +228,26 @@ export function createIngress(options: IngressOptions): (request: Request, pathn
       const result = await verifiers.verify(webhook.signatureScheme ?? '', {
         body,
         headers: request.headers,
-        secret: await secretOf(webhook),
+        secret: await secretOf(webhook, context.secret),
         now: clock.now(),
       });
       if (!result.ok) return authFailure(webhook, 401, body.byteLength, receivedAt);
       providerDeliveryId = result.deliveryId;
     }
 
-    // 6. The delivery rate: 429, not logged.
-    const rate = await store.rateLimits.admit({
-      key: `rate:${webhook.uid}`,
-      limit: limits.deliveriesPerWindow,
-      windowMs: limits.windowMs,
-      now: receivedAt,
-    });
-    if (!rate.allowed)
-      return status(429, `more than ${limits.deliveriesPerWindow} deliveries a minute to this webhook`, retryAfter(rate.retryAfterMs));
-
+    // 6. The delivery rate is admitted by the write that follows, in the same store step, before
+    // anything is written: a 429 there writes nothing, whatever the body is. So:
     // 7. JSON (any JSON value; Content-Type is not enforced).
     const parsed = parseDeliveryJson(body);
     if (!parsed.ok) {
-      await store.deliveries.log(entry(webhook, 'Rejected (invalid JSON)', body.byteLength, receivedAt));
-      return status(400, parsed.reason);
+      const logged = await store.deliveries.log(
+        entry(webhook, 'Rejected (invalid JSON)', body.byteLength, receivedAt),
+        deliveryRate(webhook, receivedAt),
+      );
+      return logged.logged ? status(400, parsed.reason) : tooManyDeliveries(logged.retryAfterMs);
     }
 
-    // 8–9. Identity, then accept: the delivery, its log entry and its runs in one store step.
+    // 8–9. Identity, then accept: the admission, the delivery, its log entry and its runs in one store step.
     const identity = resolveDeliveryIdentity({
       headers: request.headers,
       configuredHeader: webhook.deliveryIdHeader,
@@ -240,13 +256,14 @@ export function createIngress(options: IngressOptions): (request: Request, pathn
       sha256,
     });
     const delivery: DeliveryRecord = { ...entry(webhook, 'Accepted', body.byteLength, receivedAt, identity.value), payload: body };
-    const matching = (await store.automations.listForWebhook(webhook.uid)).filter(
+    const matching = context.automations.filter(
       (a) => a.teamUid === webhook.teamUid && a.factoryUid === webhook.factoryUid && wants(a, webhook.uid, parsed.value),
     );
     const runs = matching.map((automation) =>
       webhookRun({ automation, webhook, deliveryId: delivery.id, payload: body, now: delivery.receivedAt }),
     );
-    const outcome = await store.deliveries.accept({ delivery, runs });
+    const outcome = await store.deliveries.accept({ delivery, runs, admit: deliveryRate(webhook, receivedAt) });
+    if ('rateLimited' in outcome) return tooManyDeliveries(outcome.retryAfterMs);
     if (outcome.accepted && events.listenerCount('run.created') > 0) {
       for (const { run } of runs) emitSafely(events, options.onError, 'run.created', { run: toRunItem(run), team_uid: run.teamUid });
     }

@@ -3,7 +3,7 @@ import type { DeliveryRecord } from '../ingress/records.js';
 import type { Store } from '../store/store.js';
 import { isoTime } from '../util/clock.js';
 import { newId } from '../util/ids.js';
-import { makeAutomation } from './control-plane-conformance.js';
+import { makeAutomation, makeSecret, makeWebhook } from './control-plane-conformance.js';
 import { makeRun } from './fixtures.js';
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -102,6 +102,98 @@ export function describeIngressConformance(current: () => Store): void {
       expect(await store.deliveries.list('team-1', 'w1', { limit: 50 })).toHaveLength(3);
       expect(await store.deliveries.list('team-1', 'w2', { limit: 50 })).toHaveLength(2);
       expect(await store.deliveries.sweep(at(3500), 3)).toBe(0);
+    });
+  });
+
+  describe('deliveries with a rate admission', () => {
+    const rate = (key: string, limit: number, ms: number) => ({ key, limit, windowMs: 60_000, now: at(ms) });
+
+    it('accepts while the window has room, and past it writes nothing and says when a slot frees', async () => {
+      const store = current();
+      const key = `rate:${newId()}`;
+      const run = makeRun({ source: 'WEBHOOK' });
+      expect(await store.deliveries.accept({ delivery: makeDelivery({ identity: 'h:a' }), runs: [], admit: rate(key, 2, 0) })).toEqual({
+        accepted: true,
+      });
+      // A duplicate takes a slot too: the rate is judged before the identity (contract §4).
+      const duplicate = makeDelivery({ identity: 'h:a', receivedAt: at(1000) });
+      expect(await store.deliveries.accept({ delivery: duplicate, runs: [], admit: rate(key, 2, 1000) })).toMatchObject({
+        accepted: false,
+        duplicateOf: expect.any(String),
+      });
+      const refused = makeDelivery({ identity: 'h:b', receivedAt: at(2000) });
+      expect(await store.deliveries.accept({ delivery: refused, runs: [{ run, attachments: [] }], admit: rate(key, 2, 2000) })).toEqual({
+        accepted: false,
+        rateLimited: true,
+        retryAfterMs: 58_000,
+      });
+      expect(await store.deliveries.get('team-1', 'w1', refused.id)).toBeUndefined();
+      expect(await store.runs.get(run.id)).toBeUndefined();
+      expect(await store.rateLimits.peek({ key, windowMs: 60_000, now: at(2000) })).toEqual({ count: 2, retryAfterMs: 58_000 });
+      // The first event leaves the window at at(60000).
+      expect(await store.deliveries.accept({ delivery: refused, runs: [{ run, attachments: [] }], admit: rate(key, 2, 60_000) })).toEqual({
+        accepted: true,
+      });
+      expect(await store.runs.get(run.id)).toEqual(run);
+    });
+
+    it('logs an entry only when its admission is granted', async () => {
+      const store = current();
+      const key = `auth:${newId()}`;
+      const entry = () => makeDelivery({ status: 'Rejected (auth)', identity: null, payload: null, receivedAt: at(10) });
+      const first = entry();
+      expect(await store.deliveries.log(first, rate(key, 1, 10))).toEqual({ logged: true });
+      const second = entry();
+      expect(await store.deliveries.log(second, rate(key, 1, 10))).toEqual({ logged: false, rateLimited: true, retryAfterMs: 60_000 });
+      expect(await store.deliveries.get('team-1', 'w1', first.id)).toMatchObject({ status: 'Rejected (auth)' });
+      expect(await store.deliveries.get('team-1', 'w1', second.id)).toBeUndefined();
+      // Without an admission it is always logged.
+      expect(await store.deliveries.log(second)).toEqual({ logged: true });
+    });
+
+    it('is exact under concurrent accepts', async () => {
+      const store = current();
+      const key = `rate:${newId()}`;
+      const outcomes = await Promise.all(
+        Array.from({ length: 25 }, () => store.deliveries.accept({ delivery: makeDelivery(), runs: [], admit: rate(key, 20, 0) })),
+      );
+      expect(outcomes.filter((o) => o.accepted)).toHaveLength(20);
+      expect(outcomes.filter((o) => 'rateLimited' in o)).toHaveLength(5);
+      expect((await store.deliveries.list('team-1', 'w1', { limit: 50 })).filter((d) => d.status === 'Accepted')).toHaveLength(20);
+    });
+  });
+
+  describe('the context of a delivery', () => {
+    it('reads the webhook, its secret, the failed-auth window and the automations in one step', async () => {
+      const store = current();
+      const secret = makeSecret({ name: `s-${newId().slice(0, 8)}` });
+      const webhook = makeWebhook({ secretName: secret.name });
+      expect(await store.webhooks.create({ webhook, secret, maxPerFactory: 20 })).toEqual({ created: true });
+      const on = makeAutomation({ triggers: [{ provider: 'webhook', event: 'received', filter: { webhook_ids: [webhook.uid] } }] });
+      const later = makeAutomation({ createdAt: at(5), updatedAt: at(5), triggers: on.triggers });
+      const off = makeAutomation({ enabled: false, triggers: on.triggers });
+      for (const a of [later, on, off]) await store.automations.create(a);
+      const authBudgetKey = `auth:${webhook.uid}`;
+      await store.rateLimits.admit({ key: authBudgetKey, limit: 20, windowMs: 60_000, now: at(1000) });
+      await store.rateLimits.admit({ key: authBudgetKey, limit: 20, windowMs: 60_000, now: at(2000) });
+
+      const context = await store.deliveries.context({ webhookUid: webhook.uid, authBudgetKey, windowMs: 60_000, now: at(3000) });
+      expect(context?.webhook).toEqual(webhook);
+      expect(context?.secret).toEqual(secret);
+      expect(context?.authFailures).toEqual({ count: 2, retryAfterMs: 58_000 });
+      expect(context?.automations).toEqual([on, later]);
+
+      expect(
+        await store.deliveries.context({ webhookUid: 'none', authBudgetKey: 'auth:none', windowMs: 60_000, now: at(0) }),
+      ).toBeUndefined();
+    });
+
+    it('includes a deleted webhook, and answers a missing secret as undefined', async () => {
+      const store = current();
+      const webhook = makeWebhook({ secretName: 'never-stored', deletedAt: at(7) });
+      await store.webhooks.create({ webhook, maxPerFactory: 20 });
+      const context = await store.deliveries.context({ webhookUid: webhook.uid, authBudgetKey: 'auth:x', windowMs: 60_000, now: at(0) });
+      expect(context).toEqual({ webhook, secret: undefined, authFailures: { count: 0, retryAfterMs: 0 }, automations: [] });
     });
   });
 
