@@ -1,4 +1,5 @@
 import { type ChildProcess, fork } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import type { IngressServerReady, IngressTarget, IngressVariant } from './ingress-server.js';
@@ -48,6 +49,8 @@ export function bodyTemplate(): (n: number) => string {
 interface Measured {
   perSecond: number;
   p99Ms: number;
+  /** Server CPU per request (user + system), in µs; NaN where /proc is not there to tell. */
+  cpuUs: number;
   non2xx: number;
   errors: number;
   bodyBytes: number;
@@ -114,10 +117,13 @@ async function measure(variant: IngressVariant): Promise<Measured & { automation
         : ready.targets;
     const counter = { n: 0 };
     if (WARMUP > 0) await load(ready.port, targets, WARMUP, counter);
+    const before = await cpuSeconds(child.pid);
     const result = await load(ready.port, targets, SECONDS, counter);
+    const after = await cpuSeconds(child.pid);
     return {
       perSecond: result.requests.average,
       p99Ms: result.latency.p99,
+      cpuUs: ((after - before) * 1e6) / result.requests.total,
       non2xx: result.non2xx,
       errors: result.errors + result.timeouts,
       bodyBytes: bodyTemplate()(0).length,
@@ -128,6 +134,23 @@ async function measure(variant: IngressVariant): Promise<Measured & { automation
     await stopServer(child);
   }
 }
+
+/**
+ * User + system CPU seconds a process has used, from /proc (Linux); NaN elsewhere. The ratio says
+ * how fast; this says what a request costs the server, which the client's own limits cannot blur.
+ */
+export async function cpuSeconds(pid: number | undefined): Promise<number> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces) start at the state, field 3: utime is 14, stime 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return Number.NaN;
+  }
+}
+/** USER_HZ: 100 on every Linux architecture Node runs on. */
+const CLOCK_TICKS = 100;
 
 export const ingressGroup: BenchGroup = {
   name: 'ingress',
@@ -142,6 +165,7 @@ export const ingressGroup: BenchGroup = {
         variant,
         'req/s': Math.round(m.perSecond),
         'p99 ms': m.p99Ms,
+        'server CPU µs/req': Math.round(m.cpuUs),
         non2xx: m.non2xx,
         errors: m.errors,
         'body bytes': m.bodyBytes,
@@ -162,6 +186,8 @@ export const ingressGroup: BenchGroup = {
       'ingress.fastify_bare_per_s': r['fastify-bare'].perSecond,
       'ingress.express_per_s': r['express-agentrun'].perSecond,
       'ingress.express_bare_per_s': r['express-bare'].perSecond,
+      'ingress.fastify_cpu_us': r['fastify-agentrun'].cpuUs,
+      'ingress.fastify_bare_cpu_us': r['fastify-bare'].cpuUs,
     };
   },
 };
