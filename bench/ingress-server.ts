@@ -64,7 +64,8 @@ const FILTERS: (Record<string, unknown> | undefined)[] = [
   { action: ['labeled'], label: { name: ['agent'] } },
 ];
 
-async function agentrunHandler(postgres = false) {
+/** The agentrun handler of the bench, with its factories, webhooks and automations made through the management API. */
+export async function agentrunHandler(postgres = false) {
   let store: ReturnType<typeof createMemoryStore> | ReturnType<typeof createPostgresStore> = createMemoryStore();
   if (postgres) {
     const connectionString = process.env[PG_URL_ENV];
@@ -159,11 +160,14 @@ async function start(variant: IngressVariant): Promise<IngressServerReady> {
   return { port: (server.address() as AddressInfo).port, targets, automations };
 }
 
-const variant = process.argv[2] as IngressVariant;
-const ready = await start(variant);
-process.send?.(ready);
-// Exit normally (so that `--cpu-prof` writes its profile) when the parent says so or goes away.
-process.on('message', (message) => {
-  if (message === 'stop') process.exit(0);
-});
-process.on('disconnect', () => process.exit(0));
+// A server only when forked by the bench (with an IPC channel): importing this module for its
+// constants and types must not start one in the importing process.
+if (process.send) {
+  const ready = await start(process.argv[2] as IngressVariant);
+  process.send(ready);
+  // Exit normally (so that `--cpu-prof` writes its profile) when the parent says so or goes away.
+  process.on('message', (message) => {
+    if (message === 'stop') process.exit(0);
+  });
+  process.on('disconnect', () => process.exit(0));
+}

@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { filterGroup } from './filter.js';
 import { ingressGroup } from './ingress.js';
+import { ingressCoreGroup } from './ingress-core.js';
 import { postgresGroup } from './postgres.js';
 import { postgresIngressGroup } from './postgres-ingress.js';
 import { runsGroup } from './runs.js';
@@ -17,7 +18,7 @@ export interface BenchGroup {
   run(): Promise<Record<string, number>>;
 }
 
-const groups: BenchGroup[] = [runsGroup, postgresGroup, postgresIngressGroup, filterGroup, ingressGroup];
+const groups: BenchGroup[] = [runsGroup, postgresGroup, postgresIngressGroup, filterGroup, ingressGroup, ingressCoreGroup];
 
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((w) => !groups.some((g) => g.name === w));

@@ -1,0 +1,54 @@
+import { READ_BODY } from '@agentrun/core';
+import { bodyTemplate } from './ingress.js';
+import { agentrunHandler, type IngressTarget } from './ingress-server.js';
+import type { BenchGroup } from './run.js';
+
+/**
+ * The ingress's own cost per delivery, without HTTP: the `ingress` group's workload (bearer auth,
+ * 1 KB bodies, 1,000 webhooks, 10 automations per factory of which 4 match, memory store) sent
+ * straight to the core handler, 10 in flight. Requests are what the Node bridge hands core: `method`,
+ * `url`, `headers`, and the body through `READ_BODY`. What it measures is the floor under the HTTP
+ * figures: no adapter can make a delivery cheaper than this.
+ *
+ * Knobs (environment): INGRESS_CORE_DELIVERIES (60,000; a third of them warm up first).
+ */
+const DELIVERIES = Number(process.env.INGRESS_CORE_DELIVERIES ?? 60_000);
+const IN_FLIGHT = 10;
+
+export const ingressCoreGroup: BenchGroup = {
+  name: 'ingress-core',
+  description: `webhook deliveries through the core handler alone (no HTTP), memory store, ${IN_FLIGHT} in flight`,
+  async run() {
+    const { handler, targets } = await agentrunHandler();
+    const body = bodyTemplate();
+    let n = 0;
+    const deliver = async () => {
+      const target = targets[n % targets.length] as IngressTarget;
+      const bytes = new TextEncoder().encode(body(n++));
+      const request = {
+        method: 'POST',
+        url: `http://bench.local${target.path}`,
+        headers: new Headers({
+          authorization: target.authorization,
+          'content-type': 'application/json',
+          'content-length': String(bytes.length),
+        }),
+        [READ_BODY]: () => Promise.resolve(bytes),
+      } as unknown as Request;
+      const response = await handler(request);
+      if (response.status !== 202) throw new Error(`delivery answered ${response.status}`);
+    };
+    const run = async (count: number) => {
+      const started = performance.now();
+      await Promise.all(
+        Array.from({ length: IN_FLIGHT }, async () => {
+          for (let i = 0; i < count / IN_FLIGHT; i++) await deliver();
+        }),
+      );
+      return ((performance.now() - started) * 1000) / count;
+    };
+    await run(Math.round(DELIVERIES / 3));
+    const usPerDelivery = await run(DELIVERIES - Math.round(DELIVERIES / 3));
+    return { 'ingress.core_us_per_delivery': usPerDelivery, 'ingress.core_per_s': 1e6 / usPerDelivery };
+  },
+};
