@@ -39,8 +39,8 @@ export function createIngress(db: Db): Pick<Store, 'deliveries' | 'rateLimits'> 
   }
 
   /** Milliseconds until the oldest event of a full window leaves it. */
-  const retryAfterMs = (oldest: Date | string | null, admission: RateAdmission) =>
-    oldest === null ? 0 : Math.max(0, new Date(oldest).getTime() + admission.windowMs - Date.parse(admission.now));
+  const retryAfterMs = (oldest: Date | string | null, { windowMs, now }: Pick<RateAdmission, 'windowMs' | 'now'>) =>
+    oldest === null ? 0 : Math.max(0, new Date(oldest).getTime() + windowMs - Date.parse(now));
 
   /** The INSERT of one log entry, as given (`status` and `payload` included). */
   const insertDelivery = (d: DeliveryRecord, suffix: RawBuilder<unknown> = sql``) =>
@@ -64,11 +64,10 @@ export function createIngress(db: Db): Pick<Store, 'deliveries' | 'rateLimits'> 
           WHERE key = ${authBudgetKey} AND at > ${windowStart(now, windowMs)}::timestamptz) f
         WHERE w.uid = ${webhookUid}`);
       if (!row) return undefined;
-      const oldest = row.auth_oldest;
       return {
         webhook: webhookFromRow(row),
         secret: row.secret ? secretFromRow(row.secret) : undefined,
-        authFailures: { count: row.auth_count, retryAfterMs: retryAfterMs(oldest, { key: authBudgetKey, limit: 0, windowMs, now }) },
+        authFailures: { count: row.auth_count, retryAfterMs: retryAfterMs(row.auth_oldest, { windowMs, now }) },
         automations: row.automations.map(automationFromRow),
       };
     },
@@ -146,19 +145,16 @@ export function createIngress(db: Db): Pick<Store, 'deliveries' | 'rateLimits'> 
   const windowStart = (now: string, windowMs: number) => new Date(Date.parse(now) - windowMs).toISOString();
 
   /** Count and oldest event of a key's window; when the oldest leaves it (0 for an empty window). */
-  async function countWindow(executor: Db | Tx, key: string, windowMs: number, now: string) {
+  async function countWindow(key: string, windowMs: number, now: string) {
     const [row] = await rows<{ n: number; oldest: Date | string | null }>(
       sql`SELECT count(*)::int AS n, min(at) AS oldest FROM rate_limit_events
         WHERE key = ${key} AND at > ${windowStart(now, windowMs)}::timestamptz`,
-      executor,
     );
-    const oldest = row?.oldest == null ? undefined : new Date(row.oldest).getTime();
-    const retryAfterMs = oldest === undefined ? 0 : Math.max(0, oldest + windowMs - Date.parse(now));
-    return { count: row?.n ?? 0, retryAfterMs };
+    return { count: row?.n ?? 0, retryAfterMs: retryAfterMs(row?.oldest ?? null, { windowMs, now }) };
   }
 
   const rateLimits: RateLimitStore = {
-    peek: ({ key, windowMs, now }) => countWindow(db, key, windowMs, now),
+    peek: ({ key, windowMs, now }) => countWindow(key, windowMs, now),
 
     async admit(admission) {
       const { key, limit, windowMs, now } = admission;

@@ -184,14 +184,9 @@ export function createIngress(options: IngressOptions): (request: Request, pathn
     });
 
     // 1. Unknown, disabled or deleted: 404, not logged. A token segment on a webhook of another mode is a wrong URL too.
-    const webhook = context?.webhook;
-    if (
-      !context ||
-      !webhook ||
-      webhook.deletedAt !== null ||
-      !webhook.enabled ||
-      (pathToken !== undefined && webhook.authMode !== 'url_token')
-    ) {
+    if (!context) return status(404, 'no such webhook');
+    const { webhook } = context;
+    if (webhook.deletedAt !== null || !webhook.enabled || (pathToken !== undefined && webhook.authMode !== 'url_token')) {
       return status(404, 'no such webhook');
     }
 
