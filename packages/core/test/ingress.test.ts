@@ -209,6 +209,21 @@ describe('webhook ingress', () => {
       expect((await deliver(path(webhook.uid), '{"i":61}', auth)).status).toBe(202);
     });
 
+    it('the delivery rate is judged before JSON and identity (checks 6, 7, 8): invalid JSON and duplicates take slots, and past the limit both are 429, not logged', async () => {
+      const { webhook, secret } = await createWebhook({ name: 'CI' });
+      const auth = { authorization: `Bearer ${secret}` };
+      expect((await deliver(path(webhook.uid), '{"id":1}', auth)).status).toBe(202);
+      expect((await deliver(path(webhook.uid), '{"id":1}', auth)).status).toBe(202); // Duplicate
+      expect((await deliver(path(webhook.uid), '{oops', auth)).status).toBe(400); // Rejected (invalid JSON)
+      for (let i = 0; i < 57; i++) expect((await deliver(path(webhook.uid), `{"n":${i}}`, auth)).status).toBe(202);
+      await expectProblem(await deliver(path(webhook.uid), '{oops', auth), 429, 'rate_limited');
+      await expectProblem(await deliver(path(webhook.uid), '{"id":1}', auth), 429, 'rate_limited');
+      const logged = await statuses(webhook.uid);
+      expect(logged).toHaveLength(60);
+      expect(logged.filter((s) => s === 'Duplicate')).toHaveLength(1);
+      expect(logged.filter((s) => s === 'Rejected (invalid JSON)')).toHaveLength(1);
+    });
+
     it('failed authentications have their own budget: past 20 a minute, 429 and nothing is logged', async () => {
       const { webhook, secret } = await createWebhook({ name: 'CI' });
       for (let i = 0; i < 20; i++) expect((await deliver(path(webhook.uid), '{}', { authorization: 'Bearer wrong' })).status).toBe(401);
