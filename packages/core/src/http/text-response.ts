@@ -35,7 +35,7 @@ class TextResponse {
     return this.status >= 200 && this.status <= 299;
   }
   get statusText(): string {
-    return this.#real?.statusText ?? '';
+    return '';
   }
   get type(): ResponseType {
     return 'default';

@@ -9,7 +9,8 @@ export const sha256Hex = (text: string): string => toHex(sha256(utf8ToBytes(text
 /** SHA-256 of a UTF-8 string, lowercase hex, computed by a `Sha256Port` (in one step where it can). */
 export const sha256HexWith = (port: Sha256Port, text: string): string => port.sha256Text?.(text) ?? toHex(port.sha256(utf8ToBytes(text)));
 
-const HEX_DIGITS = '0123456789abcdef';
+/** Lowercase hex digits, by value. */
+export const HEX_DIGITS = '0123456789abcdef';
 
 /**
  * Lowercase hex of some bytes, as one flat string. (Building it by `+=`, as @noble's bytesToHex

@@ -1,9 +1,10 @@
 /** Identifiers and random tokens from the Web Crypto API (global in Node 20, Deno, Bun, workers). */
 
+import { HEX_DIGITS } from './hash.js';
+
 /** Random bytes for ids, filled a batch at a time: one call to the random source per 256 ids. */
 const pool = new Uint8Array(16 * 256);
 let used = pool.length;
-const HEX = '0123456789abcdef';
 const codes = new Array<number>(36);
 
 /**
@@ -22,8 +23,8 @@ export function newId(): string {
   for (let i = 0; i < 16; i++) {
     if (i === 4 || i === 6 || i === 8 || i === 10) codes[c++] = 0x2d; // '-'
     const b = pool[used + i] as number;
-    codes[c++] = HEX.charCodeAt(b >> 4);
-    codes[c++] = HEX.charCodeAt(b & 15);
+    codes[c++] = HEX_DIGITS.charCodeAt(b >> 4);
+    codes[c++] = HEX_DIGITS.charCodeAt(b & 15);
   }
   used += 16;
   return String.fromCharCode.apply(null, codes);
