@@ -95,14 +95,14 @@ describe('routing', () => {
   });
 
   it.each([
-    ['DELETE', '/agent/runs', ['GET', 'POST']],
-    ['PUT', '/agent/runs', ['GET', 'POST']],
+    ['DELETE', '/agent/runs', ['GET', 'HEAD', 'POST']],
+    ['PUT', '/agent/runs', ['GET', 'HEAD', 'POST']],
     ['GET', '/agent/run', ['POST']],
-    ['DELETE', '/agent/runs/x', ['GET']],
-    ['PATCH', '/agent/runs/x', ['GET']],
+    ['DELETE', '/agent/runs/x', ['GET', 'HEAD']],
+    ['PATCH', '/agent/runs/x', ['GET', 'HEAD']],
     ['GET', '/agent/runs/x/cancel', ['POST']],
     ['GET', '/agent/runs/x/followups', ['POST']],
-    ['POST', '/agent/runs/x/attachments/a.txt', ['GET']],
+    ['POST', '/agent/runs/x/attachments/a.txt', ['GET', 'HEAD']],
   ])('answers 405 for %s %s with allow: %j', async (method, path, allow) => {
     const res = await h.call(method, path);
     const header = res.headers.get('allow') ?? '';

@@ -444,8 +444,9 @@ describe('cancel', () => {
     h.clock.advance(5000);
     const res = await h.call('POST', `/agent/runs/${id}/cancel`);
     expect(res.status).toBe(200);
-    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-    expect(await res.json()).toBe(id);
+    // The bare ID as text/plain (contract §1), no JSON quotes.
+    expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
+    expect(await res.text()).toBe(id);
     const run = await getRun(id);
     expect(run.state).toBe('CANCELLED');
     expect(run.updated_at).toBe(new Date(T0 + 5000).toISOString());
@@ -466,7 +467,7 @@ describe('cancel', () => {
     const id = await createId({ prompt: 'p' });
     const res = await h.call('POST', `/agent/runs/${id}/cancel`, { body: {} });
     expect(res.status).toBe(200);
-    expect(await res.json()).toBe(id);
+    expect(await res.text()).toBe(id);
   });
 
   it('answers 404 for an unknown run', async () => {
@@ -668,7 +669,8 @@ describe('idempotency', () => {
     const again = await h.call('POST', `/agent/runs/${id}/cancel`, { headers });
     expect(again.status).toBe(200);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
-    expect(await again.json()).toBe(id);
+    expect(again.headers.get('content-type')).toMatch(/^text\/plain/);
+    expect(await again.text()).toBe(id);
     // without the key, the cancel is refused
     await expectProblem(await h.call('POST', `/agent/runs/${id}/cancel`), 400);
   });

@@ -15,8 +15,10 @@ import { type HmacPort, nobleSha256, type Sha256Port } from '../verify/crypto.js
 import { builtinVerifiers, createVerifierRegistry, type VerifierRegistry } from '../verify/registry.js';
 import { parseJsonBody, readBodyLimited } from './body.js';
 import { addControlRoutes } from './control-routes.js';
+import { finishResponse, requestIdOf } from './finish-response.js';
 import { jsonResponse, problemResponse } from './responses.js';
 import { methodNotAllowed, Router } from './router.js';
+import { textResponse } from './text-response.js';
 
 export interface AgentRunHandlerOptions {
   store: Store;
@@ -56,9 +58,10 @@ export interface AgentRunHandlerOptions {
   ingressLimits?: Partial<IngressLimits>;
   /**
    * Called with every unexpected error: those answered as a bare 500 (with their request) and
-   * those thrown by event listeners (without one). Default: `console.error`.
+   * those thrown by event listeners (without one). `context.requestId` is the `x-request-id` the
+   * 500 answer carries, so a user's report can be matched to the log. Default: `console.error`.
    */
-  onError?: (error: unknown, request: Request | undefined) => void;
+  onError?: (error: unknown, request: Request | undefined, context?: { requestId: string }) => void;
 }
 
 /** A fetch-style handler with what adapters and hosts need to know about it. */
@@ -88,7 +91,10 @@ interface Ctx {
  */
 export function createAgentRunHandler(options: AgentRunHandlerOptions): AgentRunHandler {
   const events = options.events ?? createEvents();
-  const onError = options.onError ?? ((error: unknown) => console.error('[agentrun] unexpected error', error));
+  const onError =
+    options.onError ??
+    ((error: unknown, _request?: Request, context?: { requestId: string }) =>
+      console.error(`[agentrun] unexpected error${context ? ` (request ${context.requestId})` : ''}`, error));
   const service = new RunService({
     store: options.store,
     events,
@@ -140,7 +146,12 @@ export function createAgentRunHandler(options: AgentRunHandlerOptions): AgentRun
       if (body !== undefined && !(isPlainObject(body) && Object.keys(body).length === 0)) {
         throw invalidRequest('cancel takes no body (or an empty JSON object)');
       }
-      return written(await service.cancel(principal, p.runId as string, withKey(request, `cancel ${p.runId}`, body)));
+      // The bare ID as text/plain (contract §1): both published clients hand it back unchanged.
+      const result = await service.cancel(principal, p.runId as string, withKey(request, `cancel ${p.runId}`, body));
+      return textResponse(result.body, result.status, {
+        'content-type': 'text/plain; charset=utf-8',
+        ...(result.replayed ? { 'idempotent-replayed': 'true' } : {}),
+      });
     })
     .on('GET', `${API_BASE}/agent/runs/:runId/attachments/:fileName`, async ({ principal }, p) => {
       const file = await service.getAttachment(principal, p.runId as string, p.fileName as string);
@@ -161,7 +172,7 @@ export function createAgentRunHandler(options: AgentRunHandlerOptions): AgentRun
     return written(await service.create(principal, body, { source: 'API', ...withKey(request, 'create run', body) }));
   }
 
-  const handler = async (request: Request): Promise<Response> => {
+  const handle = async (request: Request, requestId: string): Promise<Response> => {
     try {
       const url = new URL(request.url);
       // The ingress authenticates by webhook (token, URL token or signature), never by API key.
@@ -177,9 +188,14 @@ export function createAgentRunHandler(options: AgentRunHandlerOptions): AgentRun
       return await match.handler({ request, url, principal }, match.params);
     } catch (error) {
       if (isAgentRunError(error)) return problemResponse(error);
-      onError(error, request);
+      onError(error, request, { requestId });
       return problemResponse(new AgentRunError('internal_error', 'an unexpected error occurred', { retryable: true }));
     }
+  };
+
+  const handler = async (request: Request): Promise<Response> => {
+    const requestId = requestIdOf(request);
+    return finishResponse(await handle(request, requestId), requestId, request.method === 'HEAD');
   };
 
   return Object.assign(handler, {

@@ -28,8 +28,11 @@ export class Router<C> {
     for (const route of this.routes) {
       const params = matchSegments(route.segments, parts);
       if (!params) continue;
-      if (route.method === method) return { kind: 'found', handler: route.handler, params };
+      // HEAD is GET without the body (RFC 9110 §9.3.2); the caller drops the body.
+      if (route.method === method || (method === 'HEAD' && route.method === 'GET'))
+        return { kind: 'found', handler: route.handler, params };
       allow.add(route.method);
+      if (route.method === 'GET') allow.add('HEAD');
     }
     return allow.size > 0 ? { kind: 'method_not_allowed', allow: [...allow] } : { kind: 'not_found' };
   }

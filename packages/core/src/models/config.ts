@@ -38,6 +38,17 @@ export const MCPServerConfigSchema = v.pipe(
 );
 export type MCPServerConfig = v.InferOutput<typeof MCPServerConfigSchema>;
 
+/**
+ * `config.harness`: the agent program (`oz`, `claude`, `gemini`, `codex`, or another name an
+ * executor knows), with the optional settings both published clients send.
+ */
+export const HarnessSchema = jsonObject({
+  type: v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9_.-]{0,63}$/, 'must be a harness name such as oz, claude, gemini or codex')),
+  auth_secret_name: v.optional(shortText),
+  model_id: v.optional(shortText),
+  reasoning_level: v.optional(shortText),
+});
+
 /** The configuration of a run; the resolved form is echoed back as `agent_config`. */
 export const AmbientAgentConfigSchema = jsonObject({
   name: v.optional(shortText),
@@ -55,5 +66,33 @@ export const AmbientAgentConfigSchema = jsonObject({
   idle_timeout_minutes: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(60))),
   /** Accepted for client compatibility; agentrun routes work through its own executor. */
   worker_host: v.optional(shortText),
+  /** Which agent program runs the run; stored, and an executor may map it to a command. */
+  harness: v.optional(HarnessSchema),
+  // The Python client's further settings: validated, stored and echoed in `agent_config`; the
+  // reference executors do not act on them (docs/run-api.md).
+  harness_auth_secrets: v.optional(
+    jsonObject({ claude_auth_secret_name: v.optional(shortText), codex_auth_secret_name: v.optional(shortText) }),
+  ),
+  credential_strategy: v.optional(v.nullable(v.picklist(['CREATOR', 'EXECUTOR'], 'must be CREATOR or EXECUTOR'))),
+  inference_providers: v.optional(
+    jsonObject({
+      aws: v.optional(jsonObject({ disabled: v.optional(v.boolean()), region: v.optional(shortText), role_arn: v.optional(shortText) })),
+    }),
+  ),
+  memory_stores: v.optional(
+    v.pipe(
+      v.array(
+        jsonObject({
+          access: v.picklist(['read_write', 'read_only'], 'must be read_write or read_only'),
+          instructions: v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(CONFIG_LIMITS.basePrompt)),
+          uid: shortText,
+        }),
+      ),
+      v.maxLength(CONFIG_LIMITS.mcpServers),
+    ),
+  ),
+  runner_id: v.optional(shortText),
+  session_sharing: v.optional(jsonObject({ public_access: v.optional(v.picklist(['VIEWER', 'EDITOR'], 'must be VIEWER or EDITOR')) })),
+  skills: v.optional(v.pipe(v.array(shortText), v.maxLength(CONFIG_LIMITS.mcpServers))),
 });
 export type AmbientAgentConfig = v.InferOutput<typeof AmbientAgentConfigSchema>;

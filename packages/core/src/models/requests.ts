@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { AmbientAgentConfigSchema } from './config.js';
-import { jsonObject } from './json.js';
+import { jsonMap, jsonObject } from './json.js';
 import { RUN_SOURCES, RUN_STATES } from './run-state.js';
 
 export const REQUEST_LIMITS = {
@@ -14,12 +14,25 @@ export const REQUEST_LIMITS = {
   listLimitDefault: 20,
 } as const;
 
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+/**
+ * Standard base64: a single character class and at most two `=`, with the length checked
+ * apart. (A grouped pattern such as `(?:[A-Za-z0-9+/]{4})*` makes V8 recurse per group and
+ * overflows the stack on inputs of a few MiB.)
+ */
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+/** Decoded size of valid base64 text. */
+export const base64DecodedBytes = (s: string): number => (s.length / 4) * 3 - (s.endsWith('==') ? 2 : s.endsWith('=') ? 1 : 0);
+export const isBase64 = (s: string): boolean => s.length % 4 === 0 && BASE64.test(s);
 const base64 = v.pipe(
   v.string(),
-  v.regex(BASE64, 'must be standard base64'),
-  v.check((s) => (s.length / 4) * 3 <= REQUEST_LIMITS.attachmentBytes + 2, `at most ${REQUEST_LIMITS.attachmentBytes} bytes decoded`),
+  // Cheapest first: the length bounds the work of the pattern.
+  v.check((s) => s.length <= ((REQUEST_LIMITS.attachmentBytes + 2) / 3) * 4 + 4, `at most ${REQUEST_LIMITS.attachmentBytes} bytes decoded`),
+  v.check(isBase64, 'must be standard base64'),
+  v.check((s) => base64DecodedBytes(s) <= REQUEST_LIMITS.attachmentBytes, `at most ${REQUEST_LIMITS.attachmentBytes} bytes decoded`),
 );
+
+/** Lengths in Unicode characters (code points), as a user counts them, not UTF-16 units. */
+const maxChars = (max: number) => v.check((s: string) => s.length <= max || [...s].length <= max, `at most ${max} characters`);
 const MIME = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,63}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,127}$/i;
 
 /** A file name that is safe as a single URL path segment and on any file system. */
@@ -46,19 +59,43 @@ export const ImageInputSchema = jsonObject({
 
 const optionalId = v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(256)));
 
+/** `mode` of both published clients; accepted and not acted on (docs/run-api.md). */
+const RunModeSchema = v.picklist(['normal', 'plan', 'orchestrate'], 'must be normal, plan or orchestrate');
+
+/**
+ * `metadata` of the Python client: at most 20 keys of 1–64 `[A-Za-z0-9._-]`, values of at most
+ * 256 bytes without NUL. Validated as the client documents it, then not stored (docs/run-api.md).
+ */
+const RunMetadataSchema = v.pipe(
+  jsonMap(
+    v.pipe(v.string(), v.regex(/^[A-Za-z0-9._-]{1,64}$/, 'metadata keys are 1 to 64 of A-Z a-z 0-9 . _ -')),
+    v.pipe(
+      v.string(),
+      v.check((s) => !s.includes('\u0000'), 'metadata values must not contain NUL'),
+      v.check((s) => s.length <= 256 && new TextEncoder().encode(s).byteLength <= 256, 'metadata values are at most 256 bytes'),
+    ),
+  ),
+  v.check((m) => Object.keys(m).length <= 20, 'at most 20 metadata keys'),
+);
+
 /** Body of `POST /agent/run`. Unknown fields are rejected so that typos do not pass silently. */
 export const RunAgentRequestSchema = v.pipe(
   jsonObject({
-    prompt: v.optional(v.pipe(v.string(), v.maxLength(REQUEST_LIMITS.prompt))),
+    prompt: v.optional(v.pipe(v.string(), maxChars(REQUEST_LIMITS.prompt))),
     skill: v.optional(v.pipe(v.string(), v.maxLength(256))),
     config: v.optional(AmbientAgentConfigSchema),
-    title: v.optional(v.pipe(v.string(), v.maxLength(REQUEST_LIMITS.title))),
+    title: v.optional(v.pipe(v.string(), maxChars(REQUEST_LIMITS.title))),
     team: v.optional(v.boolean()),
     agent_identity_uid: optionalId,
     conversation_id: optionalId,
     parent_run_id: optionalId,
     attachments: v.optional(v.pipe(v.array(AttachmentInputSchema), v.maxLength(REQUEST_LIMITS.attachments))),
     images: v.optional(v.pipe(v.array(ImageInputSchema), v.maxLength(REQUEST_LIMITS.attachments))),
+    // Sent by the published clients; accepted, validated and not acted on (docs/run-api.md).
+    interactive: v.optional(v.boolean()),
+    mode: v.optional(RunModeSchema),
+    metadata: v.optional(RunMetadataSchema),
+    on_behalf_of: v.optional(v.pipe(v.string(), v.maxLength(256))),
   }),
   v.check(
     (r) => (r.prompt !== undefined && r.prompt.trim() !== '') || r.skill !== undefined || r.config?.skill_spec !== undefined,
@@ -77,7 +114,8 @@ export type RunAgentRequest = v.InferOutput<typeof RunAgentRequestSchema>;
 
 /** Body of `POST /agent/runs/{runId}/followups`. */
 export const RunFollowupRequestSchema = jsonObject({
-  message: v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(REQUEST_LIMITS.followup)),
+  message: v.pipe(v.string(), v.minLength(1, 'must not be empty'), maxChars(REQUEST_LIMITS.followup)),
+  mode: v.optional(RunModeSchema),
 });
 export type RunFollowupRequest = v.InferOutput<typeof RunFollowupRequestSchema>;
 
