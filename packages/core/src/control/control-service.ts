@@ -2,6 +2,7 @@ import type * as v from 'valibot';
 import { hasPermission, PERMISSIONS, type Principal } from '../auth/principal.js';
 import { AgentRunError, conflict, invalidRequest, notFound } from '../errors.js';
 import { explainFilter, parseFilter } from '../filter/index.js';
+import { ListDeliveriesQuerySchema } from '../models/requests.js';
 import { parseOrThrow } from '../models/validate.js';
 import type { Store } from '../store/store.js';
 import { type Clock, isoTime, systemClock } from '../util/clock.js';
@@ -250,13 +251,12 @@ export class ControlService {
   // ─────────────────────────────────────────────── delivery log
 
   /** A webhook's log, newest first, in keyset pages (deleted webhooks' logs stay readable). */
-  async listDeliveries(p: Principal, factoryUid: string, uid: string, query: { limit?: string | null; cursor?: string | null }) {
+  async listDeliveries(p: Principal, factoryUid: string, uid: string, input: Record<string, unknown>) {
+    const { limit, cursor } = parseOrThrow(ListDeliveriesQuerySchema, input, 'query');
     await this.requireFactory(p, factoryUid);
     const webhook = await this.store.webhooks.get(p.team_uid, factoryUid, uid);
     if (!webhook) throw notFound(`webhook ${uid} not found in factory ${factoryUid}`);
-    const limit = query.limit == null ? 50 : Number(query.limit);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 200) throw invalidRequest('invalid query: limit must be an integer from 1 to 200');
-    const after = query.cursor == null ? undefined : decodeDeliveryCursor(query.cursor);
+    const after = cursor === undefined ? undefined : decodeDeliveryCursor(cursor);
     const rows = await this.store.deliveries.list(p.team_uid, uid, { limit: limit + 1, ...(after ? { after } : {}) });
     const page = rows.slice(0, limit);
     const last = page.at(-1);

@@ -1,5 +1,7 @@
 import { invalidRequest } from '../errors.js';
 import type { DeliveryRecord } from '../ingress/records.js';
+import { isStoredInstant } from '../models/timestamps.js';
+import { isCursorId } from '../run/cursor.js';
 import { base64UrlDecode, base64UrlEncode } from '../util/ids.js';
 
 /** A delivery log entry as the management API shows it (contract §8). */
@@ -18,7 +20,7 @@ export function decodeDeliveryCursor(text: string): { receivedAt: string; id: st
   try {
     const bytes = base64UrlDecode(text);
     const value: unknown = bytes ? JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes)) : undefined;
-    if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'string') {
+    if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && isStoredInstant(value[0]) && isCursorId(value[1])) {
       return { receivedAt: value[0], id: value[1] };
     }
   } catch {

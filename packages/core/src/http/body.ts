@@ -1,4 +1,5 @@
 import { AgentRunError, invalidRequest } from '../errors.js';
+import { findLoneSurrogate } from '../models/text.js';
 
 /**
  * A request may carry its own reader of its body, as the Node bridge's requests do: it resolves
@@ -84,12 +85,23 @@ export function parseJsonBody(bytes: Uint8Array): unknown {
   if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) throw invalidRequest(`the request body nests deeper than ${MAX_JSON_DEPTH} levels`);
   // No store can keep NUL in text (PostgreSQL refuses it); refuse it here, where the caller can fix it.
   if (ESCAPED_NUL.test(text)) throw invalidRequest('strings in the request body must not contain the NUL character (\\u0000)');
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (error) {
     throw invalidRequest(`the request body is not valid JSON: ${(error as Error).message}`);
   }
+  // An unpaired surrogate can only arrive as a `\uD8xx`-`\uDFxx` escape (the bytes are strict
+  // UTF-8), so the walk runs only when the text has one.
+  if (SURROGATE_ESCAPE.test(text)) {
+    const path = findLoneSurrogate(value);
+    if (path !== undefined)
+      throw invalidRequest(`${path}: text must be valid Unicode (an unpaired surrogate escape such as \\ud800 is not)`);
+  }
+  return value;
 }
+
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 
 /** `\u0000` preceded by an even number of backslashes (so the escape is real, not `\\u0000` text). */
 const ESCAPED_NUL = /(?<!\\)(?:\\\\)*\\u0000/i;

@@ -1,5 +1,6 @@
 import type { Principal } from '../auth/principal.js';
 import type { ControlService } from '../control/control-service.js';
+import { queryObject } from './query.js';
 import { jsonResponse } from './responses.js';
 import type { Router } from './router.js';
 
@@ -60,12 +61,7 @@ export function addControlRoutes(
     )
 
     .on('GET', `${f}/webhooks/:uid/deliveries`, async ({ principal, url }, p) =>
-      jsonResponse(
-        await control.listDeliveries(principal, p.factory as string, p.uid as string, {
-          limit: url.searchParams.get('limit'),
-          cursor: url.searchParams.get('cursor'),
-        }),
-      ),
+      jsonResponse(await control.listDeliveries(principal, p.factory as string, p.uid as string, queryObject(url))),
     )
     .on('GET', `${f}/webhooks/:uid/deliveries/:delivery`, async ({ principal }, p) =>
       jsonResponse(await control.getDelivery(principal, p.factory as string, p.uid as string, p.delivery as string)),

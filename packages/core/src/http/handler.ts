@@ -16,6 +16,7 @@ import { builtinVerifiers, createVerifierRegistry, type VerifierRegistry } from 
 import { parseJsonBody, readBodyLimited } from './body.js';
 import { addControlRoutes } from './control-routes.js';
 import { finishResponse, requestIdOf } from './finish-response.js';
+import { queryObject } from './query.js';
 import { jsonResponse, problemResponse } from './responses.js';
 import { methodNotAllowed, Router } from './router.js';
 import { textResponse } from './text-response.js';
@@ -135,7 +136,9 @@ export function createAgentRunHandler(options: AgentRunHandlerOptions): AgentRun
   const router = new Router<Ctx>()
     .on('POST', `${API_BASE}/agent/run`, createRun)
     .on('POST', `${API_BASE}/agent/runs`, createRun)
-    .on('GET', `${API_BASE}/agent/runs`, async ({ principal, url }) => jsonResponse(await service.list(principal, queryObject(url))))
+    .on('GET', `${API_BASE}/agent/runs`, async ({ principal, url }) =>
+      jsonResponse(await service.list(principal, queryObject(url, REPEATABLE_QUERY_PARAMS))),
+    )
     .on('GET', `${API_BASE}/agent/runs/:runId`, async ({ principal }, p) => jsonResponse(await service.get(principal, p.runId as string)))
     .on('POST', `${API_BASE}/agent/runs/:runId/followups`, async ({ principal, request }, p) => {
       const body = requireBody(await readJson(request), 'follow-up');
@@ -216,20 +219,6 @@ function withKey(request: Request, operation: string, body: unknown): { idempote
   if (key === null) return {};
   if (!IDEMPOTENCY_KEY.test(key)) throw invalidRequest('Idempotency-Key must be 1 to 255 visible ASCII characters');
   return { idempotency: { key, fingerprint: sha256Hex(canonicalJson({ operation, body: body ?? null })) } };
-}
-
-/** Query string → object: repeatable parameters become arrays; others may appear once. */
-function queryObject(url: URL): Record<string, string | string[]> {
-  // No prototype: a parameter named `__proto__` is just an unknown parameter.
-  const out: Record<string, string | string[]> = Object.create(null);
-  for (const [key, value] of url.searchParams) {
-    if (key.includes('\u0000') || value.includes('\u0000')) throw invalidRequest('invalid query: the NUL character is not allowed');
-    const seen = out[key];
-    if (REPEATABLE_QUERY_PARAMS.has(key)) out[key] = [...((seen as string[] | undefined) ?? []), value];
-    else if (seen !== undefined) throw invalidRequest(`invalid query: ${key} may be given only once`);
-    else out[key] = value;
-  }
-  return out;
 }
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

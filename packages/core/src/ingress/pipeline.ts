@@ -53,6 +53,7 @@ export interface IngressOptions {
 const encoder = new TextEncoder();
 
 const ROUTE = /^\/webhooks\/w\/([^/]+)(?:\/([^/]+))?\/?$/;
+const WEBHOOK_UID = /^[\x21-\x7e]{1,256}$/;
 
 /**
  * The webhook ingress: from the first byte to the started runs, in the order of contract §4,
@@ -174,6 +175,9 @@ export function createIngress(options: IngressOptions): (request: Request, pathn
     } catch {
       return status(404, 'no such webhook');
     }
+    // Webhook UIDs are visible ASCII; anything else (NUL, which Postgres cannot even compare) is
+    // no webhook, answered before any store is asked, alike on every store.
+    if (!WEBHOOK_UID.test(uid)) return status(404, 'no such webhook');
 
     // Everything about the webhook in one read: the checks up to step 3 and the automations of step 9.
     const context = await store.deliveries.context({

@@ -1,4 +1,5 @@
 import { invalidRequest } from '../errors.js';
+import { isStoredInstant } from '../models/timestamps.js';
 import { base64UrlDecode, base64UrlEncode } from '../util/ids.js';
 import type { RunSortKey, SortOrder } from './list-query.js';
 
@@ -20,13 +21,17 @@ interface Wire {
   a?: string;
 }
 
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
 export function encodeCursor(c: RunCursor): string {
   const wire: Wire = { v: 1, s: c.sortBy, o: c.order, k: c.value, i: c.id };
   if (c.asOf !== undefined) wire.a = c.asOf;
   return base64UrlEncode(new TextEncoder().encode(JSON.stringify(wire)));
 }
+
+/**
+ * Ids in cursors are ones agentrun made: visible ASCII. Checking this (and every instant) here
+ * means a tampered cursor is a 400 on every store, never a value a store cannot compare.
+ */
+export const isCursorId = (id: unknown): id is string => typeof id === 'string' && /^[\x21-\x7e]{1,256}$/.test(id);
 
 /** Decode a cursor and check it belongs to this sort; anything else is a 400. */
 export function decodeCursor(text: string, sortBy: RunSortKey, order: SortOrder): RunCursor {
@@ -46,10 +51,9 @@ export function decodeCursor(text: string, sortBy: RunSortKey, order: SortOrder)
     (wire.s !== 'updated_at' && wire.s !== 'created_at') ||
     (wire.o !== 'asc' && wire.o !== 'desc') ||
     typeof wire.k !== 'string' ||
-    !ISO.test(wire.k) ||
-    typeof wire.i !== 'string' ||
-    wire.i.length > 256 ||
-    (wire.a !== undefined && (typeof wire.a !== 'string' || !ISO.test(wire.a)))
+    !isStoredInstant(wire.k) ||
+    !isCursorId(wire.i) ||
+    (wire.a !== undefined && (typeof wire.a !== 'string' || !isStoredInstant(wire.a)))
   ) {
     throw bad('not a cursor returned by this API');
   }

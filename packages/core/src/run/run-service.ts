@@ -2,7 +2,7 @@ import type { Principal } from '../auth/principal.js';
 import { AgentRunError, conflict, invalidRequest, notFound } from '../errors.js';
 import { type AgentRunEvents, emitSafely } from '../events.js';
 import type { AmbientAgentConfig } from '../models/config.js';
-import { ListRunsQuerySchema, RunAgentRequestSchema, RunFollowupRequestSchema } from '../models/requests.js';
+import { ListRunsQuerySchema, METADATA_PARAM, RunAgentRequestSchema, RunFollowupRequestSchema } from '../models/requests.js';
 import type { ListRunsResponse, RunAgentResponse, RunFollowupResponse, RunItem, RunTrigger } from '../models/run.js';
 import type { RunSourceType } from '../models/run-state.js';
 import { parseOrThrow } from '../models/validate.js';
@@ -171,19 +171,37 @@ export class RunService {
     return toRunItem(await this.requireRun(principal, runId));
   }
 
-  async list(principal: Principal, input: unknown): Promise<ListRunsResponse> {
-    const q = parseOrThrow(ListRunsQuerySchema, input, 'query');
+  async list(principal: Principal, input: Record<string, unknown>): Promise<ListRunsResponse> {
+    const { metadata, rest } = splitMetadata(input);
+    const q = parseOrThrow(ListRunsQuerySchema, rest, 'query');
     const limit = q.limit;
-    // agentrun runs carry no artifacts and no schedule: these client filters match nothing.
-    if (q.artifact_type !== undefined || q.schedule_id !== undefined) return { runs: [], page_info: { has_next_page: false } };
     if (q.skill !== undefined && q.skill_spec !== undefined && q.skill !== q.skill_spec) {
       throw invalidRequest('invalid query: skill and skill_spec are aliases; give one of them');
+    }
+    if (q.name !== undefined && q.config_name !== undefined && q.name !== q.config_name) {
+      throw invalidRequest('invalid query: name and config_name are aliases; give one of them');
+    }
+    // agentrun runs carry no artifacts, schedule, ancestry filter or metadata, and run remotely
+    // (on the host's executor): these client filters match nothing (docs/run-api.md).
+    if (
+      q.artifact_type !== undefined ||
+      q.schedule_id !== undefined ||
+      q.ancestor_run_id !== undefined ||
+      q.execution_location === 'LOCAL' ||
+      metadata > 0
+    ) {
+      if (q.cursor !== undefined) decodeCursor(q.cursor, q.sort_by, q.sort_order);
+      return { runs: [], page_info: { has_next_page: false } };
     }
 
     const cursor = q.cursor === undefined ? undefined : decodeCursor(q.cursor, q.sort_by, q.sort_order);
     const filter: RunFilter = {};
     if (q.state) filter.states = q.state;
-    if (q.name !== undefined) filter.name = q.name;
+    const name = q.name ?? q.config_name;
+    if (name !== undefined) filter.name = name;
+    if (q.executor !== undefined) filter.creatorUid = q.executor;
+    if (q.executor !== undefined && q.creator !== undefined && q.executor !== q.creator)
+      return { runs: [], page_info: { has_next_page: false } };
     if (q.model_id !== undefined) filter.modelId = q.model_id;
     if (q.creator !== undefined) filter.creatorUid = q.creator;
     if (q.source !== undefined) filter.source = q.source;
@@ -431,3 +449,23 @@ function collectAttachments(
 }
 
 const decodeBase64 = (data: string): Uint8Array => Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
+
+/**
+ * Take the Python client's `metadata[key]=value` pairs out of a list query: at most 5, checked,
+ * counted (runs here carry no metadata, so any pair matches nothing).
+ */
+function splitMetadata(input: Record<string, unknown>): { metadata: number; rest: Record<string, unknown> } {
+  const rest: Record<string, unknown> = Object.create(null);
+  let metadata = 0;
+  for (const key of Object.keys(input)) {
+    if (!key.startsWith('metadata[')) {
+      rest[key] = input[key];
+      continue;
+    }
+    if (!METADATA_PARAM.test(key)) throw invalidRequest(`invalid query: ${key}: metadata keys are 1 to 64 of A-Z a-z 0-9 . _ -`);
+    const value = input[key];
+    if (typeof value !== 'string' || value.length > 256) throw invalidRequest(`invalid query: ${key}: at most 256 characters`);
+    if (++metadata > 5) throw invalidRequest('invalid query: at most 5 metadata pairs');
+  }
+  return { metadata, rest };
+}

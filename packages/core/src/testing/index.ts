@@ -4,5 +4,6 @@
 
 export { makeAutomation, makeFactory, makeSecret, makeWebhook } from './control-plane-conformance.js';
 export { makeRun, testPrincipal } from './fixtures.js';
+export { describeHttpConformance, type HttpConformanceOptions } from './http-conformance.js';
 export { makeDelivery } from './ingress-conformance.js';
 export { describeStoreConformance, type StoreConformanceOptions } from './store-conformance.js';

@@ -1,0 +1,362 @@
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKey } from '../auth/api-keys.js';
+import { type AgentRunHandler, createAgentRunHandler } from '../http/handler.js';
+import type { Store } from '../store/store.js';
+import { base64UrlEncode } from '../util/ids.js';
+import { testPrincipal } from './fixtures.js';
+
+/**
+ * Hostile input through the whole HTTP surface, against a store: every answer is the same on
+ * every store, and none is a 500 (issue 9; docs/run-api.md, "Errors"). Stores run it beside
+ * `describeStoreConformance`.
+ */
+export interface HttpConformanceOptions {
+  create: () => Store | Promise<Store>;
+  destroy?: (store: Store) => void | Promise<void>;
+  /** Runs of the fuzz properties; default 150. */
+  fuzzRuns?: number;
+}
+
+const ORIGIN = 'http://agentrun.test';
+const SECRET_KEY = base64UrlEncode(new Uint8Array(32).fill(9)).replace(/-/g, '+').replace(/_/g, '/');
+const b64url = (text: string) => base64UrlEncode(new TextEncoder().encode(text));
+
+interface World {
+  store: Store;
+  handler: AgentRunHandler;
+  key: string;
+  errors: unknown[];
+  runId: string;
+  factory: string;
+  webhook: string;
+  token: string;
+  automation: string;
+  delivery: string;
+}
+
+export function describeHttpConformance(name: string, options: HttpConformanceOptions): void {
+  describe(`${name}: HTTP conformance`, () => {
+    let w: World;
+
+    const call = (method: string, path: string, init: { body?: string; headers?: Record<string, string>; key?: string | null } = {}) => {
+      const headers: Record<string, string> = { ...init.headers };
+      const key = init.key === undefined ? w.key : init.key;
+      if (key !== null) headers.authorization = `Bearer ${key}`;
+      if (init.body !== undefined) headers['content-type'] ??= 'application/json';
+      return w.handler(new Request(ORIGIN + path, { method, headers, ...(init.body !== undefined ? { body: init.body } : {}) }));
+    };
+    const json = async (method: string, path: string, body?: unknown) => {
+      const res = await call(method, path, body === undefined ? {} : { body: JSON.stringify(body) });
+      const text = await res.text();
+      expect(res.status, text).toBeLessThan(300);
+      return JSON.parse(text);
+    };
+    /** A 4xx problem document (or a 2xx), never a 5xx, and nothing reached onError. */
+    const sane = async (res: Response) => {
+      const text = await res.text();
+      expect(res.status, text).toBeLessThan(500);
+      if (res.status >= 400 && text !== '') {
+        expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+        expect(JSON.parse(text)).toMatchObject({ status: res.status, error: expect.stringMatching(/^[a-z_]+$/) });
+      }
+      // Emptied after each look, so one failure does not fail every test after it.
+      expect(w.errors.splice(0)).toEqual([]);
+      return { status: res.status, text };
+    };
+    const status400 = async (res: Response) => {
+      const { status, text } = await sane(res);
+      expect(status, text).toBe(400);
+    };
+
+    beforeAll(async () => {
+      const store = await options.create();
+      const errors: unknown[] = [];
+      const handler = createAgentRunHandler({ store, secretKey: SECRET_KEY, onError: (e) => errors.push(e) });
+      const key = await createApiKey(store.apiKeys, testPrincipal({ uid: `http-${name}`, team_uid: `http-team-${name}` }));
+      w = { store, handler, key, errors } as World;
+      w.runId = (await json('POST', '/api/v1/agent/run', { prompt: 'first' })).run_id;
+      await json('POST', '/api/v1/agent/run', { prompt: 'second', config: { name: 'n' } });
+      w.factory = (await json('POST', '/api/v1/factories', { name: 'f' })).uid;
+      const webhook = await json('POST', `/api/v1/factories/${w.factory}/webhooks`, { name: 'w' });
+      w.webhook = webhook.webhook.uid;
+      w.token = webhook.secret;
+      w.automation = (
+        await json('POST', `/api/v1/factories/${w.factory}/automations`, {
+          name: 'a',
+          prompt: 'p',
+          triggers: [{ provider: 'webhook', event: 'received', filter: { webhook_ids: [w.webhook] } }],
+        })
+      ).id;
+      const sent = await call('POST', `/webhooks/w/${w.webhook}`, { key: w.token, body: '{"n":1}' });
+      expect(sent.status, await sent.text()).toBeLessThan(300);
+      const log = await json('GET', `/api/v1/factories/${w.factory}/webhooks/${w.webhook}/deliveries`);
+      w.delivery = log.deliveries[0].delivery_id;
+    });
+    afterAll(async () => {
+      if (w) await options.destroy?.(w.store);
+    });
+
+    describe('timestamps and cursors', () => {
+      it.each([
+        'created_after=0000-01-01T00:00:00Z',
+        'created_after=9999-12-31T23:59:59-23:59',
+        'created_before=2026-02-30T00:00:00Z',
+        'updated_after=2026-13-45T99:99:99.999Z',
+        `cursor=${b64url(JSON.stringify({ v: 1, s: 'updated_at', o: 'desc', k: '2026-13-45T99:99:99.999Z', i: 'x' }))}`,
+        `cursor=${b64url(JSON.stringify({ v: 1, s: 'updated_at', o: 'desc', k: '2026-02-30T00:00:00.000Z', i: 'x' }))}`,
+        `cursor=${b64url(JSON.stringify({ v: 1, s: 'updated_at', o: 'desc', k: '2026-01-01T00:00:00.000Z', i: 'a\u0000b' }))}`,
+        `cursor=${b64url(JSON.stringify({ v: 1, s: 'updated_at', o: 'desc', k: '0000-01-01T00:00:00.000Z', i: 'x' }))}`,
+        `cursor=${b64url(JSON.stringify({ v: 1, s: 'updated_at', o: 'desc', k: '2026-01-01T00:00:00.000Z', i: 'x', a: '2026-02-30T00:00:00.000Z' }))}`,
+      ])('GET /agent/runs?%s is a 400', async (query) => {
+        const [key, value] = query.split(/=(.*)/s) as [string, string];
+        await status400(await call('GET', `/api/v1/agent/runs?${key}=${encodeURIComponent(value)}`));
+      });
+
+      it.each([
+        b64url('["x","y"]'),
+        b64url('["2026-02-30T00:00:00.000Z","y"]'),
+        b64url('["2026-01-01T00:00:00.000Z","a\\u0000b"]'),
+        b64url('["2026-01-01T00:00:00.000Z",1]'),
+        b64url('{}'),
+        'not-base64!',
+      ])('a tampered delivery cursor %s is a 400', async (cursor) => {
+        await status400(await call('GET', `/api/v1/factories/${w.factory}/webhooks/${w.webhook}/deliveries?cursor=${cursor}`));
+      });
+
+      it('any generated timestamp is a 200 when valid and a 400 otherwise, never a 500', async () => {
+        const pad = (n: number, width: number) => String(n).padStart(width, '0');
+        const stamp = fc
+          .record({
+            y: fc.integer({ min: 0, max: 9999 }),
+            mo: fc.integer({ min: 0, max: 13 }),
+            d: fc.integer({ min: 0, max: 32 }),
+            h: fc.integer({ min: 0, max: 25 }),
+            mi: fc.integer({ min: 0, max: 60 }),
+            s: fc.integer({ min: 0, max: 60 }),
+            off: fc.constantFrom('Z', '+00:00', '-23:59', '+23:59', '+24:00', '-00:60', 'z'),
+          })
+          .map(({ y, mo, d, h, mi, s, off }) => `${pad(y, 4)}-${pad(mo, 2)}-${pad(d, 2)}T${pad(h, 2)}:${pad(mi, 2)}:${pad(s, 2)}${off}`);
+        await fc.assert(
+          fc.asyncProperty(stamp, fc.constantFrom('created_after', 'created_before', 'updated_after'), async (text, param) => {
+            const res = await call('GET', `/api/v1/agent/runs?${param}=${encodeURIComponent(text)}`);
+            const { status } = await sane(res);
+            expect([200, 400]).toContain(status);
+            expect(status === 200).toBe(isRepresentable(text));
+          }),
+          { numRuns: options.fuzzRuns ?? 150 },
+        );
+      });
+
+      it('any generated cursor is a 200 or a 400, never a 500', async () => {
+        const wire = fc.record(
+          {
+            v: fc.oneof(fc.constant(1), fc.anything()),
+            s: fc.constantFrom('updated_at', 'created_at', 'title'),
+            o: fc.constantFrom('asc', 'desc'),
+            k: fc.oneof(
+              fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+              fc.string(),
+            ),
+            i: fc.oneof(fc.uuid(), fc.string({ unit: 'binary' })),
+            a: fc.oneof(
+              fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+              fc.string(),
+            ),
+          },
+          { requiredKeys: [] },
+        );
+        await fc.assert(
+          fc.asyncProperty(
+            fc.oneof(
+              wire.map((x) => b64url(JSON.stringify(x))),
+              fc.string(),
+            ),
+            async (cursor) => {
+              const runs = await sane(await call('GET', `/api/v1/agent/runs?cursor=${encodeURIComponent(cursor)}`));
+              expect([200, 400]).toContain(runs.status);
+              const log = await sane(
+                await call('GET', `/api/v1/factories/${w.factory}/webhooks/${w.webhook}/deliveries?cursor=${encodeURIComponent(cursor)}`),
+              );
+              expect([200, 400]).toContain(log.status);
+            },
+          ),
+          { numRuns: options.fuzzRuns ?? 150 },
+        );
+      });
+    });
+
+    describe('query rules', () => {
+      it.each(['bogus=1', 'limit=1e2', 'limit=0x10', 'limit=0', 'limit=201', 'limit=1&limit=2', 'cursor=a&cursor=b'])(
+        'the delivery log refuses %s like the run list does',
+        async (query) => {
+          await status400(await call('GET', `/api/v1/factories/${w.factory}/webhooks/${w.webhook}/deliveries?${query}`));
+        },
+      );
+
+      it('config_name is the alias of name', async () => {
+        const byName = await json('GET', '/api/v1/agent/runs?name=n');
+        const byAlias = await json('GET', '/api/v1/agent/runs?config_name=n');
+        expect(byAlias.runs.map((r: { run_id: string }) => r.run_id)).toEqual(byName.runs.map((r: { run_id: string }) => r.run_id));
+        expect(byAlias.runs).toHaveLength(1);
+        await status400(await call('GET', '/api/v1/agent/runs?name=n&config_name=m'));
+      });
+
+      it('accepts every list parameter of the Python client, as it encodes them', async () => {
+        // warpdotdev/oz-sdk-python: types/agent/run_list_params.py; arrays repeat, dicts use brackets.
+        const query =
+          'state=QUEUED&state=FAILED&sort_by=title&sort_order=asc&limit=10&created_after=2026-01-01T00%3A00%3A00%2B00%3A00' +
+          '&execution_location=REMOTE&executor=someone&skill=a%2Fb%3Ac&q=x&source=API';
+        expect((await call('GET', `/api/v1/agent/runs?${query}`)).status).toBe(200);
+        for (const extra of [
+          'sort_by=agent',
+          'artifact_type=SCREENSHOT',
+          'ancestor_run_id=r',
+          'schedule_id=s',
+          'metadata%5Bticket_id%5D=VIS-238',
+        ]) {
+          const res = await call('GET', `/api/v1/agent/runs?${extra}`);
+          expect(res.status, `${extra}: ${await res.clone().text()}`).toBe(200);
+        }
+        await status400(await call('GET', '/api/v1/agent/runs?metadata%5Bbad%20key%5D=1'));
+      });
+    });
+
+    describe('text no store can keep', () => {
+      it.each([
+        ['/webhooks/w/x%00y', 'POST'],
+        ['/webhooks/w/%ED%A0%80', 'POST'],
+        ['/api/v1/agent/runs/x%00y', 'GET'],
+        ['/api/v1/factories/x%00y', 'GET'],
+      ])('%s answers like an unknown resource, without an unexpected error', async (path, method) => {
+        const { status } = await sane(await call(method, path, method === 'POST' ? { key: null, body: '{}' } : {}));
+        expect([400, 404]).toContain(status);
+      });
+
+      it.each([
+        ['a config name', { prompt: 'p', config: { name: '\\ud800' } }],
+        ['a base prompt', { prompt: 'p', config: { base_prompt: 'a\\udc00b' } }],
+        ['MCP headers', { prompt: 'p', config: { mcp_servers: { s: { url: 'https://x.example', headers: { k: '\\ud800' } } } } }],
+        ['an attachment name', { prompt: 'p', attachments: [{ file_name: 'a\\ud800.txt', mime_type: 'text/plain', data: 'aGk=' }] }],
+        ['a key', { prompt: 'p', config: { mcp_servers: { '\\ud800': { warp_id: 'x' } } } }],
+      ])('a lone surrogate in %s is a 400 naming where', async (_, body) => {
+        const raw = JSON.stringify(body).replace(/\\\\u/g, '\\u');
+        const res = await call('POST', '/api/v1/agent/run', { body: raw });
+        const { status, text } = await sane(res);
+        expect(status, text).toBe(400);
+        expect(text).toMatch(/unpaired surrogate/);
+      });
+
+      it('a lone surrogate in automation config or filter values is a 400 too', async () => {
+        const base = `/api/v1/factories/${w.factory}/automations`;
+        const trigger = (payload: string) =>
+          `[{"provider":"webhook","event":"received","filter":{"webhook_ids":["${w.webhook}"],"payload":${payload}}}]`;
+        await status400(await call('POST', base, { body: `{"name":"a","prompt":"p","config":{"name":"\\ud800"},"triggers":[]}` }));
+        await status400(await call('POST', base, { body: `{"name":"a","prompt":"p","triggers":${trigger('{"action":"\\udfff"}')}}` }));
+      });
+
+      it('a paired surrogate (an emoji written as escapes) is fine', async () => {
+        const res = await call('POST', '/api/v1/agent/run', { body: '{"prompt":"smile \\ud83d\\ude00"}' });
+        expect(res.status).toBe(200);
+        const run = await json('GET', `/api/v1/agent/runs/${(await res.json()).run_id}`);
+        expect(run.prompt).toBe('smile \u{1F600}');
+      });
+
+      it('a webhook payload with a lone surrogate or NUL is accepted or refused, never a 500', async () => {
+        for (const body of ['{"a":"\\ud800"}', '{"a":"\\u0000"}', '{"\\ud800":1}']) {
+          const { status } = await sane(await call('POST', `/webhooks/w/${w.webhook}`, { key: w.token, body }));
+          expect([200, 202, 400]).toContain(status);
+        }
+      });
+    });
+
+    describe('fuzz', () => {
+      const segment = fc.oneof(
+        fc.constantFrom('x', '%00', '%ZZ', '%ED%A0%80', '..', '%2F', 'a'.repeat(300)),
+        fc.string({ unit: 'binary', maxLength: 12 }).map(encodeURIComponent),
+      );
+      const paths = (x: string) => [
+        `/api/v1/agent/run`,
+        `/api/v1/agent/runs`,
+        `/api/v1/agent/runs/${x}`,
+        `/api/v1/agent/runs/${x}/cancel`,
+        `/api/v1/agent/runs/${x}/followups`,
+        `/api/v1/agent/runs/${x}/attachments/${x}`,
+        `/api/v1/factories`,
+        `/api/v1/factories/${x}`,
+        `/api/v1/team/secrets/${x}`,
+        `/api/v1/factories/${w.factory}/webhooks`,
+        `/api/v1/factories/${w.factory}/webhooks/${x}`,
+        `/api/v1/factories/${w.factory}/webhooks/${x}/rotate-secret`,
+        `/api/v1/factories/${w.factory}/webhooks/${w.webhook}/deliveries/${x}`,
+        `/api/v1/factories/${w.factory}/automations`,
+        `/api/v1/factories/${w.factory}/automations/${x}`,
+        `/api/v1/factories/${w.factory}/automations/${w.automation}/test-filter`,
+        `/webhooks/w/${x}`,
+        `/webhooks/w/${w.webhook}`,
+      ];
+      const jsonish = fc.oneof(
+        fc.json({ maxDepth: 4 }),
+        fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify({ prompt: 'p', name: 'n', message: 'm', value: 'v', config: v })),
+        fc.string({ unit: 'binary', maxLength: 40 }),
+        fc.constantFrom('', '{', '{"prompt":"\\ud800"}', '{"prompt":"a\\u0000"}', '[]', 'null', '{"triggers":[{}]}'),
+      );
+      const query = fc.dictionary(
+        fc.constantFrom('limit', 'cursor', 'state', 'sort_by', 'created_after', 'name', 'q', 'bogus', 'metadata[k]'),
+        fc.oneof(fc.string({ unit: 'binary', maxLength: 20 }), fc.constantFrom('0', '500', '1e2', 'QUEUED', '2026-01-01T00:00:00Z')),
+        { maxKeys: 3 },
+      );
+      const header = fc.constantFrom<Record<string, string>>(
+        {},
+        { 'idempotency-key': 'k' },
+        { 'idempotency-key': ' ' },
+        { 'content-type': 'text/plain' },
+        { 'x-request-id': 'x'.repeat(500) },
+        { 'x-webhook-delivery-id': 'd' },
+      );
+
+      it('no route answers 500 to generated methods, paths, queries, bodies and headers', async () => {
+        await fc.assert(
+          fc.asyncProperty(
+            fc.constantFrom('GET', 'HEAD', 'POST', 'PATCH', 'PUT', 'DELETE'),
+            segment,
+            fc.nat(),
+            query,
+            jsonish,
+            header,
+            fc.boolean(),
+            async (method, x, which, q, body, headers, withKey) => {
+              const list = paths(x);
+              const path = list[which % list.length] as string;
+              const search = new URLSearchParams(q as Record<string, string>).toString();
+              const init = { headers, key: withKey ? w.key : null, ...(method === 'GET' || method === 'HEAD' ? {} : { body }) };
+              await sane(await call(method, search ? `${path}?${search}` : path, init));
+            },
+          ),
+          { numRuns: (options.fuzzRuns ?? 150) * 2 },
+        );
+      });
+    });
+  });
+}
+
+/** The reference rule for accepted timestamps (docs/run-api.md): a real instant in 0001–9999 UTC. */
+function isRepresentable(text: string): boolean {
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:[Zz]|([+-])(\d{2}):(\d{2}))$/.exec(text);
+  if (!m) return false;
+  const [y, mo, d, h, mi, s] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  if (h > 23 || mi > 59 || s > 59) return false;
+  const t = new Date(0);
+  t.setUTCFullYear(y, mo - 1, d); // full years: Date.UTC would read 0–99 as 1900–1999
+  if (t.getUTCFullYear() !== y || t.getUTCMonth() !== mo - 1 || t.getUTCDate() !== d) return false;
+  t.setUTCHours(h, mi, s, 0);
+  let ms = t.getTime();
+  if (m[7] !== undefined) {
+    const oh = Number(m[8]);
+    const om = Number(m[9]);
+    if (oh > 23 || om > 59) return false;
+    ms -= (m[7] === '+' ? 1 : -1) * (oh * 60 + om) * 60_000;
+  }
+  const year = new Date(ms).getUTCFullYear();
+  return year >= 1 && year <= 9999;
+}
