@@ -54,11 +54,15 @@ export { describeIssues, parseOrThrow } from './models/validate.js';
 export { decodeCursor, encodeCursor, type RunCursor } from './run/cursor.js';
 export { DEFAULT_IDEMPOTENCY_TTL_MS, type IdempotencyContext, type WriteResult } from './run/idempotency.js';
 export {
+  compareCodePoints,
+  comparePositions,
   compareRuns,
   isAfterPosition,
   matchesRunFilter,
+  RUN_SORT_KEYS,
   type RunFilter,
   type RunListQuery,
+  type RunPosition,
   type RunSortKey,
   type SortOrder,
   sortValue,

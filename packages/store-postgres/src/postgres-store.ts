@@ -30,13 +30,28 @@ import {
   runFromRow,
 } from './rows.js';
 import { insertRunSql } from './run-sql.js';
+import { isUnavailableError } from './unavailable.js';
 
 /**
  * Where the store's connections come from, in the style of Kysely's dialects: hand over a
  * `Kysely` instance you own, a `pg` pool you own, or a connection string (the store then owns
  * the pool and `close()` ends it).
  */
-export type PostgresStoreOptions = { db: Db } | { pool: pg.Pool } | { connectionString: string; poolSize?: number };
+export type PostgresStoreOptions =
+  | { db: Db }
+  | { pool: pg.Pool }
+  | {
+      connectionString: string;
+      poolSize?: number;
+      /**
+       * Called when the pool loses an idle connection (the server restarted, a backend was
+       * terminated, an idle timeout): the connection is dropped and the next query opens a new
+       * one. Default: one `console.error` line (the connection string is never printed).
+       */
+      onError?: (error: Error) => void;
+      /** How long a query waits for a connection before it fails (answered 503). Default 5000 ms. */
+      connectionTimeoutMillis?: number;
+    };
 
 const LEASED = [...LEASED_STATES];
 
@@ -262,6 +277,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     ...createIngress(db),
     db,
     migrate: () => migrate(db),
+    isUnavailable: isUnavailableError,
     async close() {
       if (owned) await db.destroy();
     },
@@ -284,9 +300,29 @@ function patchAssignments(patch: RunPatch): RawBuilder<unknown>[] {
   return sets;
 }
 
+/**
+ * Keep a pool's lost connections from ending the process. A connection the server closes emits
+ * 'error': on the pool while idle, and on the client itself while checked out between two
+ * queries (inside a transaction, say); either one without a listener is an unhandled 'error'
+ * event. The broken client is dropped (pg removes an idle one; a checked-out one fails its next
+ * query and is released as broken), and the next checkout connects anew. Call it on a pool you
+ * pass in yourself (docs/production.md).
+ */
+export function survivePoolErrors(pool: pg.Pool, onError: (error: Error) => void): void {
+  pool.on('error', onError);
+  pool.on('connect', (client) => {
+    client.on('error', onError);
+  });
+}
+
 function connect(options: PostgresStoreOptions): { db: Db; owned: boolean } {
   if ('db' in options) return { db: options.db, owned: false };
   if ('pool' in options) return { db: new Kysely({ dialect: new PostgresDialect({ pool: options.pool }) }), owned: false };
-  const pool = new pg.Pool({ connectionString: options.connectionString, max: options.poolSize ?? 10 });
+  const pool = new pg.Pool({
+    connectionString: options.connectionString,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: options.connectionTimeoutMillis ?? 5000,
+  });
+  survivePoolErrors(pool, options.onError ?? ((error) => console.error(`[agentrun] postgres: connection lost (${error.message})`)));
   return { db: new Kysely({ dialect: new PostgresDialect({ pool }) }), owned: true };
 }

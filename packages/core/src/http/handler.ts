@@ -175,6 +175,7 @@ export function createAgentRunHandler(options: AgentRunHandlerOptions): AgentRun
     return written(await service.create(principal, body, { source: 'API', ...withKey(request, 'create run', body) }));
   }
 
+  const unavailableLogged = everyMs(10_000);
   const handle = async (request: Request, requestId: string): Promise<Response> => {
     try {
       const url = new URL(request.url);
@@ -191,6 +192,11 @@ export function createAgentRunHandler(options: AgentRunHandlerOptions): AgentRun
       return await match.handler({ request, url, principal }, match.params);
     } catch (error) {
       if (isAgentRunError(error)) return problemResponse(error);
+      if (options.store.isUnavailable?.(error)) {
+        // The store is down for now: a retryable 503, logged at most every 10 s (not per request).
+        if (unavailableLogged.due(Date.now())) onError(error, request, { requestId });
+        return problemResponse(STORE_UNAVAILABLE);
+      }
       onError(error, request, { requestId });
       return problemResponse(new AgentRunError('internal_error', 'an unexpected error occurred', { retryable: true }));
     }
@@ -219,6 +225,25 @@ function withKey(request: Request, operation: string, body: unknown): { idempote
   if (key === null) return {};
   if (!IDEMPOTENCY_KEY.test(key)) throw invalidRequest('Idempotency-Key must be 1 to 255 visible ASCII characters');
   return { idempotency: { key, fingerprint: sha256Hex(canonicalJson({ operation, body: body ?? null })) } };
+}
+
+/** Seconds a client waits before retrying while the store is unreachable. */
+export const UNAVAILABLE_RETRY_AFTER_S = 5;
+const STORE_UNAVAILABLE = new AgentRunError('unavailable', 'the database cannot be reached right now; retry shortly', {
+  retryable: true,
+  headers: { 'retry-after': String(UNAVAILABLE_RETRY_AFTER_S) },
+});
+
+/** True at most once per `ms`: for logging a condition that every request would otherwise log. */
+function everyMs(ms: number): { due(now: number): boolean } {
+  let last = -Infinity;
+  return {
+    due(now) {
+      if (now - last < ms) return false;
+      last = now;
+      return true;
+    },
+  };
 }
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -22,8 +22,20 @@ export interface RunFilter {
   automationId?: string;
 }
 
-export type RunSortKey = 'updated_at' | 'created_at';
+/**
+ * Orders of `GET /agent/runs` (docs/run-api.md, "Listing runs"). `title` and `agent` (the skill
+ * spec) are the Python client's text orders: by Unicode code point, the order Postgres gives
+ * under `COLLATE "C"`, so both stores agree; runs without a skill come last in either direction.
+ */
+export const RUN_SORT_KEYS = ['updated_at', 'created_at', 'title', 'agent'] as const;
+export type RunSortKey = (typeof RUN_SORT_KEYS)[number];
 export type SortOrder = 'asc' | 'desc';
+
+/** A keyset position: the sort value (`null` only for `agent`: a run without a skill) and the run id. */
+export interface RunPosition {
+  value: string | null;
+  id: string;
+}
 
 /** A page request: keyset pagination over (sort key, run id). */
 export interface RunListQuery {
@@ -34,7 +46,7 @@ export interface RunListQuery {
   /** Rows to return; services ask for one more than the page size to learn if another follows. */
   limit: number;
   /** Return only rows strictly after this position in the sort order. */
-  after?: { value: string; id: string };
+  after?: RunPosition;
   /**
    * With `sortBy: 'updated_at'`: only runs with `updated_at <= asOf`. A walk over pages fixes this
    * at its first page, so a run updated mid-walk (which moves in the order) is never seen twice.
@@ -42,7 +54,48 @@ export interface RunListQuery {
   asOf?: string;
 }
 
-export const sortValue = (run: RunRecord, key: RunSortKey): string => (key === 'updated_at' ? run.updatedAt : run.createdAt);
+export const sortValue = (run: RunRecord, key: RunSortKey): string | null => {
+  switch (key) {
+    case 'updated_at':
+      return run.updatedAt;
+    case 'created_at':
+      return run.createdAt;
+    case 'title':
+      return run.title;
+    case 'agent':
+      return run.config.skill_spec ?? null;
+  }
+};
+
+/**
+ * Strings by Unicode code point (UTF-8 byte order, Postgres's `COLLATE "C"`), not by UTF-16
+ * unit as `<` compares them: the two differ where a character beyond U+FFFF meets one in
+ * U+E000–U+FFFF.
+ */
+export function compareCodePoints(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) return rankUnit(x) - rankUnit(y);
+  }
+  return a.length - b.length;
+}
+/** Moves surrogates (which encode code points above U+FFFF) after U+E000–U+FFFF. */
+const rankUnit = (u: number) => (u < 0xd800 ? u : u < 0xe000 ? u + 0x2000 : u - 0x800);
+
+/** Position order: a `null` value (no skill) last in both directions, then value, then id. */
+export function comparePositions(order: SortOrder): (a: RunPosition, b: RunPosition) => number {
+  const dir = order === 'asc' ? 1 : -1;
+  return (a, b) => {
+    if ((a.value === null) !== (b.value === null)) return a.value === null ? 1 : -1;
+    const byValue = a.value === null || b.value === null ? 0 : compareCodePoints(a.value, b.value);
+    if (byValue !== 0) return dir * byValue;
+    return dir * (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  };
+}
+
+const positionOf = (run: RunRecord, key: RunSortKey): RunPosition => ({ value: sortValue(run, key), id: run.id });
 
 /**
  * The reference semantics of a filter, in JavaScript. The memory store uses it directly; a SQL
@@ -71,19 +124,11 @@ export function matchesRunFilter(run: RunRecord, f: RunFilter): boolean {
 
 /** Whether `run` lies strictly after the keyset position `after` in the query's order. */
 export function isAfterPosition(run: RunRecord, q: Pick<RunListQuery, 'sortBy' | 'order' | 'after'>): boolean {
-  if (!q.after) return true;
-  const value = sortValue(run, q.sortBy);
-  const cmp = value < q.after.value ? -1 : value > q.after.value ? 1 : run.id < q.after.id ? -1 : run.id > q.after.id ? 1 : 0;
-  return q.order === 'asc' ? cmp > 0 : cmp < 0;
+  return !q.after || comparePositions(q.order)(positionOf(run, q.sortBy), q.after) > 0;
 }
 
 /** Comparator for the query's order; ties on the sort key break on run id, in the same direction. */
 export function compareRuns(sortBy: RunSortKey, order: SortOrder): (a: RunRecord, b: RunRecord) => number {
-  const dir = order === 'asc' ? 1 : -1;
-  return (a, b) => {
-    const va = sortValue(a, sortBy);
-    const vb = sortValue(b, sortBy);
-    if (va !== vb) return va < vb ? -dir : dir;
-    return a.id < b.id ? -dir : a.id > b.id ? dir : 0;
-  };
+  const compare = comparePositions(order);
+  return (a, b) => compare(positionOf(a, sortBy), positionOf(b, sortBy));
 }

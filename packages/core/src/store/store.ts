@@ -28,6 +28,12 @@ export interface Store {
   readonly rateLimits: RateLimitStore;
   /** Release connections and timers. */
   close?(): Promise<void>;
+  /**
+   * Whether `error` (thrown by this store) means the store cannot be reached for now: the
+   * database is down, restarting or failing over. Such errors are answered 503 with
+   * `Retry-After`, not 500 (docs/stores.md, "Outages").
+   */
+  isUnavailable?(error: unknown): boolean;
 }
 
 // ───────────────────────────────────────── idempotency
