@@ -213,9 +213,21 @@ describe('management API', () => {
       expect((await h.store.webhooks.getByUid(uid))?.deletedAt).toEqual(expect.any(String));
     });
 
-    it('refuses to rotate a secret the provider issues, and a provider secret for a token webhook', async () => {
-      const gh = await createWebhook({ name: 'GitHub', auth_mode: 'signature', signature_scheme: 'github' });
-      await expectProblem(await h.call('POST', `${webhooks()}/${gh.body.webhook.uid}/rotate-secret`), 409, 'conflict');
+    it("rotates a provider-issued secret to the provider's new one, given in the request (seed 3.3)", async () => {
+      const gh = await createWebhook({ name: 'GitHub', auth_mode: 'signature', signature_scheme: 'github', provider_secret: 'old' });
+      const rotate = `${webhooks()}/${gh.body.webhook.uid}/rotate-secret`;
+      const missing = await expectProblem(await h.call('POST', rotate), 400, 'invalid_request');
+      expect(missing.detail).toMatch(/secret: required: github issues its own/);
+      const rotated = await h.json<WebhookAnswer>('POST', rotate, { body: { secret: 'new' } });
+      expect(rotated.status).toBe(200);
+      expect(rotated.body.secret).toBe('new');
+      expect(await sealedValue(gh.body.webhook.secret_name)).toBe('new');
+      // A generated secret takes no body: the server makes the new one.
+      const token = await createWebhook({ name: 'Generated' });
+      await expectProblem(await h.call('POST', `${webhooks()}/${token.body.webhook.uid}/rotate-secret`, { body: { secret: 'mine' } }), 400);
+    });
+
+    it('refuses a provider secret for a token webhook', async () => {
       const token = await createWebhook({ name: 'CI' });
       await expectProblem(
         await h.call('PUT', `${webhooks()}/${token.body.webhook.uid}/provider-secret`, { body: { secret: 's' } }),
@@ -316,6 +328,63 @@ describe('management API', () => {
       expect(no.body.payload_check.detail).toMatch(/pull_request\.base\.ref/);
       const otherHook = await test({ action: 'opened', pull_request: { base: { ref: 'main' } } }, 'another-webhook');
       expect(otherHook.body).toMatchObject({ result: 'Would not trigger', webhook_check: { passed: false } });
+    });
+
+    it('fails the webhook check for a selected webhook that is disabled or deleted (seed 3.3)', async () => {
+      const { body } = await h.json<{ id: string }>('POST', automations(), { body: { name: 'a', prompt: 'p', triggers: [trigger()] } });
+      const test = () =>
+        h.json<{ result: string; webhook_check: { passed: boolean; detail: string } }>('POST', `${automations()}/${body.id}/test-filter`, {
+          body: { webhook_uid: hook, payload: {} },
+        });
+      expect((await test()).body.result).toBe('Would trigger');
+      await h.call('PATCH', `${webhooks()}/${hook}`, { body: { enabled: false } });
+      const disabled = await test();
+      expect(disabled.body).toMatchObject({ result: 'Would not trigger', webhook_check: { passed: false } });
+      expect(disabled.body.webhook_check.detail).toMatch(/disabled/);
+      await h.call('PATCH', `${webhooks()}/${hook}`, { body: { enabled: true } });
+      await h.call('DELETE', `${webhooks()}/${hook}`);
+      const deleted = await test();
+      expect(deleted.body).toMatchObject({ result: 'Would not trigger', webhook_check: { passed: false } });
+      expect(deleted.body.webhook_check.detail).toMatch(/deleted/);
+    });
+  });
+
+  describe('secrets a webhook can use, and delivery ID headers', () => {
+    it.each([
+      'Authorization',
+      'Proxy-Authorization',
+      'Cookie',
+      'X-Gitlab-Token',
+      'X-Hub-Signature-256',
+      'Stripe-Signature',
+      'X-Api-Key',
+      'X-Shopify-Hmac-Sha256',
+    ])('refuses %s as a delivery_id_header, on create and on change', async (header) => {
+      const created = await expectProblem(await h.call('POST', webhooks(), { body: { name: 'w', delivery_id_header: header } }), 400);
+      expect(created.detail).toMatch(/delivery_id_header: .* carries credentials/);
+      const ok = await createWebhook({ name: 'w', delivery_id_header: 'X-Event-Id' });
+      expect(ok.status).toBe(201);
+      await expectProblem(await h.call('PATCH', `${webhooks()}/${ok.body.webhook.uid}`, { body: { delivery_id_header: header } }), 400);
+      expect((await h.json<{ delivery_id_header: string }>('GET', `${webhooks()}/${ok.body.webhook.uid}`)).body.delivery_id_header).toBe(
+        'X-Event-Id',
+      );
+    });
+
+    it('refuses a bearer webhook on a secret with spaces, and a secret update that would break any webhook using it', async () => {
+      await h.call('PUT', '/team/secrets/spaced', { body: { value: 'has a space' } });
+      const refused = await expectProblem(await h.call('POST', webhooks(), { body: { name: 'w', secret_name: 'spaced' } }), 400);
+      expect(refused.detail).toMatch(/Authorization: Bearer/);
+
+      await h.call('PUT', '/team/secrets/shared', { body: { value: 'url-safe-token' } });
+      const url = await createWebhook({ name: 'u', auth_mode: 'url_token', secret_name: 'shared' });
+      const bearer = await createWebhook({ name: 'b', secret_name: 'shared' });
+      expect([url.status, bearer.status]).toEqual([201, 201]);
+      const notUrlSafe = await expectProblem(await h.call('PUT', '/team/secrets/shared', { body: { value: 'a/b?c' } }), 400);
+      expect(notUrlSafe.detail).toMatch(new RegExp(`webhook ${url.body.webhook.uid}`));
+      const spaced = await expectProblem(await h.call('PUT', '/team/secrets/shared', { body: { value: 'a b' } }), 400);
+      expect(spaced.detail).toMatch(/uses this secret/);
+      expect(await sealedValue('shared')).toBe('url-safe-token');
+      expect((await h.call('PUT', '/team/secrets/shared', { body: { value: 'another-url-safe-token' } })).status).toBe(200);
     });
   });
 });

@@ -11,9 +11,7 @@ import { type RawBuilder, sql } from 'kysely';
  * `states × limit` rows however many runs match.
  */
 export function listRunsSql(q: RunListQuery): RawBuilder<unknown> {
-  const sortCol = sql.ref(q.sortBy);
-  const dir = sql.raw(q.order === 'asc' ? 'ASC' : 'DESC');
-  const order = sql`ORDER BY ${sortCol} ${dir}, id ${dir} LIMIT ${q.limit}`;
+  const order = sql`${orderBy(q)} LIMIT ${q.limit}`;
   const states = q.filter.states ?? [];
 
   if (states.length > 1) {
@@ -25,9 +23,43 @@ export function listRunsSql(q: RunListQuery): RawBuilder<unknown> {
   return sql`SELECT * FROM runs WHERE ${sql.join(conditions(q, states[0]), sql` AND `)} ${order}`;
 }
 
+/**
+ * The sort column. Text orders compare under `COLLATE "C"` (code point order), which is core's
+ * `compareCodePoints`, whatever the database's collation; `id` is `COLLATE "C"` already.
+ */
+const sortColumn = (q: RunListQuery): RawBuilder<unknown> => {
+  switch (q.sortBy) {
+    case 'title':
+      return sql`title COLLATE "C"`;
+    case 'agent':
+      return sql`skill_spec COLLATE "C"`;
+    default:
+      return sql.ref(q.sortBy);
+  }
+};
+
+/** Core's `comparePositions`: for `agent`, runs without a skill last in either direction. */
+function orderBy(q: RunListQuery): RawBuilder<unknown> {
+  const dir = sql.raw(q.order === 'asc' ? 'ASC' : 'DESC');
+  const nullsLast = q.sortBy === 'agent' ? sql`(skill_spec IS NULL) ASC, ` : sql``;
+  return sql`ORDER BY ${nullsLast}${sortColumn(q)} ${dir}, id ${dir}`;
+}
+
+/** Rows strictly after the keyset position, in the query's order. */
+function afterPosition(q: RunListQuery, after: NonNullable<RunListQuery['after']>): RawBuilder<unknown> {
+  const cmp = sql.raw(q.order === 'asc' ? '>' : '<');
+  if (q.sortBy === 'updated_at' || q.sortBy === 'created_at') {
+    return sql`(${sql.ref(q.sortBy)}, id) ${cmp} (${after.value}::timestamptz, ${after.id})`;
+  }
+  const column = sortColumn(q);
+  if (after.value === null) return sql`(skill_spec IS NULL AND id ${cmp} ${after.id})`;
+  const strictly = sql`(${column}, id) ${cmp} (${after.value}, ${after.id})`;
+  // After a run with a skill come the rest of those with one, then every run without one.
+  return q.sortBy === 'agent' ? sql`(skill_spec IS NULL OR ${strictly})` : strictly;
+}
+
 function conditions(q: RunListQuery, state: string | undefined): RawBuilder<unknown>[] {
   const f: RunFilter = q.filter;
-  const sortCol = sql.ref(q.sortBy);
   const where: RawBuilder<unknown>[] = [sql`team_uid = ${q.teamUid}`];
   if (state !== undefined) where.push(sql`state = ${state}`);
   const eq = (column: string, value: string | undefined) => {
@@ -56,9 +88,6 @@ function conditions(q: RunListQuery, state: string | undefined): RawBuilder<unkn
     );
   }
   if (q.asOf !== undefined && q.sortBy === 'updated_at') where.push(sql`updated_at <= ${q.asOf}::timestamptz`);
-  if (q.after) {
-    const cmp = sql.raw(q.order === 'asc' ? '>' : '<');
-    where.push(sql`(${sortCol}, id) ${cmp} (${q.after.value}::timestamptz, ${q.after.id})`);
-  }
+  if (q.after) where.push(afterPosition(q, q.after));
   return where;
 }

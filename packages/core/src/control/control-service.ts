@@ -100,6 +100,14 @@ export class ControlService {
     requireManage(p);
     const secretName = parseOrThrow(SecretNameSchema, name, 'secret name');
     const { value } = parseOrThrow(PutSecretSchema, input, 'secret');
+    // Every live webhook that uses this secret must still be able to match it (seed 7.3).
+    for (const factory of await this.store.factories.list(p.team_uid)) {
+      for (const w of await this.store.webhooks.list(p.team_uid, factory.uid)) {
+        const problem = w.secretName === secretName && w.deletedAt === null ? secretUnfitFor(w.authMode, value) : undefined;
+        if (problem)
+          throw invalidRequest(`invalid secret: value: webhook ${w.uid} (${w.name}) uses this secret, and the new value ${problem}`);
+      }
+    }
     const record = await this.sealed(p.team_uid, secretName, value);
     const { created } = await this.store.secrets.put(record);
     const stored = (await this.store.secrets.get(p.team_uid, secretName)) ?? record;
@@ -125,6 +133,7 @@ export class ControlService {
   async createWebhook(p: Principal, factoryUid: string, input: unknown, requestOrigin: string): Promise<WebhookWithSecret> {
     requireManage(p);
     const body = parseOrThrow(CreateWebhookSchema, input, 'webhook');
+    if (body.delivery_id_header !== undefined) refuseCredentialHeader(body.delivery_id_header);
     await this.requireFactory(p, factoryUid);
     const now = this.now();
     const uid = newId();
@@ -140,11 +149,8 @@ export class ControlService {
         throw invalidRequest(
           `invalid webhook: secret_name: no team secret named ${secretName}; create it first (PUT /team/secrets/${secretName})`,
         );
-      if (body.auth_mode === 'url_token' && !isUrlSafe(await this.cipher.open(existing.ciphertext, secretSlot(p.team_uid, secretName)))) {
-        throw invalidRequest(
-          `invalid webhook: secret_name: secret ${secretName} is not URL-safe (A-Z a-z 0-9 - . _ ~ only), so it cannot be a url_token`,
-        );
-      }
+      const problem = secretUnfitFor(body.auth_mode, await this.cipher.open(existing.ciphertext, secretSlot(p.team_uid, secretName)));
+      if (problem) throw invalidRequest(`invalid webhook: secret_name: secret ${secretName} ${problem}`);
     } else {
       secretName = suggestedSecretName(body.name, uid);
       if (body.provider_secret !== undefined) value = body.provider_secret;
@@ -195,6 +201,7 @@ export class ControlService {
   async patchWebhook(p: Principal, factoryUid: string, uid: string, input: unknown, requestOrigin: string) {
     requireManage(p);
     const patch = parseOrThrow(PatchWebhookSchema, input, 'webhook change');
+    if (typeof patch.delivery_id_header === 'string') refuseCredentialHeader(patch.delivery_id_header);
     await this.requireWebhook(p, factoryUid, uid);
     const updated = await this.store.webhooks.update(
       p.team_uid,
@@ -218,15 +225,26 @@ export class ControlService {
       throw notFound(`webhook ${uid} not found`);
   }
 
-  /** A new generated secret, shown once; the old one fails from this moment on. */
-  async rotateSecret(p: Principal, factoryUid: string, uid: string, requestOrigin: string): Promise<WebhookWithSecret> {
+  /**
+   * A new secret, shown once; the old one fails from this moment on (seed 3.3). Generated for
+   * tokens and Standard Webhooks; for a provider that issues its own signing secrets (Stripe,
+   * GitHub, …) the request carries the provider's new one as `{ "secret": "…" }`.
+   */
+  async rotateSecret(p: Principal, factoryUid: string, uid: string, input: unknown, requestOrigin: string): Promise<WebhookWithSecret> {
     requireManage(p);
+    const given = input === undefined ? undefined : parseOrThrow(ProviderSecretSchema, input, 'rotation').secret;
     const webhook = await this.requireWebhook(p, factoryUid, uid);
+    const providerIssued = webhook.authMode === 'signature' && webhook.signatureScheme !== 'standard-webhooks';
     let value: string;
-    if (webhook.authMode !== 'signature') value = generateToken();
-    else if (webhook.signatureScheme === 'standard-webhooks') value = generateStandardWebhooksSecret();
-    else {
-      throw conflict(`${webhook.signatureScheme} issues its own signing secrets: create a new one there and PUT it to provider-secret`);
+    if (providerIssued) {
+      if (given === undefined)
+        throw invalidRequest(
+          `invalid rotation: secret: required: ${webhook.signatureScheme} issues its own signing secrets; create a new one there and send it here as { "secret": "…" }`,
+        );
+      value = given;
+    } else {
+      if (given !== undefined) throw invalidRequest("invalid rotation: secret: this webhook's secret is generated here; send no body");
+      value = webhook.authMode === 'signature' ? generateStandardWebhooksSecret() : generateToken();
     }
     await this.store.secrets.put(await this.sealed(p.team_uid, webhook.secretName, value));
     const origin = this.baseUrl ?? requestOrigin;
@@ -347,12 +365,19 @@ export class ControlService {
       body = parsed;
     }
     const selecting = automation.triggers.filter((t) => t.filter.webhook_ids.includes(body.webhook_uid));
+    // A selected webhook that was deleted or disabled receives nothing, so nothing fires (seed 3.3).
+    const target = selecting.length > 0 ? await this.store.webhooks.get(p.team_uid, factoryUid, body.webhook_uid) : undefined;
+    const live = target !== undefined && target.deletedAt === null && target.enabled;
     const webhookCheck = {
-      passed: selecting.length > 0,
+      passed: selecting.length > 0 && live,
       detail:
-        selecting.length > 0
-          ? `the automation selects webhook ${body.webhook_uid}`
-          : `the automation does not select webhook ${body.webhook_uid} (it selects ${[...new Set(automation.triggers.flatMap((t) => t.filter.webhook_ids))].join(', ') || 'no webhook'})`,
+        selecting.length === 0
+          ? `the automation does not select webhook ${body.webhook_uid} (it selects ${[...new Set(automation.triggers.flatMap((t) => t.filter.webhook_ids))].join(', ') || 'no webhook'})`
+          : target === undefined || target.deletedAt !== null
+            ? `the automation selects webhook ${body.webhook_uid}, but that webhook was deleted: it receives nothing`
+            : !target.enabled
+              ? `the automation selects webhook ${body.webhook_uid}, but that webhook is disabled: it answers 404 and starts nothing`
+              : `the automation selects webhook ${body.webhook_uid}`,
     };
     // With several triggers on this webhook, any one matching is enough; report the first failure otherwise.
     const candidates = selecting.length > 0 ? selecting : automation.triggers;
@@ -450,4 +475,31 @@ function suggestedSecretName(name: string, uid: string): string {
     .replace(/^-+|-+$/g, '')
     .slice(0, 40);
   return `webhook-${slug || 'secret'}-${uid.replace(/-/g, '').slice(0, 8)}`;
+}
+
+/**
+ * Why `value` cannot serve a webhook of `mode`, or undefined when it can: a bearer token must be
+ * one header token (no spaces or control characters, else no `Authorization` header can carry
+ * it), a URL token must be URL-safe (seed 7.3). Signature secrets are used as given.
+ */
+function secretUnfitFor(mode: WebhookRecord['authMode'], value: string): string | undefined {
+  if (mode === 'url_token' && !isUrlSafe(value)) return 'is not URL-safe (A-Z a-z 0-9 - . _ ~ only), so it cannot be a url_token';
+  if (mode === 'token' && !/^[\x21-\x7e]+$/.test(value))
+    return 'has spaces or characters outside visible ASCII, so no Authorization: Bearer header can carry it';
+  return undefined;
+}
+
+/**
+ * Headers that carry credentials (or signatures over them) are never a delivery ID: the value would
+ * be copied into the delivery log, readable without the secret, and one credential would make
+ * every later delivery a duplicate. Refused by name (docs/webhooks.md, "Delivery IDs").
+ */
+const CREDENTIAL_HEADER = /authorization|cookie|signature|token|secret|password|passwd|api[-_]?key|hmac|credential|session/i;
+
+function refuseCredentialHeader(name: string): void {
+  if (CREDENTIAL_HEADER.test(name)) {
+    throw invalidRequest(
+      `invalid webhook: delivery_id_header: ${name} carries credentials or signatures; name a header that holds only the event's ID (such as X-Event-Id)`,
+    );
+  }
 }

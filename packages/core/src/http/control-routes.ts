@@ -16,6 +16,8 @@ export function addControlRoutes(
   base: string,
   control: ControlService,
   readJson: (request: Request) => Promise<unknown>,
+  /** Like `readJson`, but an empty body is `undefined` rather than a 400. */
+  readOptionalJson: (request: Request) => Promise<unknown>,
 ): void {
   const f = `${base}/factories/:factory`;
   const origin = (url: URL) => url.origin;
@@ -53,8 +55,10 @@ export function addControlRoutes(
       await control.deleteWebhook(principal, p.factory as string, p.uid as string);
       return noContent();
     })
-    .on('POST', `${f}/webhooks/:uid/rotate-secret`, async ({ principal, url }, p) =>
-      jsonResponse(await control.rotateSecret(principal, p.factory as string, p.uid as string, origin(url))),
+    .on('POST', `${f}/webhooks/:uid/rotate-secret`, async ({ principal, request, url }, p) =>
+      jsonResponse(
+        await control.rotateSecret(principal, p.factory as string, p.uid as string, await readOptionalJson(request), origin(url)),
+      ),
     )
     .on('PUT', `${f}/webhooks/:uid/provider-secret`, async ({ principal, request, url }, p) =>
       jsonResponse(await control.putProviderSecret(principal, p.factory as string, p.uid as string, await readJson(request), origin(url))),

@@ -168,7 +168,7 @@ export function createAgentRunHandler(options: AgentRunHandlerOptions): AgentRun
       });
     });
 
-  addControlRoutes(router, API_BASE, control, async (request) => requireBody(await readJson(request), 'request'));
+  addControlRoutes(router, API_BASE, control, async (request) => requireBody(await readJson(request), 'request'), readJson);
 
   async function createRun({ principal, request }: Ctx): Promise<Response> {
     const body = requireBody(await readJson(request), 'run request');

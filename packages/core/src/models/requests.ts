@@ -1,8 +1,6 @@
 import * as v from 'valibot';
 import { AmbientAgentConfigSchema } from './config.js';
 import { jsonMap, jsonObject } from './json.js';
-import { RUN_SOURCES, RUN_STATES } from './run-state.js';
-import { parseTimestamp } from './timestamps.js';
 
 export const REQUEST_LIMITS = {
   prompt: 100_000,
@@ -120,87 +118,11 @@ export const RunFollowupRequestSchema = jsonObject({
 });
 export type RunFollowupRequest = v.InferOutput<typeof RunFollowupRequestSchema>;
 
-const rfc3339 = v.pipe(
-  v.string(),
-  v.rawTransform(({ dataset, addIssue, NEVER }) => {
-    const instant = parseTimestamp(dataset.value);
-    if (instant === undefined) {
-      addIssue({ message: 'must be an RFC 3339 timestamp of a real instant in the years 0001 to 9999 (UTC)' });
-      return NEVER;
-    }
-    return instant;
-  }),
-);
-const filterText = v.pipe(v.string(), v.minLength(1), v.maxLength(256));
-
-/**
- * Query of `GET /agent/runs`. `state` is repeatable; every other parameter appears at most once.
- * `skill` is the client's alias of `skill_spec`; `artifact_type` and `schedule_id` are accepted
- * for client compatibility (agentrun runs have neither, so they match nothing).
- */
-export const ListRunsQuerySchema = v.strictObject({
-  limit: v.optional(
-    v.pipe(
-      v.string(),
-      v.regex(/^\d{1,4}$/, `must be an integer from 1 to ${REQUEST_LIMITS.listLimitMax}`),
-      v.transform(Number),
-      v.minValue(1, `must be an integer from 1 to ${REQUEST_LIMITS.listLimitMax}`),
-      v.maxValue(REQUEST_LIMITS.listLimitMax, `must be an integer from 1 to ${REQUEST_LIMITS.listLimitMax}`),
-    ),
-    String(REQUEST_LIMITS.listLimitDefault),
-  ),
-  cursor: v.optional(v.pipe(v.string(), v.maxLength(1024))),
-  // `title` and `agent` are the Python client's; accepted and, for now, ordered as `updated_at`
-  // (docs/run-api.md), so a client that sends them still gets stable pages.
-  sort_by: v.pipe(
-    v.optional(v.picklist(['updated_at', 'created_at', 'title', 'agent'], 'must be updated_at, created_at, title or agent'), 'updated_at'),
-    v.transform((s): 'updated_at' | 'created_at' => (s === 'created_at' ? 'created_at' : 'updated_at')),
-  ),
-  sort_order: v.optional(v.picklist(['desc', 'asc'], 'must be desc or asc'), 'desc'),
-  state: v.optional(v.pipe(v.array(v.picklist(RUN_STATES, 'must be one of ' + RUN_STATES.join(', '))), v.maxLength(RUN_STATES.length * 2))),
-  name: v.optional(filterText),
-  /** Seed 4.2's name for `name`. */
-  config_name: v.optional(filterText),
-  model_id: v.optional(filterText),
-  creator: v.optional(filterText),
-  source: v.optional(v.picklist(RUN_SOURCES, 'must be one of ' + RUN_SOURCES.join(', '))),
-  created_after: v.optional(rfc3339),
-  created_before: v.optional(rfc3339),
-  updated_after: v.optional(rfc3339),
-  environment_id: v.optional(filterText),
-  skill_spec: v.optional(filterText),
-  skill: v.optional(filterText),
-  q: v.optional(filterText),
-  factory_uid: v.optional(filterText),
-  automation_id: v.optional(filterText),
-  artifact_type: v.optional(v.picklist(['PLAN', 'PULL_REQUEST', 'SCREENSHOT', 'FILE', 'EXTERNAL_REFERENCE'])),
-  schedule_id: v.optional(filterText),
-  // The Python client's further filters (docs/run-api.md): runs here have no ancestors other than
-  // their parent chain, run on the host's executor, and carry no metadata, so these match nothing
-  // except `execution_location=REMOTE` and an `executor` equal to the creator.
-  ancestor_run_id: v.optional(filterText),
-  execution_location: v.optional(v.picklist(['LOCAL', 'REMOTE'], 'must be LOCAL or REMOTE')),
-  executor: v.optional(filterText),
-});
-export type ListRunsQuery = v.InferOutput<typeof ListRunsQuerySchema>;
-
-/** `metadata[key]=value` pairs of the Python client (object notation in the query string). */
-export const METADATA_PARAM = /^metadata\[([A-Za-z0-9._-]{1,64})\]$/;
-
-/** Query of a webhook's delivery log. */
-export const ListDeliveriesQuerySchema = v.strictObject({
-  limit: v.optional(
-    v.pipe(
-      v.string(),
-      v.regex(/^\d{1,3}$/, 'must be an integer from 1 to 200'),
-      v.transform(Number),
-      v.minValue(1, 'must be an integer from 1 to 200'),
-      v.maxValue(200, 'must be an integer from 1 to 200'),
-    ),
-    '50',
-  ),
-  cursor: v.optional(v.pipe(v.string(), v.maxLength(1024))),
-});
-
-/** Parameters that may be repeated in the query string. */
-export const REPEATABLE_QUERY_PARAMS: ReadonlySet<string> = new Set(['state']);
+// List queries live with the one query rule in list-queries.ts (issue 9, point 6).
+export {
+  ListDeliveriesQuerySchema,
+  type ListRunsQuery,
+  ListRunsQuerySchema,
+  METADATA_PARAM,
+  REPEATABLE_QUERY_PARAMS,
+} from './list-queries.js';

@@ -2,10 +2,12 @@
  * Instants as agentrun accepts and stores them. Both stores must represent every instant a
  * caller can send, so an accepted timestamp, once normalised to UTC, lies in the years
  * 0001–9999 (Postgres has no year 0 and JavaScript writes year 10000 as `+010000`). Anything
- * else is a 400, on every store alike (docs/run-api.md, "Timestamps").
+ * else is a 400, on every store alike (docs/run-api.md, "Timestamps"). A timestamp without an
+ * offset is read as UTC: Python's `datetime.isoformat()` writes a naive datetime that way, and
+ * the Python client sends it as is.
  */
 
-const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(Z|([+-])(\d{2}):(\d{2}))$/i;
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(Z|([+-])(\d{2}):(\d{2}))?$/i;
 /** The only form agentrun writes: `toISOString()` of an instant in years 0001–9999. */
 const STORED = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -24,7 +26,8 @@ export function parseTimestamp(text: string): string | undefined {
   if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month)) return undefined;
   if (hour > 23 || minute > 59 || second > 59) return undefined;
   if (m[9] !== undefined && (Number(m[10]) > 23 || Number(m[11]) > 59)) return undefined;
-  const ms = Date.parse(text);
+  // Without an offset `Date.parse` would read local time; agentrun reads UTC.
+  const ms = Date.parse(m[8] === undefined ? `${text}Z` : text);
   if (Number.isNaN(ms)) return undefined;
   const iso = new Date(ms).toISOString();
   return isStoredInstant(iso) ? iso : undefined;

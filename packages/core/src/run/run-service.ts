@@ -18,7 +18,7 @@ import {
   replay,
   type WriteResult,
 } from './idempotency.js';
-import type { RunFilter, RunSortKey, SortOrder } from './list-query.js';
+import { type RunFilter, type RunSortKey, type SortOrder, sortValue } from './list-query.js';
 import { type AttachmentRecord, type FollowupRecord, type RunRecord, toRunItem } from './record.js';
 import { parseSkillSpec } from './skill.js';
 import { type RunEvent, transition } from './state-machine.js';
@@ -236,7 +236,7 @@ export class RunService {
             next_cursor: encodeCursor({
               sortBy: q.sort_by,
               order: q.sort_order,
-              value: q.sort_by === 'updated_at' ? last.updatedAt : last.createdAt,
+              value: sortValue(last, q.sort_by),
               id: last.id,
               ...(asOf !== undefined ? { asOf } : {}),
             }),

@@ -1,7 +1,15 @@
 import fc from 'fast-check';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { RUN_SOURCES, RUN_STATES, type RunState } from '../models/run-state.js';
-import { compareRuns, isAfterPosition, matchesRunFilter, type RunFilter, type RunListQuery, sortValue } from '../run/list-query.js';
+import {
+  compareRuns,
+  isAfterPosition,
+  matchesRunFilter,
+  RUN_SORT_KEYS,
+  type RunFilter,
+  type RunListQuery,
+  sortValue,
+} from '../run/list-query.js';
 import type { RunRecord } from '../run/record.js';
 import type { IdempotencyWrite, Store } from '../store/store.js';
 import { isoTime } from '../util/clock.js';
@@ -417,8 +425,9 @@ export function describeStoreConformance(name: string, options: StoreConformance
         creator: fc.constantFrom('user-1', 'user-2'),
         source: fc.constantFrom('API', 'CLI', 'WEBHOOK'),
         env: fc.constantFrom('env-1', undefined),
-        skill: fc.constantFrom('o/r:deploy', undefined),
-        title: fc.constantFrom('Fix Bug', 'deploy app', 'Refactor'),
+        // Text orders compare by code point: U+FF21 sorts before U+1F600 there, after it in UTF-16.
+        skill: fc.constantFrom('o/r:deploy', 'a/b:x', '\u{1F600}/s', '\uFF21/s', undefined),
+        title: fc.constantFrom('Fix Bug', 'deploy app', 'Refactor', 'Émile', '\u{1F600} smile', '\uFF21 wide', 'fix bug'),
         prompt: fc.constantFrom('please fix the BUG', 'ship it', '100% done_ok'),
         factory: fc.constantFrom('f1', null),
         automation: fc.constantFrom('a1', 'a2', null),
@@ -468,7 +477,7 @@ export function describeStoreConformance(name: string, options: StoreConformance
           fc.asyncProperty(
             fc.array(arbRun, { minLength: 0, maxLength: 25 }),
             arbFilter,
-            fc.constantFrom('updated_at', 'created_at'),
+            fc.constantFrom(...RUN_SORT_KEYS),
             fc.constantFrom('asc', 'desc'),
             fc.integer({ min: 1, max: 30 }),
             fc.option(fc.integer({ min: 0, max: 80 })),
@@ -480,7 +489,17 @@ export function describeStoreConformance(name: string, options: StoreConformance
                 for (const run of runs) await s.runs.create({ run, attachments: [] });
                 const pivot = runs[0];
                 const query: RunListQuery = { teamUid: 'team-1', filter, sortBy, order, limit };
-                if (afterAt !== null && pivot) query.after = { value: at(afterAt * 1000), id: pivot.id };
+                if (afterAt !== null && pivot) {
+                  // Timestamp orders: any instant; text orders: some run's value (or no skill).
+                  const other = runs[afterAt % runs.length] as RunRecord;
+                  const value =
+                    sortBy === 'updated_at' || sortBy === 'created_at'
+                      ? at(afterAt * 1000)
+                      : afterAt % 5 === 0
+                        ? null
+                        : sortValue(other, sortBy);
+                  query.after = { value: sortBy === 'title' ? (value ?? 'M') : value, id: pivot.id };
+                }
                 if (asOfAt !== null) query.asOf = at(asOfAt * 1000);
                 const expected = runs
                   .filter(
@@ -506,10 +525,16 @@ export function describeStoreConformance(name: string, options: StoreConformance
 
       it('walking pages by keyset visits every run once, in order', async () => {
         const runs = Array.from({ length: 23 }, (_, i) =>
-          makeRun({ createdAt: at(Math.floor(i / 3) * 1000), updatedAt: at(Math.floor(i / 4) * 1000) }),
+          makeRun({
+            createdAt: at(Math.floor(i / 3) * 1000),
+            updatedAt: at(Math.floor(i / 4) * 1000),
+            // Ties on title and skill, and runs without a skill (last in either order for `agent`).
+            title: ['b', 'a', '\u{1F600}', '\uFF21'][i % 4] as string,
+            config: i % 3 === 0 ? {} : { skill_spec: ['s/x:1', 's/a:2'][i % 2] as string },
+          }),
         );
         for (const run of runs) await store.runs.create({ run, attachments: [] });
-        for (const sortBy of ['updated_at', 'created_at'] as const) {
+        for (const sortBy of RUN_SORT_KEYS) {
           for (const order of ['asc', 'desc'] as const) {
             const seen: RunRecord[] = [];
             let after: RunListQuery['after'];
