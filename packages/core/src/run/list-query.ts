@@ -77,7 +77,7 @@ export function compareCodePoints(a: string, b: string): number {
   for (let i = 0; i < n; i++) {
     const x = a.charCodeAt(i);
     const y = b.charCodeAt(i);
-    if (x !== y) return x - y;
+    if (x !== y) return rankUnit(x) - rankUnit(y);
   }
   return a.length - b.length;
 }
