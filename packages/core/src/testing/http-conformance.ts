@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../auth/api-keys.js';
 import { type AgentRunHandler, createAgentRunHandler } from '../http/handler.js';
+import { comparePositions, RUN_SORT_KEYS, type SortOrder } from '../run/list-query.js';
 import type { Store } from '../store/store.js';
 import { base64UrlEncode } from '../util/ids.js';
 import { testPrincipal } from './fixtures.js';
@@ -108,9 +109,18 @@ export function describeHttpConformance(name: string, options: HttpConformanceOp
         `cursor=${b64url(JSON.stringify({ v: 1, s: 'updated_at', o: 'desc', k: '2026-01-01T00:00:00.000Z', i: 'a\u0000b' }))}`,
         `cursor=${b64url(JSON.stringify({ v: 1, s: 'updated_at', o: 'desc', k: '0000-01-01T00:00:00.000Z', i: 'x' }))}`,
         `cursor=${b64url(JSON.stringify({ v: 1, s: 'updated_at', o: 'desc', k: '2026-01-01T00:00:00.000Z', i: 'x', a: '2026-02-30T00:00:00.000Z' }))}`,
+        `cursor=${b64url(JSON.stringify({ v: 1, s: 'updated_at', o: 'desc', k: null, i: 'x' }))}`,
+        `cursor=${b64url(JSON.stringify({ v: 1, s: 'updated_at', o: 'desc', k: '2026-01-01T00:00:00.000Z', i: 'x', extra: 1 }))}`,
+        `sort_by=title&cursor=${b64url(JSON.stringify({ v: 1, s: 'title', o: 'desc', k: 'a\u0000b', i: 'x' }))}`,
+        `sort_by=title&cursor=${b64url(JSON.stringify({ v: 1, s: 'title', o: 'desc', k: '\ud800', i: 'x' }))}`,
+        `sort_by=title&cursor=${b64url(JSON.stringify({ v: 1, s: 'title', o: 'desc', k: null, i: 'x' }))}`,
+        `sort_by=title&cursor=${b64url(JSON.stringify({ v: 1, s: 'title', o: 'desc', k: 7, i: 'x' }))}`,
+        `sort_by=agent&cursor=${b64url(JSON.stringify({ v: 1, s: 'agent', o: 'desc', k: ['x'], i: 'x' }))}`,
+        `sort_by=agent&cursor=${b64url(JSON.stringify({ v: 1, s: 'title', o: 'desc', k: 'x', i: 'x' }))}`,
       ])('GET /agent/runs?%s is a 400', async (query) => {
-        const [key, value] = query.split(/=(.*)/s) as [string, string];
-        await status400(await call('GET', `/api/v1/agent/runs?${key}=${encodeURIComponent(value)}`));
+        const params = query.split('&').map((pair) => pair.split(/=(.*)/s) as [string, string]);
+        const search = params.map(([key, value]) => `${key}=${encodeURIComponent(value)}`).join('&');
+        await status400(await call('GET', `/api/v1/agent/runs?${search}`));
       });
 
       it.each([
@@ -134,7 +144,7 @@ export function describeHttpConformance(name: string, options: HttpConformanceOp
             h: fc.integer({ min: 0, max: 25 }),
             mi: fc.integer({ min: 0, max: 60 }),
             s: fc.integer({ min: 0, max: 60 }),
-            off: fc.constantFrom('Z', '+00:00', '-23:59', '+23:59', '+24:00', '-00:60', 'z'),
+            off: fc.constantFrom('Z', '+00:00', '-23:59', '+23:59', '+24:00', '-00:60', 'z', ''),
           })
           .map(({ y, mo, d, h, mi, s, off }) => `${pad(y, 4)}-${pad(mo, 2)}-${pad(d, 2)}T${pad(h, 2)}:${pad(mi, 2)}:${pad(s, 2)}${off}`);
         await fc.assert(
@@ -152,11 +162,13 @@ export function describeHttpConformance(name: string, options: HttpConformanceOp
         const wire = fc.record(
           {
             v: fc.oneof(fc.constant(1), fc.anything()),
-            s: fc.constantFrom('updated_at', 'created_at', 'title'),
+            s: fc.constantFrom('updated_at', 'created_at', 'title', 'agent', 'bogus'),
             o: fc.constantFrom('asc', 'desc'),
             k: fc.oneof(
               fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
-              fc.string(),
+              fc.string({ unit: 'binary' }),
+              fc.constant(null),
+              fc.anything(),
             ),
             i: fc.oneof(fc.uuid(), fc.string({ unit: 'binary' })),
             a: fc.oneof(
@@ -172,8 +184,9 @@ export function describeHttpConformance(name: string, options: HttpConformanceOp
               wire.map((x) => b64url(JSON.stringify(x))),
               fc.string(),
             ),
-            async (cursor) => {
-              const runs = await sane(await call('GET', `/api/v1/agent/runs?cursor=${encodeURIComponent(cursor)}`));
+            fc.constantFrom(...RUN_SORT_KEYS),
+            async (cursor, sortBy) => {
+              const runs = await sane(await call('GET', `/api/v1/agent/runs?sort_by=${sortBy}&cursor=${encodeURIComponent(cursor)}`));
               expect([200, 400]).toContain(runs.status);
               const log = await sane(
                 await call('GET', `/api/v1/factories/${w.factory}/webhooks/${w.webhook}/deliveries?cursor=${encodeURIComponent(cursor)}`),
@@ -220,6 +233,59 @@ export function describeHttpConformance(name: string, options: HttpConformanceOp
         }
         await status400(await call('GET', '/api/v1/agent/runs?metadata%5Bbad%20key%5D=1'));
       });
+
+      it('reads timestamps as the Python client writes datetimes (isoformat: offset, microseconds or naive UTC)', async () => {
+        // httpx encodes `+` and `:`; a naive datetime has no offset and is read as UTC.
+        for (const [stamp, matches] of [
+          ['2000-01-01T00%3A00%3A00%2B00%3A00', true],
+          ['2000-01-01T00%3A00%3A00.123456%2B05%3A30', true],
+          ['2000-01-01T00%3A00%3A00', true],
+          ['2000-01-01T00%3A00%3A00.5', true],
+          ['9999-12-31T23%3A59%3A59', false],
+        ] as const) {
+          const page = await json('GET', `/api/v1/agent/runs?created_after=${stamp}&limit=1`);
+          expect(page.runs.length > 0, stamp).toBe(matches);
+        }
+      });
+
+      it('sort_by=title and sort_by=agent walk every run once, in code point order, both directions', async () => {
+        // Titles whose code point order differs from UTF-16 order (U+FF21 vs U+1F600), case and
+        // ties, and runs without a skill (last in either direction for `agent`).
+        const specs: { title: string; skill?: string }[] = [
+          { title: 'beta', skill: 'o/r:b' },
+          { title: 'Alpha', skill: 'o/r:B' },
+          { title: '\uFF21 wide' },
+          { title: '\u{1F600} smile', skill: 'o/r:a-b' },
+          { title: 'beta', skill: 'o/r:b' },
+          { title: 'alpha' },
+          { title: 'Émile', skill: 'o/r:a' },
+        ];
+        const made: { id: string; title: string; skill: string | null }[] = [];
+        for (const spec of specs) {
+          const body = { prompt: 'sortwalk', title: spec.title, ...(spec.skill ? { config: { skill_spec: spec.skill } } : {}) };
+          made.push({ id: (await json('POST', '/api/v1/agent/run', body)).run_id, title: spec.title, skill: spec.skill ?? null });
+        }
+        for (const sortBy of ['title', 'agent'] as const) {
+          for (const order of ['asc', 'desc'] as SortOrder[]) {
+            const seen: string[] = [];
+            let cursor: string | undefined;
+            for (let page = 0; page < 10; page++) {
+              const query = `q=sortwalk&sort_by=${sortBy}&sort_order=${order}&limit=2${cursor ? `&cursor=${cursor}` : ''}`;
+              const res = await json('GET', `/api/v1/agent/runs?${query}`);
+              seen.push(...res.runs.map((r: { run_id: string }) => r.run_id));
+              cursor = res.page_info.next_cursor;
+              if (!res.page_info.has_next_page) break;
+            }
+            const compare = comparePositions(order);
+            const value = (r: (typeof made)[number]) => (sortBy === 'title' ? r.title : r.skill);
+            const expected = [...made].sort((a, b) => compare({ value: value(a), id: a.id }, { value: value(b), id: b.id }));
+            expect(seen, `${sortBy} ${order}`).toEqual(expected.map((r) => r.id));
+          }
+        }
+        // A cursor belongs to its order.
+        const first = await json('GET', '/api/v1/agent/runs?q=sortwalk&sort_by=title&limit=1');
+        await status400(await call('GET', `/api/v1/agent/runs?q=sortwalk&sort_by=agent&cursor=${first.page_info.next_cursor}`));
+      });
     });
 
     describe('text no store can keep', () => {
@@ -231,6 +297,40 @@ export function describeHttpConformance(name: string, options: HttpConformanceOp
       ])('%s answers like an unknown resource, without an unexpected error', async (path, method) => {
         const { status } = await sane(await call(method, path, method === 'POST' ? { key: null, body: '{}' } : {}));
         expect([400, 404]).toContain(status);
+      });
+
+      it('NUL or text that is not UTF-8 in any path parameter of any route is a 400 or 404, never a store error', async () => {
+        // Run ids, attachment names, factory uids, secret names, webhook uids, automation ids, delivery ids.
+        const f = `/api/v1/factories/${w.factory}`;
+        const routes = (x: string): [string, string][] => [
+          ['GET', `/api/v1/agent/runs/${x}`],
+          ['POST', `/api/v1/agent/runs/${x}/cancel`],
+          ['POST', `/api/v1/agent/runs/${x}/followups`],
+          ['GET', `/api/v1/agent/runs/${w.runId}/attachments/${x}`],
+          ['GET', `/api/v1/factories/${x}`],
+          ['PUT', `/api/v1/team/secrets/${x}`],
+          ['DELETE', `/api/v1/team/secrets/${x}`],
+          ['GET', `${f}/webhooks/${x}`],
+          ['PATCH', `${f}/webhooks/${x}`],
+          ['DELETE', `${f}/webhooks/${x}`],
+          ['POST', `${f}/webhooks/${x}/rotate-secret`],
+          ['PUT', `${f}/webhooks/${x}/provider-secret`],
+          ['GET', `${f}/webhooks/${x}/deliveries`],
+          ['GET', `${f}/webhooks/${w.webhook}/deliveries/${x}`],
+          ['GET', `${f}/automations/${x}`],
+          ['PATCH', `${f}/automations/${x}`],
+          ['DELETE', `${f}/automations/${x}`],
+          ['POST', `${f}/automations/${x}/test-filter`],
+          ['POST', `/webhooks/w/${x}`],
+          ['POST', `/webhooks/w/${w.webhook}/${x}`],
+        ];
+        for (const x of ['x%00y', '%00', 'a%ED%A0%80b', '%F0%9F', 'x%E2%80%8Fy', 'x%C0%80y']) {
+          for (const [method, path] of routes(x)) {
+            const body = method === 'GET' || method === 'DELETE' ? {} : { body: '{}' };
+            const { status } = await sane(await call(method, path, body));
+            expect([400, 404], `${method} ${path}`).toContain(status);
+          }
+        }
       });
 
       it.each([
@@ -342,7 +442,8 @@ export function describeHttpConformance(name: string, options: HttpConformanceOp
 
 /** The reference rule for accepted timestamps (docs/run-api.md): a real instant in 0001–9999 UTC. */
 function isRepresentable(text: string): boolean {
-  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:[Zz]|([+-])(\d{2}):(\d{2}))$/.exec(text);
+  // No offset reads as UTC (what Python's isoformat() writes for a naive datetime).
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:[Zz]|([+-])(\d{2}):(\d{2}))?$/.exec(text);
   if (!m) return false;
   const [y, mo, d, h, mi, s] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
   if (h > 23 || mi > 59 || s > 59) return false;
