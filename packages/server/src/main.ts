@@ -32,8 +32,11 @@ const server = await startReferenceServer({
   ...(demoDurationMs !== undefined ? { demoDurationMs } : {}),
   ...(pollIntervalMs !== undefined ? { pollIntervalMs } : {}),
 });
-const shown = server.url.replace('0.0.0.0', 'localhost');
-console.log(`agentrun reference server listening on ${shown}`);
+// The address actually bound (HOST, default 0.0.0.0: every interface), and where to reach it here.
+const shown = server.url.replace(/\/\/(0\.0\.0\.0|\[::\])(?=:)/, '//localhost');
+console.log(
+  `agentrun reference server listening on ${server.url}${shown !== server.url ? ` (all interfaces; from this machine: ${shown})` : ''}`,
+);
 console.log(`  run API:  ${shown}/api/v1  (store: ${store ? 'postgres' : 'memory'}, executor: demo)`);
 console.log(
   `  API key:  ${server.apiKey}${process.env.AGENTRUN_API_KEY ? ' (from AGENTRUN_API_KEY)' : ' (generated; set AGENTRUN_API_KEY to fix it)'}`,

@@ -16,6 +16,7 @@ import { builtinVerifiers, createVerifierRegistry, type VerifierRegistry } from 
 import { parseJsonBody, readBodyLimited } from './body.js';
 import { addControlRoutes } from './control-routes.js';
 import { finishResponse, requestIdOf } from './finish-response.js';
+import { checkHandlerOptions } from './handler-options.js';
 import { queryObject } from './query.js';
 import { jsonResponse, problemResponse } from './responses.js';
 import { methodNotAllowed, Router } from './router.js';
@@ -91,6 +92,7 @@ interface Ctx {
  * the mount point: `/api/v1/...` for the run API. Every error is a problem+json response.
  */
 export function createAgentRunHandler(options: AgentRunHandlerOptions): AgentRunHandler {
+  checkHandlerOptions(options);
   const events = options.events ?? createEvents();
   const onError =
     options.onError ??

@@ -1,0 +1,69 @@
+import * as v from 'valibot';
+import type { AgentRunHandlerOptions } from './handler.js';
+
+/**
+ * `createAgentRunHandler` options, checked when the handler is made, so a typo or a wrong type
+ * fails at start with the option's name instead of silently changing behaviour (`maxBodyBytes:
+ * '10mb'` once disabled the body limit). Ports are checked by shape, not by class.
+ */
+const fn = v.custom<(...args: never[]) => unknown>((x) => typeof x === 'function', 'must be a function');
+const withMethods = (...names: string[]) =>
+  v.custom<object>(
+    (x) => typeof x === 'object' && x !== null && names.every((n) => typeof (x as Record<string, unknown>)[n] === 'function'),
+    `must be an object with ${names.join(', ')}`,
+  );
+const positiveInt = v.pipe(v.number('must be a number'), v.integer('must be a whole number'), v.minValue(1, 'must be at least 1'));
+const httpUrl = v.pipe(
+  v.string('must be a string'),
+  v.url('must be an absolute URL such as https://hooks.example.com'),
+  v.check((s) => /^https?:\/\//i.test(s), 'must be an http or https URL'),
+);
+
+const OptionsSchema = v.strictObject({
+  store: v.custom<object>(
+    (x) => typeof x === 'object' && x !== null && ['runs', 'apiKeys', 'deliveries'].every((k) => k in x),
+    'is required: a Store, such as createMemoryStore() or createPostgresStore(…)',
+  ),
+  authenticate: v.optional(fn),
+  events: v.optional(withMethods('on', 'emit')),
+  clock: v.optional(withMethods('now')),
+  maxBodyBytes: v.optional(positiveInt),
+  idempotencyTtlMs: v.optional(positiveInt),
+  maxAttempts: v.optional(positiveInt),
+  secretKey: v.optional(v.union([v.string(), v.instance(Uint8Array)], 'must be a string (base64 or hex) or bytes')),
+  webhookBaseUrl: v.optional(httpUrl),
+  maxWebhooksPerFactory: v.optional(positiveInt),
+  hmac: v.optional(v.custom<object>((x) => typeof x === 'object' && x !== null, 'must be an HmacPort')),
+  sha256: v.optional(withMethods('sha256')),
+  verifiers: v.optional(v.custom<object>((x) => typeof x === 'object' && x !== null, 'must be a VerifierRegistry')),
+  ingressLimits: v.optional(
+    v.strictObject({
+      maxBodyBytes: v.optional(positiveInt),
+      deliveriesPerWindow: v.optional(positiveInt),
+      authFailuresPerWindow: v.optional(positiveInt),
+      windowMs: v.optional(positiveInt),
+    }),
+  ),
+  onError: v.optional(fn),
+});
+
+const KNOWN = Object.keys(OptionsSchema.entries);
+
+/** Throw a TypeError naming the first wrong option (and the right name of a mistyped one). */
+export function checkHandlerOptions(options: AgentRunHandlerOptions): void {
+  if (typeof options !== 'object' || options === null) throw new TypeError('createAgentRunHandler: options must be an object with a store');
+  const result = v.safeParse(OptionsSchema, options, { abortPipeEarly: true });
+  if (result.success) return;
+  const issue = result.issues[0] as v.BaseIssue<unknown>;
+  const path = v.getDotPath(issue) ?? '';
+  if (issue.type === 'strict_object' && issue.expected === 'never') {
+    const close = KNOWN.find((k) => k.toLowerCase() === path.split('.').pop()?.toLowerCase());
+    throw new TypeError(`createAgentRunHandler: unknown option ${path}${close ? ` (did you mean ${close}?)` : ''}`);
+  }
+  if (issue.type === 'strict_object' && issue.input === undefined) {
+    throw new TypeError(
+      `createAgentRunHandler: option ${path} is required${path === 'store' ? ': a Store, such as createMemoryStore()' : ''}`,
+    );
+  }
+  throw new TypeError(`createAgentRunHandler: option ${path || 'store'} ${issue.message}`);
+}

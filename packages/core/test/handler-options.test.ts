@@ -1,0 +1,43 @@
+import { createMemoryStore } from '@agentrun/store-memory';
+import { describe, expect, it } from 'vitest';
+import { createAgentRunHandler } from '../src/http/handler.js';
+
+// Issue 9, point 18: options are checked when the handler is made, naming the option.
+describe('createAgentRunHandler options', () => {
+  const store = createMemoryStore();
+  const make = (options: unknown) => () => createAgentRunHandler(options as never);
+
+  it.each([
+    [{}, /option store is required/],
+    [{ store, maxBodyBytes: '10mb' }, /option maxBodyBytes must be a number/],
+    [{ store, maxBodyBytes: 0 }, /option maxBodyBytes must be at least 1/],
+    [{ store, webhookBaseURL: 'https://x.example' }, /unknown option webhookBaseURL \(did you mean webhookBaseUrl\?\)/],
+    [{ store, webhookBaseUrl: 'hooks.example.com' }, /option webhookBaseUrl must be an absolute URL/],
+    [{ store, webhookBaseUrl: 'ftp://hooks.example.com' }, /option webhookBaseUrl must be an http or https URL/],
+    [{ store, onError: 'log' }, /option onError must be a function/],
+    [{ store, ingressLimits: { deliveriesPerMinute: 5 } }, /unknown option ingressLimits.deliveriesPerMinute/],
+    [{ store, secretKey: 42 }, /option secretKey must be a string/],
+    [null, /options must be an object/],
+  ])('refuses %j', (options, message) => {
+    expect(make(options)).toThrow(TypeError);
+    expect(make(options)).toThrow(message);
+  });
+
+  it('accepts every documented option', () => {
+    expect(
+      make({
+        store,
+        maxBodyBytes: 1024,
+        idempotencyTtlMs: 1000,
+        maxAttempts: 2,
+        secretKey: new Uint8Array(32),
+        webhookBaseUrl: 'https://hooks.example.com/agents',
+        maxWebhooksPerFactory: 3,
+        ingressLimits: { maxBodyBytes: 1000, deliveriesPerWindow: 5, authFailuresPerWindow: 2, windowMs: 1000 },
+        onError: () => {},
+        authenticate: () => undefined,
+        clock: { now: () => 0 },
+      }),
+    ).not.toThrow();
+  });
+});
