@@ -34,6 +34,9 @@ interface World {
   token: string;
   automation: string;
   delivery: string;
+  /** Webhooks of the other authentication modes, so the fuzz reaches every verifier. */
+  urlToken: string;
+  signed: string[];
 }
 
 export function describeHttpConformance(name: string, options: HttpConformanceOptions): void {
@@ -93,6 +96,17 @@ export function describeHttpConformance(name: string, options: HttpConformanceOp
       expect(sent.status, await sent.text()).toBeLessThan(300);
       const log = await json('GET', `/api/v1/factories/${w.factory}/webhooks/${w.webhook}/deliveries`);
       w.delivery = log.deliveries[0].delivery_id;
+      w.urlToken = (await json('POST', `/api/v1/factories/${w.factory}/webhooks`, { name: 'u', auth_mode: 'url_token' })).webhook.uid;
+      w.signed = [];
+      for (const scheme of ['standard-webhooks', 'github', 'stripe', 'slack', 'shopify', 'gitlab', 'sentry', 'linear']) {
+        const body = { name: scheme, auth_mode: 'signature', signature_scheme: scheme };
+        const made = await json(
+          'POST',
+          `/api/v1/factories/${w.factory}/webhooks`,
+          scheme === 'standard-webhooks' ? body : { ...body, provider_secret: 'whsec_provider-secret-1' },
+        );
+        w.signed.push(made.webhook.uid);
+      }
     });
     afterAll(async () => {
       if (w) await options.destroy?.(w.store);
@@ -398,8 +412,11 @@ export function describeHttpConformance(name: string, options: HttpConformanceOp
         `/api/v1/factories/${w.factory}/automations`,
         `/api/v1/factories/${w.factory}/automations/${x}`,
         `/api/v1/factories/${w.factory}/automations/${w.automation}/test-filter`,
+        `/api/v1/factories/${w.factory}/webhooks/${x}/provider-secret`,
         `/webhooks/w/${x}`,
         `/webhooks/w/${w.webhook}`,
+        `/webhooks/w/${w.urlToken}/${x}`,
+        ...w.signed.map((uid) => `/webhooks/w/${uid}`),
       ];
       const jsonish = fc.oneof(
         fc.json({ maxDepth: 4 }),
@@ -419,6 +436,32 @@ export function describeHttpConformance(name: string, options: HttpConformanceOp
         { 'content-type': 'text/plain' },
         { 'x-request-id': 'x'.repeat(500) },
         { 'x-webhook-delivery-id': 'd' },
+        { authorization: 'Basic eDp5' },
+        { authorization: 'Bearer ' },
+      );
+      // Signature headers of every scheme, with generated values (timestamps, versions, encodings).
+      const signatureHeaders = fc.dictionary(
+        fc.constantFrom(
+          'webhook-id',
+          'webhook-timestamp',
+          'webhook-signature',
+          'stripe-signature',
+          'x-hub-signature-256',
+          'x-github-delivery',
+          'x-slack-signature',
+          'x-slack-request-timestamp',
+          'x-shopify-hmac-sha256',
+          'x-gitlab-token',
+          'sentry-hook-signature',
+          'sentry-hook-timestamp',
+          'linear-signature',
+          'linear-delivery',
+        ),
+        fc.oneof(
+          fc.string({ maxLength: 30 }).map((t) => t.replace(/[^\x20-\x7e]/g, '')),
+          fc.constantFrom('v1,AAAA', 't=1,v1=ab', 'sha256=00', '0', '-1', '99999999999999999999', 'v1a,xyz v1,==='),
+        ),
+        { maxKeys: 4 },
       );
 
       it('no route answers 500 to generated methods, paths, queries, bodies and headers', async () => {
@@ -430,12 +473,17 @@ export function describeHttpConformance(name: string, options: HttpConformanceOp
             query,
             jsonish,
             header,
+            signatureHeaders,
             fc.boolean(),
-            async (method, x, which, q, body, headers, withKey) => {
+            async (method, x, which, q, body, headers, signatures, withKey) => {
               const list = paths(x);
               const path = list[which % list.length] as string;
               const search = new URLSearchParams(q as Record<string, string>).toString();
-              const init = { headers, key: withKey ? w.key : null, ...(method === 'GET' || method === 'HEAD' ? {} : { body }) };
+              const init = {
+                headers: { ...headers, ...signatures },
+                key: withKey ? w.key : null,
+                ...(method === 'GET' || method === 'HEAD' ? {} : { body }),
+              };
               await sane(await call(method, search ? `${path}?${search}` : path, init));
             },
           ),
