@@ -8,7 +8,7 @@ export interface AgentrunExpressOptions {
 }
 
 /** What the middleware reads of an Express request; typed structurally so `@types/express` is not required. */
-export type ExpressRequestLike = IncomingMessage & { protocol?: string };
+export type ExpressRequestLike = IncomingMessage & { protocol?: string; baseUrl?: string };
 
 export type AgentrunMiddleware = (req: ExpressRequestLike, res: ServerResponse, next: (error?: unknown) => void) => void;
 
@@ -27,6 +27,8 @@ export function agentrunExpress(handler: AgentRunHandler, options: AgentrunExpre
     const origin = requestOrigin(req, typeof req.protocol === 'string' ? { protocol: req.protocol } : {});
     serveNodeRequest(handler, req, res, {
       url: origin + pathname + search,
+      // Express strips the mount prefix from req.url and keeps it in req.baseUrl: printed URLs need it.
+      ...(typeof req.baseUrl === 'string' && req.baseUrl !== '' ? { mountPath: req.baseUrl } : {}),
       ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
     }).catch(next);
   };

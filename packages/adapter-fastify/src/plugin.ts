@@ -37,6 +37,8 @@ export const agentrunFastify: FastifyPluginAsync<AgentrunFastifyOptions> = async
         // The payload our parser handed over: the raw request, or what a host preParsing hook made of it.
         ...(isReadable(request.body) ? { body: request.body } : {}),
         ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}),
+        // The prefix as the client wrote it (what the router matched): printed URLs need it.
+        ...(relative.length < pathname.length ? { mountPath: pathname.slice(0, pathname.length - relative.length) } : {}),
       }),
     );
     if (mustCloseConnection(request.raw)) reply.header('connection', 'close');

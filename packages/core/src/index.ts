@@ -32,6 +32,7 @@ export { type BodyReader, concatBytes, MAX_JSON_DEPTH, parseJsonBody, READ_BODY,
 // HTTP
 export { type AgentRunHandler, type AgentRunHandlerOptions, API_BASE, createAgentRunHandler } from './http/handler.js';
 export { forwardToReal } from './http/lazy-web-object.js';
+export { MOUNT_PATH, mountedBase } from './http/mount-path.js';
 export { jsonResponse, problemResponse } from './http/responses.js';
 export { type BufferedResponse, bufferedResponse, textResponse } from './http/text-response.js';
 export {

@@ -28,6 +28,7 @@ export function createNodeListener(
     serveNodeRequest(handler, req, res, {
       url,
       ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
+      ...(relative.length < pathname.length ? { mountPath: pathname.slice(0, pathname.length - relative.length) } : {}),
     }).catch((error: unknown) => bridgeFailed(res, error));
   };
 }

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
-import { AgentRunError, forwardToReal, READ_BODY } from '@agentrun/core';
+import { AgentRunError, forwardToReal, MOUNT_PATH, READ_BODY } from '@agentrun/core';
 import type { BodyLimits } from './body-source.js';
 import { requestBodyStream } from './body-stream.js';
 import { declaredLength, declaresBody, toWebHeaders } from './headers.js';
@@ -18,6 +18,8 @@ export interface ToWebRequestOptions {
   signal?: AbortSignal;
   /** Read the body from this stream instead of `req` (a framework may hand over a wrapped one). */
   body?: Readable;
+  /** The path prefix the host mounted agentrun under (`/agents`), stripped from `url`: printed URLs include it. */
+  mountPath?: string;
 }
 
 // Fetch refuses these methods outright; answering 405 beats a TypeError turning into a 500.
@@ -51,6 +53,11 @@ class NodeRequest {
     this.method = method;
     this.url = options.url;
     this.#options = options;
+  }
+
+  /** See `MOUNT_PATH` in core: where the host mounted agentrun. */
+  get [MOUNT_PATH](): string | undefined {
+    return this.#options.mountPath;
   }
 
   get headers(): Headers {

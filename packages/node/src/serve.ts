@@ -27,6 +27,8 @@ export interface ServeNodeRequestOptions {
   /** Absolute URL of the request; its path is relative to where agentrun is mounted. */
   url: string;
   maxBodyBytes?: number;
+  /** The prefix the host mounted agentrun under (see `ToWebRequestOptions.mountPath`). */
+  mountPath?: string;
 }
 
 /**
@@ -46,6 +48,7 @@ export async function serveNodeRequest(
           url: options.url,
           response: res,
           ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
+          ...(options.mountPath ? { mountPath: options.mountPath } : {}),
         }),
       );
   await writeWebResponse(res, response);

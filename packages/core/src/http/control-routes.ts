@@ -1,5 +1,6 @@
 import type { Principal } from '../auth/principal.js';
 import type { ControlService } from '../control/control-service.js';
+import { mountedBase } from './mount-path.js';
 import { queryObject } from './query.js';
 import { jsonResponse } from './responses.js';
 import type { Router } from './router.js';
@@ -20,7 +21,6 @@ export function addControlRoutes(
   readOptionalJson: (request: Request) => Promise<unknown>,
 ): void {
   const f = `${base}/factories/:factory`;
-  const origin = (url: URL) => url.origin;
   const noContent = () => new Response(null, { status: 204 });
   router
     .on('POST', `${base}/factories`, async ({ principal, request }) =>
@@ -40,16 +40,18 @@ export function addControlRoutes(
     })
 
     .on('POST', `${f}/webhooks`, async ({ principal, request, url }, p) =>
-      jsonResponse(await control.createWebhook(principal, p.factory as string, await readJson(request), origin(url)), 201),
+      jsonResponse(await control.createWebhook(principal, p.factory as string, await readJson(request), mountedBase(request, url)), 201),
     )
-    .on('GET', `${f}/webhooks`, async ({ principal, url }, p) =>
-      jsonResponse(await control.listWebhooks(principal, p.factory as string, origin(url))),
+    .on('GET', `${f}/webhooks`, async ({ principal, request, url }, p) =>
+      jsonResponse(await control.listWebhooks(principal, p.factory as string, mountedBase(request, url))),
     )
-    .on('GET', `${f}/webhooks/:uid`, async ({ principal, url }, p) =>
-      jsonResponse(await control.getWebhook(principal, p.factory as string, p.uid as string, origin(url))),
+    .on('GET', `${f}/webhooks/:uid`, async ({ principal, request, url }, p) =>
+      jsonResponse(await control.getWebhook(principal, p.factory as string, p.uid as string, mountedBase(request, url))),
     )
     .on('PATCH', `${f}/webhooks/:uid`, async ({ principal, request, url }, p) =>
-      jsonResponse(await control.patchWebhook(principal, p.factory as string, p.uid as string, await readJson(request), origin(url))),
+      jsonResponse(
+        await control.patchWebhook(principal, p.factory as string, p.uid as string, await readJson(request), mountedBase(request, url)),
+      ),
     )
     .on('DELETE', `${f}/webhooks/:uid`, async ({ principal }, p) => {
       await control.deleteWebhook(principal, p.factory as string, p.uid as string);
@@ -57,11 +59,25 @@ export function addControlRoutes(
     })
     .on('POST', `${f}/webhooks/:uid/rotate-secret`, async ({ principal, request, url }, p) =>
       jsonResponse(
-        await control.rotateSecret(principal, p.factory as string, p.uid as string, await readOptionalJson(request), origin(url)),
+        await control.rotateSecret(
+          principal,
+          p.factory as string,
+          p.uid as string,
+          await readOptionalJson(request),
+          mountedBase(request, url),
+        ),
       ),
     )
     .on('PUT', `${f}/webhooks/:uid/provider-secret`, async ({ principal, request, url }, p) =>
-      jsonResponse(await control.putProviderSecret(principal, p.factory as string, p.uid as string, await readJson(request), origin(url))),
+      jsonResponse(
+        await control.putProviderSecret(
+          principal,
+          p.factory as string,
+          p.uid as string,
+          await readJson(request),
+          mountedBase(request, url),
+        ),
+      ),
     )
 
     .on('GET', `${f}/webhooks/:uid/deliveries`, async ({ principal, url }, p) =>

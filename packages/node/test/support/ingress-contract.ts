@@ -146,7 +146,7 @@ export function ingressContract(start: (handler: AgentRunHandler) => Promise<Sta
       createAgentRunHandler({
         store,
         secretKey: randomBytes(32).toString('base64'),
-        webhookBaseUrl: base,
+        // No webhookBaseUrl: the printed ingress_url must carry the mount prefix the adapter knows.
         onError: (error) => errors.push(error),
       }),
     );
