@@ -1,0 +1,33 @@
+// server.mjs: agentrun inside an Express app. Run it with `node server.mjs` (an ES module: the
+// .mjs name, or "type": "module" in package.json, lets it use top-level await).
+//   npm install express @agentrun/core @agentrun/store-memory @agentrun/adapter-express
+//   AGENTRUN_SECRET_KEY=$(openssl rand -base64 32) node server.mjs
+import { agentrunExpress } from '@agentrun/adapter-express';
+import { createAgentRunHandler, createApiKey, createWorker, demoExecutor } from '@agentrun/core';
+import { createMemoryStore } from '@agentrun/store-memory';
+import express from 'express';
+
+// 32 bytes that seal webhook secrets at rest; without it, creating a webhook answers 503.
+const secretKey = process.env.AGENTRUN_SECRET_KEY;
+if (!secretKey) throw new Error('set AGENTRUN_SECRET_KEY to 32 random bytes in base64: openssl rand -base64 32');
+
+const store = createMemoryStore();
+const agentrun = createAgentRunHandler({ store, secretKey });
+const worker = createWorker({ service: agentrun.service, executor: demoExecutor() });
+
+const app = express();
+app.use('/agents', agentrunExpress(agentrun)); // before body parsers such as express.json()
+app.use(express.json());
+app.get('/health', (_req, res) => res.send('ok')); // your routes keep working
+
+// manage_factory lets this key create factories, webhooks and automations too.
+const key = await createApiKey(store.apiKeys, {
+  type: 'service_account',
+  uid: 'ci',
+  team_uid: 'acme',
+  permissions: ['manage_factory'],
+});
+const server = app.listen(Number(process.env.PORT ?? 3000), () => {
+  worker.start();
+  console.log(`run API at http://localhost:${server.address().port}/agents/api/v1, key ${key}`);
+});

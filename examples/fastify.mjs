@@ -1,0 +1,31 @@
+// server.mjs: agentrun inside a Fastify app. Run it with `node server.mjs` (an ES module: the
+// .mjs name, or "type": "module" in package.json, lets it use top-level await).
+//   npm install fastify @agentrun/core @agentrun/store-memory @agentrun/adapter-fastify
+//   AGENTRUN_SECRET_KEY=$(openssl rand -base64 32) node server.mjs
+import { agentrunFastify } from '@agentrun/adapter-fastify';
+import { createAgentRunHandler, createApiKey, createWorker, demoExecutor } from '@agentrun/core';
+import { createMemoryStore } from '@agentrun/store-memory';
+import Fastify from 'fastify';
+
+// 32 bytes that seal webhook secrets at rest; without it, creating a webhook answers 503.
+const secretKey = process.env.AGENTRUN_SECRET_KEY;
+if (!secretKey) throw new Error('set AGENTRUN_SECRET_KEY to 32 random bytes in base64: openssl rand -base64 32');
+
+const store = createMemoryStore();
+const agentrun = createAgentRunHandler({ store, secretKey });
+const worker = createWorker({ service: agentrun.service, executor: demoExecutor() });
+
+const app = Fastify();
+await app.register(agentrunFastify, { handler: agentrun, prefix: '/agents' });
+app.get('/health', async () => 'ok'); // your routes and parsers are untouched
+
+// manage_factory lets this key create factories, webhooks and automations too.
+const key = await createApiKey(store.apiKeys, {
+  type: 'service_account',
+  uid: 'ci',
+  team_uid: 'acme',
+  permissions: ['manage_factory'],
+});
+await app.listen({ port: Number(process.env.PORT ?? 3000) });
+worker.start();
+console.log(`run API at http://localhost:${app.server.address().port}/agents/api/v1, key ${key}`);
