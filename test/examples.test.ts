@@ -29,7 +29,7 @@ describe.each(EXAMPLES)('examples/%s.mjs', (name) => {
       env: { ...process.env, PORT: '0', AGENTRUN_SECRET_KEY: randomBytes(32).toString('base64') },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const [api, key] = await printed(child, /run API at (\S+), key (\S+)/);
+    const [api, key] = (await printed(child, /run API at (\S+), key (\S+)/)) as [string, string];
     const call = async (method: string, path: string, body?: unknown) => {
       const res = await fetch(`${api}${path}`, {
         method,

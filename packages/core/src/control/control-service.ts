@@ -295,6 +295,19 @@ export class ControlService {
     return { ...deliveryView(delivery), ...(delivery.payload ? { payload: JSON.parse(new TextDecoder().decode(delivery.payload)) } : {}) };
   }
 
+  /**
+   * The exact bytes an accepted delivery carried. `payload` in the entry above is the same JSON
+   * parsed and written out again, which rounds big numbers and rewrites spellings (`1.50`);
+   * this is the body as received, byte for byte (docs/management-api.md, "The delivery log").
+   */
+  async getDeliveryPayload(p: Principal, factoryUid: string, uid: string, deliveryId: string): Promise<Uint8Array> {
+    await this.requireFactory(p, factoryUid);
+    const delivery = await this.store.deliveries.get(p.team_uid, uid, deliveryId);
+    if (!delivery || delivery.factoryUid !== factoryUid) throw notFound(`delivery ${deliveryId} not found`);
+    if (!delivery.payload) throw conflict(`delivery ${deliveryId} is ${delivery.status}: only accepted deliveries keep their payload`);
+    return delivery.payload;
+  }
+
   // ─────────────────────────────────────────────── automations
 
   async createAutomation(p: Principal, factoryUid: string, input: unknown) {

@@ -86,6 +86,16 @@ export function addControlRoutes(
     .on('GET', `${f}/webhooks/:uid/deliveries/:delivery`, async ({ principal }, p) =>
       jsonResponse(await control.getDelivery(principal, p.factory as string, p.uid as string, p.delivery as string)),
     )
+    .on('GET', `${f}/webhooks/:uid/deliveries/:delivery/payload`, async ({ principal }, p) => {
+      const bytes = await control.getDeliveryPayload(principal, p.factory as string, p.uid as string, p.delivery as string);
+      return new Response(bytes as Uint8Array<ArrayBuffer>, {
+        headers: {
+          'content-type': 'application/json',
+          'content-length': String(bytes.byteLength),
+          'x-content-type-options': 'nosniff',
+        },
+      });
+    })
     .on('POST', `${f}/automations`, async ({ principal, request }, p) =>
       jsonResponse(await control.createAutomation(principal, p.factory as string, await readJson(request)), 201),
     )

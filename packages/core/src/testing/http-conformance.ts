@@ -386,7 +386,35 @@ export function describeHttpConformance(name: string, options: HttpConformanceOp
           const { delivery_id } = JSON.parse(text);
           const entry = await json('GET', `/api/v1/factories/${w.factory}/webhooks/${w.webhook}/deliveries/${delivery_id}`);
           expect(entry.payload, body).toEqual(JSON.parse(body));
+          const raw = await call('GET', `/api/v1/factories/${w.factory}/webhooks/${w.webhook}/deliveries/${delivery_id}/payload`);
+          expect(await raw.text()).toBe(body);
         }
+      });
+
+      it('the payload route serves the exact bytes received: big numbers, spellings, key order, whitespace', async () => {
+        const body = '{ "zeta": 12345678901234567890, "alpha": 1.50, "e": 1e2,\r\n "s": "h\u00e9llo \u00e9" }';
+        const res = await call('POST', `/webhooks/w/${w.webhook}`, { key: w.token, body });
+        const { status, text } = await sane(res);
+        expect(status, text).toBe(202);
+        const path = `/api/v1/factories/${w.factory}/webhooks/${w.webhook}/deliveries/${JSON.parse(text).delivery_id}`;
+        const raw = await call('GET', `${path}/payload`);
+        expect(raw.status).toBe(200);
+        expect(raw.headers.get('content-type')).toMatch(/^application\/json/);
+        expect(await raw.text()).toBe(body);
+        // The entry's `payload` is that JSON parsed: the number is rounded there, as documented.
+        expect((await json('GET', path)).payload.zeta).toBe(12345678901234567000);
+        // A delivery without a payload (rejected) and an unknown one.
+        const rejected = await call('POST', `/webhooks/w/${w.webhook}`, { key: 'wrong-token', body: '{}' });
+        expect(rejected.status).toBe(401);
+        const log = await json('GET', `/api/v1/factories/${w.factory}/webhooks/${w.webhook}/deliveries?limit=200`);
+        const refused = log.deliveries.find((d: { status: string }) => d.status === 'Rejected (auth)');
+        expect(
+          (await sane(await call('GET', `/api/v1/factories/${w.factory}/webhooks/${w.webhook}/deliveries/${refused.delivery_id}/payload`)))
+            .status,
+        ).toBe(409);
+        expect((await sane(await call('GET', `/api/v1/factories/${w.factory}/webhooks/${w.webhook}/deliveries/nope/payload`))).status).toBe(
+          404,
+        );
       });
     });
 
