@@ -178,7 +178,35 @@ export function createMemoryStore(): Store {
   const idempotencyStore: IdempotencyStore = {
     async get(scope, key, now) {
       const record = liveRecord(scope, key, now);
-      return record ? clone(record) : undefined;
+      return record && record.status !== 0 ? clone(record) : undefined;
+    },
+    async reserve(r) {
+      const existing = liveRecord(r.scope, r.key, r.now);
+      if (existing) return { reserved: false, existing: clone(existing) };
+      idempotency.set(idemKey(r.scope, r.key), {
+        scope: r.scope,
+        key: r.key,
+        fingerprint: r.fingerprint,
+        status: 0,
+        body: null,
+        createdAt: r.now,
+        expiresAt: r.expiresAt,
+      });
+      return { reserved: true };
+    },
+    async complete(scope, key, response) {
+      const record = idempotency.get(idemKey(scope, key));
+      if (record && record.status === 0) {
+        idempotency.set(idemKey(scope, key), {
+          ...record,
+          status: response.status,
+          body: clone(response.body),
+          expiresAt: response.expiresAt,
+        });
+      }
+    },
+    async release(scope, key) {
+      if (idempotency.get(idemKey(scope, key))?.status === 0) idempotency.delete(idemKey(scope, key));
     },
     async purgeExpired(now) {
       let removed = 0;

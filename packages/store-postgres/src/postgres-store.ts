@@ -252,6 +252,29 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
         SELECT * FROM idempotency_keys WHERE scope = ${scope} AND key = ${key} AND expires_at > ${now}::timestamptz AND status <> 0`);
       return row ? idempotencyFromRow(row) : undefined;
     },
+    async reserve(r) {
+      // One statement: insert, or take over an expired record; a live one is left as it is.
+      const reserved = await rows(
+        sql`INSERT INTO idempotency_keys (scope, key, fingerprint, status, body, created_at, expires_at)
+            VALUES (${r.scope}, ${r.key}, ${r.fingerprint}, 0, NULL, ${r.now}::timestamptz, ${r.expiresAt}::timestamptz)
+            ON CONFLICT (scope, key) DO UPDATE
+              SET fingerprint = EXCLUDED.fingerprint, status = 0, body = NULL, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
+              WHERE idempotency_keys.expires_at <= ${r.now}::timestamptz
+            RETURNING key`,
+      );
+      if (reserved.length > 0) return { reserved: true };
+      const [existing] = await rows<IdempotencyRow>(sql`SELECT * FROM idempotency_keys WHERE scope = ${r.scope} AND key = ${r.key}`);
+      // Gone between the two statements (released or purged): the caller may simply try again.
+      if (!existing) return this.reserve(r);
+      return { reserved: false, existing: idempotencyFromRow(existing) };
+    },
+    async complete(scope, key, response) {
+      await sql`UPDATE idempotency_keys SET status = ${response.status}, body = ${json(response.body)}::jsonb, expires_at = ${response.expiresAt}::timestamptz
+                WHERE scope = ${scope} AND key = ${key} AND status = 0`.execute(db);
+    },
+    async release(scope, key) {
+      await sql`DELETE FROM idempotency_keys WHERE scope = ${scope} AND key = ${key} AND status = 0`.execute(db);
+    },
     async purgeExpired(now) {
       const result = await sql`DELETE FROM idempotency_keys WHERE expires_at <= ${now}::timestamptz`.execute(db);
       return Number(result.numAffectedRows ?? 0);

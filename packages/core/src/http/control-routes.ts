@@ -1,5 +1,7 @@
 import type { Principal } from '../auth/principal.js';
 import type { ControlService } from '../control/control-service.js';
+import { withKey } from './idempotency-key.js';
+import type { IdempotentWrite } from './idempotent-write.js';
 import { mountedBase } from './mount-path.js';
 import { queryObject } from './query.js';
 import { jsonResponse } from './responses.js';
@@ -19,13 +21,18 @@ export function addControlRoutes(
   readJson: (request: Request) => Promise<unknown>,
   /** Like `readJson`, but an empty body is `undefined` rather than a 400. */
   readOptionalJson: (request: Request) => Promise<unknown>,
+  idempotent: IdempotentWrite,
 ): void {
   const f = `${base}/factories/:factory`;
+  /** Every management POST takes an `Idempotency-Key` (docs/run-api.md, "Idempotency"). */
+  const post = (ctx: Ctx, operation: string, body: unknown, status: number, write: () => Promise<unknown>) =>
+    idempotent(ctx.principal, withKey(ctx.request, operation, body).idempotency, async () => ({ status, body: await write() }));
   const noContent = () => new Response(null, { status: 204 });
   router
-    .on('POST', `${base}/factories`, async ({ principal, request }) =>
-      jsonResponse(await control.createFactory(principal, await readJson(request)), 201),
-    )
+    .on('POST', `${base}/factories`, async (ctx) => {
+      const body = await readJson(ctx.request);
+      return post(ctx, 'create factory', body, 201, () => control.createFactory(ctx.principal, body));
+    })
     .on('GET', `${base}/factories`, async ({ principal }) => jsonResponse(await control.listFactories(principal)))
     .on('GET', f, async ({ principal }, p) => jsonResponse(await control.getFactory(principal, p.factory as string)))
 
@@ -39,9 +46,12 @@ export function addControlRoutes(
       return noContent();
     })
 
-    .on('POST', `${f}/webhooks`, async ({ principal, request, url }, p) =>
-      jsonResponse(await control.createWebhook(principal, p.factory as string, await readJson(request), mountedBase(request, url)), 201),
-    )
+    .on('POST', `${f}/webhooks`, async (ctx, p) => {
+      const body = await readJson(ctx.request);
+      return post(ctx, `create webhook ${p.factory}`, body, 201, () =>
+        control.createWebhook(ctx.principal, p.factory as string, body, mountedBase(ctx.request, ctx.url)),
+      );
+    })
     .on('GET', `${f}/webhooks`, async ({ principal, request, url }, p) =>
       jsonResponse(await control.listWebhooks(principal, p.factory as string, mountedBase(request, url))),
     )
@@ -57,17 +67,12 @@ export function addControlRoutes(
       await control.deleteWebhook(principal, p.factory as string, p.uid as string);
       return noContent();
     })
-    .on('POST', `${f}/webhooks/:uid/rotate-secret`, async ({ principal, request, url }, p) =>
-      jsonResponse(
-        await control.rotateSecret(
-          principal,
-          p.factory as string,
-          p.uid as string,
-          await readOptionalJson(request),
-          mountedBase(request, url),
-        ),
-      ),
-    )
+    .on('POST', `${f}/webhooks/:uid/rotate-secret`, async (ctx, p) => {
+      const body = await readOptionalJson(ctx.request);
+      return post(ctx, `rotate ${p.factory}/${p.uid}`, body, 200, () =>
+        control.rotateSecret(ctx.principal, p.factory as string, p.uid as string, body, mountedBase(ctx.request, ctx.url)),
+      );
+    })
     .on('PUT', `${f}/webhooks/:uid/provider-secret`, async ({ principal, request, url }, p) =>
       jsonResponse(
         await control.putProviderSecret(
@@ -96,9 +101,12 @@ export function addControlRoutes(
         },
       });
     })
-    .on('POST', `${f}/automations`, async ({ principal, request }, p) =>
-      jsonResponse(await control.createAutomation(principal, p.factory as string, await readJson(request)), 201),
-    )
+    .on('POST', `${f}/automations`, async (ctx, p) => {
+      const body = await readJson(ctx.request);
+      return post(ctx, `create automation ${p.factory}`, body, 201, () =>
+        control.createAutomation(ctx.principal, p.factory as string, body),
+      );
+    })
     .on('GET', `${f}/automations`, async ({ principal }, p) => jsonResponse(await control.listAutomations(principal, p.factory as string)))
     .on('GET', `${f}/automations/:id`, async ({ principal }, p) =>
       jsonResponse(await control.getAutomation(principal, p.factory as string, p.id as string)),
@@ -110,7 +118,10 @@ export function addControlRoutes(
       await control.deleteAutomation(principal, p.factory as string, p.id as string);
       return noContent();
     })
-    .on('POST', `${f}/automations/:id/test-filter`, async ({ principal, request }, p) =>
-      jsonResponse(await control.testFilter(principal, p.factory as string, p.id as string, await readJson(request))),
-    );
+    .on('POST', `${f}/automations/:id/test-filter`, async (ctx, p) => {
+      const body = await readJson(ctx.request);
+      return post(ctx, `test filter ${p.factory}/${p.id}`, body, 200, () =>
+        control.testFilter(ctx.principal, p.factory as string, p.id as string, body),
+      );
+    });
 }

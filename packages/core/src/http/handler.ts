@@ -6,17 +6,18 @@ import { AgentRunError, invalidRequest, isAgentRunError } from '../errors.js';
 import { type AgentRunEvents, createEvents } from '../events.js';
 import { createIngress, DEFAULT_INGRESS_LIMITS, type IngressLimits } from '../ingress/pipeline.js';
 import { REPEATABLE_QUERY_PARAMS } from '../models/requests.js';
-import type { IdempotencyContext, WriteResult } from '../run/idempotency.js';
+import { DEFAULT_IDEMPOTENCY_TTL_MS, type WriteResult } from '../run/idempotency.js';
 import { RunService } from '../run/run-service.js';
 import type { Store } from '../store/store.js';
 import { type Clock, systemClock } from '../util/clock.js';
-import { canonicalJson, sha256Hex } from '../util/hash.js';
 import { type HmacPort, nobleSha256, type Sha256Port } from '../verify/crypto.js';
 import { builtinVerifiers, createVerifierRegistry, type VerifierRegistry } from '../verify/registry.js';
 import { parseJsonBody, readBodyLimited } from './body.js';
 import { addControlRoutes } from './control-routes.js';
 import { finishResponse, requestIdOf } from './finish-response.js';
 import { checkHandlerOptions } from './handler-options.js';
+import { withKey } from './idempotency-key.js';
+import { idempotentWrites } from './idempotent-write.js';
 import { queryObject } from './query.js';
 import { jsonResponse, problemResponse } from './responses.js';
 import { methodNotAllowed, Router } from './router.js';
@@ -79,7 +80,6 @@ export interface AgentRunHandler {
 export const API_BASE = '/api/v1';
 export const WEBHOOKS_BASE = '/webhooks/';
 const DEFAULT_MAX_BODY = 40 * 1024 * 1024;
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 interface Ctx {
   request: Request;
@@ -170,7 +170,13 @@ export function createAgentRunHandler(options: AgentRunHandlerOptions): AgentRun
       });
     });
 
-  addControlRoutes(router, API_BASE, control, async (request) => requireBody(await readJson(request), 'request'), readJson);
+  const idempotent = idempotentWrites({
+    store: options.store.idempotency,
+    cipher,
+    clock: options.clock ?? systemClock,
+    ttlMs: options.idempotencyTtlMs ?? DEFAULT_IDEMPOTENCY_TTL_MS,
+  });
+  addControlRoutes(router, API_BASE, control, async (request) => requireBody(await readJson(request), 'request'), readJson, idempotent);
 
   async function createRun({ principal, request }: Ctx): Promise<Response> {
     const body = requireBody(await readJson(request), 'run request');
@@ -215,18 +221,6 @@ export function createAgentRunHandler(options: AgentRunHandlerOptions): AgentRun
     control,
     events,
   });
-}
-
-/**
- * The `Idempotency-Key` of a write with the fingerprint of the request it names: the operation
- * (not the literal path, so `/agent/run` and its alias `/agent/runs` are one request) and the
- * canonical body.
- */
-function withKey(request: Request, operation: string, body: unknown): { idempotency?: IdempotencyContext } {
-  const key = request.headers.get('idempotency-key');
-  if (key === null) return {};
-  if (!IDEMPOTENCY_KEY.test(key)) throw invalidRequest('Idempotency-Key must be 1 to 255 visible ASCII characters');
-  return { idempotency: { key, fingerprint: sha256Hex(canonicalJson({ operation, body: body ?? null })) } };
 }
 
 /** Seconds a client waits before retrying while the store is unreachable. */

@@ -69,9 +69,29 @@ export interface IdempotencyWrite<T> {
 
 export type Idempotent<T> = { replayed: IdempotencyRecord; result?: undefined } | { replayed?: undefined; result: T };
 
+/** A key held for a write that has no transaction of its own with the store (management POSTs). */
+export interface IdempotencyReservation {
+  scope: string;
+  key: string;
+  fingerprint: string;
+  now: string;
+  /** When the hold lapses if the holder never completes (it crashed): short, e.g. a minute. */
+  expiresAt: string;
+}
+
 export interface IdempotencyStore {
-  /** The unexpired record for (scope, key), if any. */
+  /** The unexpired, completed record for (scope, key), if any. */
   get(scope: string, key: string, now: string): Promise<IdempotencyRecord | undefined>;
+  /**
+   * Atomically hold (scope, key) with status 0 (in progress), taking over an expired record; or,
+   * when an unexpired one exists (completed, or held by another request), return it unchanged.
+   * Exactly one of several concurrent reservations of one key wins.
+   */
+  reserve(reservation: IdempotencyReservation): Promise<{ reserved: true } | { reserved: false; existing: IdempotencyRecord }>;
+  /** Record the response of a held key, kept until `expiresAt`. */
+  complete(scope: string, key: string, response: { status: number; body: unknown; expiresAt: string }): Promise<void>;
+  /** Drop a held key whose write failed (failed requests are not remembered). Completed records stay. */
+  release(scope: string, key: string): Promise<void>;
   /** Delete records that expired at or before `now`; returns how many. */
   purgeExpired(now: string): Promise<number>;
 }

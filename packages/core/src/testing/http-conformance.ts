@@ -213,6 +213,57 @@ export function describeHttpConformance(name: string, options: HttpConformanceOp
       });
     });
 
+    describe('Idempotency-Key on management POSTs', () => {
+      const withKey = (key: string, body: unknown) => ({ body: JSON.stringify(body), headers: { 'idempotency-key': key } });
+
+      it('a retried "create webhook" makes one webhook and one secret, and replays the first answer', async () => {
+        const key = `wh-${Math.random()}`;
+        const path = `/api/v1/factories/${w.factory}/webhooks`;
+        const before = (await json('GET', path)).webhooks.length;
+        const first = await call('POST', path, withKey(key, { name: 'retried' }));
+        expect(first.status).toBe(201);
+        const firstBody = await first.json();
+        const again = await call('POST', path, withKey(key, { name: 'retried' }));
+        expect(again.status).toBe(201);
+        expect(again.headers.get('idempotent-replayed')).toBe('true');
+        expect(await again.json()).toEqual(firstBody);
+        expect((await json('GET', path)).webhooks.length).toBe(before + 1);
+        // The shown-once secret is kept sealed in the idempotency record, never in clear.
+        const stored = JSON.stringify(
+          (
+            await w.store.idempotency.get(
+              `${encodeURIComponent(`http-team-${name}`)}/${encodeURIComponent(`http-${name}`)}`,
+              key,
+              new Date().toISOString(),
+            )
+          )?.body,
+        );
+        expect(stored).not.toContain(firstBody.secret);
+        // The same key on another request is a conflict; nothing is created.
+        await sane(await call('POST', path, withKey(key, { name: 'another' })));
+        const conflict = await call('POST', path, withKey(key, { name: 'another' }));
+        expect(conflict.status).toBe(409);
+        expect((await conflict.json()).error).toBe('idempotency_conflict');
+        expect((await json('GET', path)).webhooks.length).toBe(before + 1);
+      });
+
+      it('concurrent creates with one key make one factory; a refused request is not remembered', async () => {
+        const key = `f-${Math.random()}`;
+        const before = (await json('GET', '/api/v1/factories')).factories.length;
+        const answers = await Promise.all(
+          Array.from({ length: 8 }, () => call('POST', '/api/v1/factories', withKey(key, { name: 'once' }))),
+        );
+        const statuses = answers.map((r) => r.status);
+        for (const status of statuses) expect([201, 409]).toContain(status);
+        expect(statuses).toContain(201);
+        expect((await json('GET', '/api/v1/factories')).factories.length).toBe(before + 1);
+
+        const bad = `bad-${Math.random()}`;
+        expect((await call('POST', '/api/v1/factories', withKey(bad, { name: '' }))).status).toBe(400);
+        expect((await call('POST', '/api/v1/factories', withKey(bad, { name: 'fixed' }))).status).toBe(201);
+      });
+    });
+
     describe('query rules', () => {
       it.each(['bogus=1', 'limit=1e2', 'limit=0x10', 'limit=0', 'limit=201', 'limit=1&limit=2', 'cursor=a&cursor=b'])(
         'the delivery log refuses %s like the run list does',

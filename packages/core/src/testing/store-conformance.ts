@@ -115,6 +115,48 @@ export function describeStoreConformance(name: string, options: StoreConformance
     });
 
     describe('idempotent writes', () => {
+      describe('reservations (writes without a store transaction)', () => {
+        const hold = (key: string, o: { now?: string; expiresAt?: string; fingerprint?: string } = {}) =>
+          store.idempotency.reserve({
+            scope: 'team-1/user-1',
+            key,
+            fingerprint: o.fingerprint ?? 'fp-1',
+            now: o.now ?? at(0),
+            expiresAt: o.expiresAt ?? at(60),
+          });
+
+        it('one of 20 concurrent reservations of a key wins; the others see it held', async () => {
+          const outcomes = await Promise.all(Array.from({ length: 20 }, () => hold('r1')));
+          expect(outcomes.filter((o) => o.reserved)).toHaveLength(1);
+          for (const o of outcomes) if (!o.reserved) expect(o.existing).toMatchObject({ key: 'r1', status: 0, fingerprint: 'fp-1' });
+          // Held, not completed: get() does not answer with it.
+          expect(await store.idempotency.get('team-1/user-1', 'r1', at(1))).toBeUndefined();
+        });
+
+        it('complete records the response until its expiry; release drops only a held key', async () => {
+          expect(await hold('r2')).toEqual({ reserved: true });
+          await store.idempotency.complete('team-1/user-1', 'r2', { status: 201, body: { uid: 'f1', n: [1, 'x'] }, expiresAt: at(1000) });
+          expect(await store.idempotency.get('team-1/user-1', 'r2', at(500))).toMatchObject({
+            status: 201,
+            body: { uid: 'f1', n: [1, 'x'] },
+          });
+          await store.idempotency.release('team-1/user-1', 'r2');
+          expect(await store.idempotency.get('team-1/user-1', 'r2', at(500))).toMatchObject({ status: 201 });
+          const again = await hold('r2', { now: at(500), expiresAt: at(560) });
+          expect(again).toMatchObject({ reserved: false, existing: { status: 201 } });
+
+          expect(await hold('r3')).toEqual({ reserved: true });
+          await store.idempotency.release('team-1/user-1', 'r3');
+          expect(await hold('r3', { fingerprint: 'fp-2' })).toEqual({ reserved: true });
+        });
+
+        it('an expired hold (its holder died) is taken over', async () => {
+          expect(await hold('r4', { expiresAt: at(60) })).toEqual({ reserved: true });
+          expect(await hold('r4', { now: at(30), expiresAt: at(90) })).toMatchObject({ reserved: false });
+          expect(await hold('r4', { now: at(60), expiresAt: at(120), fingerprint: 'fp-3' })).toEqual({ reserved: true });
+        });
+      });
+
       it('a repeated key replays the first response and writes nothing', async () => {
         const first = makeRun();
         const a = await store.runs.create({ run: first, attachments: [], idempotency: idem('k1') });
