@@ -156,9 +156,11 @@ export function createControlPlane(db: Db): Pick<Store, 'factories' | 'secrets' 
   const automations: AutomationStore = {
     async create(a) {
       try {
-        await sql`INSERT INTO automations (id, team_uid, factory_uid, name, prompt, enabled, config, triggers, created_at, updated_at)
+        await sql`INSERT INTO automations (id, team_uid, factory_uid, name, prompt, enabled, config, triggers, triggers_text, created_at, updated_at)
           VALUES (${a.id}, ${a.teamUid}, ${a.factoryUid}, ${a.name}, ${a.prompt}, ${a.enabled}, ${json(a.config)}::jsonb,
-            ${json(a.triggers)}::jsonb, ${a.createdAt}::timestamptz, ${a.updatedAt}::timestamptz)`.execute(db);
+            ${json(a.triggers)}::jsonb, ${JSON.stringify(a.triggers)}, ${a.createdAt}::timestamptz, ${a.updatedAt}::timestamptz)`.execute(
+          db,
+        );
       } catch (error) {
         if (uniqueViolation(error) === 'automations_pkey') throw new Error(`automation ${a.id} already exists`, { cause: error });
         throw error;
@@ -179,7 +181,7 @@ export function createControlPlane(db: Db): Pick<Store, 'factories' | 'secrets' 
       // Everything but the identity and created_at: a replace keeps when the automation was made.
       const changed = await affected(sql`
         UPDATE automations SET name = ${a.name}, prompt = ${a.prompt}, enabled = ${a.enabled}, config = ${json(a.config)}::jsonb,
-          triggers = ${json(a.triggers)}::jsonb, updated_at = ${a.updatedAt}::timestamptz
+          triggers = ${json(a.triggers)}::jsonb, triggers_text = ${JSON.stringify(a.triggers)}, updated_at = ${a.updatedAt}::timestamptz
         WHERE id = ${a.id} AND team_uid = ${a.teamUid} AND factory_uid = ${a.factoryUid}`);
       return changed > 0;
     },

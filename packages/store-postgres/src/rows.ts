@@ -265,6 +265,8 @@ export interface AutomationRow {
   enabled: boolean;
   config: AutomationRecord['config'];
   triggers: AutomationRecord['triggers'];
+  /** The triggers' JSON text in the order written (migration 0005); null on older rows. */
+  triggers_text: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -277,7 +279,7 @@ export const automationFromRow = (r: AutomationRow): AutomationRecord => ({
   prompt: r.prompt,
   enabled: r.enabled,
   config: r.config,
-  triggers: r.triggers,
+  triggers: r.triggers_text !== null && r.triggers_text !== undefined ? JSON.parse(r.triggers_text) : r.triggers,
   createdAt: iso(r.created_at),
   updatedAt: iso(r.updated_at),
 });

@@ -180,5 +180,33 @@ export function describeControlPlaneConformance(current: () => Store): void {
       expect(await store.automations.delete('team-1', 'factory-1', a.id)).toBe(true);
       expect(await store.automations.get('team-1', 'factory-1', a.id)).toBeUndefined();
     });
+
+    it('keeps the key order of filters as written, on every read (jsonb alone would sort them)', async () => {
+      const store = current();
+      // jsonb orders keys shorter first, then by bytes: this order is the reverse of that.
+      const payload = { pull_request: { base: { ref: ['main'] }, b: 1 }, zz: ['x'], a: { $exists: true } };
+      const order = (t: AutomationRecord['triggers']) => {
+        const p = t[0]?.filter.payload as Record<string, Record<string, unknown>>;
+        return [Object.keys(p), Object.keys(p.pull_request ?? {})];
+      };
+      const a = makeAutomation({ triggers: [{ provider: 'webhook', event: 'received', filter: { webhook_ids: ['w-order'], payload } }] });
+      await store.automations.create(a);
+      const written = [
+        ['pull_request', 'zz', 'a'],
+        ['base', 'b'],
+      ];
+      expect(order((await store.automations.get('team-1', 'factory-1', a.id))?.triggers ?? [])).toEqual(written);
+      expect(order((await store.automations.list('team-1', 'factory-1')).find((x) => x.id === a.id)?.triggers ?? [])).toEqual(written);
+      expect(order((await store.automations.listForWebhook('w-order'))[0]?.triggers ?? [])).toEqual(written);
+      const replaced = {
+        ...a,
+        triggers: [{ ...a.triggers[0], filter: { webhook_ids: ['w-order'], payload: { zz: 1, a: 2 } } }],
+      } as AutomationRecord;
+      await store.automations.replace(replaced);
+      expect(Object.keys((await store.automations.get('team-1', 'factory-1', a.id))?.triggers[0]?.filter.payload as object)).toEqual([
+        'zz',
+        'a',
+      ]);
+    });
   });
 }
