@@ -156,6 +156,10 @@ export function createMemoryIngress(
         const d = log.get(id);
         return d && d.teamUid === teamUid && d.webhookUid === webhookUid ? copyDelivery(d) : undefined;
       },
+      async find(teamUid, id) {
+        const d = log.get(id);
+        return d && d.teamUid === teamUid ? copyDelivery(d) : undefined;
+      },
       async sweep(olderThan, keepNewest) {
         const byWebhook = new Map<string, DeliveryRecord[]>();
         for (const d of log.values()) byWebhook.set(d.webhookUid, [...(byWebhook.get(d.webhookUid) ?? []), d]);

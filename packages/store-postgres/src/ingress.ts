@@ -126,6 +126,11 @@ export function createIngress(db: Db): Pick<Store, 'deliveries' | 'rateLimits'> 
       return row ? deliveryFromRow(row) : undefined;
     },
 
+    async find(teamUid, id) {
+      const [row] = await rows<DeliveryRow>(sql`SELECT * FROM deliveries WHERE id = ${id} AND team_uid = ${teamUid}`);
+      return row ? deliveryFromRow(row) : undefined;
+    },
+
     async sweep(olderThan, keepNewest) {
       // One statement: each entry's rank within its webhook, newest first (the order of
       // deliveries_webhook_received, so no sort), then every old entry past the newest N goes.

@@ -436,12 +436,10 @@ export class ControlService {
     });
   }
 
+  /** A stored delivery of any webhook of the factory, deleted ones included (docs/management-api.md). */
   private async findDelivery(p: Principal, factoryUid: string, deliveryId: string) {
-    for (const webhook of await this.store.webhooks.list(p.team_uid, factoryUid)) {
-      const found = await this.store.deliveries.get(p.team_uid, webhook.uid, deliveryId);
-      if (found) return found;
-    }
-    return undefined;
+    const found = await this.store.deliveries.find(p.team_uid, deliveryId);
+    return found?.factoryUid === factoryUid ? found : undefined;
   }
 
   private async sealed(teamUid: string, name: string, value: string): Promise<SecretRecord> {

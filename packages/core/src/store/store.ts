@@ -326,6 +326,8 @@ export interface DeliveryStore {
   /** A webhook's log, newest first (by `receivedAt`, then id), after the keyset position. */
   list(teamUid: string, webhookUid: string, page: { limit: number; after?: { receivedAt: string; id: string } }): Promise<DeliveryRecord[]>;
   get(teamUid: string, webhookUid: string, id: string): Promise<DeliveryRecord | undefined>;
+  /** An entry of the team by its id alone, whichever webhook it came to (a deleted one too). */
+  find(teamUid: string, id: string): Promise<DeliveryRecord | undefined>;
   /**
    * Retention: delete entries received before `olderThan`, except each webhook's newest
    * `keepNewest`. Never deletes an entry inside either window. Returns how many went.

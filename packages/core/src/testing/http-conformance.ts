@@ -213,6 +213,28 @@ export function describeHttpConformance(name: string, options: HttpConformanceOp
       });
     });
 
+    describe('Test filter on stored deliveries', () => {
+      it('tests a delivery of a deleted webhook of the factory: the webhook check fails, the payload check runs', async () => {
+        const created = await json('POST', `/api/v1/factories/${w.factory}/webhooks`, { name: 'to delete' });
+        const uid = created.webhook.uid;
+        const automation = await json('POST', `/api/v1/factories/${w.factory}/automations`, {
+          name: 'on deleted',
+          prompt: 'p',
+          triggers: [{ provider: 'webhook', event: 'received', filter: { webhook_ids: [uid], payload: { action: ['opened'] } } }],
+        });
+        const sent = await call('POST', `/webhooks/w/${uid}`, { key: created.secret, body: '{"action":"opened"}' });
+        expect(sent.status).toBe(202);
+        const { delivery_id } = await sent.json();
+        expect((await call('DELETE', `/api/v1/factories/${w.factory}/webhooks/${uid}`)).status).toBe(204);
+        const tested = await json('POST', `/api/v1/factories/${w.factory}/automations/${automation.id}/test-filter`, { delivery_id });
+        expect(tested).toMatchObject({ result: 'Would not trigger', webhook_check: { passed: false }, payload_check: { passed: true } });
+        expect(tested.webhook_check.detail).toMatch(/deleted/);
+        await sane(
+          await call('POST', `/api/v1/factories/${w.factory}/automations/${automation.id}/test-filter`, { body: '{"delivery_id":"nope"}' }),
+        );
+      });
+    });
+
     describe('Idempotency-Key on management POSTs', () => {
       const withKey = (key: string, body: unknown) => ({ body: JSON.stringify(body), headers: { 'idempotency-key': key } });
 

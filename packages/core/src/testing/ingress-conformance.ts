@@ -25,6 +25,15 @@ export const makeDelivery = (o: Partial<DeliveryRecord> = {}): DeliveryRecord =>
 /** The ingress part of the store conformance suite (see `describeStoreConformance`). */
 export function describeIngressConformance(current: () => Store): void {
   describe('deliveries', () => {
+    it('finds an entry by id within its team, whichever webhook it came to', async () => {
+      const store = current();
+      const entry = makeDelivery({ webhookUid: 'w-gone', status: 'Rejected (auth)', payload: null, identity: null });
+      await store.deliveries.log(entry);
+      expect((await store.deliveries.find('team-1', entry.id))?.webhookUid).toBe('w-gone');
+      expect(await store.deliveries.find('team-2', entry.id)).toBeUndefined();
+      expect(await store.deliveries.find('team-1', 'nope')).toBeUndefined();
+    });
+
     it('accepts a delivery with its runs, and logs a repeat of its identity as Duplicate without runs', async () => {
       const store = current();
       const run = makeRun({ source: 'WEBHOOK' });
