@@ -228,3 +228,26 @@ describe('worker', () => {
     expect(await stateOf(runId)).toBe('CANCELLED');
   });
 });
+
+describe('a store outage', () => {
+  it('is reported once per 10 s while polls fail, other errors every time, and polling resumes after', async () => {
+    const store = createMemoryStore();
+    let down = true;
+    const outage = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+    const claimNext = store.runs.claimNext.bind(store.runs);
+    store.runs.claimNext = async (...args) => {
+      if (down) throw outage;
+      return claimNext(...args);
+    };
+    const flaky = Object.assign(store, { isUnavailable: (e: unknown) => e === outage });
+    const handler = createAgentRunHandler({ store: flaky });
+    const reported: unknown[] = [];
+    const worker = createWorker({ service: handler.service, executor: demoExecutor({ durationMs: 1 }), onError: (e) => reported.push(e) });
+    for (let i = 0; i < 5; i++) await worker.poll().catch(() => 0);
+    expect(reported).toEqual([outage]);
+    down = false;
+    await handler.service.create(principal, { prompt: 'after' });
+    expect(await worker.poll()).toBe(1);
+    await worker.idle();
+  });
+});

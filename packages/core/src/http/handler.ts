@@ -10,6 +10,7 @@ import { DEFAULT_IDEMPOTENCY_TTL_MS, type WriteResult } from '../run/idempotency
 import { RunService } from '../run/run-service.js';
 import type { Store } from '../store/store.js';
 import { type Clock, systemClock } from '../util/clock.js';
+import { everyMs } from '../util/throttle.js';
 import { type HmacPort, nobleSha256, type Sha256Port } from '../verify/crypto.js';
 import { builtinVerifiers, createVerifierRegistry, type VerifierRegistry } from '../verify/registry.js';
 import { parseJsonBody, readBodyLimited } from './body.js';
@@ -229,17 +230,5 @@ const STORE_UNAVAILABLE = new AgentRunError('unavailable', 'the database cannot 
   retryable: true,
   headers: { 'retry-after': String(UNAVAILABLE_RETRY_AFTER_S) },
 });
-
-/** True at most once per `ms`: for logging a condition that every request would otherwise log. */
-function everyMs(ms: number): { due(now: number): boolean } {
-  let last = -Infinity;
-  return {
-    due(now) {
-      if (now - last < ms) return false;
-      last = now;
-      return true;
-    },
-  };
-}
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -7,6 +7,7 @@ import { isTerminal } from '../run/state-machine.js';
 import type { RunPatch } from '../store/store.js';
 import { isoTime } from '../util/clock.js';
 import { newId } from '../util/ids.js';
+import { everyMs } from '../util/throttle.js';
 
 export interface WorkerOptions {
   /** The run service of the handler (`handler.service`): its store, events and clock are used. */
@@ -54,7 +55,14 @@ export function createWorker(options: WorkerOptions): Worker {
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
   const leaseMs = options.leaseMs ?? 30_000;
   const heartbeatMs = options.heartbeatMs ?? Math.max(10, Math.floor(leaseMs / 3));
-  const onError = options.onError ?? ((error: unknown) => console.error('[agentrun] worker error', error));
+  const report = options.onError ?? ((error: unknown) => console.error('[agentrun] worker error', error));
+  // While the store is unreachable every poll and heartbeat fails alike: report that once every
+  // 10 s, not once per poll; the worker keeps polling and resumes by itself (docs/production.md).
+  const outageReported = everyMs(10_000);
+  const onError = (error: unknown) => {
+    if (store.isUnavailable?.(error) && !outageReported.due(Date.now())) return;
+    report(error);
+  };
 
   interface Execution {
     controller: AbortController;
