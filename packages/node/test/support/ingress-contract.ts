@@ -192,6 +192,24 @@ export function ingressContract(start: (handler: AgentRunHandler) => Promise<Sta
     expect(Buffer.from(await payloadOf(typedRun?.run_id as string)).equals(typed)).toBe(true);
   });
 
+  it('answers HEAD like GET without a body, and echoes x-request-id (also in problem bodies)', async () => {
+    const url = `${base}/api/v1/agent/runs?limit=3`;
+    const headers = { authorization: `Bearer ${apiKey}`, 'x-request-id': 'trace-42' };
+    const get = await fetch(url, { headers });
+    const text = await get.text();
+    const head = await fetch(url, { method: 'HEAD', headers });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-type')).toBe(get.headers.get('content-type'));
+    expect(head.headers.get('content-length')).toBe(String(Buffer.byteLength(text)));
+    expect(await head.text()).toBe('');
+    expect([get.headers.get('x-request-id'), head.headers.get('x-request-id')]).toEqual(['trace-42', 'trace-42']);
+    const missing = await fetch(`${base}/api/v1/agent/runs/nope`, { headers });
+    expect(missing.headers.get('x-request-id')).toBe('trace-42');
+    expect(await missing.json()).toMatchObject({ status: 404, request_id: 'trace-42' });
+    const ingress = await fetch(`${base}/webhooks/w/nope`, { method: 'POST', body: '{}' });
+    expect(ingress.headers.get('x-request-id')).toEqual(expect.any(String));
+  });
+
   it("leaves the host's JSON routes (and their body parser) working, inside and outside the mount point", async () => {
     for (const route of HOST_JSON_ROUTES) {
       const res = await fetch(server.origin + route, {
