@@ -1,6 +1,7 @@
 import { createMemoryStore } from '@agentrun/store-memory';
 import { describe, expect, it } from 'vitest';
 import { createAgentRunHandler } from '../src/http/handler.js';
+import { createWorker, demoExecutor } from '../src/index.js';
 
 // Issue 9, point 18: options are checked when the handler is made, naming the option.
 describe('createAgentRunHandler options', () => {
@@ -39,5 +40,37 @@ describe('createAgentRunHandler options', () => {
         clock: { now: () => 0 },
       }),
     ).not.toThrow();
+  });
+});
+
+describe('createWorker options', () => {
+  const handler = createAgentRunHandler({ store: createMemoryStore() });
+  const make = (options: unknown) => () => createWorker(options as never);
+
+  it.each([
+    [{ executor: demoExecutor() }, /createWorker: option service is required: the RunService of a handler/],
+    [{ service: handler.service }, /option executor is required: an Executor/],
+    [{ service: handler.service, executor: demoExecutor(), concurrency: '4' }, /option concurrency must be a number/],
+    [
+      { service: handler.service, executor: demoExecutor(), pollIntervalMS: 10 },
+      /unknown option pollIntervalMS \(did you mean pollIntervalMs\?\)/,
+    ],
+    [{ service: handler, executor: demoExecutor() }, /option service must be the RunService of a handler/],
+  ])('refuses %#', (options, message) => {
+    expect(make(options)).toThrow(message);
+  });
+
+  it('accepts every documented option', () => {
+    const worker = make({
+      service: handler.service,
+      executor: demoExecutor(),
+      workerId: 'w1',
+      concurrency: 2,
+      pollIntervalMs: 50,
+      leaseMs: 3000,
+      heartbeatMs: 1000,
+      onError: () => {},
+    })();
+    expect(worker.id).toBe('w1');
   });
 });

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { checkOptions } from '../util/check-options.js';
 import type { AgentRunHandlerOptions } from './handler.js';
 
 /**
@@ -47,23 +48,8 @@ const OptionsSchema = v.strictObject({
   onError: v.optional(fn),
 });
 
-const KNOWN = Object.keys(OptionsSchema.entries);
-
 /** Throw a TypeError naming the first wrong option (and the right name of a mistyped one). */
 export function checkHandlerOptions(options: AgentRunHandlerOptions): void {
   if (typeof options !== 'object' || options === null) throw new TypeError('createAgentRunHandler: options must be an object with a store');
-  const result = v.safeParse(OptionsSchema, options, { abortPipeEarly: true });
-  if (result.success) return;
-  const issue = result.issues[0] as v.BaseIssue<unknown>;
-  const path = v.getDotPath(issue) ?? '';
-  if (issue.type === 'strict_object' && issue.expected === 'never') {
-    const close = KNOWN.find((k) => k.toLowerCase() === path.split('.').pop()?.toLowerCase());
-    throw new TypeError(`createAgentRunHandler: unknown option ${path}${close ? ` (did you mean ${close}?)` : ''}`);
-  }
-  if (issue.type === 'strict_object' && issue.input === undefined) {
-    throw new TypeError(
-      `createAgentRunHandler: option ${path} is required${path === 'store' ? ': a Store, such as createMemoryStore()' : ''}`,
-    );
-  }
-  throw new TypeError(`createAgentRunHandler: option ${path || 'store'} ${issue.message}`);
+  checkOptions('createAgentRunHandler', OptionsSchema, options, { store: 'a Store, such as createMemoryStore()' });
 }

@@ -8,6 +8,7 @@ import type { RunPatch } from '../store/store.js';
 import { isoTime } from '../util/clock.js';
 import { newId } from '../util/ids.js';
 import { everyMs } from '../util/throttle.js';
+import { checkWorkerOptions } from './worker-options.js';
 
 export interface WorkerOptions {
   /** The run service of the handler (`handler.service`): its store, events and clock are used. */
@@ -48,6 +49,7 @@ export interface Worker {
  * once through the events of this process, and at the next heartbeat from any other process.
  */
 export function createWorker(options: WorkerOptions): Worker {
+  checkWorkerOptions(options);
   const { service, executor } = options;
   const { store, events, clock } = service;
   const id = options.workerId ?? newId();
