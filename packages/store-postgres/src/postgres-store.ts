@@ -99,15 +99,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
    * the same key waits on the row until this transaction ends, then sees the outcome.
    */
   async function reserveKey<R>(tx: Tx, write: IdempotencyWrite<R>): Promise<void> {
-    const reserved = await rows(
-      sql`INSERT INTO idempotency_keys (scope, key, fingerprint, status, body, created_at, expires_at)
-          VALUES (${write.scope}, ${write.key}, ${write.fingerprint}, 0, NULL, ${write.now}::timestamptz, ${write.expiresAt}::timestamptz)
-          ON CONFLICT (scope, key) DO UPDATE
-            SET fingerprint = EXCLUDED.fingerprint, status = 0, body = NULL, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
-            WHERE idempotency_keys.expires_at <= ${write.now}::timestamptz
-          RETURNING key`,
-      tx,
-    );
+    const reserved = await rows(reserveSql(write), tx);
     if (reserved.length > 0) return;
     const [existing] = await rows<IdempotencyRow>(
       sql`SELECT * FROM idempotency_keys WHERE scope = ${write.scope} AND key = ${write.key}`,
@@ -254,14 +246,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     },
     async reserve(r) {
       // One statement: insert, or take over an expired record; a live one is left as it is.
-      const reserved = await rows(
-        sql`INSERT INTO idempotency_keys (scope, key, fingerprint, status, body, created_at, expires_at)
-            VALUES (${r.scope}, ${r.key}, ${r.fingerprint}, 0, NULL, ${r.now}::timestamptz, ${r.expiresAt}::timestamptz)
-            ON CONFLICT (scope, key) DO UPDATE
-              SET fingerprint = EXCLUDED.fingerprint, status = 0, body = NULL, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
-              WHERE idempotency_keys.expires_at <= ${r.now}::timestamptz
-            RETURNING key`,
-      );
+      const reserved = await rows(reserveSql(r));
       if (reserved.length > 0) return { reserved: true };
       const [existing] = await rows<IdempotencyRow>(sql`SELECT * FROM idempotency_keys WHERE scope = ${r.scope} AND key = ${r.key}`);
       // Gone between the two statements (released or purged): the caller may simply try again.
@@ -336,6 +321,19 @@ export function survivePoolErrors(pool: pg.Pool, onError: (error: Error) => void
   pool.on('connect', (client) => {
     client.on('error', onError);
   });
+}
+
+/**
+ * Hold (scope, key) with status 0: insert it, or take over a record that expired. RETURNING a row
+ * means this statement holds the key; none means a live record exists.
+ */
+function reserveSql(r: { scope: string; key: string; fingerprint: string; now: string; expiresAt: string }): RawBuilder<unknown> {
+  return sql`INSERT INTO idempotency_keys (scope, key, fingerprint, status, body, created_at, expires_at)
+    VALUES (${r.scope}, ${r.key}, ${r.fingerprint}, 0, NULL, ${r.now}::timestamptz, ${r.expiresAt}::timestamptz)
+    ON CONFLICT (scope, key) DO UPDATE
+      SET fingerprint = EXCLUDED.fingerprint, status = 0, body = NULL, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
+      WHERE idempotency_keys.expires_at <= ${r.now}::timestamptz
+    RETURNING key`;
 }
 
 function connect(options: PostgresStoreOptions): { db: Db; owned: boolean } {
