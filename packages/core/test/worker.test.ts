@@ -1,6 +1,6 @@
 import { testPrincipal } from '@agentrun/core/testing';
 import { createMemoryStore } from '@agentrun/store-memory';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   type AgentRunHandler,
   createAgentRunHandler,
@@ -14,6 +14,7 @@ import {
   type RunState,
   type Worker,
 } from '../src/index.js';
+import { MAX_BACKOFF_MS } from '../src/worker/worker.js';
 
 const principal = testPrincipal();
 
@@ -249,5 +250,45 @@ describe('a store outage', () => {
     await handler.service.create(principal, { prompt: 'after' });
     expect(await worker.poll()).toBe(1);
     await worker.idle();
+  });
+
+  it('backs off while its timed polls fail (not one query per interval) and resumes by itself when the store returns', async () => {
+    vi.useFakeTimers();
+    try {
+      const store = createMemoryStore();
+      const handler = createAgentRunHandler({ store });
+      const { run_id } = (await handler.service.create(principal, { prompt: 'queued before the outage' })).body;
+      let down = true;
+      const claims: ('failed' | 'answered')[] = [];
+      const claimNext = store.runs.claimNext.bind(store.runs);
+      store.runs.claimNext = async (...args) => {
+        claims.push(down ? 'failed' : 'answered');
+        if (down) throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+        return claimNext(...args);
+      };
+      const listExpiredLeases = store.runs.listExpiredLeases.bind(store.runs);
+      store.runs.listExpiredLeases = async (...args) => {
+        if (down) throw new Error('Connection terminated unexpectedly');
+        return listExpiredLeases(...args);
+      };
+      const worker = createWorker({
+        service: handler.service,
+        executor: demoExecutor({ durationMs: 1 }),
+        pollIntervalMs: 100,
+        onError: () => {},
+      });
+      worker.start();
+      // 3 s of outage is 30 intervals: polls at 0, 200, 600, 1400 and 3000 ms (each wait doubled).
+      await vi.advanceTimersByTimeAsync(3_050);
+      expect(claims).toEqual(Array(5).fill('failed'));
+      // The store returns; no event tells the worker: its next timed poll (within 10 s) claims the run.
+      down = false;
+      await vi.advanceTimersByTimeAsync(MAX_BACKOFF_MS);
+      expect(claims).toContain('answered');
+      expect((await store.runs.get(run_id))?.state).not.toBe('QUEUED');
+      await worker.stop();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
