@@ -40,10 +40,14 @@ export type MCPServerConfig = v.InferOutput<typeof MCPServerConfigSchema>;
 
 /**
  * `config.harness`: the agent program (`oz`, `claude`, `gemini`, `codex`, or another name an
- * executor knows), with the optional settings both published clients send.
+ * executor knows), with the optional settings both published clients send. Every member is
+ * optional, `type` too, as in the Python client's `Harness` (a `TypedDict` with `total=False`):
+ * no `type` means the default harness, `oz` (docs/run-api.md).
  */
 export const HarnessSchema = jsonObject({
-  type: v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9_.-]{0,63}$/, 'must be a harness name such as oz, claude, gemini or codex')),
+  type: v.optional(
+    v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9_.-]{0,63}$/, 'must be a harness name such as oz, claude, gemini or codex')),
+  ),
   auth_secret_name: v.optional(shortText),
   model_id: v.optional(shortText),
   reasoning_level: v.optional(shortText),

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { base64DecodedLength, isBase64 } from './base64.js';
 import { AmbientAgentConfigSchema } from './config.js';
 import { jsonMap, jsonObject } from './json.js';
 
@@ -13,21 +14,18 @@ export const REQUEST_LIMITS = {
   listLimitDefault: 20,
 } as const;
 
-/**
- * Standard base64: a single character class and at most two `=`, with the length checked
- * apart. (A grouped pattern such as `(?:[A-Za-z0-9+/]{4})*` makes V8 recurse per group and
- * overflows the stack on inputs of a few MiB.)
- */
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
-/** Decoded size of valid base64 text. */
-export const base64DecodedBytes = (s: string): number => (s.length / 4) * 3 - (s.endsWith('==') ? 2 : s.endsWith('=') ? 1 : 0);
-export const isBase64 = (s: string): boolean => s.length % 4 === 0 && BASE64.test(s);
+// Checked by a linear loop, not a pattern (issue 9, point 2): see base64.ts.
+export { base64DecodedLength, isBase64 } from './base64.js';
+
 const base64 = v.pipe(
   v.string(),
-  // Cheapest first: the length bounds the work of the pattern.
-  v.check((s) => s.length <= ((REQUEST_LIMITS.attachmentBytes + 2) / 3) * 4 + 4, `at most ${REQUEST_LIMITS.attachmentBytes} bytes decoded`),
-  v.check(isBase64, 'must be standard base64'),
-  v.check((s) => base64DecodedBytes(s) <= REQUEST_LIMITS.attachmentBytes, `at most ${REQUEST_LIMITS.attachmentBytes} bytes decoded`),
+  // Cheapest first: the length alone bounds the decoded size, so oversized text is refused unread.
+  v.check((s) => s.length <= Math.ceil(REQUEST_LIMITS.attachmentBytes / 3) * 4, `at most ${REQUEST_LIMITS.attachmentBytes} bytes decoded`),
+  v.check(isBase64, 'must be standard base64 (RFC 4648, padded, as every standard encoder writes it)'),
+  v.check(
+    (s) => (base64DecodedLength(s) ?? 0) <= REQUEST_LIMITS.attachmentBytes,
+    `at most ${REQUEST_LIMITS.attachmentBytes} bytes decoded`,
+  ),
 );
 
 /** Lengths in Unicode characters (code points), as a user counts them, not UTF-16 units. */

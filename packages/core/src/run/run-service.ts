@@ -1,6 +1,7 @@
 import type { Principal } from '../auth/principal.js';
 import { AgentRunError, conflict, invalidRequest, notFound } from '../errors.js';
 import { type AgentRunEvents, emitSafely } from '../events.js';
+import { decodeStandardBase64 } from '../models/base64.js';
 import type { AmbientAgentConfig } from '../models/config.js';
 import { ListRunsQuerySchema, METADATA_PARAM, RunAgentRequestSchema, RunFollowupRequestSchema } from '../models/requests.js';
 import type { ListRunsResponse, RunAgentResponse, RunFollowupResponse, RunItem, RunTrigger } from '../models/run.js';
@@ -448,7 +449,12 @@ function collectAttachments(
   return out;
 }
 
-const decodeBase64 = (data: string): Uint8Array => Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
+/** Data the request schema has already checked is canonical base64 (models/base64.ts). */
+const decodeBase64 = (data: string): Uint8Array => {
+  const bytes = decodeStandardBase64(data);
+  if (bytes === undefined) throw invalidRequest('attachment data must be standard base64');
+  return bytes;
+};
 
 /**
  * Take the Python client's `metadata[key]=value` pairs out of a list query: at most 5, checked,
