@@ -45,6 +45,30 @@ describe('oz-agent-sdk against the reference server', () => {
     expect(done.started_at).toEqual(expect.any(String));
   });
 
+  it('sends every field of its AgentRunParams and AmbientAgentConfig, all accepted and stored', async () => {
+    const { run_id } = await client.agent.run({
+      prompt: 'every field',
+      title: 'All of them',
+      skill: 'acme/tools:deploy',
+      team: true,
+      conversation_id: 'conv-ts',
+      images: [{ mime_type: 'image/png', data: Buffer.from([0x89, 0x50, 0x4e, 0x47]).toString('base64') }],
+      config: {
+        name: 'ts-all',
+        model_id: 'm',
+        base_prompt: 'b',
+        environment_id: 'e',
+        skill_spec: 'acme/tools:deploy',
+        computer_use_enabled: true,
+        worker_host: 'warp',
+        mcp_servers: { gh: { url: 'https://mcp.example.com/sse', headers: { 'X-Token': 't' } } },
+      },
+    });
+    const run = await client.agent.runs.retrieve(run_id);
+    expect(run.agent_config).toMatchObject({ name: 'ts-all', computer_use_enabled: true, worker_host: 'warp' });
+    expect(run.conversation_id).toBe('conv-ts');
+  });
+
   it('fails a run whose prompt asks it to', async () => {
     const { run_id } = await client.agent.run({ prompt: 'please fail this' });
     const run = await waitForState(run_id, ['FAILED']);
@@ -88,11 +112,22 @@ describe('oz-agent-sdk against the reference server', () => {
     expect(bySource.runs.map((r) => r.run_id)).toEqual([ids[3]]);
   });
 
-  it('cancels a run and returns its ID as a string', async () => {
+  it('cancels a run and returns its ID as a string: the bare ID as text/plain (contract §1)', async () => {
     const { run_id } = await client.agent.run({ prompt: 'long job' });
-    const cancelled = await client.agent.runs.cancel(run_id);
+    const { data: cancelled, response } = await client.agent.runs.cancel(run_id).withResponse();
     expect(cancelled).toBe(run_id);
+    expect(response.headers.get('content-type')).toBe('text/plain; charset=utf-8');
     expect((await client.agent.runs.retrieve(run_id)).state).toBe('CANCELLED');
+  });
+
+  it('replays a cancel with the same Idempotency-Key as the same bare ID, still text/plain', async () => {
+    const { run_id } = await client.agent.run({ prompt: 'long job' });
+    const headers = { 'Idempotency-Key': `cancel-${run_id}` };
+    expect(await client.agent.runs.cancel(run_id, { headers })).toBe(run_id);
+    const { data, response } = await client.agent.runs.cancel(run_id, { headers }).withResponse();
+    expect(data).toBe(run_id);
+    expect(response.headers.get('idempotent-replayed')).toBe('true');
+    expect(response.headers.get('content-type')).toBe('text/plain; charset=utf-8');
   });
 
   it('cancelling a finished run is a BadRequestError', async () => {

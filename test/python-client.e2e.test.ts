@@ -1,0 +1,207 @@
+import { Agent, request as httpRequest } from 'node:http';
+import { type ReferenceServer, startReferenceServer } from '@agentrun/server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+// Issue 9, point 9 (bodies and cancel): the published Python client `oz-agent-sdk`
+// (Stainless-generated, github.com/warpdotdev/oz-sdk-python) against the reference server, each
+// request written out byte for byte as that client sends it, over a real socket. Where each part
+// comes from, in that repository:
+// - headers: src/oz_agent_sdk/_base_client.py (`default_headers`: Accept, Content-Type, User-Agent
+//   `OzAPI/Python <version>`, `platform_headers()`; `_build_headers`: x-stainless-retry-count and
+//   x-stainless-read-timeout) and _client.py (`Authorization: Bearer`, `X-Stainless-Async: false`);
+//   httpx adds Host, Accept-Encoding, Connection and Content-Length (`Content-Length: 0` on a POST
+//   without content). A GET drops Content-Type (`_build_request`: `headers.pop("Content-Type")`).
+// - JSON bodies: `openapi_dumps` (json.dumps with `ensure_ascii=False, separators=(",", ":")`), the
+//   compact UTF-8 that JSON.stringify also writes; keys in the order of the resource method's dict.
+// - responses: `cast_to=str` (cancel) returns `response.text` as is; models parse the JSON.
+
+const PACKAGE_VERSION = '0.16.0'; // src/oz_agent_sdk/_version.py
+
+let server: ReferenceServer;
+let agent: Agent;
+
+beforeAll(async () => {
+  // Runs stay in progress long enough to be followed up and cancelled.
+  server = await startReferenceServer({ port: 0, demoDurationMs: 60_000, pollIntervalMs: 20 });
+  agent = new Agent({ keepAlive: true });
+});
+afterAll(async () => {
+  agent.destroy();
+  await server.close();
+});
+
+interface Sent {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** The body as text, as `response.text` gives it. */
+  text: string;
+}
+
+/** One request as the Python client builds it (sync client, first attempt). */
+function pythonRequest(method: 'GET' | 'POST', path: string, json?: unknown): Promise<Sent> {
+  const url = new URL(`${server.url}/api/v1${path}`);
+  const body = json === undefined ? Buffer.alloc(0) : Buffer.from(JSON.stringify(json), 'utf8');
+  const headers: Record<string, string> = {
+    Host: url.host,
+    'Accept-Encoding': 'gzip, deflate',
+    Connection: 'keep-alive',
+    Accept: 'application/json',
+    ...(method === 'GET' ? {} : { 'Content-Type': 'application/json' }),
+    'User-Agent': `OzAPI/Python ${PACKAGE_VERSION}`,
+    'X-Stainless-Lang': 'python',
+    'X-Stainless-Package-Version': PACKAGE_VERSION,
+    'X-Stainless-OS': 'Linux',
+    'X-Stainless-Arch': 'x64',
+    'X-Stainless-Runtime': 'CPython',
+    'X-Stainless-Runtime-Version': '3.12.3',
+    'X-Stainless-Async': 'false',
+    Authorization: `Bearer ${server.apiKey}`,
+    'x-stainless-retry-count': '0',
+    'x-stainless-read-timeout': '60',
+    ...(method === 'GET' ? {} : { 'Content-Length': String(body.byteLength) }),
+  };
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: url.hostname, port: url.port, method, path: url.pathname + url.search, headers, agent }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const ok = (sent: Sent) => {
+  expect(sent.status, sent.text).toBe(200);
+  return sent;
+};
+const runOf = async (runId: string) => JSON.parse(ok(await pythonRequest('GET', `/agent/runs/${runId}`)).text);
+
+describe('the Python oz-agent-sdk, request by request', () => {
+  it('client.agent.run(...) with every field set (types/agent_run_params.py, types/ambient_agent_config_param.py)', async () => {
+    const parent = JSON.parse(ok(await pythonRequest('POST', '/agent/run', { prompt: 'parent' })).text).run_id;
+    // resources/agent/agent.py `run()`: the body dict in its (alphabetical) order.
+    const body = {
+      agent_identity_uid: 'agent-uid-1',
+      attachments: [
+        // `Attachment.data` has PropertyInfo(format="base64"): bytes become base64.b64encode(...).decode().
+        { data: Buffer.from('log line\n').toString('base64'), file_name: 'trace.txt', mime_type: 'text/plain' },
+        { data: Buffer.from([0x89, 0x50, 0x4e, 0x47]).toString('base64'), file_name: 'shot.png', mime_type: 'image/png' },
+      ],
+      config: {
+        base_prompt: 'Be brief.',
+        computer_use_enabled: true,
+        credential_strategy: 'EXECUTOR',
+        environment_id: 'env-1',
+        harness: { model_id: 'claude-haiku-4-5', reasoning_level: 'high', type: 'claude' },
+        harness_auth_secrets: { claude_auth_secret_name: 'CLAUDE_KEY', codex_auth_secret_name: 'CODEX_KEY' },
+        idle_timeout_minutes: 30,
+        inference_providers: { aws: { disabled: false, region: 'eu-west-1', role_arn: 'arn:aws:iam::123456789012:role/bedrock' } },
+        mcp_servers: {
+          gh: { headers: { 'X-Token': 't' }, url: 'https://mcp.example.com/sse' },
+          local: { args: ['my-mcp'], command: 'npx', env: { DEBUG: '1' } },
+          shared: { warp_id: '6f1c1e0e-0000-4000-8000-000000000000' },
+        },
+        memory_stores: [{ access: 'read_write', instructions: 'Keep notes here.', uid: 'mem-1' }],
+        model_id: 'claude-sonnet',
+        name: 'nightly',
+        runner_id: 'runner-1',
+        session_sharing: { public_access: 'EDITOR' },
+        skill_spec: 'acme/tools:.claude/skills/deploy/SKILL.md',
+        skills: ['acme/tools:.claude/skills/deploy/SKILL.md'],
+        worker_host: 'warp',
+      },
+      conversation_id: 'conv-1',
+      interactive: true,
+      metadata: { ticket_id: 'VIS-238', ticket_source: 'linear' },
+      mode: 'orchestrate',
+      on_behalf_of: 'someone@example.com',
+      parent_run_id: parent,
+      prompt: 'Fix the flaky test — ünïcode and 😀 as UTF-8',
+      skill: 'acme/tools:deploy',
+      team: true,
+      title: 'Flaky test',
+    };
+    const started = ok(await pythonRequest('POST', '/agent/run', body));
+    expect(started.headers['content-type']).toMatch(/^application\/json/);
+    const { run_id, task_id, state } = JSON.parse(started.text);
+    expect({ task_id, state }).toEqual({ task_id: run_id, state: 'QUEUED' });
+
+    // client.agent.runs.retrieve(run_id): what contract §1 lists is stored and shown.
+    const run = await runOf(run_id);
+    expect(run).toMatchObject({ prompt: body.prompt, title: 'Flaky test', conversation_id: 'conv-1', parent_run_id: parent });
+    expect(run.agent_config).toMatchObject({
+      name: 'nightly',
+      model_id: 'claude-sonnet',
+      computer_use_enabled: true,
+      idle_timeout_minutes: 30,
+      worker_host: 'warp',
+      harness: { type: 'claude', model_id: 'claude-haiku-4-5', reasoning_level: 'high' },
+      harness_auth_secrets: body.config.harness_auth_secrets,
+      credential_strategy: 'EXECUTOR',
+      runner_id: 'runner-1',
+    });
+    expect(run.attachments).toEqual([
+      { file_name: 'trace.txt', mime_type: 'text/plain', size: 9 },
+      { file_name: 'shot.png', mime_type: 'image/png', size: 4 },
+    ]);
+  });
+
+  it('older releases: `images`, and harness as { auth_secret_name, type } (the AgentRunParams of earlier versions)', async () => {
+    const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a]).toString('base64');
+    const { run_id } = JSON.parse(
+      ok(
+        await pythonRequest('POST', '/agent/run', {
+          config: { harness: { auth_secret_name: 'ANTHROPIC', type: 'claude' }, worker_host: 'self-hosted-1' },
+          conversation_id: 'conv-2',
+          images: [{ data: png, mime_type: 'image/png' }],
+          prompt: 'Look at this',
+          team: false,
+          title: 'Screenshot',
+        }),
+      ).text,
+    );
+    const run = await runOf(run_id);
+    expect(run.agent_config).toMatchObject({ harness: { auth_secret_name: 'ANTHROPIC', type: 'claude' }, worker_host: 'self-hosted-1' });
+    expect(run.attachments).toEqual([{ file_name: 'image-1.png', mime_type: 'image/png', size: 6 }]);
+  });
+
+  it('the first release: { prompt, config, title } with a harness of its type only', async () => {
+    ok(await pythonRequest('POST', '/agent/run', { prompt: 'p', config: { harness: { type: 'oz' } }, title: 't' }));
+  });
+
+  it('a follow-up: { message, mode } (types/agent/run_submit_followup_params.py)', async () => {
+    const { run_id } = JSON.parse(ok(await pythonRequest('POST', '/agent/run', { prompt: 'keep going' })).text);
+    const res = ok(await pythonRequest('POST', `/agent/runs/${run_id}/followups`, { message: 'and the docs', mode: 'plan' }));
+    expect(JSON.parse(res.text)).toEqual({ run_id, state: expect.any(String) });
+  });
+
+  it('client.agent.runs.cancel(run_id) returns the bare ID: POST, no content, read as text (resources/agent/runs.py, cast_to=str)', async () => {
+    const { run_id } = JSON.parse(ok(await pythonRequest('POST', '/agent/run', { prompt: 'long job' })).text);
+    const res = ok(await pythonRequest('POST', `/agent/runs/${run_id}/cancel`));
+    expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
+    expect(res.text).toBe(run_id); // `response.text`, not `"<id>"`
+    expect((await runOf(run_id)).state).toBe('CANCELLED');
+  });
+
+  it('cancel with extra_body={} sends `{}`, also the bare ID', async () => {
+    const { run_id } = JSON.parse(ok(await pythonRequest('POST', '/agent/run', { prompt: 'long job' })).text);
+    expect(ok(await pythonRequest('POST', `/agent/runs/${run_id}/cancel`, {})).text).toBe(run_id);
+  });
+
+  it('still checks the types of what it accepts', async () => {
+    for (const body of [
+      { prompt: 'p', interactive: 'yes' },
+      { prompt: 'p', team: 'true' },
+      { prompt: 'p', config: { harness: { type: 7 } } },
+      { prompt: 'p', config: { worker_host: 1 } },
+      { prompt: 'p', config: { computer_use_enabled: 'no' } },
+      { prompt: 'p', config: { idle_timeout_minutes: 61 } },
+    ]) {
+      const res = await pythonRequest('POST', '/agent/run', body);
+      expect([JSON.stringify(body), res.status]).toEqual([JSON.stringify(body), 400]);
+      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    }
+  });
+});
