@@ -317,9 +317,16 @@ function patchAssignments(patch: RunPatch): RawBuilder<unknown>[] {
  * pass in yourself (docs/production.md).
  */
 export function survivePoolErrors(pool: pg.Pool, onError: (error: Error) => void): void {
-  pool.on('error', onError);
+  // An idle client's error reaches both listeners (the pool re-emits it): report it once.
+  const reported = new WeakSet<Error>();
+  const once = (error: Error) => {
+    if (reported.has(error)) return;
+    reported.add(error);
+    onError(error);
+  };
+  pool.on('error', once);
   pool.on('connect', (client) => {
-    client.on('error', onError);
+    client.on('error', once);
   });
 }
 

@@ -71,6 +71,9 @@ export function createIngress(options: IngressOptions): (request: Request, pathn
     if (t - lastSweep < DELIVERY_RETENTION.sweepEveryMs) return;
     lastSweep = t;
     store.deliveries.sweep(isoTime(t - DELIVERY_RETENTION.maxAgeMs), DELIVERY_RETENTION.keepNewest).catch((error) => {
+      // A store outage waits for the next period, unlogged: the delivery's own 503 reports it
+      // (throttled), where retrying and logging here would add a query and a line per delivery.
+      if (store.isUnavailable?.(error)) return;
       lastSweep = 0;
       options.onError(error);
     });
