@@ -210,6 +210,43 @@ export function ingressContract(start: (handler: AgentRunHandler) => Promise<Sta
     expect(ingress.headers.get('x-request-id')).toEqual(expect.any(String));
   });
 
+  it('answers HEAD on a streamed attachment and on errors without a body, and puts x-request-id on every answer', async () => {
+    const headers = { authorization: `Bearer ${apiKey}`, 'x-request-id': 'trace-43' };
+    const data = new Uint8Array(70_000).map((_, i) => i);
+    const created = await api<{ run_id: string }>('POST', '/agent/run', {
+      prompt: 'p',
+      attachments: [{ file_name: 'blob.bin', mime_type: 'application/octet-stream', data: Buffer.from(data).toString('base64') }],
+    });
+    const file = `${base}/api/v1/agent/runs/${created.body.run_id}/attachments/blob.bin`;
+    const head = await fetch(file, { method: 'HEAD', headers });
+    expect([head.status, head.headers.get('content-length'), head.headers.get('x-request-id')]).toEqual([200, '70000', 'trace-43']);
+    expect((await head.arrayBuffer()).byteLength).toBe(0);
+    expect(Buffer.from(await (await fetch(file, { headers })).arrayBuffer()).equals(Buffer.from(data))).toBe(true);
+
+    const missing = await fetch(`${base}/api/v1/agent/runs/nope`, { method: 'HEAD', headers });
+    expect([missing.status, missing.headers.get('x-request-id'), await missing.text()]).toEqual([404, 'trace-43', '']);
+    // 405 (run API and ingress) and 401: the header, and the id in the problem body.
+    for (const res of [
+      await fetch(`${base}/api/v1/agent/runs`, { method: 'DELETE', headers }),
+      await fetch(`${base}/webhooks/w/nope`, { method: 'GET', headers: { 'x-request-id': 'trace-43' } }),
+      await fetch(`${base}/api/v1/agent/runs`, { headers: { 'x-request-id': 'trace-43' } }),
+    ]) {
+      expect(res.headers.get('x-request-id')).toBe('trace-43');
+      expect(await res.json()).toMatchObject({ request_id: 'trace-43' });
+    }
+    // A header that is not a usable id is replaced, never refused.
+    const replaced = await fetch(`${base}/api/v1/agent/runs`, { headers: { ...headers, 'x-request-id': 'x'.repeat(201) } });
+    expect(replaced.status).toBe(200);
+    expect(replaced.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+
+    const cancel = await fetch(`${base}/api/v1/agent/runs/${created.body.run_id}/cancel`, { method: 'POST', headers });
+    expect([cancel.status, cancel.headers.get('content-type'), await cancel.text()]).toEqual([
+      200,
+      'text/plain; charset=utf-8',
+      created.body.run_id,
+    ]);
+  });
+
   it("leaves the host's JSON routes (and their body parser) working, inside and outside the mount point", async () => {
     for (const route of HOST_JSON_ROUTES) {
       const res = await fetch(server.origin + route, {
