@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openTestDatabase } from './support/database.js';
@@ -17,49 +18,136 @@ if (noCluster && process.env.CI === 'true') throw new Error(`CI=true and no clus
 
 const apiKey = `ar_faults-${Math.random().toString(36).slice(2)}`;
 const auth = { authorization: `Bearer ${apiKey}` };
+// Webhooks need sealed secrets: the same key for every server of the file.
+const env = { AGENTRUN_SECRET_KEY: randomBytes(32).toString('base64') };
+
+/** A factory and a bearer-token webhook (no automations: deliveries start no runs) on `server`. */
+interface Fixture {
+  factory: string;
+  ingress: string;
+  token: string;
+}
+
+async function fixture(server: ServerProcess): Promise<Fixture> {
+  const post = async (path: string, body: unknown) => {
+    const res = await fetch(`${server.url}/api/v1${path}`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (!res.ok) throw new Error(`POST ${path}: ${res.status} ${await res.text()}`);
+    return res.json();
+  };
+  const factory = (await post('/factories', { name: 'Faults' })).uid as string;
+  const created = await post(`/factories/${factory}/webhooks`, { name: 'faults', auth_mode: 'token' });
+  return { factory, ingress: `${server.url}/webhooks/w/${created.webhook.uid}`, token: created.secret };
+}
+
+/** One kind of request the load sends, and the status it answers while the database is up. */
+interface Kind {
+  what: string;
+  ok: number[];
+  send(server: ServerProcess, f: Fixture, i: number): Promise<Response>;
+}
+
+const json = (body: unknown) => ({ method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const RUN_LIST: Kind = { what: 'run API: list', ok: [200], send: (s) => fetch(`${s.url}/api/v1/agent/runs?limit=5`, { headers: auth }) };
+const RUN_CREATE: Kind = {
+  what: 'run API: create',
+  ok: [200],
+  send: (s, _, i) => fetch(`${s.url}/api/v1/agent/run`, json({ prompt: `load ${i}` })),
+};
+const FACTORY_LIST: Kind = { what: 'management: list', ok: [200], send: (s) => fetch(`${s.url}/api/v1/factories`, { headers: auth }) };
+const WEBHOOK_LIST: Kind = {
+  what: 'management: webhooks',
+  ok: [200],
+  send: (s, f) => fetch(`${s.url}/api/v1/factories/${f.factory}/webhooks`, { headers: auth }),
+};
+const SECRET_PUT: Kind = {
+  what: 'management: write',
+  ok: [200, 201],
+  send: (s, _, i) =>
+    fetch(`${s.url}/api/v1/team/secrets/FAULTS_${i % 3}`, {
+      method: 'PUT',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ value: `v${i}` }),
+    }),
+};
+const DELIVERY: Kind = {
+  what: 'webhook ingress',
+  ok: [202],
+  send: (_, f, i) => fetch(f.ingress, { method: 'POST', headers: { authorization: `Bearer ${f.token}` }, body: `{"n":${i}}` }),
+};
 
 interface Tally {
-  statuses: Map<number, number>;
+  statuses: Map<string, number>;
   bad: string[];
 }
 
+/** A 503 problem+json `unavailable`, retryable, with Retry-After: what an outage must answer. */
+function isUnavailableAnswer(res: Response, text: string): boolean {
+  if (res.status !== 503 || !res.headers.get('content-type')?.startsWith('application/problem+json')) return false;
+  if (!(Number(res.headers.get('retry-after')) > 0)) return false;
+  const body = JSON.parse(text);
+  return body.error === 'unavailable' && body.retryable === true;
+}
+
+/** Send `kind` once and tally it: its ok status, or a 503 unavailable answer; anything else is bad. */
+async function tallied(tally: Tally, kind: Kind, server: ServerProcess, f: Fixture, i: number): Promise<number> {
+  const res = await kind.send(server, f, i);
+  const text = await res.text();
+  const key = `${kind.what} ${res.status}`;
+  tally.statuses.set(key, (tally.statuses.get(key) ?? 0) + 1);
+  if (!kind.ok.includes(res.status) && !isUnavailableAnswer(res, text) && tally.bad.length < 10)
+    tally.bad.push(`${kind.what}: ${res.status} ${text}`);
+  return res.status;
+}
+
+const count = (tally: Tally, status: number) =>
+  [...tally.statuses].filter(([k]) => k.endsWith(` ${status}`)).reduce((n, [, c]) => n + c, 0);
+
 /**
- * Requests from `workers` concurrent loops until `stop()`: every answer is tallied and checked.
- * With `writes`, every other request creates a run (a write in a transaction).
+ * Requests from `workers` concurrent loops until `stop()`, over the run API and the management
+ * API (with `writes`: run creations and secret writes, each a transaction, among them), plus one
+ * loop of webhook deliveries, paced under the ingress rate limit (60 a minute per webhook).
  */
-function load(server: ServerProcess, { workers = 8, writes = true } = {}) {
+function load(server: ServerProcess, f: Fixture, { workers = 8, writes = true } = {}) {
   const tally: Tally = { statuses: new Map(), bad: [] };
+  const kinds = writes ? [RUN_LIST, RUN_CREATE, FACTORY_LIST, SECRET_PUT, WEBHOOK_LIST] : [RUN_LIST, FACTORY_LIST, WEBHOOK_LIST];
   let running = true;
-  const one = async (i: number) => {
-    const res =
-      !writes || i % 2 === 0
-        ? await fetch(`${server.url}/api/v1/agent/runs?limit=5`, { headers: auth })
-        : await fetch(`${server.url}/api/v1/agent/run`, {
-            method: 'POST',
-            headers: { ...auth, 'content-type': 'application/json' },
-            body: JSON.stringify({ prompt: `load ${i}` }),
-          });
-    const text = await res.text();
-    tally.statuses.set(res.status, (tally.statuses.get(res.status) ?? 0) + 1);
-    const ok = res.status === 200;
-    const unavailable =
-      res.status === 503 &&
-      res.headers.get('retry-after') !== null &&
-      res.headers.get('content-type')?.startsWith('application/problem+json') &&
-      JSON.parse(text).error === 'unavailable';
-    if (!ok && !unavailable && tally.bad.length < 5) tally.bad.push(`${res.status} ${text}`);
-  };
   const loops = Array.from({ length: workers }, async (_, w) => {
-    for (let i = w; running; i += workers) await one(i).catch((error) => tally.bad.push(`fetch failed: ${error.message}`));
+    for (let i = w; running; i += workers) {
+      await tallied(tally, kinds[i % kinds.length] as Kind, server, f, i).catch((error) =>
+        tally.bad.push(`fetch failed: ${error.message}`),
+      );
+    }
   });
+  const deliveries = (async () => {
+    for (let i = 0; running && i < 50; i++) {
+      await tallied(tally, DELIVERY, server, f, i).catch((error) => tally.bad.push(`fetch failed: ${error.message}`));
+      await sleep(150);
+    }
+  })();
   return {
     tally,
     stop: async () => {
       running = false;
-      await Promise.all(loops);
+      await Promise.all([...loops, deliveries]);
       return tally;
     },
   };
+}
+
+/** Each kind once, as a client would: which kinds did not answer `expected` (ok, or a 503 unavailable). */
+async function everyKind(server: ServerProcess, f: Fixture, expected: 'ok' | 'unavailable'): Promise<string[]> {
+  const wrong: string[] = [];
+  for (const kind of [RUN_LIST, RUN_CREATE, FACTORY_LIST, WEBHOOK_LIST, SECRET_PUT, DELIVERY]) {
+    const res = await kind.send(server, f, 0);
+    const text = await res.text();
+    const right = expected === 'ok' ? kind.ok.includes(res.status) : isUnavailableAnswer(res, text);
+    if (!right) wrong.push(`${kind.what}: ${res.status} ${text}`);
+  }
+  return wrong;
 }
 
 const runsAnswer = (server: ServerProcess) => fetch(`${server.url}/api/v1/agent/runs?limit=1`, { headers: auth }).then((r) => r.status);
@@ -67,8 +155,12 @@ const runsAnswer = (server: ServerProcess) => fetch(`${server.url}/api/v1/agent/
 describe.skipIf(!db.multiConnection)('the server survives terminated connections (shared server, own backends only)', () => {
   const procs = useProcesses();
   const appName = `agentrun_faults_${process.pid}`;
+  const databaseUrl = () => {
+    const u = new URL(db.url as string);
+    u.searchParams.set('application_name', appName);
+    return u.toString();
+  };
   let admin: pg.Client;
-  let server: ServerProcess;
 
   beforeAll(async () => {
     admin = new pg.Client({ connectionString: db.url as string });
@@ -76,43 +168,45 @@ describe.skipIf(!db.multiConnection)('the server survives terminated connections
   });
   afterAll(() => admin?.end());
 
+  /** pg_terminate_backend on the server process's backends only (by its application_name). */
   const terminateOurs = async () =>
     (await admin.query('SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE application_name = $1', [appName]))
       .rows[0].n as number;
 
   it('keeps serving after its idle connections are terminated', async () => {
-    const url = `${db.url}${(db.url as string).includes('?') ? '&' : '?'}application_name=${appName}`;
-    server = await procs.server({ databaseUrl: url, apiKey, pollIntervalMs: 50 });
-    expect(await runsAnswer(server)).toBe(200);
+    const server = await procs.server({ databaseUrl: databaseUrl(), apiKey, pollIntervalMs: 50, env });
+    const f = await fixture(server);
+    expect(await everyKind(server, f, 'ok')).toEqual([]);
     await sleep(200); // the pool's connections are idle now
     expect(await terminateOurs()).toBeGreaterThan(0);
     await sleep(300); // the 'error' events of the idle connections arrive
     expect(server.exit).toBeUndefined();
     await waitUntil(
-      () => runsAnswer(server),
-      (s) => s === 200,
-      'the server to answer 200 again',
+      () => everyKind(server, f, 'ok'),
+      (wrong) => wrong.length === 0,
+      'every kind of request to succeed again',
       10_000,
     );
     expect(server.output()).toMatch(/connection lost/);
+    expect(server.output()).not.toContain('postgres://');
   }, 60_000);
 
-  it('answers 200 or 503 (never 500) while its connections are terminated under load, then recovers', async () => {
-    const url = `${db.url}${(db.url as string).includes('?') ? '&' : '?'}application_name=${appName}`;
-    server = await procs.server({ databaseUrl: url, apiKey, pollIntervalMs: 50 });
-    const traffic = load(server);
+  it('answers 2xx or 503 problem+json (never 500) on every path while its connections are terminated under load, then recovers', async () => {
+    const server = await procs.server({ databaseUrl: databaseUrl(), apiKey, pollIntervalMs: 50, env });
+    const f = await fixture(server);
+    const traffic = load(server, f);
     for (let i = 0; i < 5; i++) {
       await sleep(150);
       await terminateOurs();
     }
     const tally = await traffic.stop();
     expect(tally.bad).toEqual([]);
-    expect(tally.statuses.get(200) ?? 0).toBeGreaterThan(0);
+    expect(count(tally, 200)).toBeGreaterThan(0);
     expect(server.exit).toBeUndefined();
     await waitUntil(
-      () => runsAnswer(server),
-      (s) => s === 200,
-      'the server to answer 200 again',
+      () => everyKind(server, f, 'ok'),
+      (wrong) => wrong.length === 0,
+      'every kind of request to succeed again',
       10_000,
     );
   }, 60_000);
@@ -125,13 +219,14 @@ describe.skipIf(!db.multiConnection || noCluster !== undefined)(
     let cluster: OwnCluster | undefined;
     afterEach(() => cluster?.destroy());
 
-    it('answers 503 with Retry-After while the database is down, stays up, and recovers when it returns', async () => {
+    it('answers 503 with Retry-After on every path while the database is down, stays up, and recovers when it returns', async () => {
       cluster = await createOwnCluster();
-      const server = await procs.server({ databaseUrl: cluster.url, apiKey, pollIntervalMs: 50, demoDurationMs: 100 });
-      expect(await runsAnswer(server)).toBe(200);
+      const server = await procs.server({ databaseUrl: cluster.url, apiKey, pollIntervalMs: 50, demoDurationMs: 100, env });
+      const f = await fixture(server);
+      expect(await everyKind(server, f, 'ok')).toEqual([]);
 
-      // Reads only: a queue of runs written under load would hold up the run checked at the end.
-      const traffic = load(server, { writes: false });
+      // No run creations under load: a queue of runs would hold up the run checked at the end.
+      const traffic = load(server, f, { writes: false });
       await sleep(300);
       cluster.stop();
       await waitUntil(
@@ -140,28 +235,27 @@ describe.skipIf(!db.multiConnection || noCluster !== undefined)(
         'a 503 while the database is down',
         15_000,
       );
+      // Every path: run API, management API and webhook ingress, reads and writes.
+      expect(await everyKind(server, f, 'unavailable')).toEqual([]);
       await sleep(500);
       expect(server.exit).toBeUndefined();
       cluster.start();
       await waitUntil(
-        () => runsAnswer(server),
-        (s) => s === 200,
-        'a 200 once the database is back',
+        () => everyKind(server, f, 'ok'),
+        (wrong) => wrong.length === 0,
+        'every kind of request to succeed once the database is back',
         20_000,
       );
       await sleep(300);
       const tally = await traffic.stop();
 
       expect(tally.bad).toEqual([]);
-      expect(tally.statuses.get(503) ?? 0).toBeGreaterThan(0);
-      expect(tally.statuses.get(200) ?? 0).toBeGreaterThan(0);
+      expect(count(tally, 503)).toBeGreaterThan(0);
+      expect(count(tally, 200)).toBeGreaterThan(0);
+      expect(tally.statuses.get(`${DELIVERY.what} 202`) ?? 0).toBeGreaterThan(0);
       expect(server.exit).toBeUndefined();
       // The worker survived the outage too: a new run is still carried to its end.
-      const created = await fetch(`${server.url}/api/v1/agent/run`, {
-        method: 'POST',
-        headers: { ...auth, 'content-type': 'application/json' },
-        body: JSON.stringify({ prompt: 'after the outage' }),
-      }).then((r) => r.json());
+      const created = await RUN_CREATE.send(server, f, -1).then((r) => r.json());
       await waitUntil(
         () => fetch(`${server.url}/api/v1/agent/runs/${created.run_id}`, { headers: auth }).then((r) => r.json()),
         (run) => run.state === 'SUCCEEDED',
