@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { createPostgresStore } from '@agentrun/store-postgres';
+import { createPostgresStore, isUnavailableError } from '@agentrun/store-postgres';
 import { startReferenceServer } from './server.js';
+import { waitForDatabase } from './wait-for-database.js';
 
 // `npm start`: serve the run API on PORT with the memory store, a worker and the demo executor.
 const port = Number(process.env.PORT ?? 8080);
@@ -15,7 +16,8 @@ const pollIntervalMs = optionalMs('AGENTRUN_POLL_INTERVAL_MS');
 // Postgres when DATABASE_URL is set (migrated at start; safe when several servers start at once).
 const databaseUrl = process.env.DATABASE_URL;
 const store = databaseUrl ? createPostgresStore({ connectionString: databaseUrl }) : undefined;
-if (store) await store.migrate();
+// A database that is not up yet is waited for (an outage, not a misconfiguration: see wait-for-database.ts).
+if (store) await waitForDatabase(() => store.migrate(), isUnavailableError);
 
 // Team secrets are sealed with AGENTRUN_SECRET_KEY. Without one, the memory store gets a key for
 // this process only (its data dies with it anyway); Postgres gets none, so that secrets are never

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openTestDatabase } from './support/database.js';
 import { createOwnCluster, type OwnCluster, ownClusterUnavailable } from './support/own-cluster.js';
-import { type ServerProcess, useProcesses } from './support/processes.js';
+import { type ManagedProcess, type ServerProcess, startServerProcess, useProcesses } from './support/processes.js';
 import { sleep, waitUntil } from './support/wait.js';
 
 // Issue 9, point 1: the reference server (a child process, so an unhandled error would end it)
@@ -262,6 +262,36 @@ describe.skipIf(!db.multiConnection || noCluster !== undefined)(
         'the run started after the outage to succeed',
         20_000,
       );
+    }, 120_000);
+
+    it('a server started while its database is down waits for it (no exit) and serves once it is up', async () => {
+      cluster = await createOwnCluster();
+      cluster.stop();
+      let child: ManagedProcess | undefined;
+      const starting = startServerProcess(
+        { databaseUrl: cluster.url, apiKey, env },
+        {
+          onSpawn: (p) => {
+            child = p;
+          },
+        },
+      );
+      try {
+        await waitUntil(
+          () => child?.output() ?? '',
+          (out) => /waiting for the database/.test(out),
+          'the server to say it waits for the database',
+          30_000,
+        );
+        expect(child?.exit).toBeUndefined();
+        cluster.start();
+        const server = await starting;
+        const f = await fixture(server);
+        expect(await everyKind(server, f, 'ok')).toEqual([]);
+      } finally {
+        await starting.catch(() => {});
+        await child?.stop();
+      }
     }, 120_000);
   },
 );
