@@ -44,13 +44,20 @@ describe('agentrunExpress mounted under a prefix', () => {
   it('answers 500 with a clear problem when express.json() ran first', async () => {
     const res = await fetch(`${origin}/parsed/api/v1/echo`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', 'x-request-id': 'parsed-1' },
       body: '{"prompt":"hi"}',
     });
     expect(res.status).toBe(500);
+    // The bridge's own answer carries the request id too (issue 9, point 12).
+    expect(res.headers.get('x-request-id')).toBe('parsed-1');
     expect(res.headers.get('content-type')).toBe('application/problem+json; charset=utf-8');
     const problem = (await res.json()) as { detail: string };
-    expect(problem).toMatchObject({ type: 'urn:agentrun:error:internal_error', status: 500, error: 'internal_error' });
+    expect(problem).toMatchObject({
+      type: 'urn:agentrun:error:internal_error',
+      status: 500,
+      error: 'internal_error',
+      request_id: 'parsed-1',
+    });
     expect(problem.detail).toContain('express.json()');
     expect(problem.detail).toContain('mount agentrun before any body parser');
   });

@@ -30,16 +30,19 @@ export const agentrunFastify: FastifyPluginAsync<AgentrunFastifyOptions> = async
     const relative = stripBasePath(pathname, prefix, { caseInsensitive: true });
     if (relative === undefined || !handler.owns(relative)) return reply.callNotFound();
 
-    const response = await respond(handler, () =>
-      toWebRequest(request.raw, {
-        url: requestOrigin(request.raw, { protocol: request.protocol, host: request.host }) + relative + search,
-        response: reply.raw,
-        // The payload our parser handed over: the raw request, or what a host preParsing hook made of it.
-        ...(isReadable(request.body) ? { body: request.body } : {}),
-        ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}),
-        // The prefix as the client wrote it (what the router matched): printed URLs need it.
-        ...(relative.length < pathname.length ? { mountPath: pathname.slice(0, pathname.length - relative.length) } : {}),
-      }),
+    const response = await respond(
+      handler,
+      () =>
+        toWebRequest(request.raw, {
+          url: requestOrigin(request.raw, { protocol: request.protocol, host: request.host }) + relative + search,
+          response: reply.raw,
+          // The payload our parser handed over: the raw request, or what a host preParsing hook made of it.
+          ...(isReadable(request.body) ? { body: request.body } : {}),
+          ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}),
+          // The prefix as the client wrote it (what the router matched): printed URLs need it.
+          ...(relative.length < pathname.length ? { mountPath: pathname.slice(0, pathname.length - relative.length) } : {}),
+        }),
+      request.raw,
     );
     if (mustCloseConnection(request.raw)) reply.header('connection', 'close');
     // A reply core made from a string (every JSON answer) is sent as that string; any other,

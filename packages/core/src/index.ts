@@ -29,6 +29,7 @@ export {
   parseFilter,
 } from './filter/index.js';
 export { type BodyReader, concatBytes, MAX_JSON_DEPTH, parseJsonBody, READ_BODY, readBodyLimited } from './http/body.js';
+export { finishResponse, REQUEST_ID_HEADER, requestIdFrom } from './http/finish-response.js';
 // HTTP
 export { type AgentRunHandler, type AgentRunHandlerOptions, API_BASE, createAgentRunHandler } from './http/handler.js';
 export { forwardToReal } from './http/lazy-web-object.js';

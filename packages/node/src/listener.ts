@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AgentRunError, type AgentRunHandler, problemResponse } from '@agentrun/core';
 import { writeWebResponse } from './response.js';
-import { serveNodeRequest } from './serve.js';
+import { bridgeAnswer, serveNodeRequest } from './serve.js';
 import { normalizeBasePath, requestOrigin, splitTarget, stripBasePath } from './url.js';
 
 export interface NodeListenerOptions {
@@ -29,24 +29,28 @@ export function createNodeListener(
       url,
       ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
       ...(relative.length < pathname.length ? { mountPath: pathname.slice(0, pathname.length - relative.length) } : {}),
-    }).catch((error: unknown) => bridgeFailed(res, error));
+    }).catch((error: unknown) => bridgeFailed(res, error, req));
   };
 }
 
 function defaultNotFound(req: IncomingMessage, res: ServerResponse): void {
   const { pathname } = splitTarget(req.url);
-  writeWebResponse(res, problemResponse(new AgentRunError('not_found', `no route for ${pathname}`))).catch((error: unknown) =>
-    bridgeFailed(res, error),
+  writeWebResponse(res, bridgeAnswer(problemResponse(new AgentRunError('not_found', `no route for ${pathname}`)), req)).catch(
+    (error: unknown) => bridgeFailed(res, error, req),
   );
 }
 
 /** No framework to hand the error to: log it and answer 500 if the response has not started. */
-function bridgeFailed(res: ServerResponse, error: unknown): void {
-  console.error('[agentrun] the Node bridge failed', error);
+function bridgeFailed(res: ServerResponse, error: unknown, req: IncomingMessage): void {
+  const failure = bridgeAnswer(
+    problemResponse(new AgentRunError('internal_error', 'an unexpected error occurred', { retryable: true })),
+    req,
+  );
+  // The id the 500 carries, so a user's report can be matched to this line.
+  console.error(`[agentrun] the Node bridge failed (request ${failure.headers.get('x-request-id')})`, error);
   if (res.headersSent || res.destroyed) {
     res.destroy();
     return;
   }
-  const failure = problemResponse(new AgentRunError('internal_error', 'an unexpected error occurred', { retryable: true }));
   writeWebResponse(res, failure).catch(() => res.destroy());
 }

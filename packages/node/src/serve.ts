@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isAgentRunError, problemResponse } from '@agentrun/core';
+import { finishResponse, isAgentRunError, problemResponse, REQUEST_ID_HEADER, requestIdFrom } from '@agentrun/core';
 import { bodyAlreadyConsumed, bodyConsumedResponse } from './consumed-body.js';
 import { toWebRequest } from './request.js';
 import { writeWebResponse } from './response.js';
@@ -12,16 +12,25 @@ export type FetchHandler = (request: Request) => Promise<Response>;
  * `AgentRunError`, e.g. a method fetch cannot represent) is answered as a problem; anything else
  * is a real failure and is thrown to the caller's framework.
  */
-export async function respond(handler: FetchHandler, makeRequest: () => Request): Promise<Response> {
+export async function respond(handler: FetchHandler, makeRequest: () => Request, incoming?: IncomingMessage): Promise<Response> {
   let request: Request;
   try {
     request = makeRequest();
   } catch (error) {
-    if (isAgentRunError(error)) return problemResponse(error);
+    if (isAgentRunError(error)) return bridgeAnswer(problemResponse(error), incoming);
     throw error;
   }
   return handler(request);
 }
+
+/**
+ * An answer the bridge gives itself, finished as core finishes its own (docs/embedding.md): with
+ * the caller's usable `x-request-id` or a new one, also in the problem body; no body for HEAD.
+ */
+export const bridgeAnswer = (response: Response, incoming: IncomingMessage | undefined): Response => {
+  const header = incoming?.headers[REQUEST_ID_HEADER];
+  return finishResponse(response, requestIdFrom(typeof header === 'string' ? header : undefined), incoming?.method === 'HEAD');
+};
 
 export interface ServeNodeRequestOptions {
   /** Absolute URL of the request; its path is relative to where agentrun is mounted. */
@@ -42,14 +51,17 @@ export async function serveNodeRequest(
   options: ServeNodeRequestOptions,
 ): Promise<void> {
   const response = bodyAlreadyConsumed(req)
-    ? bodyConsumedResponse()
-    : await respond(handler, () =>
-        toWebRequest(req, {
-          url: options.url,
-          response: res,
-          ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
-          ...(options.mountPath ? { mountPath: options.mountPath } : {}),
-        }),
+    ? bridgeAnswer(bodyConsumedResponse(), req)
+    : await respond(
+        handler,
+        () =>
+          toWebRequest(req, {
+            url: options.url,
+            response: res,
+            ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
+            ...(options.mountPath ? { mountPath: options.mountPath } : {}),
+          }),
+        req,
       );
   await writeWebResponse(res, response);
 }

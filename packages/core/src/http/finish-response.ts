@@ -13,11 +13,12 @@ const USABLE_REQUEST_ID = /^[\x21-\x7e]{1,200}$/;
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 
+/** The id for an incoming `x-request-id` value: that value when usable, else a new one. */
+export const requestIdFrom = (incoming: string | null | undefined): string =>
+  typeof incoming === 'string' && USABLE_REQUEST_ID.test(incoming) ? incoming : newId();
+
 /** The request's id: the incoming `x-request-id` when usable, else a new one. */
-export function requestIdOf(request: Request): string {
-  const incoming = request.headers.get(REQUEST_ID_HEADER);
-  return incoming !== null && USABLE_REQUEST_ID.test(incoming) ? incoming : newId();
-}
+export const requestIdOf = (request: Request): string => requestIdFrom(request.headers.get(REQUEST_ID_HEADER));
 
 const PROBLEM = 'application/problem+json';
 /** The response with `x-request-id` (and `request_id` in a problem body); body-less for `HEAD`. */
