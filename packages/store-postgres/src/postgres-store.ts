@@ -308,6 +308,9 @@ function patchAssignments(patch: RunPatch): RawBuilder<unknown>[] {
   return sets;
 }
 
+/** The default report of a lost connection: one line, the error's message only (never the connection string). */
+const logLostConnection = (error: Error) => console.error(`[agentrun] postgres: connection lost (${error.message})`);
+
 /**
  * Keep a pool's lost connections from ending the process. A connection the server closes emits
  * 'error': on the pool while idle, and on the client itself while checked out between two
@@ -316,7 +319,7 @@ function patchAssignments(patch: RunPatch): RawBuilder<unknown>[] {
  * query and is released as broken), and the next checkout connects anew. Call it on a pool you
  * pass in yourself (docs/production.md).
  */
-export function survivePoolErrors(pool: pg.Pool, onError: (error: Error) => void): void {
+export function survivePoolErrors(pool: pg.Pool, onError: (error: Error) => void = logLostConnection): void {
   // An idle client's error reaches both listeners (the pool re-emits it): report it once.
   const reported = new WeakSet<Error>();
   const once = (error: Error) => {
@@ -351,6 +354,6 @@ function connect(options: PostgresStoreOptions): { db: Db; owned: boolean } {
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: options.connectionTimeoutMillis ?? 5000,
   });
-  survivePoolErrors(pool, options.onError ?? ((error) => console.error(`[agentrun] postgres: connection lost (${error.message})`)));
+  survivePoolErrors(pool, options.onError ?? logLostConnection);
   return { db: new Kysely({ dialect: new PostgresDialect({ pool }) }), owned: true };
 }
