@@ -491,6 +491,53 @@ export function describeHttpConformance(name: string, options: HttpConformanceOp
       });
     });
 
+    describe('run request bodies (issue 9, points 2 and 9)', () => {
+      const MiB = 1024 * 1024;
+      /** Standard base64 of `bytes` bytes of a repeating pattern, written without Node built-ins. */
+      const base64Of = (bytes: number) => {
+        const data = new Uint8Array(bytes).map((_, i) => (i * 7) & 0xff);
+        let binary = '';
+        for (let i = 0; i < data.length; i += 0x8000) binary += String.fromCharCode(...data.subarray(i, i + 0x8000));
+        return { data, text: btoa(binary) };
+      };
+
+      it.each([3 * MiB, 5 * MiB])('keeps a %i-byte attachment byte for byte', async (bytes) => {
+        const { data, text } = base64Of(bytes);
+        const body = { prompt: 'p', attachments: [{ file_name: 'big.bin', mime_type: 'application/octet-stream', data: text }] };
+        const { run_id } = await json('POST', '/api/v1/agent/run', body);
+        const res = await call('GET', `/api/v1/agent/runs/${run_id}/attachments/big.bin`);
+        expect(res.status).toBe(200);
+        const served = new Uint8Array(await res.arrayBuffer());
+        expect(served.byteLength).toBe(bytes);
+        expect(served.every((b, i) => b === data[i])).toBe(true);
+        expect(w.errors.splice(0)).toEqual([]);
+      });
+
+      it('refuses 5 MiB + 1 byte with a 400, storing nothing', async () => {
+        const before = (await json('GET', '/api/v1/agent/runs?limit=500')).runs.length;
+        const body = {
+          prompt: 'p',
+          attachments: [{ file_name: 'big.bin', mime_type: 'application/octet-stream', data: base64Of(5 * MiB + 1).text }],
+        };
+        await status400(await call('POST', '/api/v1/agent/run', { body: JSON.stringify(body) }));
+        expect((await json('GET', '/api/v1/agent/runs?limit=500')).runs.length).toBe(before);
+      });
+
+      it('stores the config fields of both published clients and shows them in agent_config', async () => {
+        const config = {
+          name: 'clients',
+          computer_use_enabled: true,
+          idle_timeout_minutes: 60,
+          worker_host: 'warp',
+          harness: { type: 'claude', auth_secret_name: 'ANTHROPIC', model_id: 'claude-haiku-4-5', reasoning_level: 'high' },
+          credential_strategy: null,
+          session_sharing: { public_access: 'VIEWER' },
+        };
+        const { run_id } = await json('POST', '/api/v1/agent/runs', { prompt: 'p', team: true, interactive: false, mode: 'plan', config });
+        expect((await json('GET', `/api/v1/agent/runs/${run_id}`)).agent_config).toEqual(config);
+      });
+    });
+
     describe('fuzz', () => {
       const segment = fc.oneof(
         fc.constantFrom('x', '%00', '%ZZ', '%ED%A0%80', '..', '%2F', 'a'.repeat(300)),
