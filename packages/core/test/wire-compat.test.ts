@@ -188,6 +188,26 @@ describe('x-request-id', () => {
     expect(await res.json()).toMatchObject({ request_id: id });
   });
 
+  it('is on the management API and on an accepted delivery (202), echoed', async () => {
+    const secretKey = Buffer.alloc(32, 7).toString('base64');
+    const m = await setup({ secretKey });
+    const headers = { 'x-request-id': 'mgmt-1' };
+    const factory = await m.call('POST', '/factories', { body: { name: 'f' }, headers });
+    expect([factory.status, factory.headers.get('x-request-id')]).toEqual([201, 'mgmt-1']);
+    const { uid } = (await factory.json()) as { uid: string };
+    const created = await m.call('POST', `/factories/${uid}/webhooks`, { body: { name: 'w' }, headers });
+    const { webhook, secret } = (await created.json()) as { webhook: { uid: string }; secret: string };
+    const delivered = await m.call('POST', `http://agentrun.test/webhooks/w/${webhook.uid}`, {
+      key: null,
+      headers: { authorization: `Bearer ${secret}`, 'x-request-id': 'hook-1' },
+      body: { n: 1 },
+    });
+    expect([delivered.status, delivered.headers.get('x-request-id')]).toEqual([202, 'hook-1']);
+    const bad = await m.call('PATCH', `/factories/${uid}/webhooks/${webhook.uid}`, { body: { enabled: 'yes' }, headers });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ request_id: 'mgmt-1' });
+  });
+
   it('is on 401, 404, 405, ingress answers and unexpected errors, and reaches onError', async () => {
     for (const res of [
       await h.call('GET', '/agent/runs', { key: null }),
