@@ -320,16 +320,18 @@ const logLostConnection = (error: Error) => console.error(`[agentrun] postgres: 
  * pass in yourself (docs/production.md).
  */
 export function survivePoolErrors(pool: pg.Pool, onError: (error: Error) => void = logLostConnection): void {
-  // An idle client's error reaches both listeners (the pool re-emits it): report it once.
-  const reported = new WeakSet<Error>();
-  const once = (error: Error) => {
-    if (reported.has(error)) return;
-    reported.add(error);
+  // One report per lost connection: a terminated client emits the server's error, then
+  // "Connection terminated unexpectedly" when the socket closes, and the pool re-emits an idle
+  // client's error. The first one says why.
+  const reported = new WeakSet<object>();
+  const once = (client: object, error: Error) => {
+    if (reported.has(client)) return;
+    reported.add(client);
     onError(error);
   };
-  pool.on('error', once);
+  pool.on('error', (error, client) => once(client, error));
   pool.on('connect', (client) => {
-    client.on('error', once);
+    client.on('error', (error) => once(client, error));
   });
 }
 

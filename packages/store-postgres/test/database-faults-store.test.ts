@@ -5,7 +5,7 @@ import { testPrincipal } from '@agentrun/core/testing';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { createPostgresStore, isUnavailableError, type PostgresStore } from '../src/index.js';
+import { createPostgresStore, isUnavailableError, type PostgresStore, survivePoolErrors } from '../src/index.js';
 import { openTestDatabase } from './support/database.js';
 import { sleep, waitUntil } from './support/wait.js';
 
@@ -204,8 +204,39 @@ describe.skipIf(!db.multiConnection)('connections the server closes (shared serv
       "the pool's 'error' events, one per connection",
       10_000,
     );
+    await sleep(200); // and no more: the socket's close is not a second report
+    expect(lost).toHaveLength(terminated);
     expect(isUnavailableError(lost[0])).toBe(true);
     expect(await store.runs.get('00000000-0000-4000-8000-000000000000')).toBeUndefined();
+  });
+
+  it("a host's own pool with survivePoolErrors: idle and checked-out connections terminated, each reported once, the pool goes on", async () => {
+    const pool = new pg.Pool({ connectionString: url(), max: 2 });
+    const lost: Error[] = [];
+    survivePoolErrors(pool, (error) => lost.push(error));
+    const store = createPostgresStore({ pool });
+    const held = await pool.connect(); // checked out, between two queries
+    let released = false;
+    try {
+      await store.runs.get('x'); // a second connection, idle in the pool after
+      expect(await terminateOurs()).toBe(2);
+      await waitUntil(
+        () => lost.length,
+        (n) => n === 2,
+        'one report per terminated connection',
+        10_000,
+      );
+      await sleep(200);
+      expect(lost).toHaveLength(2);
+      expect(lost.map((e) => (e as { code?: string }).code)).toEqual(['57P01', '57P01']);
+      held.release(true);
+      released = true;
+      expect(await store.runs.get('00000000-0000-4000-8000-000000000000')).toBeUndefined();
+    } finally {
+      if (!released) held.release(true);
+      await store.close(); // does not end a pool it was given
+      await pool.end();
+    }
   });
 
   it('the default onError prints one line without the connection string', async () => {
