@@ -1,4 +1,7 @@
+import fc from 'fast-check';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { codePointLength } from '../src/models/char-limit.js';
+import { CONFIG_LIMITS } from '../src/models/config.js';
 import { REQUEST_LIMITS } from '../src/models/requests.js';
 import { b64, expectProblem, type Harness, setup } from './helpers.js';
 
@@ -45,6 +48,39 @@ describe('base64 attachments', () => {
 });
 
 describe('prompt limits count characters', () => {
+  it('counts code points as the spread operator does, unpaired surrogates included', () => {
+    const unit = fc.oneof(fc.string({ unit: 'grapheme' }), fc.string({ unit: 'binary' }), fc.constantFrom('\ud800', '\udc00', 'a', '😀'));
+    fc.assert(
+      fc.property(
+        fc.array(unit, { maxLength: 8 }).map((parts) => parts.join('')),
+        (text) => {
+          expect(codePointLength(text)).toBe([...text].length);
+        },
+      ),
+    );
+  });
+
+  it('counts the title, base_prompt and a follow-up the same way', async () => {
+    const emoji = '\u{1F600}';
+    await createRun({ prompt: 'p', title: emoji.repeat(REQUEST_LIMITS.title) });
+    await expectProblem(await h.call('POST', '/agent/run', { body: { prompt: 'p', title: emoji.repeat(REQUEST_LIMITS.title + 1) } }), 400);
+    await createRun({ prompt: 'p', config: { base_prompt: emoji.repeat(CONFIG_LIMITS.basePrompt) } });
+    await expectProblem(
+      await h.call('POST', '/agent/run', { body: { prompt: 'p', config: { base_prompt: emoji.repeat(CONFIG_LIMITS.basePrompt + 1) } } }),
+      400,
+    );
+    const id = await createRun({ prompt: 'p' });
+    await h.handler.service.applyEvent(id, { type: 'claim' });
+    await h.handler.service.applyEvent(id, { type: 'start' });
+    expect((await h.call('POST', `/agent/runs/${id}/followups`, { body: { message: emoji.repeat(REQUEST_LIMITS.followup) } })).status).toBe(
+      200,
+    );
+    await expectProblem(
+      await h.call('POST', `/agent/runs/${id}/followups`, { body: { message: emoji.repeat(REQUEST_LIMITS.followup + 1) } }),
+      400,
+    );
+  });
+
   it('accepts 100,000 astral characters (200,000 UTF-16 units) and refuses one more', async () => {
     const emoji = '\u{1F600}';
     await createRun({ prompt: emoji.repeat(REQUEST_LIMITS.prompt) });
@@ -104,6 +140,16 @@ describe('fields the published clients send', () => {
 
   it('accepts the contract form of harness and a null credential_strategy', async () => {
     await createRun({ prompt: 'p', config: { harness: { type: 'oz', auth_secret_name: 'S' }, credential_strategy: null } });
+  });
+
+  it('takes the first of config.skills as the skill when neither skill nor config.skill_spec is given (no prompt needed)', async () => {
+    const id = await createRun({ config: { skills: ['acme/tools:.claude/skills/deploy/SKILL.md', 'acme/tools:lint'] } });
+    const { body } = await h.json<{ agent_config: Record<string, unknown>; title: string }>('GET', `/agent/runs/${id}`);
+    expect(body.agent_config).toMatchObject({ skill_spec: 'acme/tools:.claude/skills/deploy/SKILL.md', name: 'deploy' });
+    expect(body.title).toBe('deploy');
+    const p = await expectProblem(await h.call('POST', '/agent/run', { body: { config: { skills: ['not a spec'] } } }), 400);
+    expect(p.detail).toMatch(/config\.skills\[0\]/);
+    await expectProblem(await h.call('POST', '/agent/run', { body: { config: { skills: [] } } }), 400);
   });
 
   it('accepts a harness without type (the Python Harness is total=False: the default harness)', async () => {

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { maxChars } from './char-limit.js';
 import { jsonMap, jsonObject } from './json.js';
 
 /** Limits on configuration values; generous, but bounded so no caller can store unbounded data. */
@@ -57,7 +58,7 @@ export const HarnessSchema = jsonObject({
 export const AmbientAgentConfigSchema = jsonObject({
   name: v.optional(shortText),
   model_id: v.optional(shortText),
-  base_prompt: v.optional(v.pipe(v.string(), v.maxLength(CONFIG_LIMITS.basePrompt))),
+  base_prompt: v.optional(v.pipe(v.string(), maxChars(CONFIG_LIMITS.basePrompt))),
   environment_id: v.optional(shortText),
   skill_spec: v.optional(shortText),
   mcp_servers: v.optional(

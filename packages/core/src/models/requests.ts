@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { base64DecodedLength, isBase64 } from './base64.js';
+import { maxChars } from './char-limit.js';
 import { AmbientAgentConfigSchema } from './config.js';
 import { jsonMap, jsonObject } from './json.js';
 
@@ -28,8 +29,6 @@ const base64 = v.pipe(
   ),
 );
 
-/** Lengths in Unicode characters (code points), as a user counts them, not UTF-16 units. */
-const maxChars = (max: number) => v.check((s: string) => s.length <= max || [...s].length <= max, `at most ${max} characters`);
 const MIME = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,63}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,127}$/i;
 
 /** A file name that is safe as a single URL path segment and on any file system. */
@@ -95,8 +94,12 @@ export const RunAgentRequestSchema = v.pipe(
     on_behalf_of: v.optional(v.pipe(v.string(), v.maxLength(256))),
   }),
   v.check(
-    (r) => (r.prompt !== undefined && r.prompt.trim() !== '') || r.skill !== undefined || r.config?.skill_spec !== undefined,
-    'prompt is required unless a skill is given (skill or config.skill_spec)',
+    (r) =>
+      (r.prompt !== undefined && r.prompt.trim() !== '') ||
+      r.skill !== undefined ||
+      r.config?.skill_spec !== undefined ||
+      (r.config?.skills?.length ?? 0) > 0,
+    'prompt is required unless a skill is given (skill, config.skill_spec or config.skills)',
   ),
   v.check(
     (r) => (r.attachments?.length ?? 0) + (r.images?.length ?? 0) <= REQUEST_LIMITS.attachments,

@@ -105,9 +105,16 @@ export class RunService {
     const nowIso = isoTime(now);
     const runId = newId();
 
-    // `skill` wins over `config.skill_spec`; a skill names the run unless a name was given.
-    const skillSpec = request.skill ?? request.config?.skill_spec;
-    const skill = skillSpec === undefined ? null : parseSkillSpec(skillSpec, request.skill !== undefined ? 'skill' : 'config.skill_spec');
+    // `skill` wins over `config.skill_spec`, which wins over the first of the Python client's
+    // `config.skills` (its server echoes that one as `skill_spec`); a skill names the run unless a
+    // name was given.
+    const [skillSpec, skillField] =
+      request.skill !== undefined
+        ? [request.skill, 'skill']
+        : request.config?.skill_spec !== undefined
+          ? [request.config.skill_spec, 'config.skill_spec']
+          : [request.config?.skills?.[0], 'config.skills[0]'];
+    const skill = skillSpec === undefined ? null : parseSkillSpec(skillSpec, skillField);
     const config: AmbientAgentConfig = { ...request.config };
     if (skill) {
       config.skill_spec = skill.spec;
