@@ -523,6 +523,19 @@ export function describeHttpConformance(name: string, options: HttpConformanceOp
         expect((await json('GET', '/api/v1/agent/runs?limit=500')).runs.length).toBe(before);
       });
 
+      it('cancel answers the bare ID as text/plain, and so does its replay under the same Idempotency-Key', async () => {
+        const { run_id } = await json('POST', '/api/v1/agent/run', { prompt: 'to cancel' });
+        for (const replayed of [null, 'true']) {
+          const res = await call('POST', `/api/v1/agent/runs/${run_id}/cancel`, { headers: { 'idempotency-key': `cancel-${run_id}` } });
+          expect([res.status, res.headers.get('content-type'), res.headers.get('idempotent-replayed')]).toEqual([
+            200,
+            'text/plain; charset=utf-8',
+            replayed,
+          ]);
+          expect(await res.text()).toBe(run_id);
+        }
+      });
+
       it('stores the config fields of both published clients and shows them in agent_config', async () => {
         const config = {
           name: 'clients',
