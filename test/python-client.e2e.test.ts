@@ -190,6 +190,15 @@ describe('the Python oz-agent-sdk, request by request', () => {
     expect(ok(await pythonRequest('POST', `/agent/runs/${run_id}/cancel`, {})).text).toBe(run_id);
   });
 
+  it('client.agent.runs.list(state=[...], limit=...) over the socket (query rules: list-clients.test.ts)', async () => {
+    // `Querystring(array_format="repeat")` (_client.py `qs`): one `state=` per element.
+    const res = ok(await pythonRequest('GET', '/agent/runs?limit=50&state=QUEUED&state=INPROGRESS&state=CANCELLED'));
+    const page = JSON.parse(res.text) as { runs: { state: string }[]; page_info: { has_next_page: boolean } };
+    expect(page.runs.length).toBeGreaterThan(0);
+    expect(page.runs.filter((run) => !['QUEUED', 'INPROGRESS', 'CANCELLED'].includes(run.state))).toEqual([]);
+    expect(page.runs.some((run) => run.state === 'CANCELLED')).toBe(true);
+  });
+
   it('still checks the types of what it accepts', async () => {
     for (const body of [
       { prompt: 'p', interactive: 'yes' },
