@@ -191,6 +191,8 @@ describe('the Python oz-agent-sdk, request by request', () => {
   });
 
   it('client.agent.runs.list(state=[...], limit=...) over the socket (query rules: list-clients.test.ts)', async () => {
+    const { run_id } = JSON.parse(ok(await pythonRequest('POST', '/agent/run', { prompt: 'to list' })).text);
+    ok(await pythonRequest('POST', `/agent/runs/${run_id}/cancel`));
     // `Querystring(array_format="repeat")` (_client.py `qs`): one `state=` per element.
     const res = ok(await pythonRequest('GET', '/agent/runs?limit=50&state=QUEUED&state=INPROGRESS&state=CANCELLED'));
     const page = JSON.parse(res.text) as { runs: { state: string }[]; page_info: { has_next_page: boolean } };
