@@ -6,6 +6,8 @@ export const packageBuild = (entry: string[]): Options | Options[] =>
     entry,
     format: ['esm', 'cjs'],
     dts: { compilerOptions: { composite: false } },
+    // Its `customConditions: ["agentrun-source"]` lets the .d.ts build read sibling packages'
+    // sources, so packages build in any order (docs/development.md, "How packages resolve to their sources").
     tsconfig: '../../tsconfig.base.json',
     clean: true,
     sourcemap: true,

@@ -60,7 +60,7 @@ export async function startServer(
   variant: IngressVariant,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<{ child: ChildProcess; ready: IngressServerReady }> {
-  const execArgv = ['--import', 'tsx'];
+  const execArgv = ['--conditions=agentrun-source', '--import', 'tsx'];
   if (PROFILE_DIR && variant.endsWith('agentrun')) execArgv.push('--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`);
   const child = fork(SERVER, [variant], { execArgv, env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const ready = await new Promise<IngressServerReady>((resolve, reject) => {

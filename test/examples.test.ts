@@ -23,8 +23,8 @@ describe.each(EXAMPLES)('examples/%s.mjs', (name) => {
   });
 
   it('runs as written: run API, factory, webhook, automation, and a delivery to the printed ingress_url starts a run', async () => {
-    // tsx resolves the @agentrun/* imports to the sources (tsconfig paths), as the other tests do.
-    child = spawn(process.execPath, ['--import', 'tsx', file], {
+    // The agentrun-source condition resolves the @agentrun/* imports to the sources (tsx runs them), as in the other tests.
+    child = spawn(process.execPath, ['--conditions=agentrun-source', '--import', 'tsx', file], {
       cwd: ROOT,
       env: { ...process.env, PORT: '0', AGENTRUN_SECRET_KEY: randomBytes(32).toString('base64') },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -6,9 +6,10 @@ import { afterAll, afterEach, beforeEach } from 'vitest';
  * Child processes for multi-process tests: reference servers (`packages/server/src/main.ts`) and
  * bare workers (`worker-process.ts`), each on a database URL, on 127.0.0.1 only.
  *
- * Children run as `node --import tsx <script>` from the repo root (tsx is the loader behind
- * `node_modules/.bin/tsx`; loading it into one node process, rather than through the tsx CLI,
- * which runs the script in a grandchild, means the pid we hold is the process we mean to kill).
+ * Children run as `node --conditions=agentrun-source --import tsx <script>` from the repo root
+ * (the condition resolves @agentrun/* to their sources, docs/development.md; tsx is the loader
+ * behind `node_modules/.bin/tsx`; loading it into one node process, rather than through the tsx
+ * CLI, which runs the script in a grandchild, means the pid we hold is the process we mean to kill).
  * Every child is stopped by its test group's hooks, killed by an exit hook if the test process
  * ends first, and stops itself when the test process dies (parent-watchdog.ts).
  */
@@ -156,7 +157,7 @@ export class ManagedProcess {
 
 /** Start `script` under tsx with `env` added to ours; not yet known to be ready. */
 export function spawnTsx(name: string, script: string, env: Record<string, string>): ManagedProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--import', WATCHDOG, script], {
+  const child = spawn(process.execPath, ['--conditions=agentrun-source', '--import', 'tsx', '--import', WATCHDOG, script], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env },
     // stdin is the watchdog's lifeline (and the worker's `go`); never inherit the test's stdio.
@@ -172,6 +173,8 @@ export interface SpawnHooks {
 
 export interface ServerProcessOptions {
   databaseUrl: string;
+  /** AGENTRUN_DB_SCHEMA: the store's schema in that database (a test file's own: `database.schema`). */
+  schema: string;
   /** The bootstrap key (AGENTRUN_API_KEY), at least 16 characters; share it to share a principal. */
   apiKey: string;
   name?: string;
@@ -193,6 +196,7 @@ export async function startServerProcess(options: ServerProcessOptions, hooks: S
   const name = options.name ?? 'server';
   const proc = spawnTsx(name, SERVER_MAIN, {
     DATABASE_URL: options.databaseUrl,
+    AGENTRUN_DB_SCHEMA: options.schema,
     PORT: '0',
     HOST: '127.0.0.1',
     AGENTRUN_API_KEY: options.apiKey,
@@ -212,6 +216,8 @@ export async function startServerProcess(options: ServerProcessOptions, hooks: S
 
 export interface WorkerProcessOptions {
   databaseUrl: string;
+  /** AGENTRUN_DB_SCHEMA: the store's schema in that database. */
+  schema: string;
   workerId: string;
   concurrency?: number;
   pollIntervalMs?: number;
@@ -236,6 +242,7 @@ export async function startWorkerProcess(options: WorkerProcessOptions, hooks: S
   const opt = (value: number | undefined) => (value === undefined ? undefined : String(value));
   const env: Record<string, string | undefined> = {
     DATABASE_URL: options.databaseUrl,
+    AGENTRUN_DB_SCHEMA: options.schema,
     AGENTRUN_WORKER_ID: options.workerId,
     AGENTRUN_WORKER_CONCURRENCY: opt(options.concurrency),
     AGENTRUN_POLL_INTERVAL_MS: opt(options.pollIntervalMs),
