@@ -53,6 +53,14 @@ export * from './models/requests.js';
 export * from './models/run.js';
 export * from './models/run-state.js';
 export { describeIssues, parseOrThrow } from './models/validate.js';
+// Notifications
+export {
+  createNotificationHub,
+  type Notification,
+  type NotificationHub,
+  type NotificationListener,
+  type Notifications,
+} from './notify/index.js';
 export { decodeCursor, encodeCursor, type RunCursor } from './run/cursor.js';
 export { DEFAULT_IDEMPOTENCY_TTL_MS, type IdempotencyContext, type WriteResult } from './run/idempotency.js';
 export {

@@ -1,1 +1,1 @@
-export { createMemoryStore } from './memory-store.js';
+export { createMemoryStore, type MemoryStoreOptions } from './memory-store.js';

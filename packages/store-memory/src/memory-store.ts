@@ -5,6 +5,7 @@ import {
   type ClaimRunInput,
   type CreateRunInput,
   compareRuns,
+  createNotificationHub,
   type FollowupRecord,
   type IdempotencyRecord,
   type IdempotencyStore,
@@ -25,6 +26,12 @@ import {
 import { createMemoryControlPlane } from './control-plane.js';
 import { copy as clone } from './copy.js';
 import { createMemoryIngress } from './ingress.js';
+import { runWriteNotifications } from './notifications.js';
+
+export interface MemoryStoreOptions {
+  /** Where an exception thrown by a notification listener goes. Default: one `console.error`. */
+  onError?: (error: unknown) => void;
+}
 
 /**
  * A Store in process memory. Every operation runs to completion without awaiting in between, so
@@ -32,7 +39,13 @@ import { createMemoryIngress } from './ingress.js';
  * Store contract asks of a SQL transaction. Values are cloned on the way in and out, so callers
  * never alias what is stored.
  */
-export function createMemoryStore(): Store {
+export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
+  // In-process notifications, published by this store's own writes once they are done (each is
+  // synchronous, so "done" is "committed"); the hub delivers them in a later microtask.
+  const hub = createNotificationHub(options.onError);
+  const published = (write: Parameters<typeof runWriteNotifications>[0]) => {
+    for (const n of runWriteNotifications(write)) hub.publish(n);
+  };
   const runs = new Map<string, RunRecord>();
   const followups = new Map<string, FollowupRecord[]>();
   /** A run's attachments, by run id (written once, with the run). */
@@ -85,6 +98,7 @@ export function createMemoryStore(): Store {
           if (runs.has(input.run.id)) throw new Error(`run ${input.run.id} already exists`);
           runs.set(input.run.id, clone(input.run));
           if (input.attachments.length > 0) attachments.set(input.run.id, input.attachments.map(clone));
+          published({ runId: input.run.id, before: undefined, after: input.run.state });
           return clone(input.run);
         },
         (run) => run,
@@ -118,6 +132,7 @@ export function createMemoryStore(): Store {
             (expect.workerId === undefined || run.lease?.workerId === expect.workerId) &&
             (expect.leaseExpiredBy === undefined || (run.lease !== null && run.lease.expiresAt <= expect.leaseExpiredBy));
           if (run.state !== expect.state || !leaseOk) return { applied: false, run: clone(run) };
+          const before = run.state;
           const patch = clone(input.patch);
           Object.assign(run, definedOnly(patch));
           run.updatedAt = nextUpdatedAt(run.updatedAt, input.now);
@@ -126,6 +141,7 @@ export function createMemoryStore(): Store {
             list.push(clone(input.followup));
             followups.set(run.id, list);
           }
+          published({ runId: run.id, before, after: run.state, followupId: input.followup?.id });
           return { applied: true, run: clone(run) };
         },
         (outcome) => (outcome.applied ? outcome.run : undefined),
@@ -143,6 +159,7 @@ export function createMemoryStore(): Store {
       next.attempts += 1;
       next.lease = { workerId: input.workerId, expiresAt: input.leaseExpiresAt };
       next.updatedAt = nextUpdatedAt(next.updatedAt, input.now);
+      published({ runId: next.id, before: 'QUEUED', after: 'CLAIMED' });
       return clone(next);
     },
 
@@ -242,6 +259,7 @@ export function createMemoryStore(): Store {
         input.run.id,
         input.attachments.map((a) => ({ ...a, data: copyBytes(a.data) })),
       );
+    published({ runId: input.run.id, before: undefined, after: input.run.state });
   }, webhookSnapshot);
   return {
     runs: runStore,
@@ -249,7 +267,10 @@ export function createMemoryStore(): Store {
     apiKeys: apiKeyStore,
     ...controlPlane,
     ...ingress,
-    async close() {},
+    notifications: { listen: (listener) => hub.listen(listener) },
+    async close() {
+      hub.clear();
+    },
   };
 }
 

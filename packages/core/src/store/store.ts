@@ -2,6 +2,7 @@ import type { Principal } from '../auth/principal.js';
 import type { AutomationRecord, FactoryRecord, SecretRecord, WebhookRecord } from '../control/records.js';
 import type { DeliveryRecord } from '../ingress/records.js';
 import type { RunState } from '../models/run-state.js';
+import type { Notifications } from '../notify/notification.js';
 import type { RunListQuery } from '../run/list-query.js';
 import type { AttachmentRecord, FollowupRecord, RunLease, RunRecord } from '../run/record.js';
 
@@ -26,6 +27,12 @@ export interface Store {
   readonly automations: AutomationStore;
   readonly deliveries: DeliveryStore;
   readonly rateLimits: RateLimitStore;
+  /**
+   * Optional: hear this store's writes from any process sharing it, published at commit for every
+   * write that queues a run, changes its state or adds a follow-up (docs/stores.md,
+   * "Notifications"). Without it, workers learn of other processes' writes by polling.
+   */
+  readonly notifications?: Notifications;
   /** Release connections and timers. */
   close?(): Promise<void>;
   /**

@@ -1,5 +1,6 @@
 import { emitSafely } from '../events.js';
 import type { ExecutionContext, ExecutionOutcome, Executor } from '../executor/executor.js';
+import type { Notification } from '../notify/notification.js';
 import type { FollowupRecord, RunRecord } from '../run/record.js';
 import { toRunItem } from '../run/record.js';
 import type { RunService } from '../run/run-service.js';
@@ -45,8 +46,9 @@ export interface Worker {
 /**
  * An in-process worker: claims queued runs from the store, moves each to `INPROGRESS`, and drives
  * it through the executor. It renews its lease while a run executes; a run whose lease lapses
- * (its worker died) is re-queued by any worker's recovery sweep. A cancel reaches the execution at
- * once through the events of this process, and at the next heartbeat from any other process.
+ * (its worker died) is re-queued by any worker's recovery sweep. New runs, cancels and follow-ups
+ * reach it at once through the store's notifications, from any process sharing the store (through
+ * this process's events when the store has none), and otherwise at the next poll or heartbeat.
  */
 export function createWorker(options: WorkerOptions): Worker {
   checkWorkerOptions(options);
@@ -97,19 +99,57 @@ export function createWorker(options: WorkerOptions): Worker {
     }
   };
 
-  // Same-process signals: new work, cancels and follow-ups arrive without waiting for a poll.
-  const onCreated = () => void schedulePoll();
-  const onStateChanged = (e: { run: { run_id: string }; to: string }) => {
-    if (e.to === 'QUEUED') void schedulePoll();
-    const execution = running.get(e.run.run_id);
-    if (execution && isTerminal(e.to as RunRecord['state'])) execution.controller.abort(new Error(`run is ${e.to}`));
+  // Signals: new work, cancels and follow-ups arrive without waiting for a poll or a heartbeat.
+  // From the store's notifications when it has them (writes of any process sharing the store),
+  // else from this process's events. Either only makes things sooner: polls and heartbeats stay,
+  // so a lost signal delays work but never loses it (docs/executors.md, docs/stores.md).
+  const onQueued = () => void schedulePoll();
+  const onStateChange = (runId: string, to: RunRecord['state']) => {
+    if (to === 'QUEUED') void schedulePoll();
+    const execution = running.get(runId);
+    if (execution && isTerminal(to)) execution.controller.abort(new Error(`run is ${to}`));
   };
-  const onFollowup = (e: { run: { run_id: string }; followup_id: string; message: string }) => {
-    const execution = running.get(e.run.run_id);
+  const onFollowupAdded = (runId: string) => {
+    const execution = running.get(runId);
     if (execution)
-      void store.runs.listFollowups(e.run.run_id).then((all) => {
+      void store.runs.listFollowups(runId).then((all) => {
         for (const f of all) deliver(execution, f);
       }, onError);
+  };
+  const onCreated = onQueued;
+  const onStateChanged = (e: { run: { run_id: string }; to: RunRecord['state'] }) => onStateChange(e.run.run_id, e.to);
+  const onFollowup = (e: { run: { run_id: string } }) => onFollowupAdded(e.run.run_id);
+  const onNotification = (n: Notification) => {
+    if (n.type === 'run.queued' || n.type === 'resync') onQueued();
+    else if (n.type === 'run.changed') onStateChange(n.runId, n.state);
+    else if (n.type === 'run.followup') onFollowupAdded(n.runId);
+  };
+  /** Set while listening to the store's notifications: resolves to the function that stops it. */
+  let unlisten: Promise<(() => Promise<void>) | undefined> | undefined;
+  const subscribe = () => {
+    if (store.notifications) {
+      unlisten = store.notifications.listen(onNotification).catch((error) => {
+        // Polls and heartbeats still find everything, only later.
+        onError(error);
+        return undefined;
+      });
+      return;
+    }
+    events.on('run.created', onCreated);
+    events.on('run.state_changed', onStateChanged);
+    events.on('run.followup', onFollowup);
+  };
+  const unsubscribe = async () => {
+    const listening = unlisten;
+    unlisten = undefined;
+    if (listening) {
+      const stop = await listening;
+      await stop?.().catch(onError);
+      return;
+    }
+    events.off('run.created', onCreated);
+    events.off('run.state_changed', onStateChanged);
+    events.off('run.followup', onFollowup);
   };
 
   async function execute(claimed: RunRecord): Promise<void> {
@@ -298,9 +338,7 @@ export function createWorker(options: WorkerOptions): Worker {
     start() {
       if (started) return;
       started = true;
-      events.on('run.created', onCreated);
-      events.on('run.state_changed', onStateChanged);
-      events.on('run.followup', onFollowup);
+      subscribe();
       const tick = () => {
         if (!backoff.due(Date.now())) return;
         void recoverExpiredLeases().catch((error) => {
@@ -315,9 +353,7 @@ export function createWorker(options: WorkerOptions): Worker {
     async stop() {
       started = false;
       if (timer) clearInterval(timer);
-      events.off('run.created', onCreated);
-      events.off('run.state_changed', onStateChanged);
-      events.off('run.followup', onFollowup);
+      await unsubscribe();
       await polling;
       const executions = [...running.entries()];
       for (const [, execution] of executions) execution.controller.abort(new Error('worker stopping'));

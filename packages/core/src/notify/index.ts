@@ -1,0 +1,2 @@
+export { createNotificationHub, type NotificationHub } from './hub.js';
+export type { Notification, NotificationListener, Notifications } from './notification.js';

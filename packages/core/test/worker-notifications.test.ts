@@ -1,0 +1,135 @@
+import { testPrincipal } from '@agentrun/core/testing';
+import { createMemoryStore } from '@agentrun/store-memory';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  createAgentRunHandler,
+  createWorker,
+  type ExecutionContext,
+  type Executor,
+  type FollowupRecord,
+  type Notification,
+  type Notifications,
+  type Store,
+  type Worker,
+} from '../src/index.js';
+
+// The worker hears the store's notifications (docs/executors.md, docs/stores.md "Notifications"):
+// with polls and heartbeats an hour apart, only a notification can make it act within a test.
+const principal = testPrincipal();
+const HOUR = 3_600_000;
+
+/** An executor that runs until aborted, keeping each execution's context and follow-ups. */
+function heldExecutor() {
+  const calls: { runId: string; ctx: ExecutionContext; followups: FollowupRecord[] }[] = [];
+  const executor: Executor = {
+    execute(input, ctx) {
+      const call = { runId: input.run.run_id, ctx, followups: [] as FollowupRecord[] };
+      ctx.onFollowup((f) => call.followups.push(f));
+      calls.push(call);
+      return new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason)));
+    },
+  };
+  return { executor, calls };
+}
+
+/** Resolves when `check` holds (looked at every few ms; the test's timeout bounds it). */
+async function until(check: () => boolean | Promise<boolean>): Promise<void> {
+  while (!(await check())) await new Promise((r) => setTimeout(r, 5));
+}
+
+const settle = () => new Promise((r) => setTimeout(r, 0));
+
+describe('worker signals', () => {
+  const workers: Worker[] = [];
+  afterEach(async () => {
+    for (const w of workers.splice(0)) await w.stop();
+  });
+
+  it("acts on the store's notifications: a run created elsewhere is claimed, a cancel aborts it and a follow-up reaches it at once", async () => {
+    const store = createMemoryStore();
+    // Two handlers over one store: what the second does reaches the worker only through the
+    // store, as from another process (each handler has its own events).
+    const here = createAgentRunHandler({ store });
+    const elsewhere = createAgentRunHandler({ store });
+    const { executor, calls } = heldExecutor();
+    const worker = createWorker({ service: here.service, executor, pollIntervalMs: HOUR, heartbeatMs: HOUR, leaseMs: 2 * HOUR });
+    workers.push(worker);
+    worker.start();
+
+    const runId = (await elsewhere.service.create(principal, { prompt: 'from elsewhere' })).body.run_id;
+    await until(() => calls.length === 1);
+    expect(calls[0]?.runId).toBe(runId);
+    await until(async () => (await store.runs.get(runId))?.state === 'INPROGRESS');
+
+    await elsewhere.service.followup(principal, runId, { message: 'and this' });
+    await until(() => (calls[0]?.followups.length ?? 0) === 1);
+    expect(calls[0]?.followups.map((f) => f.message)).toEqual(['and this']);
+
+    await elsewhere.service.cancel(principal, runId);
+    await until(() => calls[0]?.ctx.signal.aborted === true);
+    expect(String(calls[0]?.ctx.signal.reason)).toContain('CANCELLED');
+    expect((await store.runs.get(runId))?.state).toBe('CANCELLED');
+  });
+
+  it('polls at once on resync (notifications may have been missed)', async () => {
+    const store = createMemoryStore();
+    // Notifications the test sends by hand: the run.queued of the create is lost.
+    const listeners = new Set<(n: Notification) => void>();
+    const notifications: Notifications = {
+      async listen(listener) {
+        listeners.add(listener);
+        return async () => void listeners.delete(listener);
+      },
+    };
+    const silent: Store = { ...store, notifications };
+    const handler = createAgentRunHandler({ store: silent });
+    const { executor, calls } = heldExecutor();
+    const worker = createWorker({ service: handler.service, executor, pollIntervalMs: HOUR, heartbeatMs: HOUR, leaseMs: 2 * HOUR });
+    workers.push(worker);
+    worker.start();
+    await worker.idle();
+    await handler.service.create(principal, { prompt: 'unannounced' });
+    await settle();
+    expect(calls).toHaveLength(0);
+    expect(listeners.size).toBe(1);
+    for (const l of listeners) l({ type: 'resync' });
+    await until(() => calls.length === 1);
+  });
+
+  it('stops listening when stopped', async () => {
+    const store = createMemoryStore();
+    let listening = 0;
+    const notifications: Notifications = {
+      async listen(listener) {
+        listening++;
+        const stop = await (store.notifications as Notifications).listen(listener);
+        return async () => {
+          listening--;
+          await stop();
+        };
+      },
+    };
+    const handler = createAgentRunHandler({ store: { ...store, notifications } });
+    const worker = createWorker({ service: handler.service, executor: heldExecutor().executor, pollIntervalMs: HOUR });
+    worker.start();
+    await settle();
+    expect(listening).toBe(1);
+    await worker.stop();
+    expect(listening).toBe(0);
+  });
+
+  it("falls back to its process's events when the store has no notifications", async () => {
+    const store: Store = { ...createMemoryStore(), notifications: undefined };
+    const handler = createAgentRunHandler({ store });
+    const { executor, calls } = heldExecutor();
+    const worker = createWorker({ service: handler.service, executor, pollIntervalMs: HOUR, heartbeatMs: HOUR, leaseMs: 2 * HOUR });
+    workers.push(worker);
+    worker.start();
+    await worker.idle();
+    const runId = (await handler.service.create(principal, { prompt: 'here' })).body.run_id;
+    await until(() => calls.length === 1);
+    expect(calls.map((c) => c.runId)).toEqual([runId]);
+    await handler.service.cancel(principal, runId);
+    expect(calls[0]?.ctx.signal.aborted).toBe(true);
+  });
+});
