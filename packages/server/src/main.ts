@@ -13,9 +13,10 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
 // how often the worker polls the store (other processes' new runs are only seen by polling).
 const demoDurationMs = optionalMs('AGENTRUN_DEMO_DURATION_MS');
 const pollIntervalMs = optionalMs('AGENTRUN_POLL_INTERVAL_MS');
-// Postgres when DATABASE_URL is set (migrated at start; safe when several servers start at once).
+// Postgres when DATABASE_URL is set (migrated at start; safe when several servers start at once),
+// its tables in the schema AGENTRUN_DB_SCHEMA (default agentrun; docs/production.md).
 const databaseUrl = process.env.DATABASE_URL;
-const store = databaseUrl ? createPostgresStore({ connectionString: databaseUrl }) : undefined;
+const store = databaseUrl ? postgresStore(databaseUrl, process.env.AGENTRUN_DB_SCHEMA || undefined) : undefined;
 // A database that is not up yet is waited for (an outage, not a misconfiguration: see wait-for-database.ts).
 if (store) await waitForDatabase(() => store.migrate(), isUnavailableError);
 
@@ -39,7 +40,7 @@ const shown = server.url.replace(/\/\/(0\.0\.0\.0|\[::\])(?=:)/, '//localhost');
 console.log(
   `agentrun reference server listening on ${server.url}${shown !== server.url ? ` (all interfaces; from this machine: ${shown})` : ''}`,
 );
-console.log(`  run API:  ${shown}/api/v1  (store: ${store ? 'postgres' : 'memory'}, executor: demo)`);
+console.log(`  run API:  ${shown}/api/v1  (store: ${store ? `postgres, schema ${store.schema}` : 'memory'}, executor: demo)`);
 console.log(
   `  API key:  ${server.apiKey}${process.env.AGENTRUN_API_KEY ? ' (from AGENTRUN_API_KEY)' : ' (generated; set AGENTRUN_API_KEY to fix it)'}`,
 );
@@ -56,6 +57,17 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     console.log('stopping…');
     void server.close().then(() => process.exit(0));
   });
+}
+
+/** The store, or the process ends with one line saying what is wrong with AGENTRUN_DB_SCHEMA. */
+function postgresStore(connectionString: string, schema: string | undefined) {
+  try {
+    return createPostgresStore({ connectionString, ...(schema !== undefined ? { schema } : {}) });
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error;
+    console.error(`AGENTRUN_DB_SCHEMA: ${error.message}`);
+    process.exit(1);
+  }
 }
 
 function optionalMs(name: string): number | undefined {

@@ -13,6 +13,7 @@ import {
   type WebhookRow,
   webhookFromRow,
 } from './rows.js';
+import type { Tables } from './tables.js';
 
 /** Thrown inside a webhook create to roll it back: nothing of a refused create is kept. */
 class Refused extends Error {
@@ -25,14 +26,14 @@ class Refused extends Error {
  * Factories, team secrets, webhooks and automations (tables of 0002_control_plane). Every
  * operation is one statement, except a webhook create: one transaction, see there.
  */
-export function createControlPlane(db: Db): Pick<Store, 'factories' | 'secrets' | 'webhooks' | 'automations'> {
+export function createControlPlane(db: Db, t: Tables): Pick<Store, 'factories' | 'secrets' | 'webhooks' | 'automations'> {
   const rows = async <R>(query: RawBuilder<unknown>, executor: Db | Tx = db): Promise<R[]> => (await query.execute(executor)).rows as R[];
   const affected = async (query: RawBuilder<unknown>): Promise<number> => Number((await query.execute(db)).numAffectedRows ?? 0);
 
   const factories: FactoryStore = {
     async create(f) {
       try {
-        await sql`INSERT INTO factories (uid, team_uid, name, foreman_agent_identity_uid, created_at, updated_at)
+        await sql`INSERT INTO ${t.factories} (uid, team_uid, name, foreman_agent_identity_uid, created_at, updated_at)
           VALUES (${f.uid}, ${f.teamUid}, ${f.name}, ${f.foremanAgentIdentityUid}, ${f.createdAt}::timestamptz, ${f.updatedAt}::timestamptz)`.execute(
           db,
         );
@@ -49,16 +50,16 @@ export function createControlPlane(db: Db): Pick<Store, 'factories' | 'secrets' 
       }
     },
     async get(teamUid, uid) {
-      const [row] = await rows<FactoryRow>(sql`SELECT * FROM factories WHERE uid = ${uid} AND team_uid = ${teamUid}`);
+      const [row] = await rows<FactoryRow>(sql`SELECT * FROM ${t.factories} WHERE uid = ${uid} AND team_uid = ${teamUid}`);
       return row ? factoryFromRow(row) : undefined;
     },
     async list(teamUid) {
-      const found = await rows<FactoryRow>(sql`SELECT * FROM factories WHERE team_uid = ${teamUid} ORDER BY created_at, uid`);
+      const found = await rows<FactoryRow>(sql`SELECT * FROM ${t.factories} WHERE team_uid = ${teamUid} ORDER BY created_at, uid`);
       return found.map(factoryFromRow);
     },
     async findByForeman(teamUid, agentIdentityUid) {
       const [row] = await rows<FactoryRow>(
-        sql`SELECT * FROM factories WHERE team_uid = ${teamUid} AND foreman_agent_identity_uid = ${agentIdentityUid}`,
+        sql`SELECT * FROM ${t.factories} WHERE team_uid = ${teamUid} AND foreman_agent_identity_uid = ${agentIdentityUid}`,
       );
       return row ? factoryFromRow(row) : undefined;
     },
@@ -69,22 +70,22 @@ export function createControlPlane(db: Db): Pick<Store, 'factories' | 'secrets' 
       // One statement for create-or-replace. A replace keeps created_at; xmax is 0 only on a row
       // version this statement inserted (an update through ON CONFLICT sets it to our transaction).
       const [row] = await rows<{ created: boolean }>(sql`
-        INSERT INTO team_secrets (team_uid, name, ciphertext, created_at, updated_at)
+        INSERT INTO ${t.team_secrets} (team_uid, name, ciphertext, created_at, updated_at)
         VALUES (${s.teamUid}, ${s.name}, ${s.ciphertext}, ${s.createdAt}::timestamptz, ${s.updatedAt}::timestamptz)
         ON CONFLICT (team_uid, name) DO UPDATE SET ciphertext = EXCLUDED.ciphertext, updated_at = EXCLUDED.updated_at
         RETURNING (xmax = 0) AS created`);
       return { created: row?.created === true };
     },
     async get(teamUid, name) {
-      const [row] = await rows<SecretRow>(sql`SELECT * FROM team_secrets WHERE team_uid = ${teamUid} AND name = ${name}`);
+      const [row] = await rows<SecretRow>(sql`SELECT * FROM ${t.team_secrets} WHERE team_uid = ${teamUid} AND name = ${name}`);
       return row ? secretFromRow(row) : undefined;
     },
     async list(teamUid) {
       // name is COLLATE "C": byte order, read from the primary key.
-      return (await rows<SecretRow>(sql`SELECT * FROM team_secrets WHERE team_uid = ${teamUid} ORDER BY name`)).map(secretFromRow);
+      return (await rows<SecretRow>(sql`SELECT * FROM ${t.team_secrets} WHERE team_uid = ${teamUid} ORDER BY name`)).map(secretFromRow);
     },
     async delete(teamUid, name) {
-      return (await affected(sql`DELETE FROM team_secrets WHERE team_uid = ${teamUid} AND name = ${name}`)) > 0;
+      return (await affected(sql`DELETE FROM ${t.team_secrets} WHERE team_uid = ${teamUid} AND name = ${name}`)) > 0;
     },
   };
 
@@ -98,24 +99,24 @@ export function createControlPlane(db: Db): Pick<Store, 'factories' | 'secrets' 
           .transaction()
           .setIsolationLevel('read committed')
           .execute(async (tx) => {
-            // Creates for one factory take turns from here to commit, so count-then-insert is exact.
+            // Creates for one factory (of this schema) take turns from here to commit, so count-then-insert is exact.
             // An advisory lock rather than a row lock: the factory's row need not exist in this store.
-            await sql`SELECT pg_advisory_xact_lock(hashtext('agentrun.webhooks:' || ${w.factoryUid}::text))`.execute(tx);
+            await sql`SELECT pg_advisory_xact_lock(hashtext(${`agentrun.webhooks:${t.schema}:`} || ${w.factoryUid}::text))`.execute(tx);
             const [live] = await rows<{ n: number }>(
-              sql`SELECT count(*)::int AS n FROM webhooks WHERE factory_uid = ${w.factoryUid} AND deleted_at IS NULL`,
+              sql`SELECT count(*)::int AS n FROM ${t.webhooks} WHERE factory_uid = ${w.factoryUid} AND deleted_at IS NULL`,
               tx,
             );
             if ((live?.n ?? 0) >= maxPerFactory) throw new Refused('limit');
             if (s) {
               const inserted = await rows(
-                sql`INSERT INTO team_secrets (team_uid, name, ciphertext, created_at, updated_at)
+                sql`INSERT INTO ${t.team_secrets} (team_uid, name, ciphertext, created_at, updated_at)
                   VALUES (${s.teamUid}, ${s.name}, ${s.ciphertext}, ${s.createdAt}::timestamptz, ${s.updatedAt}::timestamptz)
                   ON CONFLICT (team_uid, name) DO NOTHING RETURNING name`,
                 tx,
               );
               if (inserted.length === 0) throw new Refused('secret_exists');
             }
-            await sql`INSERT INTO webhooks (uid, team_uid, factory_uid, name, auth_mode, signature_scheme, secret_name,
+            await sql`INSERT INTO ${t.webhooks} (uid, team_uid, factory_uid, name, auth_mode, signature_scheme, secret_name,
                 delivery_id_header, enabled, created_at, updated_at, deleted_at)
               VALUES (${w.uid}, ${w.teamUid}, ${w.factoryUid}, ${w.name}, ${w.authMode}, ${w.signatureScheme}, ${w.secretName},
                 ${w.deliveryIdHeader}, ${w.enabled}, ${w.createdAt}::timestamptz, ${w.updatedAt}::timestamptz, ${w.deletedAt}::timestamptz)`.execute(
@@ -130,23 +131,23 @@ export function createControlPlane(db: Db): Pick<Store, 'factories' | 'secrets' 
     },
     async get(teamUid, factoryUid, uid) {
       const [row] = await rows<WebhookRow>(
-        sql`SELECT * FROM webhooks WHERE uid = ${uid} AND team_uid = ${teamUid} AND factory_uid = ${factoryUid}`,
+        sql`SELECT * FROM ${t.webhooks} WHERE uid = ${uid} AND team_uid = ${teamUid} AND factory_uid = ${factoryUid}`,
       );
       return row ? webhookFromRow(row) : undefined;
     },
     async getByUid(uid) {
-      const [row] = await rows<WebhookRow>(sql`SELECT * FROM webhooks WHERE uid = ${uid}`);
+      const [row] = await rows<WebhookRow>(sql`SELECT * FROM ${t.webhooks} WHERE uid = ${uid}`);
       return row ? webhookFromRow(row) : undefined;
     },
     async list(teamUid, factoryUid) {
       const found = await rows<WebhookRow>(sql`
-        SELECT * FROM webhooks WHERE factory_uid = ${factoryUid} AND team_uid = ${teamUid} AND deleted_at IS NULL
+        SELECT * FROM ${t.webhooks} WHERE factory_uid = ${factoryUid} AND team_uid = ${teamUid} AND deleted_at IS NULL
         ORDER BY created_at, uid`);
       return found.map(webhookFromRow);
     },
     async update(teamUid, factoryUid, uid, patch, now) {
       const [row] = await rows<WebhookRow>(sql`
-        UPDATE webhooks SET ${sql.join(webhookAssignments(patch, now))}
+        UPDATE ${t.webhooks} SET ${sql.join(webhookAssignments(patch, now))}
         WHERE uid = ${uid} AND team_uid = ${teamUid} AND factory_uid = ${factoryUid} AND deleted_at IS NULL
         RETURNING *`);
       return row ? webhookFromRow(row) : undefined;
@@ -156,7 +157,7 @@ export function createControlPlane(db: Db): Pick<Store, 'factories' | 'secrets' 
   const automations: AutomationStore = {
     async create(a) {
       try {
-        await sql`INSERT INTO automations (id, team_uid, factory_uid, name, prompt, enabled, config, triggers, triggers_text, created_at, updated_at)
+        await sql`INSERT INTO ${t.automations} (id, team_uid, factory_uid, name, prompt, enabled, config, triggers, triggers_text, created_at, updated_at)
           VALUES (${a.id}, ${a.teamUid}, ${a.factoryUid}, ${a.name}, ${a.prompt}, ${a.enabled}, ${json(a.config)}::jsonb,
             ${json(a.triggers)}::jsonb, ${JSON.stringify(a.triggers)}, ${a.createdAt}::timestamptz, ${a.updatedAt}::timestamptz)`.execute(
           db,
@@ -168,32 +169,34 @@ export function createControlPlane(db: Db): Pick<Store, 'factories' | 'secrets' 
     },
     async get(teamUid, factoryUid, id) {
       const [row] = await rows<AutomationRow>(
-        sql`SELECT * FROM automations WHERE id = ${id} AND team_uid = ${teamUid} AND factory_uid = ${factoryUid}`,
+        sql`SELECT * FROM ${t.automations} WHERE id = ${id} AND team_uid = ${teamUid} AND factory_uid = ${factoryUid}`,
       );
       return row ? automationFromRow(row) : undefined;
     },
     async list(teamUid, factoryUid) {
       const found = await rows<AutomationRow>(sql`
-        SELECT * FROM automations WHERE team_uid = ${teamUid} AND factory_uid = ${factoryUid} ORDER BY created_at, id`);
+        SELECT * FROM ${t.automations} WHERE team_uid = ${teamUid} AND factory_uid = ${factoryUid} ORDER BY created_at, id`);
       return found.map(automationFromRow);
     },
     async replace(a: AutomationRecord) {
       // Everything but the identity and created_at: a replace keeps when the automation was made.
       const changed = await affected(sql`
-        UPDATE automations SET name = ${a.name}, prompt = ${a.prompt}, enabled = ${a.enabled}, config = ${json(a.config)}::jsonb,
+        UPDATE ${t.automations} SET name = ${a.name}, prompt = ${a.prompt}, enabled = ${a.enabled}, config = ${json(a.config)}::jsonb,
           triggers = ${json(a.triggers)}::jsonb, triggers_text = ${JSON.stringify(a.triggers)}, updated_at = ${a.updatedAt}::timestamptz
         WHERE id = ${a.id} AND team_uid = ${a.teamUid} AND factory_uid = ${a.factoryUid}`);
       return changed > 0;
     },
     async delete(teamUid, factoryUid, id) {
-      return (await affected(sql`DELETE FROM automations WHERE id = ${id} AND team_uid = ${teamUid} AND factory_uid = ${factoryUid}`)) > 0;
+      return (
+        (await affected(sql`DELETE FROM ${t.automations} WHERE id = ${id} AND team_uid = ${teamUid} AND factory_uid = ${factoryUid}`)) > 0
+      );
     },
     async listForWebhook(webhookUid) {
       // Containment on the GIN index automations_triggers (see 0002); the query must say
       // `enabled` for that partial index to apply. The pattern is a parameter: JSON text.
       const selecting = json([{ provider: 'webhook', filter: { webhook_ids: [webhookUid] } }]);
       const found = await rows<AutomationRow>(sql`
-        SELECT * FROM automations WHERE enabled AND triggers @> ${selecting}::jsonb ORDER BY created_at, id`);
+        SELECT * FROM ${t.automations} WHERE enabled AND triggers @> ${selecting}::jsonb ORDER BY created_at, id`);
       return found.map(automationFromRow);
     },
   };

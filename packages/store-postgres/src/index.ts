@@ -1,5 +1,6 @@
 export { describeSchema } from './describe-schema.js';
-export { type MigrateResult, migrate } from './migrate.js';
+export { type MigrateOptions, type MigrateResult, migrate } from './migrate.js';
 export { MIGRATIONS, type Migration } from './migrations/index.js';
 export { createPostgresStore, type PostgresStore, type PostgresStoreOptions, survivePoolErrors } from './postgres-store.js';
+export { DEFAULT_SCHEMA } from './schema-name.js';
 export { isUnavailableError } from './unavailable.js';

@@ -13,13 +13,14 @@ import {
   type WebhookRow,
   webhookFromRow,
 } from './rows.js';
+import type { Tables } from './tables.js';
 
 /**
  * The delivery log and the rate-limit windows (tables of 0003_ingress). Every operation is one
  * statement: the reads plainly, the writes through the functions of 0004_ingress_functions, so
  * a delivery costs one read and one write, each a single round trip.
  */
-export function createIngress(db: Db): Pick<Store, 'deliveries' | 'rateLimits'> {
+export function createIngress(db: Db, t: Tables): Pick<Store, 'deliveries' | 'rateLimits'> {
   const rows = async <R>(query: RawBuilder<unknown>, executor: Db | Tx = db): Promise<R[]> => (await query.execute(executor)).rows as R[];
 
   /**
@@ -44,7 +45,7 @@ export function createIngress(db: Db): Pick<Store, 'deliveries' | 'rateLimits'> 
 
   /** The INSERT of one log entry, as given (`status` and `payload` included). */
   const insertDelivery = (d: DeliveryRecord, suffix: RawBuilder<unknown> = sql``) =>
-    sql`INSERT INTO deliveries (id, team_uid, factory_uid, webhook_uid, identity, size, received_at, status, payload)
+    sql`INSERT INTO ${t.deliveries} (id, team_uid, factory_uid, webhook_uid, identity, size, received_at, status, payload)
       VALUES (${d.id}, ${d.teamUid}, ${d.factoryUid}, ${d.webhookUid}, ${d.identity}, ${d.size}, ${d.receivedAt}::timestamptz,
         ${d.status}, ${d.payload === null ? null : Buffer.from(d.payload)}::bytea)${suffix}`;
 
@@ -56,11 +57,11 @@ export function createIngress(db: Db): Pick<Store, 'deliveries' | 'rateLimits'> 
         WebhookRow & { secret: SecretRow | null; auth_count: number; auth_oldest: Date | null; automations: AutomationRow[] }
       >(sql`
         SELECT w.*, to_jsonb(s) AS secret, f.n AS auth_count, f.oldest AS auth_oldest,
-          (SELECT coalesce(jsonb_agg(to_jsonb(a) ORDER BY a.created_at, a.id), '[]'::jsonb) FROM automations a
+          (SELECT coalesce(jsonb_agg(to_jsonb(a) ORDER BY a.created_at, a.id), '[]'::jsonb) FROM ${t.automations} a
             WHERE a.enabled AND a.triggers @> ${selecting}::jsonb) AS automations
-        FROM webhooks w
-        LEFT JOIN team_secrets s ON s.team_uid = w.team_uid AND s.name = w.secret_name
-        CROSS JOIN LATERAL (SELECT count(*)::int AS n, min(at) AS oldest FROM rate_limit_events
+        FROM ${t.webhooks} w
+        LEFT JOIN ${t.team_secrets} s ON s.team_uid = w.team_uid AND s.name = w.secret_name
+        CROSS JOIN LATERAL (SELECT count(*)::int AS n, min(at) AS oldest FROM ${t.rate_limit_events}
           WHERE key = ${authBudgetKey} AND at > ${windowStart(now, windowMs)}::timestamptz) f
         WHERE w.uid = ${webhookUid}`);
       if (!row) return undefined;
@@ -75,7 +76,7 @@ export function createIngress(db: Db): Pick<Store, 'deliveries' | 'rateLimits'> 
     async accept({ delivery, runs, admit }) {
       const d = delivery;
       const [result] = await readCommitted<{ outcome: string; duplicate_of: string | null; window_oldest: Date | null }>(sql`
-        SELECT * FROM agentrun_accept_delivery(${d.id}, ${d.teamUid}, ${d.factoryUid}, ${d.webhookUid}, ${d.identity}, ${d.size},
+        SELECT * FROM ${t.fn('agentrun_accept_delivery')}(${d.id}, ${d.teamUid}, ${d.factoryUid}, ${d.webhookUid}, ${d.identity}, ${d.size},
           ${d.receivedAt}::timestamptz, ${d.payload === null ? null : Buffer.from(d.payload)}::bytea,
           ${JSON.stringify(runs.map((r) => runToRow(r.run)))}::jsonb, ${JSON.stringify(attachmentRows(runs, d.payload))}::jsonb,
           ${admit?.key ?? null}, ${admit?.limit ?? null}::integer,
@@ -97,10 +98,10 @@ export function createIngress(db: Db): Pick<Store, 'deliveries' | 'rateLimits'> 
       // is evaluated once.
       const [result] = await readCommitted<{ admitted: boolean; window_oldest: Date | null }>(sql`
         WITH admission AS (
-          SELECT * FROM agentrun_rate_admit(${admit.key}, ${admit.limit}::integer, ${windowStart(admit.now, admit.windowMs)}::timestamptz,
+          SELECT * FROM ${t.fn('agentrun_rate_admit')}(${admit.key}, ${admit.limit}::integer, ${windowStart(admit.now, admit.windowMs)}::timestamptz,
             ${admit.now}::timestamptz)
         ), logged AS (
-          INSERT INTO deliveries (id, team_uid, factory_uid, webhook_uid, identity, size, received_at, status, payload)
+          INSERT INTO ${t.deliveries} (id, team_uid, factory_uid, webhook_uid, identity, size, received_at, status, payload)
           SELECT ${entry.id}, ${entry.teamUid}, ${entry.factoryUid}, ${entry.webhookUid}, ${entry.identity}, ${entry.size}::integer,
             ${entry.receivedAt}::timestamptz, ${entry.status}, ${entry.payload === null ? null : Buffer.from(entry.payload)}::bytea
           FROM admission WHERE admission.admitted
@@ -114,20 +115,20 @@ export function createIngress(db: Db): Pick<Store, 'deliveries' | 'rateLimits'> 
       // The row comparison reads deliveries_webhook_received from the cursor on, newest first.
       const after = page.after ? sql` AND (received_at, id) < (${page.after.receivedAt}::timestamptz, ${page.after.id})` : sql``;
       const found = await rows<DeliveryRow>(sql`
-        SELECT * FROM deliveries WHERE webhook_uid = ${webhookUid} AND team_uid = ${teamUid}${after}
+        SELECT * FROM ${t.deliveries} WHERE webhook_uid = ${webhookUid} AND team_uid = ${teamUid}${after}
         ORDER BY received_at DESC, id DESC LIMIT ${page.limit}`);
       return found.map(deliveryFromRow);
     },
 
     async get(teamUid, webhookUid, id) {
       const [row] = await rows<DeliveryRow>(
-        sql`SELECT * FROM deliveries WHERE id = ${id} AND team_uid = ${teamUid} AND webhook_uid = ${webhookUid}`,
+        sql`SELECT * FROM ${t.deliveries} WHERE id = ${id} AND team_uid = ${teamUid} AND webhook_uid = ${webhookUid}`,
       );
       return row ? deliveryFromRow(row) : undefined;
     },
 
     async find(teamUid, id) {
-      const [row] = await rows<DeliveryRow>(sql`SELECT * FROM deliveries WHERE id = ${id} AND team_uid = ${teamUid}`);
+      const [row] = await rows<DeliveryRow>(sql`SELECT * FROM ${t.deliveries} WHERE id = ${id} AND team_uid = ${teamUid}`);
       return row ? deliveryFromRow(row) : undefined;
     },
 
@@ -138,9 +139,9 @@ export function createIngress(db: Db): Pick<Store, 'deliveries' | 'rateLimits'> 
       const result = await sql`
         WITH ranked AS (
           SELECT id, received_at, row_number() OVER (PARTITION BY webhook_uid ORDER BY received_at DESC, id DESC) AS rank
-          FROM deliveries
+          FROM ${t.deliveries}
         )
-        DELETE FROM deliveries d USING ranked r
+        DELETE FROM ${t.deliveries} d USING ranked r
         WHERE d.id = r.id AND r.rank > ${keepNewest} AND r.received_at < ${olderThan}::timestamptz`.execute(db);
       return Number(result.numAffectedRows ?? 0);
     },
@@ -152,7 +153,7 @@ export function createIngress(db: Db): Pick<Store, 'deliveries' | 'rateLimits'> 
   /** Count and oldest event of a key's window; when the oldest leaves it (0 for an empty window). */
   async function countWindow(key: string, windowMs: number, now: string) {
     const [row] = await rows<{ n: number; oldest: Date | string | null }>(
-      sql`SELECT count(*)::int AS n, min(at) AS oldest FROM rate_limit_events
+      sql`SELECT count(*)::int AS n, min(at) AS oldest FROM ${t.rate_limit_events}
         WHERE key = ${key} AND at > ${windowStart(now, windowMs)}::timestamptz`,
     );
     return { count: row?.n ?? 0, retryAfterMs: retryAfterMs(row?.oldest ?? null, { windowMs, now }) };
@@ -164,7 +165,7 @@ export function createIngress(db: Db): Pick<Store, 'deliveries' | 'rateLimits'> 
     async admit(admission) {
       const { key, limit, windowMs, now } = admission;
       const [result] = await readCommitted<{ admitted: boolean; window_oldest: Date | null }>(sql`
-        SELECT * FROM agentrun_rate_admit(${key}, ${limit}::integer, ${windowStart(now, windowMs)}::timestamptz, ${now}::timestamptz)`);
+        SELECT * FROM ${t.fn('agentrun_rate_admit')}(${key}, ${limit}::integer, ${windowStart(now, windowMs)}::timestamptz, ${now}::timestamptz)`);
       return result?.admitted
         ? { allowed: true }
         : { allowed: false, retryAfterMs: retryAfterMs(result?.window_oldest ?? null, admission) };

@@ -1,5 +1,6 @@
 import type { RunFilter, RunListQuery } from '@agentrun/core';
 import { type RawBuilder, sql } from 'kysely';
+import type { Tables } from './tables.js';
 
 /**
  * `runs.list` as one SQL statement. Each equality filter has a keyset index on
@@ -10,17 +11,17 @@ import { type RawBuilder, sql } from 'kysely';
  * branch per state under UNION ALL, merged by the outer ORDER BY: the cost stays
  * `states × limit` rows however many runs match.
  */
-export function listRunsSql(q: RunListQuery): RawBuilder<unknown> {
+export function listRunsSql(t: Tables, q: RunListQuery): RawBuilder<unknown> {
   const order = sql`${orderBy(q)} LIMIT ${q.limit}`;
   const states = q.filter.states ?? [];
 
   if (states.length > 1) {
     const branches = [...new Set(states)].map(
-      (state) => sql`(SELECT * FROM runs WHERE ${sql.join(conditions(q, state), sql` AND `)} ${order})`,
+      (state) => sql`(SELECT * FROM ${t.runs} WHERE ${sql.join(conditions(q, state), sql` AND `)} ${order})`,
     );
     return sql`SELECT * FROM (${sql.join(branches, sql` UNION ALL `)}) AS page ${order}`;
   }
-  return sql`SELECT * FROM runs WHERE ${sql.join(conditions(q, states[0]), sql` AND `)} ${order}`;
+  return sql`SELECT * FROM ${t.runs} WHERE ${sql.join(conditions(q, states[0]), sql` AND `)} ${order}`;
 }
 
 /**

@@ -1,35 +1,81 @@
 import { sql } from 'kysely';
 import type { Db } from './db.js';
+import { moveLegacyLayout } from './legacy-layout.js';
 import { MIGRATIONS, type Migration } from './migrations/index.js';
+import { schemaOption } from './schema-name.js';
+import { tablesIn } from './tables.js';
+
+export interface MigrateOptions {
+  /** The schema of agentrun's tables, functions and migrations table. Default `'agentrun'`. */
+  schema?: string;
+  /** The migrations to apply. Default: this package's `MIGRATIONS`. */
+  migrations?: readonly Migration[];
+}
 
 export interface MigrateResult {
   /** Migrations this call applied, in order. */
   applied: string[];
+  /**
+   * Present when this call moved an install from before the `schema` option into the schema: the
+   * schema the objects were in and what moved (`'table runs'`, …, `'function agentrun_rate_admit'`).
+   */
+  moved?: { from: string; objects: string[] };
 }
 
 /**
- * Bring the schema up to date: apply every migration not yet recorded, in order, in one
- * transaction. Safe to call from several processes at once: a transaction-scoped advisory lock
- * (one per schema) makes the others wait, after which they find nothing left to do. Tables are
- * created in the connection's `search_path` schema.
+ * Bring agentrun's schema up to date, in one transaction: create the schema if missing, move an
+ * older install's tables into it (see below), then apply every migration not yet recorded, in
+ * order. Safe to call from several processes at once: a transaction-scoped advisory lock (one per
+ * schema) makes the others wait, after which they find nothing left to do.
+ *
+ * Upgrade: when the schema has no migrations table but the connection's current schema has one
+ * (an install from before the `schema` option), agentrun's tables and functions are moved from
+ * there into the schema first (legacy-layout.ts; docs/production.md).
  */
-export async function migrate(db: Db, migrations: readonly Migration[] = MIGRATIONS): Promise<MigrateResult> {
-  return db.transaction().execute(async (tx) => {
-    await sql`SELECT pg_advisory_xact_lock(hashtext('agentrun.migrate:' || current_schema()))`.execute(tx);
-    // Look before creating, so a role that may only read and write rows can call migrate() once
-    // the schema is up to date (CREATE TABLE IF NOT EXISTS needs the CREATE privilege regardless).
-    const exists = await sql<{ t: string | null }>`SELECT to_regclass('agentrun_migrations')::text AS t`.execute(tx);
-    if (!exists.rows[0]?.t) {
-      await sql`CREATE TABLE agentrun_migrations (id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`.execute(tx);
-    }
-    const done = new Set((await sql<{ id: string }>`SELECT id FROM agentrun_migrations`.execute(tx)).rows.map((r) => r.id));
-    const applied: string[] = [];
-    for (const migration of [...migrations].sort((a, b) => a.id.localeCompare(b.id))) {
-      if (done.has(migration.id)) continue;
-      await sql.raw(migration.up).execute(tx);
-      await sql`INSERT INTO agentrun_migrations (id) VALUES (${migration.id})`.execute(tx);
-      applied.push(migration.id);
-    }
-    return { applied };
-  });
+export async function migrate(db: Db, options: MigrateOptions = {}): Promise<MigrateResult> {
+  const schema = schemaOption(options.schema, 'migrate');
+  const migrations = options.migrations ?? MIGRATIONS;
+  const t = tablesIn(schema);
+  // READ COMMITTED whatever the session's default: each statement after the lock sees what the
+  // migrate() that held it before committed.
+  return db
+    .transaction()
+    .setIsolationLevel('read committed')
+    .execute(async (tx) => {
+      await sql`SELECT pg_advisory_xact_lock(hashtext(${`agentrun.migrate:${schema}`}))`.execute(tx);
+      // Look before creating, so a role that may only read and write rows can call migrate() once
+      // the schema is up to date (CREATE SCHEMA and CREATE TABLE IF NOT EXISTS need the privilege
+      // regardless).
+      const [state] = (
+        await sql<{ has_schema: boolean; has_ledger: boolean; legacy: string | null }>`
+          SELECT to_regnamespace(${schema}) IS NOT NULL AS has_schema,
+            to_regclass(${`${schema}.agentrun_migrations`}) IS NOT NULL AS has_ledger,
+            CASE WHEN current_schema() <> ${schema}
+              AND to_regclass(quote_ident(current_schema()) || '.agentrun_migrations') IS NOT NULL THEN current_schema() END AS legacy`.execute(
+          tx,
+        )
+      ).rows;
+      if (!state?.has_schema) await sql`CREATE SCHEMA IF NOT EXISTS ${sql.id(schema)}`.execute(tx);
+      let moved: MigrateResult['moved'];
+      if (!state?.has_ledger && state?.legacy) {
+        // An older agentrun's migrate() locked by its current schema: wait for any still running.
+        await sql`SELECT pg_advisory_xact_lock(hashtext(${`agentrun.migrate:${state.legacy}`}))`.execute(tx);
+        moved = { from: state.legacy, objects: await moveLegacyLayout(tx, state.legacy, schema) };
+      } else if (!state?.has_ledger) {
+        await sql`CREATE TABLE ${t.agentrun_migrations} (id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`.execute(tx);
+      }
+      const done = new Set((await sql<{ id: string }>`SELECT id FROM ${t.agentrun_migrations}`.execute(tx)).rows.map((r) => r.id));
+      const pending = [...migrations].sort((a, b) => a.id.localeCompare(b.id)).filter((m) => !done.has(m.id));
+      // Migrations name nothing by schema: their unqualified names land in agentrun's schema, and
+      // functions record it with SET search_path FROM CURRENT (migrations/index.ts). pg_temp last:
+      // a session's temporary table never stands in for one of ours. Reset at commit.
+      if (pending.length > 0) await sql`SET LOCAL search_path TO ${sql.id(schema)}, pg_temp`.execute(tx);
+      const applied: string[] = [];
+      for (const migration of pending) {
+        await sql.raw(migration.up).execute(tx);
+        await sql`INSERT INTO ${t.agentrun_migrations} (id) VALUES (${migration.id})`.execute(tx);
+        applied.push(migration.id);
+      }
+      return moved ? { applied, moved } : { applied };
+    });
 }

@@ -30,28 +30,39 @@ import {
   runFromRow,
 } from './rows.js';
 import { insertRunSql } from './run-sql.js';
+import { schemaOption } from './schema-name.js';
+import { type Tables, tablesIn } from './tables.js';
 import { isUnavailableError } from './unavailable.js';
 
 /**
  * Where the store's connections come from, in the style of Kysely's dialects: hand over a
  * `Kysely` instance you own, a `pg` pool you own, or a connection string (the store then owns
- * the pool and `close()` ends it).
+ * the pool and `close()` ends it); and the schema its tables live in.
  */
-export type PostgresStoreOptions =
-  | { db: Db }
-  | { pool: pg.Pool }
-  | {
-      connectionString: string;
-      poolSize?: number;
-      /**
-       * Called when the pool loses an idle connection (the server restarted, a backend was
-       * terminated, an idle timeout): the connection is dropped and the next query opens a new
-       * one. Default: one `console.error` line (the connection string is never printed).
-       */
-      onError?: (error: Error) => void;
-      /** How long a query waits for a connection before it fails (answered 503). Default 5000 ms. */
-      connectionTimeoutMillis?: number;
-    };
+export type PostgresStoreOptions = PostgresSchemaOption & ({ db: Db } | { pool: pg.Pool } | PostgresConnectionStringOptions);
+
+export interface PostgresSchemaOption {
+  /**
+   * The schema holding every table, index and function of agentrun and its migrations table,
+   * named in every statement (the connections' `search_path` plays no part). A plain SQL
+   * identifier; `migrate()` creates it. Default `'agentrun'` (docs/production.md, "Where the
+   * tables go: the `schema` option").
+   */
+  schema?: string;
+}
+
+export interface PostgresConnectionStringOptions {
+  connectionString: string;
+  poolSize?: number;
+  /**
+   * Called when the pool loses an idle connection (the server restarted, a backend was
+   * terminated, an idle timeout): the connection is dropped and the next query opens a new
+   * one. Default: one `console.error` line (the connection string is never printed).
+   */
+  onError?: (error: Error) => void;
+  /** How long a query waits for a connection before it fails (answered 503). Default 5000 ms. */
+  connectionTimeoutMillis?: number;
+}
 
 const LEASED = [...LEASED_STATES];
 
@@ -75,21 +86,26 @@ export interface PostgresStore extends Store {
   migrate(): Promise<MigrateResult>;
   /** The Kysely instance the store uses. */
   readonly db: Db;
+  /** The schema of its tables (the `schema` option, checked). */
+  readonly schema: string;
   close(): Promise<void>;
 }
 
 /**
- * The PostgreSQL Store. Tables live in the connection's `search_path` schema; run `migrate()`
- * first. Every operation is one statement, or one transaction where it writes several tables.
+ * The PostgreSQL Store. Tables live in the `schema` option's schema (default `agentrun`); run
+ * `migrate()` first. Every operation is one statement, or one transaction where it writes several
+ * tables. A bad option is a TypeError here, before any connection is made.
  */
 export function createPostgresStore(options: PostgresStoreOptions): PostgresStore {
+  const schema = schemaOption(options.schema, 'createPostgresStore');
+  const t = tablesIn(schema);
   const { db, owned } = connect(options);
 
   const rows = async <R>(query: RawBuilder<unknown>, executor: Db | Tx = db): Promise<R[]> => (await query.execute(executor)).rows as R[];
 
   const getRun = async (runId: string, teamUid?: string, executor: Db | Tx = db) => {
     const team = teamUid === undefined ? sql`` : sql` AND team_uid = ${teamUid}`;
-    const [row] = await rows<RunRow>(sql`SELECT * FROM runs WHERE id = ${runId}${team}`, executor);
+    const [row] = await rows<RunRow>(sql`SELECT * FROM ${t.runs} WHERE id = ${runId}${team}`, executor);
     return row ? runFromRow(row) : undefined;
   };
 
@@ -99,10 +115,10 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
    * the same key waits on the row until this transaction ends, then sees the outcome.
    */
   async function reserveKey<R>(tx: Tx, write: IdempotencyWrite<R>): Promise<void> {
-    const reserved = await rows(reserveSql(write), tx);
+    const reserved = await rows(reserveSql(t, write), tx);
     if (reserved.length > 0) return;
     const [existing] = await rows<IdempotencyRow>(
-      sql`SELECT * FROM idempotency_keys WHERE scope = ${write.scope} AND key = ${write.key}`,
+      sql`SELECT * FROM ${t.idempotency_keys} WHERE scope = ${write.scope} AND key = ${write.key}`,
       tx,
     );
     throw new Replayed(idempotencyFromRow(existing as IdempotencyRow));
@@ -110,7 +126,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
 
   async function recordResponse<R>(tx: Tx, write: IdempotencyWrite<R>, result: R): Promise<void> {
     const { status, body } = write.respond(result);
-    await sql`UPDATE idempotency_keys SET status = ${status}, body = ${json(body)}::jsonb WHERE scope = ${write.scope} AND key = ${write.key}`.execute(
+    await sql`UPDATE ${t.idempotency_keys} SET status = ${status}, body = ${json(body)}::jsonb WHERE scope = ${write.scope} AND key = ${write.key}`.execute(
       tx,
     );
   }
@@ -141,13 +157,13 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     if (input.teamUid !== undefined) where.push(sql`team_uid = ${input.teamUid}`);
     if (input.expect.workerId !== undefined) where.push(sql`lease_worker_id = ${input.expect.workerId}`);
     if (input.expect.leaseExpiredBy !== undefined) where.push(sql`lease_expires_at <= ${input.expect.leaseExpiredBy}::timestamptz`);
-    const update = sql`UPDATE runs SET ${sql.join(sets)} WHERE ${sql.join(where, sql` AND `)} RETURNING *`;
+    const update = sql`UPDATE ${t.runs} SET ${sql.join(sets)} WHERE ${sql.join(where, sql` AND `)} RETURNING *`;
     const f = input.followup;
     if (!f) return update;
     // The follow-up is written only if the update applied: it selects from the updated row.
     return sql`WITH updated AS (${update}),
       followup AS (
-        INSERT INTO run_followups (id, run_id, message, created_at, creator_uid)
+        INSERT INTO ${t.run_followups} (id, run_id, message, created_at, creator_uid)
         SELECT ${f.id}, id, ${f.message}, ${f.createdAt}::timestamptz, ${f.creatorUid} FROM updated
       )
       SELECT * FROM updated`;
@@ -157,18 +173,18 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     async create(input) {
       if (input.idempotency) {
         return idempotently(input.idempotency, async (tx) => {
-          const [row] = await rows<RunRow>(insertRunSql(input), tx);
+          const [row] = await rows<RunRow>(insertRunSql(t, input), tx);
           return { result: runFromRow(row as RunRow), run: input.run };
         });
       }
-      const [row] = await rows<RunRow>(insertRunSql(input));
+      const [row] = await rows<RunRow>(insertRunSql(t, input));
       return { result: runFromRow(row as RunRow) };
     },
 
     get: (runId, teamUid) => getRun(runId, teamUid),
 
     async list(query) {
-      return (await rows<RunRow>(listRunsSql(query))).map(runFromRow);
+      return (await rows<RunRow>(listRunsSql(t, query))).map(runFromRow);
     },
 
     async transition(input): Promise<Idempotent<TransitionOutcome>> {
@@ -194,11 +210,11 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     async claimNext(input) {
       // SKIP LOCKED: concurrent claimers each lock a different queued run instead of waiting.
       const [row] = await rows<RunRow>(sql`
-        UPDATE runs SET state = 'CLAIMED', attempts = attempts + 1,
+        UPDATE ${t.runs} SET state = 'CLAIMED', attempts = attempts + 1,
           lease_worker_id = ${input.workerId}, lease_expires_at = ${input.leaseExpiresAt}::timestamptz,
           updated_at = GREATEST(updated_at, ${input.now}::timestamptz)
         WHERE id = (
-          SELECT id FROM runs WHERE state = 'QUEUED' ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED
+          SELECT id FROM ${t.runs} WHERE state = 'QUEUED' ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED
         ) AND state = 'QUEUED'
         RETURNING *`);
       return row ? runFromRow(row) : undefined;
@@ -207,31 +223,31 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     async renewLease(input) {
       const [row] = await rows<RunRow>(sql`
         WITH renewed AS (
-          UPDATE runs SET lease_expires_at = ${input.leaseExpiresAt}::timestamptz
+          UPDATE ${t.runs} SET lease_expires_at = ${input.leaseExpiresAt}::timestamptz
           WHERE id = ${input.runId} AND lease_worker_id = ${input.workerId} AND state IN (${sql.join(LEASED)})
           RETURNING *
         )
         SELECT * FROM renewed
         UNION ALL
-        SELECT * FROM runs WHERE id = ${input.runId} AND NOT EXISTS (SELECT 1 FROM renewed)`);
+        SELECT * FROM ${t.runs} WHERE id = ${input.runId} AND NOT EXISTS (SELECT 1 FROM renewed)`);
       return row ? runFromRow(row) : undefined;
     },
 
     async listExpiredLeases(now, limit) {
       const found = await rows<RunRow>(sql`
-        SELECT * FROM runs
+        SELECT * FROM ${t.runs}
         WHERE lease_worker_id IS NOT NULL AND lease_expires_at <= ${now}::timestamptz AND state IN (${sql.join(LEASED)})
         ORDER BY lease_expires_at, id LIMIT ${limit}`);
       return found.map(runFromRow);
     },
 
     async listFollowups(runId) {
-      return (await rows<FollowupRow>(sql`SELECT * FROM run_followups WHERE run_id = ${runId} ORDER BY seq`)).map(followupFromRow);
+      return (await rows<FollowupRow>(sql`SELECT * FROM ${t.run_followups} WHERE run_id = ${runId} ORDER BY seq`)).map(followupFromRow);
     },
 
     async getAttachment(teamUid, runId, fileName) {
       const [row] = await rows<{ run_id: string; file_name: string; mime_type: string; data: Buffer }>(sql`
-        SELECT a.* FROM run_attachments a JOIN runs r ON r.id = a.run_id
+        SELECT a.* FROM ${t.run_attachments} a JOIN ${t.runs} r ON r.id = a.run_id
         WHERE a.run_id = ${runId} AND a.file_name = ${fileName} AND r.team_uid = ${teamUid}`);
       if (!row) return undefined;
       return { runId: row.run_id, fileName: row.file_name, mimeType: row.mime_type, data: new Uint8Array(row.data) };
@@ -241,38 +257,38 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   const idempotency: IdempotencyStore = {
     async get(scope, key, now) {
       const [row] = await rows<IdempotencyRow>(sql`
-        SELECT * FROM idempotency_keys WHERE scope = ${scope} AND key = ${key} AND expires_at > ${now}::timestamptz AND status <> 0`);
+        SELECT * FROM ${t.idempotency_keys} WHERE scope = ${scope} AND key = ${key} AND expires_at > ${now}::timestamptz AND status <> 0`);
       return row ? idempotencyFromRow(row) : undefined;
     },
     async reserve(r) {
       // One statement: insert, or take over an expired record; a live one is left as it is.
-      const reserved = await rows(reserveSql(r));
+      const reserved = await rows(reserveSql(t, r));
       if (reserved.length > 0) return { reserved: true };
-      const [existing] = await rows<IdempotencyRow>(sql`SELECT * FROM idempotency_keys WHERE scope = ${r.scope} AND key = ${r.key}`);
+      const [existing] = await rows<IdempotencyRow>(sql`SELECT * FROM ${t.idempotency_keys} WHERE scope = ${r.scope} AND key = ${r.key}`);
       // Gone between the two statements (released or purged): the caller may simply try again.
       if (!existing) return this.reserve(r);
       return { reserved: false, existing: idempotencyFromRow(existing) };
     },
     async complete(scope, key, response) {
-      await sql`UPDATE idempotency_keys SET status = ${response.status}, body = ${json(response.body)}::jsonb, expires_at = ${response.expiresAt}::timestamptz
+      await sql`UPDATE ${t.idempotency_keys} SET status = ${response.status}, body = ${json(response.body)}::jsonb, expires_at = ${response.expiresAt}::timestamptz
                 WHERE scope = ${scope} AND key = ${key} AND status = 0`.execute(db);
     },
     async release(scope, key) {
-      await sql`DELETE FROM idempotency_keys WHERE scope = ${scope} AND key = ${key} AND status = 0`.execute(db);
+      await sql`DELETE FROM ${t.idempotency_keys} WHERE scope = ${scope} AND key = ${key} AND status = 0`.execute(db);
     },
     async purgeExpired(now) {
-      const result = await sql`DELETE FROM idempotency_keys WHERE expires_at <= ${now}::timestamptz`.execute(db);
+      const result = await sql`DELETE FROM ${t.idempotency_keys} WHERE expires_at <= ${now}::timestamptz`.execute(db);
       return Number(result.numAffectedRows ?? 0);
     },
   };
 
   const apiKeys: ApiKeyStore = {
     async create(record) {
-      await sql`INSERT INTO api_keys (hash, prefix, principal, created_at)
+      await sql`INSERT INTO ${t.api_keys} (hash, prefix, principal, created_at)
         VALUES (${record.hash}, ${record.prefix}, ${json(record.principal)}::jsonb, ${record.createdAt}::timestamptz)`.execute(db);
     },
     async findByHash(hash) {
-      const [row] = await rows<ApiKeyRow>(sql`SELECT * FROM api_keys WHERE hash = ${hash}`);
+      const [row] = await rows<ApiKeyRow>(sql`SELECT * FROM ${t.api_keys} WHERE hash = ${hash}`);
       return row ? apiKeyFromRow(row) : undefined;
     },
   };
@@ -281,10 +297,11 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     runs,
     idempotency,
     apiKeys,
-    ...createControlPlane(db),
-    ...createIngress(db),
+    ...createControlPlane(db, t),
+    ...createIngress(db, t),
     db,
-    migrate: () => migrate(db),
+    schema,
+    migrate: () => migrate(db, { schema }),
     isUnavailable: isUnavailableError,
     async close() {
       if (owned) await db.destroy();
@@ -339,8 +356,11 @@ export function survivePoolErrors(pool: pg.Pool, onError: (error: Error) => void
  * Hold (scope, key) with status 0: insert it, or take over a record that expired. RETURNING a row
  * means this statement holds the key; none means a live record exists.
  */
-function reserveSql(r: { scope: string; key: string; fingerprint: string; now: string; expiresAt: string }): RawBuilder<unknown> {
-  return sql`INSERT INTO idempotency_keys (scope, key, fingerprint, status, body, created_at, expires_at)
+function reserveSql(
+  t: Tables,
+  r: { scope: string; key: string; fingerprint: string; now: string; expiresAt: string },
+): RawBuilder<unknown> {
+  return sql`INSERT INTO ${t.idempotency_keys} (scope, key, fingerprint, status, body, created_at, expires_at)
     VALUES (${r.scope}, ${r.key}, ${r.fingerprint}, 0, NULL, ${r.now}::timestamptz, ${r.expiresAt}::timestamptz)
     ON CONFLICT (scope, key) DO UPDATE
       SET fingerprint = EXCLUDED.fingerprint, status = 0, body = NULL, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at

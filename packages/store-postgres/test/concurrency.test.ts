@@ -12,7 +12,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createPostgresStore, describeSchema, MIGRATIONS } from '../src/index.js';
-import { openTestDatabase, withSearchPath } from './support/database.js';
+import { openTestDatabase } from './support/database.js';
 import { readExecutionLog, resetExecutionLog } from './support/execution-log.js';
 import { useProcesses } from './support/processes.js';
 import { sleep, waitUntil } from './support/wait.js';
@@ -48,25 +48,27 @@ interface RunRow {
 }
 const runRows = async (ids: string[]) =>
   (
-    await sql<RunRow>`SELECT id, state, attempts, started_at, lease_worker_id, status_message FROM runs WHERE id = ANY(${ids})`.execute(
+    await sql<RunRow>`SELECT id, state, attempts, started_at, lease_worker_id, status_message FROM ${db.table('runs')} WHERE id = ANY(${ids})`.execute(
       db.db,
     )
   ).rows;
 const countTerminal = async (ids: string[]) =>
   Number(
-    (await sql<{ n: string }>`SELECT count(*) AS n FROM runs WHERE id = ANY(${ids}) AND state = ANY(${TERMINAL})`.execute(db.db)).rows[0]
-      ?.n,
+    (
+      await sql<{ n: string }>`SELECT count(*) AS n FROM ${db.table('runs')} WHERE id = ANY(${ids}) AND state = ANY(${TERMINAL})`.execute(
+        db.db,
+      )
+    ).rows[0]?.n,
   );
 
-/** A schema of its own (not migrated) for a test that must start from nothing; dropped after. */
-async function withFreshSchema<T>(suffix: string, use: (schemaUrl: string) => Promise<T>): Promise<T> {
+/** A schema name of its own (nothing in it yet: migrate() creates it) for a test that must start from nothing; dropped after. */
+async function withFreshSchema<T>(suffix: string, use: (schema: string) => Promise<T>): Promise<T> {
   const schema = `${db.schema}_${suffix}`;
-  await sql`CREATE SCHEMA ${sql.id(schema)}`.execute(db.db);
   try {
-    return await use(withSearchPath(url(), schema));
+    return await use(schema);
   } finally {
     await procs.stopTestProcesses();
-    await sql`DROP SCHEMA ${sql.id(schema)} CASCADE`.execute(db.db);
+    await sql`DROP SCHEMA IF EXISTS ${sql.id(schema)} CASCADE`.execute(db.db);
   }
 }
 
@@ -75,12 +77,20 @@ describe('store-postgres under concurrency', () => {
     '4 worker processes claiming 500 runs execute every run exactly once',
     async () => {
       const store = await db.freshStore();
-      await resetExecutionLog(db.db);
+      await resetExecutionLog(db.db, db.schema);
       const { service } = createAgentRunHandler({ store });
       // Ready first, released together: all four compete for the queue from its first run.
       const workers = await Promise.all(
         [1, 2, 3, 4].map((n) =>
-          procs.worker({ databaseUrl: url(), workerId: `w${n}`, concurrency: 8, pollIntervalMs: 20, executeMs: 2, waitForGo: true }),
+          procs.worker({
+            databaseUrl: url(),
+            schema: db.schema,
+            workerId: `w${n}`,
+            concurrency: 8,
+            pollIntervalMs: 20,
+            executeMs: 2,
+            waitForGo: true,
+          }),
         ),
       );
       const ids = await createRuns(service, 500, 'exactly once');
@@ -96,7 +106,7 @@ describe('store-postgres under concurrency', () => {
       const exits = await Promise.all(workers.map((w) => w.stop()));
       expect(exits, 'every worker stops cleanly on SIGTERM').toEqual(workers.map(() => ({ code: 0, signal: null })));
 
-      const log = await readExecutionLog(db.db);
+      const log = await readExecutionLog(db.db, db.schema);
       const started = log.filter((e) => e.event === 'started');
       const executions = new Map<string, string[]>();
       for (const e of started) executions.set(e.runId, [...(executions.get(e.runId) ?? []), e.workerId]);
@@ -136,12 +146,12 @@ describe('store-postgres under concurrency', () => {
   needsServer(
     '20 concurrent creates with one Idempotency-Key through two server processes make exactly one run',
     async () => {
-      await withFreshSchema('idem', async (schemaUrl) => {
+      await withFreshSchema('idem', async (schema) => {
         const apiKey = `ar_concurrency-${Math.random().toString(36).slice(2)}`;
         // Both start on an empty schema: their migrations and bootstrap keys race as well.
         const servers = await Promise.all(
           ['server-a', 'server-b'].map((name) =>
-            procs.server({ name, databaseUrl: schemaUrl, apiKey, demoDurationMs: 50, pollIntervalMs: 50 }),
+            procs.server({ name, databaseUrl: url(), schema, apiKey, demoDurationMs: 50, pollIntervalMs: 50 }),
           ),
         );
         const key = `idem-${Date.now()}`;
@@ -163,9 +173,9 @@ describe('store-postgres under concurrency', () => {
         // One request created the run; the other 19 were answered from the key.
         expect(answers.filter((a) => a.replayed === 'true')).toHaveLength(19);
 
-        const pool = new pg.Pool({ connectionString: schemaUrl, max: 1 });
+        const pool = new pg.Pool({ connectionString: url(), max: 1 });
         try {
-          const runs = (await pool.query<{ id: string }>('SELECT id FROM runs')).rows.map((r) => r.id);
+          const runs = (await pool.query<{ id: string }>(`SELECT id FROM ${schema}.runs`)).rows.map((r) => r.id);
           expect(runs).toEqual([...runIds]);
 
           for (const server of servers) {
@@ -174,9 +184,9 @@ describe('store-postgres under concurrency', () => {
             expect(conflict.headers.get('content-type')).toMatch(/^application\/problem\+json/);
             expect(await conflict.json()).toMatchObject({ status: 409, error: 'idempotency_conflict' });
           }
-          expect((await pool.query('SELECT id FROM runs')).rowCount).toBe(1);
+          expect((await pool.query(`SELECT id FROM ${schema}.runs`)).rowCount).toBe(1);
 
-          const migrations = await pool.query<{ id: string }>('SELECT id FROM agentrun_migrations ORDER BY id');
+          const migrations = await pool.query<{ id: string }>(`SELECT id FROM ${schema}.agentrun_migrations ORDER BY id`);
           expect(migrations.rows.map((r) => r.id)).toEqual(MIGRATIONS.map((m) => m.id).sort());
         } finally {
           await pool.end();
@@ -194,8 +204,8 @@ describe('store-postgres under concurrency', () => {
       // too), so the worker learns of a cancel only through the store, at its heartbeat.
       const cancellerPool = (db.newPool as NonNullable<typeof db.newPool>)(4);
       const workerPool = (db.newPool as NonNullable<typeof db.newPool>)(4);
-      const canceller = createAgentRunHandler({ store: createPostgresStore({ pool: cancellerPool }) });
-      const workerSide: AgentRunHandler = createAgentRunHandler({ store: createPostgresStore({ pool: workerPool }) });
+      const canceller = createAgentRunHandler({ store: createPostgresStore({ pool: cancellerPool, schema: db.schema }) });
+      const workerSide: AgentRunHandler = createAgentRunHandler({ store: createPostgresStore({ pool: workerPool, schema: db.schema }) });
 
       const cancelledFrom = new Map<string, RunState>();
       canceller.events.on('run.state_changed', (e) => {
@@ -296,22 +306,22 @@ describe('store-postgres under concurrency', () => {
   );
 
   needsServer(
-    'migrate() from 4 connections at once on a fresh schema succeeds everywhere and applies each migration once',
+    'migrate() from 4 connections at once on a schema that does not exist yet succeeds everywhere and applies each migration once',
     async () => {
       // The schema one migrate() builds alone, to compare with those built under contention.
-      const reference = await withFreshSchema('m_alone', async (schemaUrl) => {
-        const store = createPostgresStore({ connectionString: schemaUrl, poolSize: 1 });
+      const reference = await withFreshSchema('m_alone', async (schema) => {
+        const store = createPostgresStore({ connectionString: url(), schema, poolSize: 1 });
         try {
           await store.migrate();
-          return await describeSchema(store.db);
+          return await describeSchema(store.db, { schema });
         } finally {
           await store.close();
         }
       });
       for (let round = 0; round < 3; round++) {
-        await withFreshSchema(`m${round}`, async (schemaUrl) => {
-          const pools = [1, 2, 3, 4].map(() => new pg.Pool({ connectionString: schemaUrl, max: 1 }));
-          const stores = pools.map((pool) => createPostgresStore({ pool }));
+        await withFreshSchema(`m${round}`, async (schema) => {
+          const pools = [1, 2, 3, 4].map(() => new pg.Pool({ connectionString: url(), max: 1 }));
+          const stores = pools.map((pool) => createPostgresStore({ pool, schema }));
           try {
             // Connect first, so the four calls race for the migration lock rather than for connections.
             await Promise.all(pools.map((pool) => pool.query('SELECT 1')));
@@ -321,10 +331,10 @@ describe('store-postgres under concurrency', () => {
             const recorded = await sql<{
               id: string;
               n: string;
-            }>`SELECT id, count(*) AS n FROM agentrun_migrations GROUP BY id ORDER BY id`.execute(stores[0]?.db ?? db.db);
+            }>`SELECT id, count(*) AS n FROM ${sql.table(`${schema}.agentrun_migrations`)} GROUP BY id ORDER BY id`.execute(db.db);
             expect(recorded.rows).toEqual(MIGRATIONS.map((m) => ({ id: m.id, n: '1' })).sort((a, b) => a.id.localeCompare(b.id)));
             // The schema built under contention is the schema built alone.
-            expect(await describeSchema((stores[0] ?? { db: db.db }).db)).toBe(reference);
+            expect(await describeSchema(db.db, { schema })).toBe(reference);
           } finally {
             await Promise.all(pools.map((pool) => pool.end()));
           }

@@ -27,7 +27,7 @@ describe('webhooks.create across connections', () => {
 
       // Two pools: as two server processes, each with its own connections.
       const pools = [poolWithIsolation(db, isolation), poolWithIsolation(db, isolation)];
-      const stores = pools.map((pool) => createPostgresStore({ pool }));
+      const stores = pools.map((pool) => createPostgresStore({ pool, schema: db.schema }));
       try {
         const attempts = Array.from({ length: 20 }, (_, i) => {
           const secret = makeSecret({ name: `race-${i}` });
@@ -54,7 +54,7 @@ describe('team_secrets', () => {
   it('has no column but the ciphertext for a value', async () => {
     const { rows } = await sql<{ column_name: string }>`
       SELECT column_name FROM information_schema.columns
-      WHERE table_schema = current_schema() AND table_name = 'team_secrets' ORDER BY ordinal_position`.execute(db.db);
+      WHERE table_schema = ${db.schema} AND table_name = 'team_secrets' ORDER BY ordinal_position`.execute(db.db);
     expect(rows.map((r) => r.column_name)).toEqual(['team_uid', 'name', 'ciphertext', 'created_at', 'updated_at']);
   });
 
@@ -66,9 +66,10 @@ describe('team_secrets', () => {
     await store.secrets.put(put);
     await store.secrets.put(replaced);
     await store.webhooks.create({ webhook: makeWebhook({ secretName: 'generated' }), secret: generated, maxPerFactory: 20 });
-    const { rows } = await sql<{ name: string; ciphertext: string }>`SELECT name, ciphertext FROM team_secrets ORDER BY name`.execute(
-      db.db,
-    );
+    const { rows } = await sql<{
+      name: string;
+      ciphertext: string;
+    }>`SELECT name, ciphertext FROM ${db.table('team_secrets')} ORDER BY name`.execute(db.db);
     expect(rows).toEqual([
       { name: 'generated', ciphertext: generated.ciphertext },
       { name: 'put', ciphertext: replaced.ciphertext },
@@ -117,7 +118,9 @@ describe('automations by webhook (the ingress lookup)', () => {
     const other = makeAutomation({ triggers: trigger('w2') });
     for (const a of [both, second, disabled, other]) await store.automations.create(a);
 
-    const { rows } = await sql<{ id: string }>`SELECT id FROM automations WHERE enabled AND ${selecting('w1')} ORDER BY id`.execute(db.db);
+    const { rows } = await sql<{
+      id: string;
+    }>`SELECT id FROM ${db.table('automations')} WHERE enabled AND ${selecting('w1')} ORDER BY id`.execute(db.db);
     expect(rows.map((r) => r.id)).toEqual([both.id, second.id].sort());
 
     // With sequential scans priced out, the plan shows the index can answer the query at all.
@@ -125,7 +128,7 @@ describe('automations by webhook (the ingress lookup)', () => {
       await sql`SET LOCAL enable_seqscan = off`.execute(tx);
       const explained = await sql<{
         'QUERY PLAN': string;
-      }>`EXPLAIN SELECT id FROM automations WHERE enabled AND ${selecting('w1')}`.execute(tx);
+      }>`EXPLAIN SELECT id FROM ${db.table('automations')} WHERE enabled AND ${selecting('w1')}`.execute(tx);
       return explained.rows.map((r) => r['QUERY PLAN']).join('\n');
     });
     expect(plan).toContain('automations_triggers');

@@ -192,7 +192,7 @@ describe.skipIf(!db.multiConnection)('connections the server closes (shared serv
 
   it('idle connections terminated: onError hears it, the process lives, the next query reconnects', async () => {
     const lost: Error[] = [];
-    const store = createPostgresStore({ connectionString: url(), poolSize: 3, onError: (error) => lost.push(error) });
+    const store = createPostgresStore({ connectionString: url(), schema: db.schema, poolSize: 3, onError: (error) => lost.push(error) });
     stores.push(store);
     // Three connections in the pool, then idle.
     await Promise.all([1, 2, 3].map(() => store.db.selectNoFrom(sql<number>`pg_sleep(0.05)`.as('slept')).execute()));
@@ -214,7 +214,7 @@ describe.skipIf(!db.multiConnection)('connections the server closes (shared serv
     const pool = new pg.Pool({ connectionString: url(), max: 2 });
     const lost: Error[] = [];
     survivePoolErrors(pool, (error) => lost.push(error));
-    const store = createPostgresStore({ pool });
+    const store = createPostgresStore({ pool, schema: db.schema });
     const held = await pool.connect(); // checked out, between two queries
     let released = false;
     try {
@@ -243,7 +243,7 @@ describe.skipIf(!db.multiConnection)('connections the server closes (shared serv
     const lines: string[] = [];
     const spy = vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => void lines.push(args.map(String).join(' ')));
     try {
-      const store = createPostgresStore({ connectionString: url(), poolSize: 1 });
+      const store = createPostgresStore({ connectionString: url(), schema: db.schema, poolSize: 1 });
       stores.push(store);
       await store.runs.get('x');
       expect(await terminateOurs()).toBe(1);
@@ -263,7 +263,7 @@ describe.skipIf(!db.multiConnection)('connections the server closes (shared serv
 
   it('a connection terminated inside a transaction: the transaction fails as unavailable, the process lives, the store goes on', async () => {
     const lost: Error[] = [];
-    const store = createPostgresStore({ connectionString: url(), poolSize: 2, onError: (error) => lost.push(error) });
+    const store = createPostgresStore({ connectionString: url(), schema: db.schema, poolSize: 2, onError: (error) => lost.push(error) });
     stores.push(store);
     const failed = await store.db
       .transaction()

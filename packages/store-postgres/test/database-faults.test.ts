@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_SCHEMA } from '../src/index.js';
 import { openTestDatabase } from './support/database.js';
 import { createOwnCluster, type OwnCluster, ownClusterUnavailable } from './support/own-cluster.js';
 import { type ManagedProcess, type ServerProcess, startServerProcess, useProcesses } from './support/processes.js';
@@ -174,7 +175,7 @@ describe.skipIf(!db.multiConnection)('the server survives terminated connections
       .rows[0].n as number;
 
   it('keeps serving after its idle connections are terminated', async () => {
-    const server = await procs.server({ databaseUrl: databaseUrl(), apiKey, pollIntervalMs: 50, env });
+    const server = await procs.server({ databaseUrl: databaseUrl(), schema: db.schema, apiKey, pollIntervalMs: 50, env });
     const f = await fixture(server);
     expect(await everyKind(server, f, 'ok')).toEqual([]);
     await sleep(200); // the pool's connections are idle now
@@ -192,7 +193,7 @@ describe.skipIf(!db.multiConnection)('the server survives terminated connections
   }, 60_000);
 
   it('answers 2xx or 503 problem+json (never 500) on every path while its connections are terminated under load, then recovers', async () => {
-    const server = await procs.server({ databaseUrl: databaseUrl(), apiKey, pollIntervalMs: 50, env });
+    const server = await procs.server({ databaseUrl: databaseUrl(), schema: db.schema, apiKey, pollIntervalMs: 50, env });
     const f = await fixture(server);
     const traffic = load(server, f);
     for (let i = 0; i < 5; i++) {
@@ -221,7 +222,14 @@ describe.skipIf(!db.multiConnection || noCluster !== undefined)(
 
     it('answers 503 with Retry-After on every path while the database is down, stays up, and recovers when it returns', async () => {
       cluster = await createOwnCluster();
-      const server = await procs.server({ databaseUrl: cluster.url, apiKey, pollIntervalMs: 50, demoDurationMs: 100, env });
+      const server = await procs.server({
+        databaseUrl: cluster.url,
+        schema: DEFAULT_SCHEMA,
+        apiKey,
+        pollIntervalMs: 50,
+        demoDurationMs: 100,
+        env,
+      });
       const f = await fixture(server);
       expect(await everyKind(server, f, 'ok')).toEqual([]);
 
@@ -269,7 +277,7 @@ describe.skipIf(!db.multiConnection || noCluster !== undefined)(
       cluster.stop();
       let child: ManagedProcess | undefined;
       const starting = startServerProcess(
-        { databaseUrl: cluster.url, apiKey, env },
+        { databaseUrl: cluster.url, schema: DEFAULT_SCHEMA, apiKey, env },
         {
           onSpawn: (p) => {
             child = p;

@@ -31,6 +31,7 @@ describe.skipIf(!db.multiConnection)('webhook ingress across two reference serve
   const serverOptions = (name: string) => ({
     name,
     databaseUrl: db.url as string,
+    schema: db.schema,
     apiKey,
     demoDurationMs: 20,
     pollIntervalMs: 1000,

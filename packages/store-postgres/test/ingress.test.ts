@@ -18,7 +18,7 @@ const NEEDS_SERVER = 'needs a PostgreSQL server: PGlite is one connection, so no
 /** Two stores on two pools: as two server processes, each with its own connections. */
 async function withTwoServers<T>(isolation: 'read committed' | 'repeatable read', use: (stores: Store[]) => Promise<T>): Promise<T> {
   const pools = [poolWithIsolation(db, isolation), poolWithIsolation(db, isolation)];
-  const stores = pools.map((pool) => createPostgresStore({ pool }));
+  const stores = pools.map((pool) => createPostgresStore({ pool, schema: db.schema }));
   try {
     return await use(stores);
   } finally {
@@ -60,7 +60,7 @@ describe('deliveries.accept across connections', () => {
       expect(log.filter((d) => d.status === 'Duplicate')).toHaveLength(49);
       expect(log.filter((d) => d.status === 'Duplicate').every((d) => d.payload === null)).toBe(true);
       // Runs of exactly one delivery: the winner's.
-      const { rows } = await sql<{ id: string }>`SELECT id FROM runs`.execute(db.db);
+      const { rows } = await sql<{ id: string }>`SELECT id FROM ${db.table('runs')}`.execute(db.db);
       expect(rows.map((r) => r.id)).toEqual([winner.run.id]);
     });
   }
@@ -112,9 +112,9 @@ describe('deliveries.accept', () => {
     const [listed] = await store.deliveries.list('team-1', 'w1', { limit: 1 });
     expect([...(listed?.payload ?? [])]).toEqual([...payload]);
     // And the column holds exactly those bytes (bytea, not text or jsonb).
-    const { rows } = await sql<{ hex: string }>`SELECT encode(payload, 'hex') AS hex FROM deliveries WHERE id = ${delivery.id}`.execute(
-      db.db,
-    );
+    const { rows } = await sql<{
+      hex: string;
+    }>`SELECT encode(payload, 'hex') AS hex FROM ${db.table('deliveries')} WHERE id = ${delivery.id}`.execute(db.db);
     expect(rows[0]?.hex).toBe(Buffer.from(payload).toString('hex'));
   });
 });
@@ -161,7 +161,9 @@ describe('rateLimits.admit across connections', () => {
         ),
       );
       expect(results.filter((r) => r.allowed)).toHaveLength(60);
-      const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM rate_limit_events WHERE key = ${key}`.execute(db.db);
+      const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM ${db.table('rate_limit_events')} WHERE key = ${key}`.execute(
+        db.db,
+      );
       expect(rows[0]?.n).toBe(60);
     });
   }
@@ -172,7 +174,7 @@ describe('rateLimits', () => {
     const store = await db.freshStore();
     for (let i = 0; i < 5; i++) await store.rateLimits.admit({ key: 'k', limit: 5, windowMs: 1000, now: at(i) });
     const count = async () =>
-      (await sql<{ n: number }>`SELECT count(*)::int AS n FROM rate_limit_events WHERE key = 'k'`.execute(db.db)).rows[0]?.n;
+      (await sql<{ n: number }>`SELECT count(*)::int AS n FROM ${db.table('rate_limit_events')} WHERE key = 'k'`.execute(db.db)).rows[0]?.n;
     expect(await store.rateLimits.peek({ key: 'k', windowMs: 1000, now: at(5000) })).toEqual({ count: 0, retryAfterMs: 0 });
     expect(await count()).toBe(5);
     expect(await store.rateLimits.admit({ key: 'k', limit: 5, windowMs: 1000, now: at(5000) })).toEqual({ allowed: true });
@@ -191,20 +193,22 @@ describe('indexes', () => {
   }
 
   it('serve a log page from the cursor on, newest first, without a sort', async () => {
-    const text = await plan(sql`SELECT * FROM deliveries WHERE webhook_uid = 'w1' AND team_uid = 'team-1'
+    const text = await plan(sql`SELECT * FROM ${db.table('deliveries')} WHERE webhook_uid = 'w1' AND team_uid = 'team-1'
       AND (received_at, id) < ('2026-01-01T00:00:00.000Z'::timestamptz, 'x') ORDER BY received_at DESC, id DESC LIMIT 20`);
     expect(text).toContain('deliveries_webhook_received');
     expect(text).not.toContain('Sort');
   });
 
   it('serve the duplicate check by the unique partial index', async () => {
-    const text = await plan(sql`SELECT id FROM deliveries WHERE webhook_uid = 'w1' AND identity = 'h' AND status = 'Accepted'`);
+    const text = await plan(
+      sql`SELECT id FROM ${db.table('deliveries')} WHERE webhook_uid = 'w1' AND identity = 'h' AND status = 'Accepted'`,
+    );
     expect(text).toContain('deliveries_accepted_identity');
   });
 
   it('serve a rate-limit window', async () => {
     const text = await plan(
-      sql`SELECT count(*), min(at) FROM rate_limit_events WHERE key = 'k' AND at > '2026-01-01T00:00:00.000Z'::timestamptz`,
+      sql`SELECT count(*), min(at) FROM ${db.table('rate_limit_events')} WHERE key = 'k' AND at > '2026-01-01T00:00:00.000Z'::timestamptz`,
     );
     expect(text).toContain('rate_limit_events_key_at');
   });

@@ -1,6 +1,8 @@
 import { readFile } from 'node:fs/promises';
+import { makeDelivery, makeRun } from '@agentrun/core/testing';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeSchema, MIGRATIONS, migrate } from '../src/index.js';
+import { createPostgresStore, describeSchema, MIGRATIONS, migrate } from '../src/index.js';
 import { openTestDatabase, type TestDatabase } from './support/database.js';
 
 let database: TestDatabase;
@@ -15,15 +17,25 @@ describe('migrations', () => {
   it('produce exactly the committed schema dump (regenerate: npm run schema:dump -w @agentrun/store-postgres)', async ({ skip }) => {
     if (database.kind !== 'postgres') skip('the dump is compared on a PostgreSQL server only');
     const committed = await readFile(new URL('../schema.txt', import.meta.url), 'utf8');
-    expect(await describeSchema(database.db)).toBe(committed);
+    expect(await describeSchema(database.db, { schema: database.schema })).toBe(committed);
   });
 
   it('are recorded once each, and migrating again applies nothing', async () => {
-    expect(await migrate(database.db)).toEqual({ applied: [] });
-    const { rows } = await (await import('kysely')).sql<{ id: string }>`SELECT id FROM agentrun_migrations ORDER BY id`.execute(
-      database.db,
-    );
+    expect(await migrate(database.db, { schema: database.schema })).toEqual({ applied: [] });
+    const { rows } = await sql<{ id: string }>`SELECT id FROM ${database.table('agentrun_migrations')} ORDER BY id`.execute(database.db);
     expect(rows.map((r) => r.id)).toEqual(MIGRATIONS.map((m) => m.id));
+  });
+
+  // migrations/index.ts: a function resolves names by the caller's search_path unless it pins its
+  // own, and the caller is the host. A later migration's function (a trigger's too) must say
+  // SET search_path FROM CURRENT.
+  it('leave no function of the schema without its search_path pinned to the schema', async () => {
+    const { rows } = await sql<{ name: string; config: string[] | null }>`
+      SELECT p.proname AS name, p.proconfig AS config FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+      WHERE n.nspname = ${database.schema} ORDER BY p.proname`.execute(database.db);
+    expect(rows.length).toBeGreaterThan(0);
+    const unpinned = rows.filter((r) => !(r.config ?? []).includes(`search_path=${database.schema}, pg_temp`)).map((r) => r.name);
+    expect(unpinned).toEqual([]);
   });
 
   it('have unique, ordered ids', () => {
@@ -35,7 +47,7 @@ describe('migrations', () => {
 });
 
 describe('migrate() with a role that may only read and write rows', () => {
-  it('succeeds once the schema is up to date', async ({ skip }) => {
+  it('succeeds once the schema is up to date, and the store works for it', async ({ skip }) => {
     if (database.kind !== 'postgres' || !database.url) skip('needs a PostgreSQL server to create a role');
     const { default: pg } = await import('pg');
     const { Kysely, PostgresDialect } = await import('kysely');
@@ -51,7 +63,13 @@ describe('migrate() with a role that may only read and write rows', () => {
       url.username = role;
       const db = new Kysely({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url.toString(), max: 1 }) }) });
       try {
-        expect(await migrate(db)).toEqual({ applied: [] });
+        expect(await migrate(db, { schema: database.schema })).toEqual({ applied: [] });
+        // Rows and the ingress functions (EXECUTE is PUBLIC's by default) with those rights only.
+        const store = createPostgresStore({ db, schema: database.schema });
+        const run = makeRun();
+        await store.runs.create({ run, attachments: [] });
+        expect(await store.deliveries.accept({ delivery: makeDelivery({ identity: 'sha256:rw' }), runs: [] })).toEqual({ accepted: true });
+        expect((await store.runs.get(run.id))?.id).toBe(run.id);
       } finally {
         await db.destroy();
       }

@@ -24,7 +24,14 @@ describe.skipIf(!db.multiConnection)('two reference servers on one database', ()
     const apiKey = `ar_two-servers-${Math.random().toString(36).slice(2)}`;
     servers = await Promise.all(
       ['server-a', 'server-b'].map((name) =>
-        procs.server({ name, databaseUrl: db.url as string, apiKey, demoDurationMs: DEMO_DURATION_MS, pollIntervalMs: 50 }),
+        procs.server({
+          name,
+          databaseUrl: db.url as string,
+          schema: db.schema,
+          apiKey,
+          demoDurationMs: DEMO_DURATION_MS,
+          pollIntervalMs: 50,
+        }),
       ),
     );
     const client = (server: ServerProcess) => new OzAPI({ apiKey, baseURL: `${server.url}/api/v1`, maxRetries: 0 });

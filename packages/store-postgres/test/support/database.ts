@@ -1,13 +1,15 @@
 import type { Store } from '@agentrun/core';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, type RawBuilder, sql } from 'kysely';
 import pg from 'pg';
 import type { Db } from '../../src/db.js';
 import { createPostgresStore, migrate } from '../../src/index.js';
 
 /**
  * Where Postgres tests run: `DATABASE_URL`, else the local server CI and developer machines have,
- * else (only outside CI) an in-process PGlite. Each test file gets its own schema, so files run in
- * parallel against one server without seeing each other's rows.
+ * else (only outside CI) an in-process PGlite. Each test file gets its own schema through the
+ * store's `schema` option, so files run in parallel against one server without seeing each other's
+ * rows. Connections keep the server's default `search_path` (`"$user", public`, where agentrun's
+ * tables are not), so a statement of the store that forgot its schema fails every test it is in.
  */
 export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -15,12 +17,14 @@ export interface TestDatabase {
   kind: 'postgres' | 'pglite';
   /** Several connections and processes can share it (false on PGlite: skip such tests). */
   multiConnection: boolean;
-  /** The schema this file owns. */
+  /** The schema this file owns: the store's `schema` option. */
   schema: string;
-  /** A connection string whose connections use this schema (postgres only), for child processes. */
+  /** The server's connection string (postgres only), for child processes; pass `schema` beside it. */
   url?: string;
-  /** Connected to the schema, migrated. */
+  /** Connected to the database, the schema migrated. */
   db: Db;
+  /** One of the schema's tables, qualified, for a test's own SQL: sql`SELECT … FROM ${database.table('runs')}`. */
+  table(name: string): RawBuilder<unknown>;
   /** A store over `db`, with every table emptied first. */
   freshStore(): Promise<Store>;
   /** A new pool on the schema (postgres only): another "process" in the same test. */
@@ -55,34 +59,30 @@ export function findServer(): Promise<string | undefined> {
 }
 
 export async function openTestDatabase(label: string): Promise<TestDatabase> {
-  const schema = `t_${label.replace(/[^a-z0-9]/gi, '_').toLowerCase()}_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+  const schema = scratchSchema(label);
   const url = await findServer();
   return url ? openPostgres(url, schema) : openPglite(schema);
 }
 
-async function openPostgres(baseUrl: string, schema: string): Promise<TestDatabase> {
-  const admin = new pg.Client({ connectionString: baseUrl });
-  await admin.connect();
-  await admin.query(`CREATE SCHEMA ${schema}`);
-  await admin.end();
-  const url = withSearchPath(baseUrl, schema);
+async function openPostgres(url: string, schema: string): Promise<TestDatabase> {
   const newPool = (max = 10) => new pg.Pool({ connectionString: url, max });
   const db = new Kysely({ dialect: new PostgresDialect({ pool: newPool() }) });
-  await migrate(db);
+  await migrate(db, { schema }); // creates the schema
   return {
     kind: 'postgres',
     multiConnection: true,
     schema,
     url,
     db,
+    table: (name) => qualified(schema, name),
     newPool,
     freshStore: async () => {
-      await truncateAll(db);
-      return createPostgresStore({ db });
+      await truncateAll(db, schema);
+      return createPostgresStore({ db, schema });
     },
     async close() {
       await db.destroy();
-      const cleanup = new pg.Client({ connectionString: baseUrl });
+      const cleanup = new pg.Client({ connectionString: url });
       await cleanup.connect();
       await cleanup.query(`DROP SCHEMA ${schema} CASCADE`);
       await cleanup.end();
@@ -94,40 +94,52 @@ async function openPglite(schema: string): Promise<TestDatabase> {
   const { PGlite } = await import('@electric-sql/pglite');
   const { pgliteDialect } = await import('./pglite-dialect.js');
   const pglite = await PGlite.create();
-  await pglite.exec(`CREATE SCHEMA ${schema}; SET search_path TO ${schema}`);
   const db = new Kysely({ dialect: pgliteDialect(pglite) });
-  await migrate(db);
+  await migrate(db, { schema });
   return {
     kind: 'pglite',
     multiConnection: false,
     schema,
     db,
+    table: (name) => qualified(schema, name),
     freshStore: async () => {
-      await truncateAll(db);
-      return createPostgresStore({ db });
+      await truncateAll(db, schema);
+      return createPostgresStore({ db, schema });
     },
     close: () => db.destroy(),
   };
 }
 
-async function truncateAll(db: Db): Promise<void> {
-  await sql`TRUNCATE runs, run_followups, run_attachments, idempotency_keys, api_keys, factories, team_secrets, webhooks, automations, deliveries, rate_limit_events`.execute(
-    db,
-  );
+const qualified = (schema: string, name: string) => sql.table(`${schema}.${name}`);
+
+const TABLES = [
+  'runs',
+  'run_followups',
+  'run_attachments',
+  'idempotency_keys',
+  'api_keys',
+  'factories',
+  'team_secrets',
+  'webhooks',
+  'automations',
+  'deliveries',
+  'rate_limit_events',
+];
+
+async function truncateAll(db: Db, schema: string): Promise<void> {
+  await sql`TRUNCATE ${sql.join(TABLES.map((name) => qualified(schema, name)))}`.execute(db);
 }
 
-/** A connection string whose sessions start in `schema` (libpq `options`, honoured by pg). */
-export function withSearchPath(url: string, schema: string): string {
-  const u = new URL(url);
-  u.searchParams.set('options', `-c search_path=${schema}`);
-  return u.toString();
+/** A scratch schema name for one test, unique across files and processes (nothing is created). */
+export function scratchSchema(label: string): string {
+  return `t_${label.replace(/[^a-z0-9]/gi, '_').toLowerCase()}_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
 }
 
 const redact = (url: string) => url.replace(/\/\/([^:@/]+):[^@/]+@/, '//$1:***@');
 
-/** A pool on the test schema whose sessions default to `isolation`, as a server may be configured. */
+/** A pool on the test database whose sessions default to `isolation`, as a server may be configured. */
 export function poolWithIsolation(db: TestDatabase, isolation: 'read committed' | 'repeatable read', max = 10): pg.Pool {
   const url = new URL(db.url as string);
-  url.searchParams.set('options', `-c search_path=${db.schema} -c default_transaction_isolation=${isolation.replace(' ', '\\ ')}`);
+  url.searchParams.set('options', `-c default_transaction_isolation=${isolation.replace(' ', '\\ ')}`);
   return new pg.Pool({ connectionString: url.toString(), max });
 }

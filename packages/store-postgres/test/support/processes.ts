@@ -173,6 +173,8 @@ export interface SpawnHooks {
 
 export interface ServerProcessOptions {
   databaseUrl: string;
+  /** AGENTRUN_DB_SCHEMA: the store's schema in that database (a test file's own: `database.schema`). */
+  schema: string;
   /** The bootstrap key (AGENTRUN_API_KEY), at least 16 characters; share it to share a principal. */
   apiKey: string;
   name?: string;
@@ -194,6 +196,7 @@ export async function startServerProcess(options: ServerProcessOptions, hooks: S
   const name = options.name ?? 'server';
   const proc = spawnTsx(name, SERVER_MAIN, {
     DATABASE_URL: options.databaseUrl,
+    AGENTRUN_DB_SCHEMA: options.schema,
     PORT: '0',
     HOST: '127.0.0.1',
     AGENTRUN_API_KEY: options.apiKey,
@@ -213,6 +216,8 @@ export async function startServerProcess(options: ServerProcessOptions, hooks: S
 
 export interface WorkerProcessOptions {
   databaseUrl: string;
+  /** AGENTRUN_DB_SCHEMA: the store's schema in that database. */
+  schema: string;
   workerId: string;
   concurrency?: number;
   pollIntervalMs?: number;
@@ -237,6 +242,7 @@ export async function startWorkerProcess(options: WorkerProcessOptions, hooks: S
   const opt = (value: number | undefined) => (value === undefined ? undefined : String(value));
   const env: Record<string, string | undefined> = {
     DATABASE_URL: options.databaseUrl,
+    AGENTRUN_DB_SCHEMA: options.schema,
     AGENTRUN_WORKER_ID: options.workerId,
     AGENTRUN_WORKER_CONCURRENCY: opt(options.concurrency),
     AGENTRUN_POLL_INTERVAL_MS: opt(options.pollIntervalMs),

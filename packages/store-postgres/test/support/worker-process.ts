@@ -1,9 +1,10 @@
 /**
- * A bare worker process for multi-process tests: a Postgres store on DATABASE_URL, a handler and
+ * A bare worker process for multi-process tests: a Postgres store on DATABASE_URL in the schema
+ * AGENTRUN_DB_SCHEMA (as the reference server reads them), a handler and
  * `createWorker` with an executor that writes each execution it starts into `test_executions`
  * (see execution-log.ts), works for AGENTRUN_TEST_EXECUTE_MS and succeeds.
  *
- * Env: DATABASE_URL (required), AGENTRUN_WORKER_ID, AGENTRUN_WORKER_CONCURRENCY,
+ * Env: DATABASE_URL and AGENTRUN_DB_SCHEMA (required), AGENTRUN_WORKER_ID, AGENTRUN_WORKER_CONCURRENCY,
  * AGENTRUN_POLL_INTERVAL_MS, AGENTRUN_HEARTBEAT_MS, AGENTRUN_POOL_SIZE, AGENTRUN_TEST_EXECUTE_MS, and
  * AGENTRUN_WAIT_FOR_GO=1 to hold off claiming until a line `go` arrives on stdin (so several
  * processes start competing at the same moment). Prints `worker ready <id>` once it can work;
@@ -23,27 +24,29 @@ const env = (name: string, fallback?: number): number | undefined => {
 
 const databaseUrl = process.env.DATABASE_URL;
 if (!databaseUrl) throw new Error('DATABASE_URL is required');
+const schema = process.env.AGENTRUN_DB_SCHEMA;
+if (!schema) throw new Error('AGENTRUN_DB_SCHEMA is required');
 const workerId = process.env.AGENTRUN_WORKER_ID || `worker-${process.pid}`;
 const executeMs = env('AGENTRUN_TEST_EXECUTE_MS', 1) as number;
 const heartbeatMs = env('AGENTRUN_HEARTBEAT_MS');
 
 // A small pool: several of these processes, and other test files, share one server's
 // max_connections (100 by default); queries beyond the pool wait their turn.
-const store = createPostgresStore({ connectionString: databaseUrl, poolSize: env('AGENTRUN_POOL_SIZE', 4) as number });
+const store = createPostgresStore({ connectionString: databaseUrl, schema, poolSize: env('AGENTRUN_POOL_SIZE', 4) as number });
 await store.db.selectNoFrom((eb) => eb.lit(1).as('one')).execute(); // fail now, not at the first claim
 const handler = createAgentRunHandler({ store });
 
 const executor: Executor = {
   async execute(input, ctx) {
     const entry = { runId: input.run.run_id, workerId, attempt: input.attempt };
-    await recordExecution(store.db, { ...entry, event: 'started' });
+    await recordExecution(store.db, schema, { ...entry, event: 'started' });
     try {
       await sleep(executeMs, ctx.signal);
     } catch (error) {
-      await recordExecution(store.db, { ...entry, event: 'aborted' });
+      await recordExecution(store.db, schema, { ...entry, event: 'aborted' });
       throw error;
     }
-    await recordExecution(store.db, { ...entry, event: 'finished' });
+    await recordExecution(store.db, schema, { ...entry, event: 'finished' });
     return { status: 'succeeded', message: `done by ${workerId}` };
   },
 };

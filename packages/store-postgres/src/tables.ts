@@ -1,0 +1,39 @@
+import { type RawBuilder, sql } from 'kysely';
+
+/** agentrun's tables (every migration's), by the name the SQL uses. */
+const TABLE_NAMES = [
+  'runs',
+  'run_followups',
+  'run_attachments',
+  'idempotency_keys',
+  'api_keys',
+  'factories',
+  'team_secrets',
+  'webhooks',
+  'automations',
+  'deliveries',
+  'rate_limit_events',
+  'agentrun_migrations',
+] as const;
+
+export type TableName = (typeof TABLE_NAMES)[number];
+
+/**
+ * Schema-qualified references for the store's SQL: `${t.runs}` renders `"agentrun"."runs"`, and
+ * `${t.fn('agentrun_rate_admit')}` the function of that name. Every statement names its schema
+ * this way, so a host's `search_path` (and a host table of the same name) never decides which
+ * table a statement reads (docs/production.md, "Where the tables go: the `schema` option").
+ */
+export type Tables = Readonly<Record<TableName, RawBuilder<unknown>>> & {
+  readonly schema: string;
+  fn(name: string): RawBuilder<unknown>;
+};
+
+/** The references of a checked schema name (see schema-name.ts); built once per store. */
+export function tablesIn(schema: string): Tables {
+  const refs = Object.fromEntries(TABLE_NAMES.map((name) => [name, sql.table(`${schema}.${name}`)])) as Record<
+    TableName,
+    RawBuilder<unknown>
+  >;
+  return { ...refs, schema, fn: (name) => sql.id(schema, name) };
+}
