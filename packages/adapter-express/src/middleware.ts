@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AgentRunHandler } from '@agentrun/core';
+import type { Mountable } from '@agentrun/core';
 import { requestOrigin, serveNodeRequest, splitTarget } from '@agentrun/node';
 
 export interface AgentrunExpressOptions {
@@ -13,11 +13,12 @@ export type ExpressRequestLike = IncomingMessage & { protocol?: string; baseUrl?
 export type AgentrunMiddleware = (req: ExpressRequestLike, res: ServerResponse, next: (error?: unknown) => void) => void;
 
 /**
- * Express middleware serving agentrun: `app.use('/agents', agentrunExpress(handler))` or
- * `app.use(agentrunExpress(handler))`. Paths agentrun does not own go to `next()`, so host routes
+ * Express middleware serving agentrun: `app.use('/agents', agentrunExpress(agentrun))` or
+ * `app.use(agentrunExpress(agentrun))`, for an agentrun from `createAgentRun` or any part of it
+ * (`agentrun.api`, `agentrun.ingress`): it needs only `fetch` and `owns`. Paths agentrun does not own go to `next()`, so host routes
  * under the same prefix keep working. Mount it before any body parser: it needs the raw body.
  */
-export function agentrunExpress(handler: AgentRunHandler, options: AgentrunExpressOptions = {}): AgentrunMiddleware {
+export function agentrunExpress(handler: Mountable, options: AgentrunExpressOptions = {}): AgentrunMiddleware {
   return (req, res, next) => {
     // Express has already stripped the mount prefix from req.url.
     const { pathname, search } = splitTarget(req.url);
@@ -25,7 +26,7 @@ export function agentrunExpress(handler: AgentRunHandler, options: AgentrunExpre
     // Express's protocol honours its `trust proxy` setting. (Its `req.host` is deprecated in
     // Express 4 and drops the port there, so the host comes from the Host header.)
     const origin = requestOrigin(req, typeof req.protocol === 'string' ? { protocol: req.protocol } : {});
-    serveNodeRequest(handler, req, res, {
+    serveNodeRequest((request) => handler.fetch(request), req, res, {
       url: origin + pathname + search,
       // Express strips the mount prefix from req.url and keeps it in req.baseUrl: printed URLs need it.
       ...(typeof req.baseUrl === 'string' && req.baseUrl !== '' ? { mountPath: req.baseUrl } : {}),

@@ -1,10 +1,11 @@
 import type { Readable } from 'node:stream';
-import { type AgentRunHandler, bufferedResponse } from '@agentrun/core';
+import { bufferedResponse, type Mountable } from '@agentrun/core';
 import { mustCloseConnection, requestOrigin, respond, splitTarget, stripBasePath, toWebRequest } from '@agentrun/node';
 import type { FastifyPluginAsync } from 'fastify';
 
 export interface AgentrunFastifyOptions {
-  handler: AgentRunHandler;
+  /** An agentrun from `createAgentRun`, or any part of it: only `fetch` and `owns` are used. */
+  handler: Mountable;
   /** Error request bodies past this many bytes while they stream in (413). Core's own limit still applies. */
   maxBodyBytes?: number;
 }
@@ -31,7 +32,7 @@ export const agentrunFastify: FastifyPluginAsync<AgentrunFastifyOptions> = async
     if (relative === undefined || !handler.owns(relative)) return reply.callNotFound();
 
     const response = await respond(
-      handler,
+      (webRequest) => handler.fetch(webRequest),
       () =>
         toWebRequest(request.raw, {
           url: requestOrigin(request.raw, { protocol: request.protocol, host: request.host }) + relative + search,

@@ -1,5 +1,6 @@
-// Errors
-
+// The composition root
+export { type AgentRun, type AgentRunWorkerOptions, createAgentRun } from './app/create-agent-run.js';
+export type { AgentRunOptions } from './app/options.js';
 export { type Authenticate, apiKeyAuthenticator, bearerToken, createApiKey } from './auth/api-keys.js';
 // Auth
 export { hasPermission, PERMISSIONS, type Principal } from './auth/principal.js';
@@ -10,6 +11,7 @@ export * from './control/records.js';
 export { SIGNATURE_SCHEMES, type SignatureScheme } from './control/schemas.js';
 export { createSecretCipher, type SecretCipher, secretSlot } from './control/secret-cipher.js';
 export * from './control/views.js';
+export * from './control/wire.js';
 export { AgentRunError, type AgentRunErrorOptions, ERROR_STATUS, type ErrorCode, isAgentRunError } from './errors.js';
 // Events
 export { type AgentRunEventMap, type AgentRunEvents, createEvents } from './events.js';
@@ -34,6 +36,7 @@ export { finishResponse, REQUEST_ID_HEADER, requestIdFrom } from './http/finish-
 export { type AgentRunHandler, type AgentRunHandlerOptions, API_BASE, createAgentRunHandler } from './http/handler.js';
 export { forwardToReal } from './http/lazy-web-object.js';
 export { MOUNT_PATH, mountedBase } from './http/mount-path.js';
+export { composeMounts, type Mountable } from './http/mountable.js';
 export { jsonResponse, problemResponse } from './http/responses.js';
 export { type BufferedResponse, bufferedResponse, textResponse } from './http/text-response.js';
 export {
@@ -43,10 +46,26 @@ export {
   type ResolveDeliveryIdentityInput,
   resolveDeliveryIdentity,
 } from './ingress/identity.js';
-export { createIngress, DEFAULT_INGRESS_LIMITS, DELIVERY_RETENTION, type IngressLimits, type IngressOptions } from './ingress/pipeline.js';
+export {
+  createIngress,
+  DEFAULT_INGRESS_LIMITS,
+  type Ingress,
+  type IngressLimits,
+  type IngressOptions,
+  type IngressParams,
+} from './ingress/pipeline.js';
 // Webhook ingress
 export * from './ingress/records.js';
 export { EVENT_PAYLOAD_FILE, webhookPrompt, webhookRun } from './ingress/webhook-run.js';
+// Maintenance
+export {
+  createMaintenance,
+  DELIVERY_RETENTION,
+  defaultMaintenanceTasks,
+  type Maintenance,
+  type MaintenanceOptions,
+  type MaintenanceTask,
+} from './maintenance/maintenance.js';
 // Wire models (valibot schemas and their types)
 export * from './models/config.js';
 export * from './models/requests.js';
@@ -61,6 +80,20 @@ export {
   type NotificationListener,
   type Notifications,
 } from './notify/index.js';
+// The route table and the OpenAPI document
+export { type OpenApiDocument, openApiDocument } from './routes/openapi.js';
+export {
+  AREA_BASE,
+  fullPath,
+  type HttpMethod,
+  type PathParamNames,
+  type PathParams,
+  type RouteArea,
+  type RouteAuth,
+  type RouteResponse,
+  type RouteSpec,
+} from './routes/route.js';
+export { type OperationId, ROUTES, type RouteTable } from './routes/table.js';
 export { decodeCursor, encodeCursor, type RunCursor } from './run/cursor.js';
 export { DEFAULT_IDEMPOTENCY_TTL_MS, type IdempotencyContext, type WriteResult } from './run/idempotency.js';
 export {
@@ -112,12 +145,17 @@ export {
   ageProblem,
   type BodySignatureSpec,
   BUILTIN_VERIFIERS,
+  type BuiltinHmacPort,
+  type BuiltinSha256Port,
   bodySignatureProblem,
   builtinVerifiers,
+  type CryptoImplementation,
   constantTimeEqual,
   createVerifierRegistry,
   decodeBase64,
   decodeHex,
+  defaultHmac,
+  defaultSha256,
   defineVerifier,
   githubVerifier,
   gitlabVerifier,
@@ -142,4 +180,4 @@ export {
   verified,
   verifierFor,
 } from './verify/index.js';
-export { createWorker, type Worker, type WorkerOptions } from './worker/worker.js';
+export { createWorker, type Worker, type WorkerDeps, type WorkerOptions } from './worker/worker.js';

@@ -1,7 +1,7 @@
 import { createMemoryStore } from '@agentrun/store-memory';
 import { describe, expect, it } from 'vitest';
 import { createAgentRunHandler } from '../src/http/handler.js';
-import { createWorker, demoExecutor } from '../src/index.js';
+import { createAgentRun, createWorker, demoExecutor } from '../src/index.js';
 
 // Issue 9, point 18: options are checked when the handler is made, naming the option.
 describe('createAgentRunHandler options', () => {
@@ -45,24 +45,25 @@ describe('createAgentRunHandler options', () => {
 
 describe('createWorker options', () => {
   const handler = createAgentRunHandler({ store: createMemoryStore() });
+  const { runs } = handler.app.services;
+  const deps = { runs, store: handler.app.store, events: handler.app.events, clock: handler.app.clock };
   const make = (options: unknown) => () => createWorker(options as never);
 
   it.each([
-    [{ executor: demoExecutor() }, /createWorker: option service is required: the RunService of a handler/],
-    [{ service: handler.service }, /option executor is required: an Executor/],
-    [{ service: handler.service, executor: demoExecutor(), concurrency: '4' }, /option concurrency must be a number/],
-    [
-      { service: handler.service, executor: demoExecutor(), pollIntervalMS: 10 },
-      /unknown option pollIntervalMS \(did you mean pollIntervalMs\?\)/,
-    ],
-    [{ service: handler, executor: demoExecutor() }, /option service must be the RunService of a handler/],
+    [{ executor: demoExecutor() }, /createWorker: option runs is required: a RunService/],
+    [{ ...deps }, /option executor is required: an Executor/],
+    [{ ...deps, executor: demoExecutor(), concurrency: '4' }, /option concurrency must be a number/],
+    [{ ...deps, executor: demoExecutor(), pollIntervalMS: 10 }, /unknown option pollIntervalMS \(did you mean pollIntervalMs\?\)/],
+    [{ ...deps, runs: handler, executor: demoExecutor() }, /option runs must be a RunService/],
+    [{ ...deps, service: runs, executor: demoExecutor() }, /unknown option service/],
   ])('refuses %#', (options, message) => {
     expect(make(options)).toThrow(message);
   });
 
   it('accepts every documented option', () => {
     const worker = make({
-      service: handler.service,
+      ...deps,
+      maintenance: handler.app.maintenance,
       executor: demoExecutor(),
       workerId: 'w1',
       concurrency: 2,
@@ -72,5 +73,11 @@ describe('createWorker options', () => {
       onError: () => {},
     })();
     expect(worker.id).toBe('w1');
+  });
+
+  it('agentrun.worker() passes the dependencies and the default executor itself', () => {
+    const app = createAgentRun({ store: createMemoryStore(), executor: demoExecutor() });
+    expect(app.worker({ workerId: 'w2' }).id).toBe('w2');
+    expect(() => createAgentRun({ store: createMemoryStore() }).worker()).toThrow(/option executor is required/);
   });
 });

@@ -52,7 +52,7 @@ describe('worker signals', () => {
     const here = createAgentRunHandler({ store });
     const elsewhere = createAgentRunHandler({ store });
     const { executor, calls } = heldExecutor();
-    const worker = createWorker({ service: here.service, executor, pollIntervalMs: HOUR, heartbeatMs: HOUR, leaseMs: 2 * HOUR });
+    const worker = here.app.worker({ executor, pollIntervalMs: HOUR, heartbeatMs: HOUR, leaseMs: 2 * HOUR });
     workers.push(worker);
     worker.start();
 
@@ -84,7 +84,7 @@ describe('worker signals', () => {
     const silent: Store = { ...store, notifications };
     const handler = createAgentRunHandler({ store: silent });
     const { executor, calls } = heldExecutor();
-    const worker = createWorker({ service: handler.service, executor, pollIntervalMs: HOUR, heartbeatMs: HOUR, leaseMs: 2 * HOUR });
+    const worker = handler.app.worker({ executor, pollIntervalMs: HOUR, heartbeatMs: HOUR, leaseMs: 2 * HOUR });
     workers.push(worker);
     worker.start();
     await worker.idle();
@@ -110,7 +110,7 @@ describe('worker signals', () => {
       },
     };
     const handler = createAgentRunHandler({ store: { ...store, notifications } });
-    const worker = createWorker({ service: handler.service, executor: heldExecutor().executor, pollIntervalMs: HOUR });
+    const worker = handler.app.worker({ executor: heldExecutor().executor, pollIntervalMs: HOUR });
     worker.start();
     await settle();
     expect(listening).toBe(1);
@@ -122,7 +122,7 @@ describe('worker signals', () => {
     const store: Store = { ...createMemoryStore(), notifications: undefined };
     const handler = createAgentRunHandler({ store });
     const { executor, calls } = heldExecutor();
-    const worker = createWorker({ service: handler.service, executor, pollIntervalMs: HOUR, heartbeatMs: HOUR, leaseMs: 2 * HOUR });
+    const worker = handler.app.worker({ executor, pollIntervalMs: HOUR, heartbeatMs: HOUR, leaseMs: 2 * HOUR });
     workers.push(worker);
     worker.start();
     await worker.idle();

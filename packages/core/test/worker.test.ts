@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   type AgentRunHandler,
   createAgentRunHandler,
-  createWorker,
+  type createWorker,
   demoExecutor,
   type ExecutionContext,
   type ExecutionInput,
@@ -56,7 +56,7 @@ describe('worker', () => {
   let handler: AgentRunHandler;
   let workers: Worker[] = [];
   const start = (executor: Executor, options: Partial<Parameters<typeof createWorker>[0]> = {}) => {
-    const worker = createWorker({ service: handler.service, executor, pollIntervalMs: 20, ...options });
+    const worker = handler.app.worker({ executor, pollIntervalMs: 20, ...options });
     workers.push(worker);
     worker.start();
     return worker;
@@ -178,7 +178,7 @@ describe('worker', () => {
     const store = createMemoryStore();
     handler = createAgentRunHandler({ store, clock, maxAttempts: 2 });
     const runId = await create();
-    const rescuer = createWorker({ service: handler.service, executor: demoExecutor({ durationMs: 1 }), leaseMs: 1000 });
+    const rescuer = handler.app.worker({ executor: demoExecutor({ durationMs: 1 }), leaseMs: 1000 });
 
     // A worker that claims and then dies: nothing renews its lease.
     await store.runs.claimNext({
@@ -243,7 +243,7 @@ describe('a store outage', () => {
     const flaky = Object.assign(store, { isUnavailable: (e: unknown) => e === outage });
     const handler = createAgentRunHandler({ store: flaky });
     const reported: unknown[] = [];
-    const worker = createWorker({ service: handler.service, executor: demoExecutor({ durationMs: 1 }), onError: (e) => reported.push(e) });
+    const worker = handler.app.worker({ executor: demoExecutor({ durationMs: 1 }), onError: (e) => reported.push(e) });
     for (let i = 0; i < 5; i++) await worker.poll().catch(() => 0);
     expect(reported).toEqual([outage]);
     down = false;
@@ -271,12 +271,7 @@ describe('a store outage', () => {
         if (down) throw new Error('Connection terminated unexpectedly');
         return listExpiredLeases(...args);
       };
-      const worker = createWorker({
-        service: handler.service,
-        executor: demoExecutor({ durationMs: 1 }),
-        pollIntervalMs: 100,
-        onError: () => {},
-      });
+      const worker = handler.app.worker({ executor: demoExecutor({ durationMs: 1 }), pollIntervalMs: 100, onError: () => {} });
       worker.start();
       // 3 s of outage is 30 intervals: polls at 0, 200, 600, 1400 and 3000 ms (each wait doubled).
       await vi.advanceTimersByTimeAsync(3_050);

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AgentRunError, type AgentRunHandler, problemResponse } from '@agentrun/core';
+import { AgentRunError, type Mountable, problemResponse } from '@agentrun/core';
 import { writeWebResponse } from './response.js';
 import { bridgeAnswer, serveNodeRequest } from './serve.js';
 import { normalizeBasePath, requestOrigin, splitTarget, stripBasePath } from './url.js';
@@ -15,7 +15,7 @@ export interface NodeListenerOptions {
 
 /** A request listener for `http.createServer` (or `https`) serving agentrun under `basePath`. */
 export function createNodeListener(
-  handler: AgentRunHandler,
+  handler: Mountable,
   options: NodeListenerOptions = {},
 ): (req: IncomingMessage, res: ServerResponse) => void {
   const basePath = normalizeBasePath(options.basePath);
@@ -25,7 +25,7 @@ export function createNodeListener(
     const relative = stripBasePath(pathname, basePath);
     if (relative === undefined || !handler.owns(relative)) return notFound(req, res);
     const url = requestOrigin(req) + relative + search;
-    serveNodeRequest(handler, req, res, {
+    serveNodeRequest((request) => handler.fetch(request), req, res, {
       url,
       ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
       ...(relative.length < pathname.length ? { mountPath: pathname.slice(0, pathname.length - relative.length) } : {}),

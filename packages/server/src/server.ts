@@ -12,7 +12,7 @@ import {
   sha256Hex,
   type Worker,
 } from '@agentrun/core';
-import { createNodeListener, nodeHmac, nodeSha256 } from '@agentrun/node';
+import { createNodeListener } from '@agentrun/node';
 import { createMemoryStore } from '@agentrun/store-memory';
 
 export interface ReferenceServerOptions {
@@ -87,14 +87,11 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
 
   const handler = createAgentRunHandler({
     store,
-    hmac: nodeHmac, // node:crypto: about 11x faster than the portable default on large bodies
-    sha256: nodeSha256, // node:crypto, for delivery identities hashed from the body
     webhookBaseUrl: options.webhookBaseUrl ?? `http://localhost:${address.port}`,
     ...(options.secretKey !== undefined ? { secretKey: options.secretKey } : {}),
   });
   listener = createNodeListener(handler);
-  const worker = createWorker({
-    service: handler.service,
+  const worker = handler.app.worker({
     executor: options.executor ?? demoExecutor(options.demoDurationMs !== undefined ? { durationMs: options.demoDurationMs } : {}),
     ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
   });

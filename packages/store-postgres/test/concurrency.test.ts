@@ -242,7 +242,7 @@ describe('store-postgres under concurrency', () => {
           return { status: 'succeeded' };
         },
       };
-      const worker = createWorker({ service: workerSide.service, executor, workerId: 'racer', concurrency: 1000, heartbeatMs: 10 });
+      const worker = workerSide.app.worker({ executor, workerId: 'racer', concurrency: 1000, heartbeatMs: 10 });
 
       try {
         const ids: string[] = [];

@@ -1,55 +1,73 @@
 import { AgentRunError, invalidRequest } from '../errors.js';
+import { fullPath, type RouteSpec } from '../routes/route.js';
 
-/** A tiny method + path router: literal segments and `:params`, matched segment by segment. */
-export type RouteHandler<C> = (ctx: C, params: Record<string, string>) => Promise<Response>;
-
-interface Route<C> {
-  method: string;
-  segments: string[];
-  handler: RouteHandler<C>;
-}
-
-export type RouteMatch<C> =
-  | { kind: 'found'; handler: RouteHandler<C>; params: Record<string, string> }
+/**
+ * Matches a method and path against a route table (routes/table.ts): literal segments and
+ * `{params}`, segment by segment. Params come back as sent (percent-encoded); the caller decodes
+ * them, because the API answers a bad encoding with a 400 and the ingress with a 404.
+ */
+export type RouteMatch<K extends string> =
+  | { kind: 'found'; operation: K; spec: RouteSpec; params: Record<string, string> }
   | { kind: 'method_not_allowed'; allow: string[] }
   | { kind: 'not_found' };
 
-export class Router<C> {
-  private readonly routes: Route<C>[] = [];
+export interface Router<K extends string> {
+  match(method: string, pathname: string): RouteMatch<K>;
+}
 
-  on(method: string, path: string, handler: RouteHandler<C>): this {
-    this.routes.push({ method, segments: split(path), handler });
-    return this;
-  }
+interface CompiledRoute<K extends string> {
+  operation: K;
+  spec: RouteSpec;
+  /** Literal segments as strings; a param as `{ name }`. */
+  segments: (string | { name: string })[];
+}
 
-  match(method: string, pathname: string): RouteMatch<C> {
-    const parts = split(pathname);
-    const allow = new Set<string>();
-    for (const route of this.routes) {
-      const params = matchSegments(route.segments, parts);
-      if (!params) continue;
-      // HEAD is GET without the body (RFC 9110 §9.3.2); the caller drops the body.
-      if (route.method === method || (method === 'HEAD' && route.method === 'GET'))
-        return { kind: 'found', handler: route.handler, params };
-      allow.add(route.method);
-      if (route.method === 'GET') allow.add('HEAD');
-    }
-    return allow.size > 0 ? { kind: 'method_not_allowed', allow: [...allow] } : { kind: 'not_found' };
-  }
+export function createRouter<T extends Record<string, RouteSpec>>(table: T): Router<keyof T & string> {
+  type K = keyof T & string;
+  const routes: CompiledRoute<K>[] = Object.entries(table).map(([operation, spec]) => ({
+    operation: operation as K,
+    spec,
+    segments: split(fullPath(spec)).map((s) => (s.startsWith('{') && s.endsWith('}') ? { name: s.slice(1, -1) } : s)),
+  }));
+  return {
+    match(method, pathname) {
+      const parts = split(pathname);
+      const allow = new Set<string>();
+      for (const route of routes) {
+        const params = matchSegments(route.segments, parts);
+        if (!params) continue;
+        // HEAD is GET without the body (RFC 9110 §9.3.2); the caller drops the body.
+        if (route.spec.method === method || (method === 'HEAD' && route.spec.method === 'GET')) {
+          return { kind: 'found', operation: route.operation, spec: route.spec, params };
+        }
+        allow.add(route.spec.method);
+        if (route.spec.method === 'GET') allow.add('HEAD');
+      }
+      return allow.size > 0 ? { kind: 'method_not_allowed', allow: [...allow] } : { kind: 'not_found' };
+    },
+  };
 }
 
 const split = (path: string) => path.split('/').filter((s) => s !== '');
 
-function matchSegments(pattern: string[], parts: string[]): Record<string, string> | undefined {
+function matchSegments(pattern: CompiledRoute<string>['segments'], parts: string[]): Record<string, string> | undefined {
   if (pattern.length !== parts.length) return undefined;
   const params: Record<string, string> = {};
   for (let i = 0; i < pattern.length; i++) {
-    const p = pattern[i] as string;
+    const p = pattern[i] as CompiledRoute<string>['segments'][number];
     const part = parts[i] as string;
-    if (p.startsWith(':')) params[p.slice(1)] = decodeSegment(part);
-    else if (p !== part) return undefined;
+    if (typeof p === 'string') {
+      if (p !== part) return undefined;
+    } else params[p.name] = part;
   }
   return params;
+}
+
+/** Decode a route's params for the API: a bad encoding or a NUL is the caller's 400. */
+export function decodeParams(params: Record<string, string>): Record<string, string> {
+  const decoded: Record<string, string> = {};
+  for (const [name, segment] of Object.entries(params)) decoded[name] = decodeSegment(segment);
+  return decoded;
 }
 
 function decodeSegment(segment: string): string {

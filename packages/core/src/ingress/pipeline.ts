@@ -1,7 +1,7 @@
 import { bearerToken } from '../auth/api-keys.js';
 import type { SecretRecord, WebhookRecord } from '../control/records.js';
 import { type SecretCipher, secretSlot } from '../control/secret-cipher.js';
-import { AgentRunError, isAgentRunError } from '../errors.js';
+import { AgentRunError, type ErrorCode, isAgentRunError } from '../errors.js';
 import { type AgentRunEvents, emitSafely } from '../events.js';
 import { jsonDepthExceeds, MAX_JSON_DEPTH, readBodyLimited, strictUtf8 } from '../http/body.js';
 import { jsonResponse, problemResponse } from '../http/responses.js';
@@ -16,9 +16,6 @@ import { createAutomationMatcher } from './automation-matchers.js';
 import { resolveDeliveryIdentity } from './identity.js';
 import type { DeliveryRecord, DeliveryStatus } from './records.js';
 import { webhookRun } from './webhook-run.js';
-
-/** Seed §8: the log keeps at least the newest 50 deliveries of each webhook and 7 days. */
-export const DELIVERY_RETENTION = { maxAgeMs: 7 * 24 * 60 * 60 * 1000, keepNewest: 50, sweepEveryMs: 10 * 60 * 1000 } as const;
 
 export interface IngressLimits {
   /** Largest body, in bytes (seed §8: 256 KB). */
@@ -49,10 +46,8 @@ export interface IngressOptions {
   onError: (error: unknown) => void;
 }
 
-/** Contract §4: `/webhooks/w/<uid>` and, for URL-token webhooks, `/webhooks/w/<uid>/<token>`. */
 const encoder = new TextEncoder();
 
-const ROUTE = /^\/webhooks\/w\/([^/]+)(?:\/([^/]+))?\/?$/;
 const WEBHOOK_UID = /^[\x21-\x7e]{1,256}$/;
 
 /**
@@ -60,35 +55,22 @@ const WEBHOOK_UID = /^[\x21-\x7e]{1,256}$/;
  * each check answered at the first failure. Nothing an unauthenticated sender does is logged or
  * stored beyond the failed-auth budget, so the log grows no faster than that budget allows.
  */
-export function createIngress(options: IngressOptions): (request: Request, pathname: string) => Promise<Response> {
+/** The ingress's path params, as sent (percent-encoded): `/webhooks/w/{uid}` and `/webhooks/w/{uid}/{token}`. */
+export interface IngressParams {
+  uid: string;
+  token?: string;
+}
+
+export type Ingress = (request: Request, params: IngressParams) => Promise<Response>;
+
+export function createIngress(options: IngressOptions): Ingress {
   const { store, cipher, verifiers, sha256, events, clock, limits } = options;
   const wants = createAutomationMatcher();
 
-  // Retention runs in the background now and then, from the traffic itself: no extra process. The
-  // sweep only deletes entries both older than 7 days and beyond each webhook's newest 50.
-  let lastSweep = 0;
-  const sweepSometimes = (t: number) => {
-    if (t - lastSweep < DELIVERY_RETENTION.sweepEveryMs) return;
-    lastSweep = t;
-    store.deliveries.sweep(isoTime(t - DELIVERY_RETENTION.maxAgeMs), DELIVERY_RETENTION.keepNewest).catch((error) => {
-      // A store outage waits for the next period, unlogged: the delivery's own 503 reports it
-      // (throttled), where retrying and logging here would add a query and a line per delivery.
-      if (store.isUnavailable?.(error)) return;
-      lastSweep = 0;
-      options.onError(error);
-    });
-  };
-  const status = (code: number, detail: string, headers: Record<string, string> = {}) => {
-    const byStatus: Record<number, ConstructorParameters<typeof AgentRunError>[0]> = {
-      400: 'invalid_request',
-      401: 'unauthorized',
-      404: 'not_found',
-      405: 'method_not_allowed',
-      413: 'payload_too_large',
-      429: 'rate_limited',
-    };
-    return problemResponse(new AgentRunError(byStatus[code] ?? 'internal_error', detail, { headers }));
-  };
+  const problem = (code: ErrorCode, detail: string, headers: Record<string, string> = {}) =>
+    problemResponse(new AgentRunError(code, detail, { headers }));
+  const noSuchWebhook = () => problem('not_found', 'no such webhook');
+  const tooLarge = () => problem('payload_too_large', `the body is larger than ${limits.maxBodyBytes} bytes`);
   const retryAfter = (ms: number) => ({ 'retry-after': String(Math.max(1, Math.ceil(ms / 1000))) });
 
   const entry = (
@@ -147,9 +129,9 @@ export function createIngress(options: IngressOptions): (request: Request, pathn
     now,
   });
   const tooManyFailures = (retryAfterMs: number) =>
-    status(429, 'too many failed authentications for this webhook', retryAfter(retryAfterMs));
+    problem('rate_limited', 'too many failed authentications for this webhook', retryAfter(retryAfterMs));
   const tooManyDeliveries = (retryAfterMs: number) =>
-    status(429, `more than ${limits.deliveriesPerWindow} deliveries a minute to this webhook`, retryAfter(retryAfterMs));
+    problem('rate_limited', `more than ${limits.deliveriesPerWindow} deliveries a minute to this webhook`, retryAfter(retryAfterMs));
 
   /**
    * A failed authentication: counted against the budget and logged in one step, and only when
@@ -159,28 +141,23 @@ export function createIngress(options: IngressOptions): (request: Request, pathn
     const label = labelStatus === 401 ? 'Rejected (auth)' : 'Rejected (too large)';
     const logged = await store.deliveries.log(entry(webhook, label, size, receivedAt), authBudget(webhook, receivedAt));
     if (!logged.logged) return tooManyFailures(logged.retryAfterMs);
-    return labelStatus === 401 ? status(401, 'authentication failed') : status(413, `the body is larger than ${limits.maxBodyBytes} bytes`);
+    return labelStatus === 401 ? problem('unauthorized', 'authentication failed') : tooLarge();
   }
 
-  return async function ingress(request: Request, pathname: string): Promise<Response> {
+  return async function ingress(request: Request, params: IngressParams): Promise<Response> {
     // One instant for the whole delivery: its log time and the time every limit is judged at.
-    const receivedMs = clock.now();
-    const receivedAt = isoTime(receivedMs);
-    sweepSometimes(receivedMs);
-    const route = ROUTE.exec(pathname);
-    if (!route) return status(404, 'no such webhook');
-    if (request.method !== 'POST') return status(405, 'webhooks accept POST only', { allow: 'POST' });
+    const receivedAt = isoTime(clock.now());
     let uid: string;
     let pathToken: string | undefined;
     try {
-      uid = decodeURIComponent(route[1] as string);
-      pathToken = route[2] === undefined ? undefined : decodeURIComponent(route[2]);
+      uid = decodeURIComponent(params.uid);
+      pathToken = params.token === undefined ? undefined : decodeURIComponent(params.token);
     } catch {
-      return status(404, 'no such webhook');
+      return noSuchWebhook();
     }
     // Webhook UIDs are visible ASCII; anything else (NUL, which Postgres cannot even compare) is
     // no webhook, answered before any store is asked, alike on every store.
-    if (!WEBHOOK_UID.test(uid)) return status(404, 'no such webhook');
+    if (!WEBHOOK_UID.test(uid)) return noSuchWebhook();
 
     // Everything about the webhook in one read: the checks up to step 3 and the automations of step 9.
     const context = await store.deliveries.context({
@@ -191,10 +168,10 @@ export function createIngress(options: IngressOptions): (request: Request, pathn
     });
 
     // 1. Unknown, disabled or deleted: 404, not logged. A token segment on a webhook of another mode is a wrong URL too.
-    if (!context) return status(404, 'no such webhook');
+    if (!context) return noSuchWebhook();
     const { webhook } = context;
     if (webhook.deletedAt !== null || !webhook.enabled || (pathToken !== undefined && webhook.authMode !== 'url_token')) {
-      return status(404, 'no such webhook');
+      return noSuchWebhook();
     }
 
     // 2. The failed-auth budget, spent: 429, not logged.
@@ -219,9 +196,9 @@ export function createIngress(options: IngressOptions): (request: Request, pathn
       if (isAgentRunError(error) && error.code === 'payload_too_large') {
         if (!authenticated) return authFailure(webhook, 413, limits.maxBodyBytes + 1, receivedAt);
         await store.deliveries.log(entry(webhook, 'Rejected (too large)', limits.maxBodyBytes + 1, receivedAt));
-        return status(413, `the body is larger than ${limits.maxBodyBytes} bytes`);
+        return tooLarge();
       }
-      return status(400, 'the request body could not be read to its end');
+      return problem('invalid_request', 'the request body could not be read to its end');
     }
 
     // 5. Signatures: over the exact bytes received.
@@ -246,7 +223,7 @@ export function createIngress(options: IngressOptions): (request: Request, pathn
         entry(webhook, 'Rejected (invalid JSON)', body.byteLength, receivedAt),
         deliveryRate(webhook, receivedAt),
       );
-      return logged.logged ? status(400, parsed.reason) : tooManyDeliveries(logged.retryAfterMs);
+      return logged.logged ? problem('invalid_request', parsed.reason) : tooManyDeliveries(logged.retryAfterMs);
     }
 
     // 8–9. Identity, then accept: the admission, the delivery, its log entry and its runs in one store step.

@@ -67,8 +67,6 @@ export type ApplyEventResult =
   /** A worker write whose lease is gone (expired, re-claimed, or the run ended). */
   | { kind: 'lease_lost'; run: RunRecord | undefined };
 
-const PURGE_INTERVAL_MS = 5 * 60 * 1000;
-
 /** Compare-and-set retries before giving up on a run that keeps changing under us. */
 const MAX_CAS_ATTEMPTS = 8;
 
@@ -83,7 +81,6 @@ export class RunService {
   readonly maxAttempts: number;
   readonly onError: (error: unknown) => void;
   private readonly idempotencyTtlMs: number;
-  private lastPurge = 0;
 
   constructor(options: RunServiceOptions) {
     this.store = options.store;
@@ -402,22 +399,9 @@ export class RunService {
     return run;
   }
 
-  /**
-   * Idempotency records expire after the TTL; delete expired ones now and then so the table stays
-   * bounded by the write rate of one TTL window. Runs in the background; a failure only delays it.
-   */
-  private purgeExpiredKeysSometimes(now: number): void {
-    if (now - this.lastPurge < PURGE_INTERVAL_MS) return;
-    this.lastPurge = now;
-    this.store.idempotency.purgeExpired(isoTime(now)).catch(() => {
-      this.lastPurge = 0;
-    });
-  }
-
   /** Answer a repeated key before doing any work (the run may have changed since). */
   private async lookupReplay<T>(principal: Principal, ctx: IdempotencyContext | undefined): Promise<WriteResult<T> | undefined> {
     if (!ctx) return undefined;
-    this.purgeExpiredKeysSometimes(this.clock.now());
     const record = await this.store.idempotency.get(idempotencyScope(principal), ctx.key, isoTime(this.clock.now()));
     return record ? replay<T>(record, ctx.fingerprint) : undefined;
   }

@@ -8,11 +8,20 @@ const withMethods = (...names: string[]) =>
     `must be an object with ${names.join(', ')}`,
   );
 
+const storeShape = v.custom<object>(
+  (x) => typeof x === 'object' && x !== null && ['runs', 'apiKeys', 'deliveries'].every((k) => k in x),
+  'must be a Store',
+);
+
 const WorkerOptionsSchema = v.strictObject({
-  service: v.custom<object>(
-    (x) => typeof x === 'object' && x !== null && 'store' in x && 'events' in x,
-    'must be the RunService of a handler (handler.service)',
+  runs: v.custom<object>(
+    (x) => typeof x === 'object' && x !== null && typeof (x as { applyEvent?: unknown }).applyEvent === 'function',
+    'must be a RunService (agentrun.services.runs)',
   ),
+  store: storeShape,
+  events: withMethods('on', 'off', 'emit'),
+  clock: withMethods('now'),
+  maintenance: v.optional(withMethods('runDue')),
   executor: withMethods('execute'),
   workerId: v.optional(v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'))),
   concurrency: v.optional(positiveInt),
@@ -22,9 +31,12 @@ const WorkerOptionsSchema = v.strictObject({
   onError: v.optional(v.custom<(e: unknown) => void>((x) => typeof x === 'function', 'must be a function')),
 });
 
-/** `createWorker` options, checked when the worker is made (docs/executors.md). */
+/**
+ * `createWorker` options, checked when the worker is made (docs/executors.md). `agentrun.worker()`
+ * passes the dependencies itself; hand-made workers name them.
+ */
 export const checkWorkerOptions = (options: unknown): void =>
   checkOptions('createWorker', WorkerOptionsSchema, options, {
-    service: 'the RunService of a handler (handler.service)',
+    runs: 'a RunService (agentrun.services.runs); agentrun.worker() passes it for you',
     executor: 'an Executor, such as demoExecutor()',
   });

@@ -1,19 +1,32 @@
-import { emitSafely } from '../events.js';
+import { type AgentRunEvents, emitSafely } from '../events.js';
 import type { ExecutionContext, ExecutionOutcome, Executor } from '../executor/executor.js';
+import type { Maintenance } from '../maintenance/maintenance.js';
 import type { Notification } from '../notify/notification.js';
 import type { FollowupRecord, RunRecord } from '../run/record.js';
 import { toRunItem } from '../run/record.js';
 import type { RunService } from '../run/run-service.js';
 import { isTerminal } from '../run/state-machine.js';
-import type { RunPatch } from '../store/store.js';
-import { isoTime } from '../util/clock.js';
+import type { RunPatch, Store } from '../store/store.js';
+import { type Clock, isoTime } from '../util/clock.js';
 import { newId } from '../util/ids.js';
 import { everyMs } from '../util/throttle.js';
 import { checkWorkerOptions } from './worker-options.js';
 
-export interface WorkerOptions {
-  /** The run service of the handler (`handler.service`): its store, events and clock are used. */
-  service: RunService;
+/**
+ * What a worker works with, handed over by the composition root (`agentrun.worker()`,
+ * app/create-agent-run.ts) rather than reached for through a handler.
+ */
+export interface WorkerDeps {
+  /** Every state change goes through the run service's state machine. */
+  runs: RunService;
+  store: Store;
+  events: AgentRunEvents;
+  clock: Clock;
+  /** Housekeeping run on the worker's timer; none without it. */
+  maintenance?: Maintenance;
+}
+
+export interface WorkerOptions extends WorkerDeps {
   executor: Executor;
   /** Names this worker in leases. Default: a random UUID. */
   workerId?: string;
@@ -52,8 +65,7 @@ export interface Worker {
  */
 export function createWorker(options: WorkerOptions): Worker {
   checkWorkerOptions(options);
-  const { service, executor } = options;
-  const { store, events, clock } = service;
+  const { runs: service, store, events, clock, executor, maintenance } = options;
   const id = options.workerId ?? newId();
   const concurrency = options.concurrency ?? 4;
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
@@ -346,6 +358,8 @@ export function createWorker(options: WorkerOptions): Worker {
           onError(error);
         });
         void schedulePoll();
+        // Housekeeping rides on the same timer (maintenance/maintenance.ts): each task when due.
+        void maintenance?.runDue();
       };
       timer = setInterval(tick, pollIntervalMs);
       tick();

@@ -129,6 +129,8 @@ export function echoHandler(options: { bodyLimit?: number } = {}): EchoHandler {
   };
 
   return Object.assign(handler, {
+    fetch: handler,
+    app: {} as AgentRunHandler['app'],
     owns: (pathname: string) => pathname === '/api/v1' || pathname.startsWith('/api/v1/'),
     service: {} as RunService,
     control: {} as ControlService,

@@ -1,5 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { type AgentRunHandler, createAgentRunHandler, createApiKey } from '@agentrun/core';
+import { type AgentRunHandler, createAgentRunHandler, createApiKey, type Mountable } from '@agentrun/core';
 import { testPrincipal } from '@agentrun/core/testing';
 import { createMemoryStore } from '@agentrun/store-memory';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -41,20 +41,15 @@ const githubSignature = (secret: string, bytes: Uint8Array) => `sha256=${createH
  * A handler to mount before the real one exists: the real one needs the server's port for its
  * ingress URLs (`webhookBaseUrl` = origin + MOUNT), which is known only once the server listens.
  */
-function lateHandler(): { handler: AgentRunHandler; set(core: AgentRunHandler): void } {
+function lateHandler(): { handler: Mountable; set(core: AgentRunHandler): void } {
   let core: AgentRunHandler | undefined;
   const current = () => {
     if (!core) throw new Error('the core handler is not ready yet');
     return core;
   };
-  const handler = Object.defineProperties((request: Request) => current()(request), {
-    owns: { value: (pathname: string) => current().owns(pathname) },
-    service: { get: () => current().service },
-    control: { get: () => current().control },
-    events: { get: () => current().events },
-  }) as unknown as AgentRunHandler;
   return {
-    handler,
+    // Adapters use only fetch and owns.
+    handler: { fetch: (request) => current().fetch(request), owns: (pathname) => current().owns(pathname) },
     set: (c) => {
       core = c;
     },
@@ -66,7 +61,7 @@ function lateHandler(): { handler: AgentRunHandler; set(core: AgentRunHandler): 
  * with the real core handler on a memory store. `start` mounts `handler` at MOUNT (the host's
  * body parsers elsewhere, per HOST_JSON_ROUTES) and listens. Call it inside a `describe`.
  */
-export function ingressContract(start: (handler: AgentRunHandler) => Promise<StartedServer>): void {
+export function ingressContract(start: (handler: Mountable) => Promise<StartedServer>): void {
   const late = lateHandler();
   const errors: unknown[] = [];
   let server: StartedServer;

@@ -51,8 +51,7 @@ const executor: Executor = {
   },
 };
 
-const worker = createWorker({
-  service: handler.service,
+const worker = handler.app.worker({
   executor,
   workerId,
   concurrency: env('AGENTRUN_WORKER_CONCURRENCY', 4) as number,

@@ -1,9 +1,9 @@
 import * as v from 'valibot';
 import { checkOptions } from '../util/check-options.js';
-import type { AgentRunHandlerOptions } from './handler.js';
+import type { AgentRunOptions } from './options.js';
 
 /**
- * `createAgentRunHandler` options, checked when the handler is made, so a typo or a wrong type
+ * `createAgentRun` options, checked when agentrun is made, so a typo or a wrong type
  * fails at start with the option's name instead of silently changing behaviour (`maxBodyBytes:
  * '10mb'` once disabled the body limit). Ports are checked by shape, not by class.
  */
@@ -45,11 +45,20 @@ const OptionsSchema = v.strictObject({
       windowMs: v.optional(positiveInt),
     }),
   ),
+  executor: v.optional(withMethods('execute')),
+  maintenanceTasks: v.optional(
+    v.array(
+      v.custom<object>(
+        (x) => typeof x === 'object' && x !== null && typeof (x as { run?: unknown }).run === 'function',
+        'must be MaintenanceTasks ({ name, everyMs, run })',
+      ),
+    ),
+  ),
   onError: v.optional(fn),
 });
 
 /** Throw a TypeError naming the first wrong option (and the right name of a mistyped one). */
-export function checkHandlerOptions(options: AgentRunHandlerOptions): void {
-  if (typeof options !== 'object' || options === null) throw new TypeError('createAgentRunHandler: options must be an object with a store');
-  checkOptions('createAgentRunHandler', OptionsSchema, options, { store: 'a Store, such as createMemoryStore()' });
+export function checkAgentRunOptions(options: AgentRunOptions, caller = 'createAgentRun'): void {
+  if (typeof options !== 'object' || options === null) throw new TypeError(`${caller}: options must be an object with a store`);
+  checkOptions(caller, OptionsSchema, options, { store: 'a Store, such as createMemoryStore()' });
 }

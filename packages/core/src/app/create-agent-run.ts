@@ -1,0 +1,143 @@
+import { apiKeyAuthenticator } from '../auth/api-keys.js';
+import { ControlService } from '../control/control-service.js';
+import { createSecretCipher, missingCipher } from '../control/secret-cipher.js';
+import { type AgentRunEvents, createEvents } from '../events.js';
+import type { Executor } from '../executor/executor.js';
+import { controlOperations } from '../http/control-operations.js';
+import { idempotentWrites } from '../http/idempotent-write.js';
+import { jsonReaders } from '../http/json-readers.js';
+import { metaOperations } from '../http/meta-operations.js';
+import { composeMounts, type Mountable } from '../http/mountable.js';
+import { runOperations } from '../http/run-operations.js';
+import { createHttpSurface, ingressOperations } from '../http/surface.js';
+import { createIngress, DEFAULT_INGRESS_LIMITS } from '../ingress/pipeline.js';
+import { createMaintenance, type Maintenance } from '../maintenance/maintenance.js';
+import { DEFAULT_IDEMPOTENCY_TTL_MS } from '../run/idempotency.js';
+import { RunService } from '../run/run-service.js';
+import type { Store } from '../store/store.js';
+import { type Clock, systemClock } from '../util/clock.js';
+import { defaultHmac, defaultSha256 } from '../verify/crypto.js';
+import { builtinVerifiers, createVerifierRegistry } from '../verify/registry.js';
+import { createWorker, type Worker, type WorkerOptions } from '../worker/worker.js';
+import type { AgentRunOptions } from './options.js';
+import { checkAgentRunOptions } from './options-check.js';
+
+/** Settings of one worker; its dependencies come from the root. */
+export type AgentRunWorkerOptions = Omit<WorkerOptions, 'runs' | 'store' | 'events' | 'clock' | 'maintenance' | 'executor'> & {
+  /** Default: the `executor` given to `createAgentRun`. */
+  executor?: Executor;
+};
+
+/**
+ * agentrun, assembled: every service built once from one set of options, the HTTP surface on
+ * Web-standard `Request`/`Response` (mountable whole, or as its API and ingress parts), and
+ * workers that share the same store, events, clock and maintenance (docs/architecture.md).
+ */
+export interface AgentRun extends Mountable {
+  readonly store: Store;
+  readonly events: AgentRunEvents;
+  readonly clock: Clock;
+  readonly services: { readonly runs: RunService; readonly control: ControlService };
+  /** The run API and the management API (`/api/v1/…`). */
+  readonly api: Mountable;
+  /** The webhook ingress (`/webhooks/…`). */
+  readonly ingress: Mountable;
+  /** Housekeeping; the workers run it on their timer. A host without a worker calls `runDue()` itself. */
+  readonly maintenance: Maintenance;
+  /** A worker on this agentrun's store and services; call `start()` on it. */
+  worker(options?: AgentRunWorkerOptions): Worker;
+}
+
+export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRun'): AgentRun {
+  checkAgentRunOptions(options, caller);
+  const { store } = options;
+  const events = options.events ?? createEvents();
+  const clock = options.clock ?? systemClock;
+  const onError =
+    options.onError ??
+    ((error: unknown, _request?: Request, context?: { requestId: string }) =>
+      console.error(`[agentrun] unexpected error${context ? ` (request ${context.requestId})` : ''}`, error));
+  const reportError = (error: unknown) => onError(error, undefined);
+
+  const runs = new RunService({
+    store,
+    events,
+    clock,
+    onError: reportError,
+    ...(options.idempotencyTtlMs !== undefined ? { idempotencyTtlMs: options.idempotencyTtlMs } : {}),
+    ...(options.maxAttempts !== undefined ? { maxAttempts: options.maxAttempts } : {}),
+  });
+  const cipher = options.secretKey === undefined ? missingCipher : createSecretCipher(options.secretKey);
+  const control = new ControlService({
+    store,
+    cipher,
+    clock,
+    ...(options.webhookBaseUrl !== undefined ? { webhookBaseUrl: options.webhookBaseUrl } : {}),
+    ...(options.maxWebhooksPerFactory !== undefined ? { maxWebhooksPerFactory: options.maxWebhooksPerFactory } : {}),
+  });
+  const ingress = createIngress({
+    store,
+    cipher,
+    verifiers: options.verifiers ?? createVerifierRegistry(builtinVerifiers(options.hmac ?? defaultHmac)),
+    sha256: options.sha256 ?? defaultSha256,
+    events,
+    clock,
+    limits: { ...DEFAULT_INGRESS_LIMITS, ...options.ingressLimits },
+    onError: reportError,
+  });
+  const maintenance = createMaintenance({
+    store,
+    clock,
+    onError: reportError,
+    ...(options.maintenanceTasks ? { tasks: options.maintenanceTasks } : {}),
+  });
+
+  const readers = jsonReaders(options.maxBodyBytes ?? DEFAULT_MAX_BODY);
+  const idempotent = idempotentWrites({
+    store: store.idempotency,
+    cipher,
+    clock,
+    ttlMs: options.idempotencyTtlMs ?? DEFAULT_IDEMPOTENCY_TTL_MS,
+  });
+  const surface = createHttpSurface({
+    operations: {
+      ...runOperations(runs, readers),
+      ...controlOperations(control, readers, idempotent),
+      ...ingressOperations(ingress),
+      ...metaOperations(),
+    },
+    authenticate: options.authenticate ?? apiKeyAuthenticator(store.apiKeys),
+    store,
+    onError,
+  });
+  // Room for more parts (a dashboard) beside the API and the ingress: each owns its own paths.
+  const whole = composeMounts([surface.api, surface.ingress], surface.fetch);
+
+  return {
+    fetch: whole.fetch,
+    owns: whole.owns,
+    store,
+    events,
+    clock,
+    services: { runs, control },
+    api: surface.api,
+    ingress: surface.ingress,
+    maintenance,
+    worker(workerOptions = {}) {
+      const executor = workerOptions.executor ?? options.executor;
+      return createWorker({
+        ...workerOptions,
+        ...(executor ? { executor } : {}),
+        runs,
+        store,
+        events,
+        clock,
+        maintenance,
+        onError: workerOptions.onError ?? reportError,
+      } as WorkerOptions);
+    },
+  };
+}
+
+/** Largest run API request body: five 5 MiB attachments in base64, with room for the rest. */
+const DEFAULT_MAX_BODY = 40 * 1024 * 1024;

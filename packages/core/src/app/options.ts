@@ -1,0 +1,53 @@
+import type { Authenticate } from '../auth/api-keys.js';
+import type { AgentRunEvents } from '../events.js';
+import type { Executor } from '../executor/executor.js';
+import type { IngressLimits } from '../ingress/pipeline.js';
+import type { MaintenanceTask } from '../maintenance/maintenance.js';
+import type { Store } from '../store/store.js';
+import type { Clock } from '../util/clock.js';
+import type { HmacPort, Sha256Port } from '../verify/crypto.js';
+import type { VerifierRegistry } from '../verify/registry.js';
+
+/** Options of `createAgentRun` (docs/embedding.md, "Options"). Only `store` is required. */
+export interface AgentRunOptions {
+  store: Store;
+  /** What `agentrun.worker()` runs runs with, unless the call names another. */
+  executor?: Executor;
+  /** Resolve the caller; defaults to API keys in the store (`Authorization: Bearer <key>`). */
+  authenticate?: Authenticate;
+  /** Share one emitter with the host app; one is created otherwise. */
+  events?: AgentRunEvents;
+  clock?: Clock;
+  /** Largest run API request body, in bytes. Default 40 MiB (five 5 MiB attachments in base64). */
+  maxBodyBytes?: number;
+  /** How long an `Idempotency-Key` is remembered. Default 24 h. */
+  idempotencyTtlMs?: number;
+  /** Claims allowed before an expired lease ends a run in `ERROR`. Default 3. */
+  maxAttempts?: number;
+  /**
+   * The 32-byte key that seals team secrets (AES-256-GCM): base64, 64 hex digits, or bytes. Without
+   * it, the management operations that store a secret answer 503 and say why.
+   */
+  secretKey?: string | Uint8Array;
+  /** Base of webhook ingress URLs, e.g. `https://hooks.example.com`. Default: the request's origin. */
+  webhookBaseUrl?: string;
+  /** Default 20. */
+  maxWebhooksPerFactory?: number;
+  /** HMAC for signature webhooks. Default: node:crypto on Node, portable @noble/hashes elsewhere. */
+  hmac?: HmacPort;
+  /** SHA-256 for delivery identities hashed from the body. Default: as for `hmac`. */
+  sha256?: Sha256Port;
+  /** Verifiers by scheme; default: the built-in schemes (docs/signatures.md) on `hmac`. */
+  verifiers?: VerifierRegistry;
+  /** Ingress limits; defaults: 256 KB bodies, 60 deliveries and 20 failed authentications a minute per webhook. */
+  ingressLimits?: Partial<IngressLimits>;
+  /** Housekeeping the workers run on their timer; default: idempotency purge and delivery-log sweep. */
+  maintenanceTasks?: readonly MaintenanceTask[];
+  /**
+   * Called with every unexpected error: those answered as a bare 500 (with their request), those
+   * thrown by event listeners and maintenance tasks (without one). `context.requestId` is the
+   * `x-request-id` the 500 answer carries, so a user's report can be matched to the log. Default:
+   * `console.error`.
+   */
+  onError?: (error: unknown, request: Request | undefined, context?: { requestId: string }) => void;
+}

@@ -1,0 +1,93 @@
+import * as v from 'valibot';
+import { DELIVERY_STATUSES } from '../ingress/records.js';
+import { AmbientAgentConfigSchema } from '../models/config.js';
+import { PageInfoSchema } from '../models/run.js';
+import { AUTH_MODES } from './records.js';
+
+/**
+ * What the management API answers (docs/management-api.md), as schemas: the OpenAPI document and
+ * the typed client read them, and the HTTP conformance suite checks every answer against them.
+ * Snake_case, and never a secret value except the one answer that creates or rotates it.
+ */
+
+const instant = v.string();
+
+export const FactoryViewSchema = v.object({
+  uid: v.string(),
+  name: v.string(),
+  foreman_agent_identity_uid: v.optional(v.string()),
+  created_at: instant,
+  updated_at: instant,
+});
+
+export const FactoryListSchema = v.object({ factories: v.array(FactoryViewSchema) });
+
+export const SecretViewSchema = v.object({ name: v.string(), created_at: instant, updated_at: instant });
+
+export const SecretListSchema = v.object({ secrets: v.array(SecretViewSchema) });
+
+export const WebhookViewSchema = v.object({
+  uid: v.string(),
+  name: v.string(),
+  auth_mode: v.picklist(AUTH_MODES),
+  signature_scheme: v.optional(v.string()),
+  secret_name: v.string(),
+  delivery_id_header: v.optional(v.string()),
+  enabled: v.boolean(),
+  /** A URL-token webhook's URL carries `{token}` in place of its token, except when created or rotated. */
+  ingress_url: v.string(),
+  created_at: instant,
+  updated_at: instant,
+});
+
+/** The answer that creates or rotates a webhook: the only one that shows its secret. */
+export const WebhookWithSecretSchema = v.object({
+  webhook: WebhookViewSchema,
+  ingress_url: v.string(),
+  secret: v.optional(v.string()),
+});
+
+export const WebhookListSchema = v.object({ webhooks: v.array(WebhookViewSchema) });
+
+export const DeliveryViewSchema = v.object({
+  delivery_id: v.string(),
+  identity: v.nullable(v.string()),
+  size: v.number(),
+  received_at: instant,
+  status: v.picklist(DELIVERY_STATUSES),
+});
+
+export const DeliveryDetailSchema = v.object({ ...DeliveryViewSchema.entries, payload: v.optional(v.unknown()) });
+
+export const DeliveryListSchema = v.object({ deliveries: v.array(DeliveryViewSchema), page_info: PageInfoSchema });
+
+const TriggerViewSchema = v.object({
+  provider: v.literal('webhook'),
+  event: v.literal('received'),
+  filter: v.object({ webhook_ids: v.array(v.string()), payload: v.optional(v.unknown()) }),
+});
+
+export const AutomationViewSchema = v.object({
+  id: v.string(),
+  name: v.string(),
+  prompt: v.string(),
+  enabled: v.boolean(),
+  config: v.optional(AmbientAgentConfigSchema),
+  triggers: v.array(TriggerViewSchema),
+  created_at: instant,
+  updated_at: instant,
+});
+
+export const AutomationListSchema = v.object({ automations: v.array(AutomationViewSchema) });
+
+const CheckSchema = v.object({ passed: v.boolean(), detail: v.string() });
+
+export const TestFilterResultSchema = v.object({
+  result: v.picklist(['Would trigger', 'Would not trigger']),
+  webhook_check: CheckSchema,
+  payload_check: CheckSchema,
+  note: v.optional(v.string()),
+});
+
+/** The webhook ingress's answer to an accepted (or duplicate) delivery. */
+export const DeliveryAcceptedSchema = v.object({ delivery_id: v.string() });

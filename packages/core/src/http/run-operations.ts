@@ -1,0 +1,58 @@
+import { invalidRequest } from '../errors.js';
+import { REPEATABLE_QUERY_PARAMS } from '../models/requests.js';
+import type { WriteResult } from '../run/idempotency.js';
+import type { RunService } from '../run/run-service.js';
+import { withKey } from './idempotency-key.js';
+import type { JsonReaders } from './json-readers.js';
+import type { ApiContext, OperationHandlers } from './operation.js';
+import { queryObject } from './query.js';
+import { jsonResponse } from './responses.js';
+import { textResponse } from './text-response.js';
+
+type RunOperation = 'runAgent' | 'createRun' | 'listRuns' | 'getRun' | 'followupRun' | 'cancelRun' | 'getRunAttachment';
+
+/** The run API (docs/run-api.md) over the run service. */
+export function runOperations(runs: RunService, { readJson, requireBody }: JsonReaders): OperationHandlers<RunOperation> {
+  const written = <T>(result: WriteResult<T>) =>
+    jsonResponse(result.body, result.status, result.replayed ? { 'idempotent-replayed': 'true' } : {});
+  // One operation for `/agent/run` and its alias: a key names the same request through either.
+  const createRun = async ({ principal, request }: ApiContext) => {
+    const body = requireBody(await readJson(request), 'run request');
+    return written(await runs.create(principal, body, { source: 'API', ...withKey(request, 'create run', body) }));
+  };
+  return {
+    runAgent: createRun,
+    createRun,
+    listRuns: async ({ principal, url }) => jsonResponse(await runs.list(principal, queryObject(url, REPEATABLE_QUERY_PARAMS))),
+    getRun: async ({ principal }, { runId }) => jsonResponse(await runs.get(principal, runId)),
+    followupRun: async ({ principal, request }, { runId }) => {
+      const body = requireBody(await readJson(request), 'follow-up');
+      return written(await runs.followup(principal, runId, body, withKey(request, `followup ${runId}`, body)));
+    },
+    cancelRun: async ({ principal, request }, { runId }) => {
+      const body = await readJson(request);
+      if (body !== undefined && !(isPlainObject(body) && Object.keys(body).length === 0)) {
+        throw invalidRequest('cancel takes no body (or an empty JSON object)');
+      }
+      // The bare ID as text/plain (docs/run-api.md, "Cancel"): both published clients hand it back unchanged.
+      const result = await runs.cancel(principal, runId, withKey(request, `cancel ${runId}`, body));
+      return textResponse(result.body, result.status, {
+        'content-type': 'text/plain; charset=utf-8',
+        ...(result.replayed ? { 'idempotent-replayed': 'true' } : {}),
+      });
+    },
+    getRunAttachment: async ({ principal }, { runId, fileName }) => {
+      const file = await runs.getAttachment(principal, runId, fileName);
+      return new Response(file.data as Uint8Array<ArrayBuffer>, {
+        headers: {
+          'content-type': file.mimeType,
+          'content-length': String(file.data.byteLength),
+          'content-disposition': `attachment; filename*=UTF-8''${encodeURIComponent(file.fileName)}`,
+          'x-content-type-options': 'nosniff',
+        },
+      });
+    },
+  };
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

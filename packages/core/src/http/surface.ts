@@ -1,0 +1,98 @@
+import type { Authenticate } from '../auth/api-keys.js';
+import { AgentRunError, isAgentRunError } from '../errors.js';
+import type { Ingress } from '../ingress/pipeline.js';
+import { AREA_BASE, type RouteArea } from '../routes/route.js';
+import { ROUTES } from '../routes/table.js';
+import type { Store } from '../store/store.js';
+import { everyMs } from '../util/throttle.js';
+import { finishResponse, requestIdOf } from './finish-response.js';
+import type { Mountable } from './mountable.js';
+import type { ApiContext, OperationHandlers, PublicContext } from './operation.js';
+import { problemResponse } from './responses.js';
+import { createRouter, decodeParams, methodNotAllowed } from './router.js';
+
+export interface HttpSurfaceOptions {
+  /** A handler for every operation of the route table (the type requires each one). */
+  operations: OperationHandlers;
+  authenticate: Authenticate;
+  /** Only `isUnavailable`, to answer a store outage with a retryable 503. */
+  store: Pick<Store, 'isUnavailable'>;
+  onError: (error: unknown, request: Request | undefined, context?: { requestId: string }) => void;
+}
+
+export interface HttpSurface extends Mountable {
+  /** The run API and the management API, under `/api/v1`. */
+  readonly api: Mountable;
+  /** The webhook ingress, under `/webhooks/`. */
+  readonly ingress: Mountable;
+}
+
+/** Seconds a client waits before retrying while the store is unreachable. */
+export const UNAVAILABLE_RETRY_AFTER_S = 5;
+const STORE_UNAVAILABLE = new AgentRunError('unavailable', 'the database cannot be reached right now; retry shortly', {
+  retryable: true,
+  headers: { 'retry-after': String(UNAVAILABLE_RETRY_AFTER_S) },
+});
+
+/** The dispatcher's view of an operation; each was type-checked against its route where it was written. */
+type AnyOperation = (ctx: ApiContext | PublicContext, params: Record<string, string>) => Promise<Response>;
+
+/** Whether a path (relative to the mount point) is in an area: the API owns its base too. */
+const AREA_OWNS: Record<RouteArea, (pathname: string) => boolean> = {
+  api: (p) => p === AREA_BASE.api || p.startsWith(`${AREA_BASE.api}/`),
+  webhooks: (p) => p.startsWith(`${AREA_BASE.webhooks}/`),
+};
+
+/**
+ * The whole HTTP surface on Web-standard `Request`/`Response`, dispatched by the route table
+ * (routes/table.ts): match, authenticate as the route says, decode params, run its operation.
+ * Every error is a problem+json answer; every answer carries `x-request-id`.
+ */
+export function createHttpSurface(options: HttpSurfaceOptions): HttpSurface {
+  const { operations, authenticate, store, onError } = options;
+  const router = createRouter(ROUTES);
+  const unavailableLogged = everyMs(10_000);
+
+  const handle = async (request: Request, requestId: string): Promise<Response> => {
+    try {
+      const url = new URL(request.url);
+      const match = router.match(request.method, url.pathname);
+      if (match.kind === 'not_found') {
+        throw new AgentRunError('not_found', AREA_OWNS.webhooks(url.pathname) ? 'no such webhook' : `no route for ${url.pathname}`);
+      }
+      if (match.kind === 'method_not_allowed') throw methodNotAllowed(match.allow);
+      const run = operations[match.operation] as AnyOperation;
+      // The ingress authenticates by webhook (token, URL token or signature) and decodes its own
+      // params: a bad encoding there is no such webhook (404), not a bad request.
+      if (match.spec.auth === 'webhook') return await run({ request, url }, match.params);
+      const params = decodeParams(match.params);
+      if (match.spec.auth === 'none') return await run({ request, url }, params);
+      // Credentials are checked before the body is read: unauthenticated senders cannot make us buffer.
+      const principal = await authenticate(request);
+      if (!principal) throw new AgentRunError('unauthorized', 'send a valid API key as "Authorization: Bearer <key>"');
+      return await run({ request, url, principal }, params);
+    } catch (error) {
+      if (isAgentRunError(error)) return problemResponse(error);
+      if (store.isUnavailable?.(error)) {
+        // The store is down for now: a retryable 503, logged at most every 10 s (not per request).
+        if (unavailableLogged.due(Date.now())) onError(error, request, { requestId });
+        return problemResponse(STORE_UNAVAILABLE);
+      }
+      onError(error, request, { requestId });
+      return problemResponse(new AgentRunError('internal_error', 'an unexpected error occurred', { retryable: true }));
+    }
+  };
+
+  const fetch = async (request: Request): Promise<Response> => {
+    const requestId = requestIdOf(request);
+    return finishResponse(await handle(request, requestId), requestId, request.method === 'HEAD');
+  };
+  const area = (name: RouteArea): Mountable => ({ fetch, owns: AREA_OWNS[name] });
+  return { fetch, owns: (p) => AREA_OWNS.api(p) || AREA_OWNS.webhooks(p), api: area('api'), ingress: area('webhooks') };
+}
+
+/** The ingress as the route table's two webhook operations. */
+export const ingressOperations = (ingress: Ingress): OperationHandlers<'deliverWebhook' | 'deliverWebhookWithToken'> => ({
+  deliverWebhook: ({ request }, { uid }) => ingress(request, { uid }),
+  deliverWebhookWithToken: ({ request }, { uid, token }) => ingress(request, { uid, token }),
+});

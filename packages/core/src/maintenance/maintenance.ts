@@ -1,0 +1,93 @@
+import type { Store } from '../store/store.js';
+import { type Clock, isoTime, systemClock } from '../util/clock.js';
+
+/**
+ * Housekeeping that keeps the store bounded: expired idempotency keys and old delivery-log
+ * entries. It runs on the worker's timer (`agentrun.worker()`), not from request traffic, and
+ * every failure goes to `onError` (docs/architecture.md, "Maintenance"). Tasks delete only what
+ * has expired, so several workers running them at once is harmless.
+ */
+export interface MaintenanceTask {
+  name: string;
+  /** How often it runs. */
+  everyMs: number;
+  /** Resolves to how many records it removed. */
+  run(now: number): Promise<number>;
+}
+
+export interface Maintenance {
+  readonly tasks: readonly MaintenanceTask[];
+  /** Start every task whose period has passed (and is not still running); resolves when they end. */
+  runDue(): Promise<void>;
+  /** Run every task now; resolves to what each removed. */
+  runAll(): Promise<Record<string, number>>;
+}
+
+export interface MaintenanceOptions {
+  store: Store;
+  clock?: Clock;
+  /** Every failure of a task (a store outage too: the caller decides what to throttle). */
+  onError: (error: unknown) => void;
+  /** Default: {@link defaultMaintenanceTasks}. */
+  tasks?: readonly MaintenanceTask[];
+}
+
+/** The delivery log keeps at least each webhook's newest 50 entries and 7 days (docs/webhooks.md, "Delivery log"). */
+export const DELIVERY_RETENTION = { maxAgeMs: 7 * 24 * 60 * 60 * 1000, keepNewest: 50, sweepEveryMs: 10 * 60 * 1000 } as const;
+
+/** How often expired idempotency keys are deleted; they answer as absent from the moment they expire. */
+export const IDEMPOTENCY_PURGE_EVERY_MS = 5 * 60 * 1000;
+
+export const defaultMaintenanceTasks = (store: Store): MaintenanceTask[] => [
+  {
+    name: 'idempotency-purge',
+    everyMs: IDEMPOTENCY_PURGE_EVERY_MS,
+    run: (now) => store.idempotency.purgeExpired(isoTime(now)),
+  },
+  {
+    name: 'delivery-log-sweep',
+    everyMs: DELIVERY_RETENTION.sweepEveryMs,
+    run: (now) => store.deliveries.sweep(isoTime(now - DELIVERY_RETENTION.maxAgeMs), DELIVERY_RETENTION.keepNewest),
+  },
+];
+
+export function createMaintenance(options: MaintenanceOptions): Maintenance {
+  const clock = options.clock ?? systemClock;
+  const tasks = options.tasks ?? defaultMaintenanceTasks(options.store);
+  // Each task's last start; a failed run is tried again at the next call rather than a period later.
+  const lastStart = new Map<string, number>();
+  const running = new Map<string, Promise<number | undefined>>();
+
+  const start = (task: MaintenanceTask, now: number): Promise<number | undefined> => {
+    const previous = lastStart.get(task.name);
+    lastStart.set(task.name, now);
+    const run = task
+      .run(now)
+      .catch((error: unknown) => {
+        if (previous === undefined) lastStart.delete(task.name);
+        else lastStart.set(task.name, previous);
+        options.onError(error);
+        return undefined;
+      })
+      .finally(() => running.delete(task.name));
+    running.set(task.name, run);
+    return run;
+  };
+
+  return {
+    tasks,
+    async runDue() {
+      const now = clock.now();
+      const started = tasks
+        .filter((task) => !running.has(task.name) && now - (lastStart.get(task.name) ?? Number.NEGATIVE_INFINITY) >= task.everyMs)
+        .map((task) => start(task, now));
+      await Promise.all(started);
+    },
+    async runAll() {
+      const now = clock.now();
+      const removed: Record<string, number> = {};
+      for (const task of tasks) removed[task.name] = (await (running.get(task.name) ?? start(task, now))) ?? 0;
+      return removed;
+    },
+  };
+}
