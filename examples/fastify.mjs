@@ -3,7 +3,7 @@
 //   npm install fastify @agentrun/core @agentrun/store-memory @agentrun/adapter-fastify
 //   AGENTRUN_SECRET_KEY=$(openssl rand -base64 32) node server.mjs
 import { agentrunFastify } from '@agentrun/adapter-fastify';
-import { createAgentRunHandler, createApiKey, createWorker, demoExecutor } from '@agentrun/core';
+import { createAgentRun, createApiKey, demoExecutor } from '@agentrun/core';
 import { createMemoryStore } from '@agentrun/store-memory';
 import Fastify from 'fastify';
 
@@ -12,8 +12,9 @@ const secretKey = process.env.AGENTRUN_SECRET_KEY;
 if (!secretKey) throw new Error('set AGENTRUN_SECRET_KEY to 32 random bytes in base64: openssl rand -base64 32');
 
 const store = createMemoryStore();
-const agentrun = createAgentRunHandler({ store, secretKey });
-const worker = createWorker({ service: agentrun.service, executor: demoExecutor() });
+// One composition root: the HTTP surface, the services and workers on one store.
+const agentrun = createAgentRun({ store, secretKey, executor: demoExecutor() });
+const worker = agentrun.worker(); // claims runs, runs the executor, and does the housekeeping
 
 const app = Fastify();
 await app.register(agentrunFastify, { handler: agentrun, prefix: '/agents' });
