@@ -20,10 +20,11 @@ export type IngressVariant = 'fastify-bare' | 'fastify-agentrun' | 'express-bare
 
 /**
  * `fastify-postgres` (the `postgres` bench group): the PostgreSQL store on the connection string in
- * this variable (its `search_path` set to a scratch schema the parent created and drops), with a
- * pool of INGRESS_PG_POOL connections; the schema is migrated here.
+ * this variable, its tables in the scratch schema INGRESS_PG_SCHEMA (the store's `schema` option;
+ * migrated, so created, here; the parent drops it), with a pool of INGRESS_PG_POOL connections.
  */
 export const PG_URL_ENV = 'INGRESS_PG_URL';
+export const PG_SCHEMA_ENV = 'INGRESS_PG_SCHEMA';
 export const PG_POOL_ENV = 'INGRESS_PG_POOL';
 /**
  * The automations of each factory on PostgreSQL: FILTERS[2..5], a few rather than ten, 2 of which
@@ -69,8 +70,9 @@ export async function agentrunHandler(postgres = false) {
   let store: ReturnType<typeof createMemoryStore> | ReturnType<typeof createPostgresStore> = createMemoryStore();
   if (postgres) {
     const connectionString = process.env[PG_URL_ENV];
-    if (!connectionString) throw new Error(`${PG_URL_ENV} is not set`);
-    const pg = createPostgresStore({ connectionString, poolSize: Number(process.env[PG_POOL_ENV] ?? 10) });
+    const schema = process.env[PG_SCHEMA_ENV];
+    if (!connectionString || !schema) throw new Error(`${PG_URL_ENV} and ${PG_SCHEMA_ENV} must be set`);
+    const pg = createPostgresStore({ connectionString, schema, poolSize: Number(process.env[PG_POOL_ENV] ?? 10) });
     await pg.migrate();
     store = pg;
   }

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { load, startServer, stopServer } from './ingress.js';
-import { PG_POOL_ENV, PG_URL_ENV } from './ingress-server.js';
-import { connectAdmin, DEFAULT_DATABASE_URL, redact } from './pg-admin.js';
+import { PG_POOL_ENV, PG_SCHEMA_ENV, PG_URL_ENV } from './ingress-server.js';
+import { connectAdmin, DEFAULT_DATABASE_URL, redact, scratchSchema } from './pg-admin.js';
 import type { BenchGroup } from './run.js';
 
 /**
@@ -33,12 +33,11 @@ export const postgresIngressGroup: BenchGroup = {
 export async function measurePostgresIngress(baseUrl: string): Promise<Record<string, number>> {
   const admin = await connectAdmin(baseUrl);
   if (!admin) return {};
-  const schema = `bench_ingress_${Math.random().toString(36).slice(2, 10)}`;
+  const schema = scratchSchema('bench_ingress');
   const dir = await mkdtemp(join(tmpdir(), 'agentrun-pgbench-'));
   try {
-    await admin.query(`CREATE SCHEMA ${schema}`);
     progress(`schema ${schema} on ${redact(baseUrl)}`);
-    const ingress = await ingressPerSecond(withSearchPath(baseUrl, schema));
+    const ingress = await ingressPerSecond(baseUrl, schema); // the server's migrate() creates the schema
     progress(`ingress: ${ingress.toFixed(0)} accepted deliveries/s`);
 
     await admin.query(
@@ -70,11 +69,12 @@ export async function measurePostgresIngress(baseUrl: string): Promise<Record<st
   }
 }
 
-async function ingressPerSecond(url: string): Promise<number> {
+async function ingressPerSecond(url: string, schema: string): Promise<number> {
   const started = performance.now();
   const { child, ready } = await startServer('fastify-postgres', {
     ...process.env,
     [PG_URL_ENV]: url,
+    [PG_SCHEMA_ENV]: schema,
     [PG_POOL_ENV]: String(CONNECTIONS),
   });
   try {
@@ -97,11 +97,4 @@ async function ingressPerSecond(url: string): Promise<number> {
 const benchStart = performance.now();
 function progress(message: string): void {
   console.log(`[postgres-ingress ${((performance.now() - benchStart) / 1000).toFixed(1).padStart(6)} s] ${message}`);
-}
-
-/** A connection string whose sessions start in `schema` (libpq `options`, honoured by pg). */
-function withSearchPath(url: string, schema: string): string {
-  const u = new URL(url);
-  u.searchParams.set('options', `-c search_path=${schema}`);
-  return u.toString();
 }

@@ -1,20 +1,20 @@
 import { createAgentRunHandler, createApiKey, type ListRunsResponse } from '@agentrun/core';
 import { createPostgresStore } from '@agentrun/store-postgres';
 import pg from 'pg';
-import { connectAdmin, DEFAULT_DATABASE_URL, redact } from './pg-admin.js';
+import { connectAdmin, DEFAULT_DATABASE_URL, redact, scratchSchema } from './pg-admin.js';
 import { measurePostgresIngress } from './postgres-ingress.js';
 import type { BenchGroup } from './run.js';
 
 /**
- * The run API through the core handler on the PostgreSQL store, in a schema of its own that is
- * dropped at the end. Creates per second, then the latency of one filtered, sorted list page (the
+ * The run API through the core handler on the PostgreSQL store, in a schema of its own (the
+ * store's `schema` option; the connections keep the server's search_path) that is dropped at the end. Creates per second, then the latency of one filtered, sorted list page (the
  * first page, and a deep page reached by cursor) at 10,000 runs and again at 1,000,000 runs: with
  * keyset indexes the cost of a page must not grow with the table.
  *
  * `DATABASE_URL`, else the local server the tests use. Without a server the group is skipped.
  */
 
-/** The team the lists ask about: it holds 40% of the runs, 72% of its finished runs SUCCEEDED (see LOAD_SQL). */
+/** The team the lists ask about: it holds 40% of the runs, 72% of its finished runs SUCCEEDED (see loadSql). */
 const TEAM = 'acme';
 const BASE = 'http://bench.local/api/v1';
 /** The measured query: one state, newest first by `updated_at`, a page of 20. */
@@ -45,12 +45,11 @@ export const postgresGroup: BenchGroup = {
     const baseUrl = process.env.DATABASE_URL || DEFAULT_DATABASE_URL;
     const admin = await connectAdmin(baseUrl);
     if (!admin) return {};
-    const schema = `bench_${Math.random().toString(36).slice(2, 10)}`;
+    const schema = scratchSchema('bench');
     let figures: Record<string, number>;
     try {
-      await admin.query(`CREATE SCHEMA ${schema}`);
       progress(`schema ${schema} on ${redact(baseUrl)}`);
-      figures = await measure(withSearchPath(baseUrl, schema));
+      figures = await measure(baseUrl, schema);
     } finally {
       await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
       await admin.end();
@@ -62,13 +61,14 @@ export const postgresGroup: BenchGroup = {
   },
 };
 
-async function measure(url: string): Promise<Record<string, number>> {
+async function measure(url: string, schema: string): Promise<Record<string, number>> {
   const pool = new pg.Pool({ connectionString: url, max: POOL_SIZE });
   const capture = captureQueries(pool);
   // A pool we own: the store does not end it, we do.
-  const store = createPostgresStore({ pool });
+  const store = createPostgresStore({ pool, schema });
+  const runs = `${schema}.runs`;
   try {
-    await store.migrate();
+    await store.migrate(); // creates the schema
     const handler = createAgentRunHandler({ store });
     const key = await createApiKey(store.apiKeys, { type: 'service_account', uid: 'bench', team_uid: TEAM });
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
@@ -105,22 +105,23 @@ async function measure(url: string): Promise<Record<string, number>> {
     await loader.connect();
     try {
       await loader.query('SELECT setseed(0.42)'); // the same mix of values on every run
-      await load(loader, 1, SMALL);
-      await settle(loader);
-      progress(`${await count(loader)} runs`);
+      await load(loader, schema, 1, SMALL);
+      await settle(loader, runs);
+      progress(`${await count(loader, runs)} runs`);
       const small = await measureLists('10k runs');
 
       const started = performance.now();
       for (let from = SMALL + 1; from <= LARGE; from += LOAD_BATCH) {
         const to = Math.min(LARGE, from + LOAD_BATCH - 1);
-        await load(loader, from, to);
+        await load(loader, schema, from, to);
         progress(`loaded runs ${from}–${to} (${((performance.now() - started) / 1000).toFixed(0)} s)`);
       }
-      await settle(loader);
+      await settle(loader, runs);
       const sizes = await loader.query<{ heap: string; indexes: string }>(
-        `SELECT pg_size_pretty(pg_table_size('runs')) AS heap, pg_size_pretty(pg_indexes_size('runs')) AS indexes`,
+        `SELECT pg_size_pretty(pg_table_size($1)) AS heap, pg_size_pretty(pg_indexes_size($1)) AS indexes`,
+        [runs],
       );
-      progress(`${await count(loader)} runs: table ${sizes.rows[0]?.heap}, its indexes ${sizes.rows[0]?.indexes}`);
+      progress(`${await count(loader, runs)} runs: table ${sizes.rows[0]?.heap}, its indexes ${sizes.rows[0]?.indexes}`);
       const large = await measureLists('1M runs');
 
       // The plans of the SQL the store sent for the two measured requests, run again under EXPLAIN.
@@ -130,7 +131,7 @@ async function measure(url: string): Promise<Record<string, number>> {
       ] as const) {
         const [query] = await capture(
           () => list(path),
-          (text) => /\bFROM runs\b/.test(text),
+          (text) => text.includes(`FROM "${schema}"."runs"`),
         );
         if (!query) throw new Error('the list request sent no query on runs');
         const plan = await loader.query(`EXPLAIN (ANALYZE, BUFFERS) ${query.text}`, query.values);
@@ -220,8 +221,8 @@ async function timeRequests(request: () => Promise<unknown>): Promise<Timing> {
  * busy ones), 12 agent names, 6 models, 20 environments (or none), 7 sources.
  * `OFFSET 0` keeps each row's random draws in one place (the subquery is not flattened).
  */
-const LOAD_SQL = `
-INSERT INTO runs (id, team_uid, title, prompt, state, created_at, updated_at, started_at, status_message, source, creator, config,
+const loadSql = (schema: string) => `
+INSERT INTO ${schema}.runs (id, team_uid, title, prompt, state, created_at, updated_at, started_at, status_message, source, creator, config,
                   conversation_id, attempts, lease_worker_id, lease_expires_at)
 SELECT gen_random_uuid()::text, team_uid, title, title || '. ' || detail || ' Ticket #' || i || '.', state, created_at, updated_at,
        CASE WHEN state IN ('QUEUED', 'PENDING') THEN NULL ELSE created_at + (updated_at - created_at) / 10 END,
@@ -281,19 +282,20 @@ FROM (
   OFFSET 0
 ) AS v`;
 
-const load = (client: pg.Client, from: number, to: number) => client.query(LOAD_SQL, [from, to]);
+const load = (client: pg.Client, schema: string, from: number, to: number) => client.query(loadSql(schema), [from, to]);
 
 /**
  * As a table that has been live a while: statistics current, visibility map set, autovacuum with
  * nothing to do mid-measurement, and no checkpoint writing the load out while we time (CHECKPOINT
  * needs a superuser or pg_checkpoint; without it we go on).
  */
-async function settle(client: pg.Client): Promise<void> {
-  await client.query('VACUUM (ANALYZE) runs');
+async function settle(client: pg.Client, runs: string): Promise<void> {
+  await client.query(`VACUUM (ANALYZE) ${runs}`);
   await client.query('CHECKPOINT').catch(() => {});
 }
 
-const count = async (client: pg.Client) => (await client.query<{ n: string }>('SELECT count(*) AS n FROM runs')).rows[0]?.n;
+const count = async (client: pg.Client, runs: string) =>
+  (await client.query<{ n: string }>(`SELECT count(*) AS n FROM ${runs}`)).rows[0]?.n;
 
 interface SentQuery {
   text: string;
@@ -331,11 +333,4 @@ function captureQueries(pool: pg.Pool) {
 let benchStart = performance.now();
 function progress(message: string): void {
   console.log(`[postgres ${((performance.now() - benchStart) / 1000).toFixed(1).padStart(6)} s] ${message}`);
-}
-
-/** A connection string whose sessions start in `schema` (libpq `options`, honoured by pg). */
-function withSearchPath(url: string, schema: string): string {
-  const u = new URL(url);
-  u.searchParams.set('options', `-c search_path=${schema}`);
-  return u.toString();
 }
