@@ -1,11 +1,23 @@
 import { defineConfig, type Options } from 'tsup';
 
-/** The one build every package uses: ESM + CJS + .d.ts for Node 20, from the given entries. */
-export const packageBuild = (entry: string[]): Options | Options[] =>
+/** What a package builds beyond its public entries. */
+export interface BuildExtras {
+  /**
+   * Modules built beside the entries (ESM + CJS, no .d.ts) that only the package's own `imports`
+   * reach, such as core's `#crypto` halves (docs/signatures.md, "Hashing").
+   */
+  internal?: string[];
+  /** Specifiers left as they are, for the host's runtime to resolve (e.g. `#crypto`). */
+  external?: string[];
+}
+
+/** The one build every package uses: ESM + CJS + .d.ts for Node 20, from the given public entries. */
+export const packageBuild = (entry: string[], extras: BuildExtras = {}): Options | Options[] =>
   defineConfig({
-    entry,
+    entry: [...entry, ...(extras.internal ?? [])],
     format: ['esm', 'cjs'],
-    dts: { compilerOptions: { composite: false } },
+    dts: { entry, compilerOptions: { composite: false } },
+    external: extras.external ?? [],
     // Its `customConditions: ["agentrun-source"]` lets the .d.ts build read sibling packages'
     // sources, so packages build in any order (docs/development.md, "How packages resolve to their sources").
     tsconfig: '../../tsconfig.base.json',

@@ -4,7 +4,6 @@ import { agentrunExpress } from '@agentrun/adapter-express';
 import { agentrunFastify } from '@agentrun/adapter-fastify';
 import { createAgentRunHandler, createApiKey } from '@agentrun/core';
 import { testPrincipal } from '@agentrun/core/testing';
-import { nodeHmac, nodeSha256 } from '@agentrun/node';
 import { createMemoryStore } from '@agentrun/store-memory';
 import { createPostgresStore } from '@agentrun/store-postgres';
 import express from 'express';
@@ -81,8 +80,6 @@ export async function agentrunHandler(postgres = false) {
   const handler = createAgentRunHandler({
     store,
     secretKey: randomBytes(32),
-    hmac: nodeHmac,
-    sha256: nodeSha256,
     // 1,000 webhooks spread the load; the per-webhook rate limit is lifted on top, since one bench
     // run sends a few hundred deliveries a minute to each.
     ingressLimits: { deliveriesPerWindow: 1e9 },

@@ -7,7 +7,7 @@ import type { BenchGroup } from './run.js';
 
 /**
  * Webhook deliveries per second through the whole ingress (bearer auth, a 1 KB JSON body, 10
- * automations per webhook, memory store, `nodeHmac`), mounted on Fastify and on Express, against a
+ * automations per webhook, memory store, default hashing: node:crypto), mounted on Fastify and on Express, against a
  * bare route of the same framework that parses the same JSON and answers 202. Each server runs in
  * a child process of its own; autocannon drives it from this one with the same connections and
  * duration, after a warm-up. Every delivery carries a distinct counter, so none is a Duplicate.

@@ -1,13 +1,18 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 
 // Issue 9, point 17: the README's embedding examples are files, and each runs as written: the
-// key it prints can use the run API and set up a webhook whose printed URL starts a run.
+// key it prints can use the run API and set up a webhook whose printed URL starts a run. And with
+// no hashing option given, a signature webhook is verified by node:crypto (docs/signatures.md,
+// "Hashing"): the child runs with a preload that reports every node:crypto createHmac call.
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const EXAMPLES = ['express', 'fastify'] as const;
+const COUNT_HMAC = './test/support/count-hmac.mjs';
+/** The ingress's largest body (docs/webhooks.md): 256 KB. */
+const MAX_BODY = 262_144;
 
 describe.each(EXAMPLES)('examples/%s.mjs', (name) => {
   const file = `examples/${name}.mjs`;
@@ -22,14 +27,15 @@ describe.each(EXAMPLES)('examples/%s.mjs', (name) => {
     expect(readme).toContain(`\`\`\`js\n${readFileSync(`${ROOT}${file}`, 'utf8')}\`\`\``);
   });
 
-  it('runs as written: run API, factory, webhook, automation, and a delivery to the printed ingress_url starts a run', async () => {
+  it('runs as written: run API, factory, webhook, automation, a delivery to the printed ingress_url starts a run, and node:crypto verifies a 256 KB GitHub signature', async () => {
     // The agentrun-source condition resolves the @agentrun/* imports to the sources (tsx runs them), as in the other tests.
-    child = spawn(process.execPath, ['--conditions=agentrun-source', '--import', 'tsx', file], {
+    child = spawn(process.execPath, ['--conditions=agentrun-source', '--import', 'tsx', '--import', COUNT_HMAC, file], {
       cwd: ROOT,
       env: { ...process.env, PORT: '0', AGENTRUN_SECRET_KEY: randomBytes(32).toString('base64') },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const [api, key] = (await printed(child, /run API at (\S+), key (\S+)/)) as [string, string];
+    const output = watchOutput(child);
+    const [api, key] = (await output.next(/run API at (\S+), key (\S+)/)) as [string, string];
     const call = async (method: string, path: string, body?: unknown) => {
       const res = await fetch(`${api}${path}`, {
         method,
@@ -61,29 +67,83 @@ describe.each(EXAMPLES)('examples/%s.mjs', (name) => {
     expect(runs.runs).toHaveLength(1);
     const health = await fetch(api.replace(/\/agents\/api\/v1$/, '/health'));
     expect(await health.text()).toBe('ok');
+
+    // A GitHub-signed webhook (docs/management-api.md), and a body of the largest size signed as GitHub does.
+    const providerSecret = randomBytes(20).toString('hex');
+    const github = await call('POST', `/factories/${factory.uid}/webhooks`, {
+      name: 'GitHub',
+      auth_mode: 'signature',
+      signature_scheme: 'github',
+      provider_secret: providerSecret,
+      delivery_id_header: 'X-GitHub-Delivery',
+    });
+    const prefix = '{"action":"opened","padding":"';
+    const body = `${prefix}${'x'.repeat(MAX_BODY - prefix.length - 2)}"}`;
+    expect(Buffer.byteLength(body)).toBe(MAX_BODY);
+    const deliver = (signature: string) =>
+      fetch(github.ingress_url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-github-event': 'pull_request',
+          'x-github-delivery': randomUUID(),
+          'x-hub-signature-256': `sha256=${signature}`,
+        },
+        body,
+      });
+    expect(output.hmacCalls(), 'createHmac before any signed delivery').toBe(0);
+
+    const signed = await deliver(createHmac('sha256', providerSecret).update(body).digest('hex'));
+    expect(signed.status, await signed.clone().text()).toBe(202);
+    await output.next(/count-hmac: createHmac call 1\n/);
+    // A wrong signature is refused, through the same node:crypto HMAC: the check really runs.
+    const forged = await deliver(createHmac('sha256', 'not the secret').update(body).digest('hex'));
+    expect(forged.status, await forged.clone().text()).toBe(401);
+    await output.next(/count-hmac: createHmac call 2\n/);
+    expect(output.hmacCalls()).toBe(2);
   }, 30_000);
 });
 
-/** The groups of the first stdout line matching `pattern`; fails with the output after 20 s or an exit. */
-function printed(child: ChildProcess, pattern: RegExp): Promise<string[]> {
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`no line matching ${pattern} in 20 s:\n${out}`)), 20_000);
-    const onData = (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = pattern.exec(out);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match.slice(1));
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`exited with ${code} before printing ${pattern}:\n${out}`));
-    });
-  });
+/** A child's stdout and stderr, kept together: wait for a line, count the preload's createHmac reports. */
+function watchOutput(child: ChildProcess) {
+  let out = '';
+  const waiters = new Set<() => void>();
+  const onData = (chunk: Buffer) => {
+    out += chunk.toString();
+    for (const check of [...waiters]) check();
+  };
+  child.stdout?.on('data', onData);
+  child.stderr?.on('data', onData);
+  return {
+    /** The groups of the first match of `pattern` in the output so far or to come; fails with the output after 20 s or an exit. */
+    next(pattern: RegExp): Promise<string[]> {
+      return new Promise((resolve, reject) => {
+        const done = () => {
+          waiters.delete(check);
+          clearTimeout(timer);
+          child.off('exit', onExit);
+        };
+        const check = () => {
+          const match = pattern.exec(out);
+          if (match) {
+            done();
+            resolve(match.slice(1));
+          }
+        };
+        const onExit = (code: number | null) => {
+          done();
+          reject(new Error(`exited with ${code} before printing ${pattern}:\n${out}`));
+        };
+        const timer = setTimeout(() => {
+          done();
+          reject(new Error(`no output matching ${pattern} in 20 s:\n${out}`));
+        }, 20_000);
+        waiters.add(check);
+        child.once('exit', onExit);
+        check();
+      });
+    },
+    /** How many node:crypto createHmac calls the child has reported so far. */
+    hmacCalls: () => out.match(/count-hmac: createHmac call \d+\n/g)?.length ?? 0,
+  };
 }

@@ -1,3 +1,8 @@
 import { packageBuild } from '../../tsup.base.js';
 
-export default packageBuild(['src/index.ts', 'src/testing/index.ts']);
+// `#crypto` stays an import in the output, so the host's runtime picks a half by its conditions:
+// dist/crypto/node.* on Node, dist/crypto/noble.* elsewhere (docs/signatures.md, "Hashing").
+export default packageBuild(['src/index.ts', 'src/testing/index.ts'], {
+  internal: ['src/crypto/node.ts', 'src/crypto/noble.ts'],
+  external: ['#crypto'],
+});

@@ -1,7 +1,7 @@
 import { invalidRequest } from '../errors.js';
 import { MAX_JSON_DEPTH } from '../http/body.js';
 import { canonicalJson, sha256HexWith } from '../util/hash.js';
-import { nobleSha256, type Sha256Port } from '../verify/crypto.js';
+import { defaultSha256, type Sha256Port } from '../verify/crypto.js';
 
 /**
  * Delivery identity (seed 4.7, contract §4): the key under which a webhook delivery is
@@ -29,7 +29,7 @@ export interface ResolveDeliveryIdentityInput {
   providerDeliveryId: string | undefined;
   /** The parsed JSON body (already valid JSON). */
   body: unknown;
-  /** SHA-256 for the body hash; default: the portable @noble one. */
+  /** SHA-256 for the body hash; default: node:crypto on Node, @noble elsewhere. */
   sha256?: Sha256Port;
 }
 
@@ -89,7 +89,7 @@ const VENDOR_HEADER = /^x-[!#$%&'*+.^_`|~0-9a-z-]+-delivery-id$/;
  * caller can overflow the stack through it.
  */
 export function resolveDeliveryIdentity(input: ResolveDeliveryIdentityInput): DeliveryIdentity {
-  const { headers, configuredHeader, providerDeliveryId, body, sha256 = nobleSha256 } = input;
+  const { headers, configuredHeader, providerDeliveryId, body, sha256 = defaultSha256 } = input;
 
   if (configuredHeader !== null && HEADER_NAME.test(configuredHeader)) {
     const id = usable(headers.get(configuredHeader));

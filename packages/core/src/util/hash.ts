@@ -1,10 +1,9 @@
-import { sha256 } from '@noble/hashes/sha2.js';
 import { utf8ToBytes } from '@noble/hashes/utils.js';
 import stableStringify from 'fast-json-stable-stringify';
-import type { Sha256Port } from '../verify/crypto.js';
+import { defaultSha256, type Sha256Port } from '../verify/crypto.js';
 
-/** SHA-256 of a UTF-8 string, lowercase hex. Portable (no node:crypto). */
-export const sha256Hex = (text: string): string => toHex(sha256(utf8ToBytes(text)));
+/** SHA-256 of a UTF-8 string, lowercase hex, on the default port (node:crypto on Node, @noble elsewhere). */
+export const sha256Hex = (text: string): string => sha256HexWith(defaultSha256, text);
 
 /** SHA-256 of a UTF-8 string, lowercase hex, computed by a `Sha256Port` (in one step where it can). */
 export const sha256HexWith = (port: Sha256Port, text: string): string => port.sha256Text?.(text) ?? toHex(port.sha256(utf8ToBytes(text)));

@@ -1,24 +1,18 @@
-import { hmac } from '@noble/hashes/hmac.js';
-import { sha256 } from '@noble/hashes/sha2.js';
-
 /**
- * The one primitive the verifiers need. It is a port so core stays free of Node built-ins: the
- * portable default below runs anywhere, and a Node host passes `nodeHmac` from `@agentrun/node`
- * (node:crypto, about 12x faster on a 256 KB body). A port may answer synchronously or not.
+ * The hashing ports: the verifiers need HMAC-SHA256, delivery identities and stored key hashes
+ * SHA-256. They are ports so core stays free of Node built-ins; the built-in implementations sit
+ * behind core's `#crypto` import, which resolves to node:crypto on Node and to the portable
+ * @noble/hashes everywhere else (docs/signatures.md, "Hashing").
  */
+
+/** HMAC-SHA256 for the signature verifiers. A port may answer synchronously or not. */
 export interface HmacPort {
   hmacSha256(key: Uint8Array, data: Uint8Array): Uint8Array | Promise<Uint8Array>;
 }
 
-/** Pure-TypeScript HMAC-SHA256 (@noble/hashes): the default when a host passes no port. */
-export const nobleHmac: HmacPort = {
-  hmacSha256: (key, data) => hmac(sha256, key, data),
-};
-
 /**
- * Plain SHA-256, for the delivery identity's body hash (once per delivery without an id). A port
- * for the same reason as {@link HmacPort}: a Node host passes `nodeSha256` from `@agentrun/node`
- * (node:crypto, several times faster than @noble). Synchronous, so identity stays a pure function.
+ * Plain SHA-256, for the delivery identity's body hash (once per delivery without an id), API key
+ * hashes and idempotency fingerprints. Synchronous, so identity stays a pure function.
  */
 export interface Sha256Port {
   sha256(data: Uint8Array): Uint8Array;
@@ -30,7 +24,18 @@ export interface Sha256Port {
   sha256Text?(text: string): string;
 }
 
-/** Pure-TypeScript SHA-256 (@noble/hashes): the default when a host passes no port. */
-export const nobleSha256: Sha256Port = {
-  sha256: (data) => sha256(data),
-};
+/** Which built-in implementation a port is: node:crypto (OpenSSL) or @noble/hashes (portable). */
+export type CryptoImplementation = 'node:crypto' | 'noble';
+
+/** A built-in HMAC port, saying which implementation it is. */
+export interface BuiltinHmacPort extends HmacPort {
+  readonly implementation: CryptoImplementation;
+}
+
+/** A built-in SHA-256 port, saying which implementation it is. */
+export interface BuiltinSha256Port extends Sha256Port {
+  readonly implementation: CryptoImplementation;
+}
+
+export { defaultHmac, defaultSha256 } from '../crypto/default.js';
+export { hmacPort as nobleHmac, sha256Port as nobleSha256 } from '../crypto/noble.js';

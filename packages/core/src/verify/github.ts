@@ -1,10 +1,10 @@
 import { bodySignatureProblem } from './body-signature.js';
-import { type HmacPort, nobleHmac } from './crypto.js';
+import { defaultHmac, type HmacPort } from './crypto.js';
 import { hexList } from './signatures.js';
 import { defineVerifier, header, type Verifier, verified } from './verifier.js';
 
 /** GitHub: `X-Hub-Signature-256: sha256=<hex>`, HMAC of the body, no age limit. */
-export const githubVerifier = (hmac: HmacPort = nobleHmac): Verifier<'github'> =>
+export const githubVerifier = (hmac: HmacPort = defaultHmac): Verifier<'github'> =>
   defineVerifier(
     'github',
     async (input) =>

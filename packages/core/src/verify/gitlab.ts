@@ -1,5 +1,5 @@
 import { constantTimeEqual } from './constant-time.js';
-import { type HmacPort, nobleHmac } from './crypto.js';
+import { defaultHmac, type HmacPort } from './crypto.js';
 import { utf8 } from './encoding.js';
 import { checkStandardWebhooks } from './standard-webhooks.js';
 import { defineVerifier, header, unverified, type Verifier, verified } from './verifier.js';
@@ -9,7 +9,7 @@ import { defineVerifier, header, unverified, type Verifier, verified } from './v
  * Standard Webhooks way (`webhook-signature` present), and the older secret token, sent verbatim
  * as `X-Gitlab-Token`. The secret token does not cover the body; it is the weaker of the two.
  */
-export const gitlabVerifier = (hmac: HmacPort = nobleHmac): Verifier<'gitlab'> =>
+export const gitlabVerifier = (hmac: HmacPort = defaultHmac): Verifier<'gitlab'> =>
   defineVerifier('gitlab', async (input) => {
     // GitLab's own delivery id; else the signed message id, which only signed deliveries carry.
     const deliveryId = () => header(input.headers, 'idempotency-key', 'webhook-id');

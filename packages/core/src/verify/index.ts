@@ -1,7 +1,17 @@
 // Signature verifiers of the webhook ingress (contract §7): one module per scheme behind `Verifier`.
 export { type BodySignatureSpec, bodySignatureProblem } from './body-signature.js';
 export { constantTimeEqual } from './constant-time.js';
-export { type HmacPort, nobleHmac, nobleSha256, type Sha256Port } from './crypto.js';
+export {
+  type BuiltinHmacPort,
+  type BuiltinSha256Port,
+  type CryptoImplementation,
+  defaultHmac,
+  defaultSha256,
+  type HmacPort,
+  nobleHmac,
+  nobleSha256,
+  type Sha256Port,
+} from './crypto.js';
 export { decodeBase64, decodeHex } from './encoding.js';
 export { githubVerifier } from './github.js';
 export { gitlabVerifier } from './gitlab.js';

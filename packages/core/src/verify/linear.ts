@@ -1,5 +1,5 @@
 import { bodySignatureProblem } from './body-signature.js';
-import { type HmacPort, nobleHmac } from './crypto.js';
+import { defaultHmac, type HmacPort } from './crypto.js';
 import { topLevelField } from './json-field.js';
 import { hexList } from './signatures.js';
 import { ageProblem } from './timestamp.js';
@@ -9,7 +9,7 @@ import { defineVerifier, header, unverified, type Verifier, verified } from './v
 
 const TOLERANCE_MS = 60_000;
 
-export const linearVerifier = (hmac: HmacPort = nobleHmac): Verifier<'linear'> =>
+export const linearVerifier = (hmac: HmacPort = defaultHmac): Verifier<'linear'> =>
   defineVerifier('linear', async (input) => {
     const problem = await bodySignatureProblem(input, hmac, {
       header: 'linear-signature',

@@ -1,5 +1,5 @@
 import { SIGNATURE_SCHEMES, type SignatureScheme } from '../control/schemas.js';
-import { type HmacPort, nobleHmac } from './crypto.js';
+import { defaultHmac, type HmacPort } from './crypto.js';
 import { githubVerifier } from './github.js';
 import { gitlabVerifier } from './gitlab.js';
 import { linearVerifier } from './linear.js';
@@ -25,14 +25,14 @@ export const BUILTIN_VERIFIERS: { readonly [S in SignatureScheme]: (hmac?: HmacP
 /** Fails closed for a scheme nobody registered (say, a stored name from a newer version). */
 const unknownScheme = (scheme: string): Verifier<string> => defineVerifier(scheme, () => unverified('unknown signature scheme'));
 
-/** The built-in verifier of `scheme`, on `hmac` (default: the portable @noble one). */
-export const verifierFor = (scheme: SignatureScheme, hmac: HmacPort = nobleHmac): Verifier => {
+/** The built-in verifier of `scheme`, on `hmac` (default: node:crypto on Node, @noble elsewhere). */
+export const verifierFor = (scheme: SignatureScheme, hmac: HmacPort = defaultHmac): Verifier => {
   const factory = Object.hasOwn(BUILTIN_VERIFIERS, scheme) ? BUILTIN_VERIFIERS[scheme] : undefined;
   return factory === undefined ? (unknownScheme(scheme) as Verifier) : factory(hmac);
 };
 
 /** Every built-in verifier on one HMAC port, ready for `createVerifierRegistry`. */
-export const builtinVerifiers = (hmac: HmacPort = nobleHmac): Verifier[] =>
+export const builtinVerifiers = (hmac: HmacPort = defaultHmac): Verifier[] =>
   SIGNATURE_SCHEMES.map((scheme) => BUILTIN_VERIFIERS[scheme](hmac));
 
 /** Verifiers by scheme name: what the ingress pipeline holds instead of knowing any scheme. */
@@ -45,9 +45,9 @@ export interface VerifierRegistry {
 }
 
 /**
- * A registry over `verifiers` (default: the built-ins on the @noble port). Later entries replace
+ * A registry over `verifiers` (default: the built-ins on the default port). Later entries replace
  * earlier ones of the same scheme, so a host can add a scheme or swap a built-in:
- * `createVerifierRegistry([...builtinVerifiers(nodeHmac), myVerifier])`.
+ * `createVerifierRegistry([...builtinVerifiers(), myVerifier])`.
  */
 export const createVerifierRegistry = (verifiers: Iterable<Verifier<string>> = builtinVerifiers()): VerifierRegistry => {
   const byScheme = new Map<string, Verifier<string>>();

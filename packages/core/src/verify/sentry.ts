@@ -1,10 +1,10 @@
 import { bodySignatureProblem } from './body-signature.js';
-import { type HmacPort, nobleHmac } from './crypto.js';
+import { defaultHmac, type HmacPort } from './crypto.js';
 import { hexList } from './signatures.js';
 import { defineVerifier, header, type Verifier, verified } from './verifier.js';
 
 /** Sentry: `Sentry-Hook-Signature: <hex>`, HMAC of the body keyed by the integration's client secret. */
-export const sentryVerifier = (hmac: HmacPort = nobleHmac): Verifier<'sentry'> =>
+export const sentryVerifier = (hmac: HmacPort = defaultHmac): Verifier<'sentry'> =>
   defineVerifier(
     'sentry',
     async (input) =>

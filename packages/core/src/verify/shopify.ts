@@ -1,10 +1,10 @@
 import { bodySignatureProblem } from './body-signature.js';
-import { type HmacPort, nobleHmac } from './crypto.js';
+import { defaultHmac, type HmacPort } from './crypto.js';
 import { base64List } from './signatures.js';
 import { defineVerifier, header, type Verifier, verified } from './verifier.js';
 
 /** Shopify: `X-Shopify-Hmac-Sha256: <base64>`, HMAC of the body, no age limit. */
-export const shopifyVerifier = (hmac: HmacPort = nobleHmac): Verifier<'shopify'> =>
+export const shopifyVerifier = (hmac: HmacPort = defaultHmac): Verifier<'shopify'> =>
   defineVerifier(
     'shopify',
     async (input) =>

@@ -1,4 +1,4 @@
-import { type HmacPort, nobleHmac } from './crypto.js';
+import { defaultHmac, type HmacPort } from './crypto.js';
 import { prefixed } from './encoding.js';
 import { hexList, hmacWithTextKey, matchesAny, noneWellFormed } from './signatures.js';
 import { ageProblem, parseUnixSeconds, unixSeconds } from './timestamp.js';
@@ -8,7 +8,7 @@ import { defineVerifier, header, unverified, type Verifier, verified } from './v
 
 const TOLERANCE_SECONDS = 5 * 60;
 
-export const slackVerifier = (hmac: HmacPort = nobleHmac): Verifier<'slack'> =>
+export const slackVerifier = (hmac: HmacPort = defaultHmac): Verifier<'slack'> =>
   defineVerifier('slack', async (input) => {
     const signature = header(input.headers, 'x-slack-signature');
     const timestamp = header(input.headers, 'x-slack-request-timestamp');

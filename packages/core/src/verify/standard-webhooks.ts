@@ -1,4 +1,4 @@
-import { type HmacPort, nobleHmac } from './crypto.js';
+import { defaultHmac, type HmacPort } from './crypto.js';
 import { decodeBase64, prefixed } from './encoding.js';
 import { matchesAny, noneWellFormed } from './signatures.js';
 import { ageProblem, parseUnixSeconds, unixSeconds } from './timestamp.js';
@@ -53,5 +53,5 @@ export const checkStandardWebhooks = async (input: SuppliedInput, hmac: HmacPort
   return matchesAny(expected, candidates) ? verified(id) : unverified('signature mismatch');
 };
 
-export const standardWebhooksVerifier = (hmac: HmacPort = nobleHmac): Verifier<'standard-webhooks'> =>
+export const standardWebhooksVerifier = (hmac: HmacPort = defaultHmac): Verifier<'standard-webhooks'> =>
   defineVerifier('standard-webhooks', (input) => checkStandardWebhooks(input, hmac));

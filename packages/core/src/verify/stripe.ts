@@ -1,4 +1,4 @@
-import { type HmacPort, nobleHmac } from './crypto.js';
+import { defaultHmac, type HmacPort } from './crypto.js';
 import { decodeHex, prefixed } from './encoding.js';
 import { topLevelField } from './json-field.js';
 import { hmacWithTextKey, matchesAny, noneWellFormed } from './signatures.js';
@@ -24,7 +24,7 @@ const parseStripeHeader = (value: string): { t: string | undefined; v1: string[]
   return { t, v1 };
 };
 
-export const stripeVerifier = (hmac: HmacPort = nobleHmac): Verifier<'stripe'> =>
+export const stripeVerifier = (hmac: HmacPort = defaultHmac): Verifier<'stripe'> =>
   defineVerifier('stripe', async (input) => {
     const signature = header(input.headers, 'stripe-signature');
     if (signature === undefined) return unverified('missing Stripe-Signature header');
