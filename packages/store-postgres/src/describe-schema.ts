@@ -43,6 +43,10 @@ async function describe(db: Tx, schemaName: string): Promise<string> {
     ORDER BY rel.relname, con.conname`.execute(db);
   const indexes = await sql<{ tablename: string; indexname: string; indexdef: string }>`
     SELECT tablename, indexname, indexdef FROM pg_indexes WHERE schemaname = ${schemaName} ORDER BY tablename, indexname`.execute(db);
+  const triggers = await sql<{ table_name: string; name: string; def: string }>`
+    SELECT c.relname AS table_name, g.tgname AS name, pg_get_triggerdef(g.oid) AS def
+    FROM pg_trigger g JOIN pg_class c ON c.oid = g.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+    WHERE n.nspname = ${schemaName} AND NOT g.tgisinternal ORDER BY c.relname, g.tgname`.execute(db);
 
   const options = await sql<{ relname: string; reloptions: string[] | null }>`
     SELECT c.relname, c.reloptions FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -70,6 +74,9 @@ async function describe(db: Tx, schemaName: string): Promise<string> {
       // pg_indexes qualifies the table whatever the search_path: drop the schema.
       out.push(`  INDEX ${i.indexname} ${i.indexdef.replace(/^CREATE (UNIQUE )?INDEX \S+ ON (?:[a-z0-9_]+\.|"(?:[^"]|"")+"\.)?/, '$1')}`);
     }
+    // Triggers (the notifications of 0007): pg_get_triggerdef qualifies the table; drop the schema.
+    for (const g of triggers.rows.filter((g) => g.table_name === table))
+      out.push(`  TRIGGER ${g.name} ${g.def.replace(/^CREATE TRIGGER \S+ /, '').replace(/ ON (?:[a-z0-9_]+\.|"(?:[^"]|"")+"\.)/, ' ON ')}`);
     out.push('');
   }
   // Functions (the ingress's writes, 0004), in full: their bodies are schema too.

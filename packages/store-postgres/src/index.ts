@@ -1,6 +1,13 @@
 export { describeSchema } from './describe-schema.js';
 export { type MigrateOptions, type MigrateResult, migrate } from './migrate.js';
 export { MIGRATIONS, type Migration } from './migrations/index.js';
-export { createPostgresStore, type PostgresStore, type PostgresStoreOptions, survivePoolErrors } from './postgres-store.js';
+export {
+  createPostgresStore,
+  type PostgresListenOption,
+  type PostgresListenOptions,
+  type PostgresStore,
+  type PostgresStoreOptions,
+  survivePoolErrors,
+} from './postgres-store.js';
 export { DEFAULT_SCHEMA } from './schema-name.js';
 export { isUnavailableError } from './unavailable.js';

@@ -18,6 +18,7 @@ import type { Db, Tx } from './db.js';
 import { createIngress } from './ingress.js';
 import { listRunsSql } from './list-sql.js';
 import { type MigrateResult, migrate } from './migrate.js';
+import { createPostgresNotifications } from './notifications.js';
 import {
   type ApiKeyRow,
   apiKeyFromRow,
@@ -39,7 +40,26 @@ import { isUnavailableError } from './unavailable.js';
  * `Kysely` instance you own, a `pg` pool you own, or a connection string (the store then owns
  * the pool and `close()` ends it); and the schema its tables live in.
  */
-export type PostgresStoreOptions = PostgresSchemaOption & ({ db: Db } | { pool: pg.Pool } | PostgresConnectionStringOptions);
+export type PostgresStoreOptions = PostgresSchemaOption &
+  PostgresListenOption &
+  ({ db: Db } | { pool: pg.Pool } | PostgresConnectionStringOptions);
+
+export interface PostgresListenOption {
+  /**
+   * The connection `store.notifications` LISTENs on: one of its own, never the pool's, open while
+   * anyone listens (a worker does). Default: for `connectionString`, that string; for `pool`, the
+   * pool's settings; for `db`, none (a Kysely instance does not say how to connect), so there
+   * `notifications` is undefined, and workers poll, unless this is given. `false`: no
+   * notifications. `onError` hears a lost connection once per outage (default: one
+   * `console.error` line, or the `onError` of a `connectionString` store). docs/stores.md,
+   * "Notifications".
+   */
+  listen?: false | PostgresListenOptions;
+}
+
+export interface PostgresListenOptions extends pg.ClientConfig {
+  onError?: (error: Error) => void;
+}
 
 export interface PostgresSchemaOption {
   /**
@@ -100,6 +120,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   const schema = schemaOption(options.schema, 'createPostgresStore');
   const t = tablesIn(schema);
   const { db, owned } = connect(options);
+  const notifications = listenerOf(options, schema);
 
   const rows = async <R>(query: RawBuilder<unknown>, executor: Db | Tx = db): Promise<R[]> => (await query.execute(executor)).rows as R[];
 
@@ -303,7 +324,9 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     schema,
     migrate: () => migrate(db, { schema }),
     isUnavailable: isUnavailableError,
+    ...(notifications ? { notifications } : {}),
     async close() {
+      await notifications?.close();
       if (owned) await db.destroy();
     },
   };
@@ -367,6 +390,29 @@ function reserveSql(
       WHERE idempotency_keys.expires_at <= ${r.now}::timestamptz
     RETURNING key`;
 }
+
+/** The notifications of the store, on a connection of their own, when it knows how to make one. */
+function listenerOf(options: PostgresStoreOptions, schema: string) {
+  if (options.listen === false) return undefined;
+  let config: pg.ClientConfig;
+  let onError: (error: Error) => void = logLostListener;
+  if (options.listen) {
+    const { onError: given, ...rest } = options.listen;
+    config = rest;
+    if (given) onError = given;
+  } else if ('pool' in options) config = options.pool.options;
+  else if ('connectionString' in options) {
+    config = { connectionString: options.connectionString, connectionTimeoutMillis: options.connectionTimeoutMillis ?? 5000 };
+    if (options.onError) onError = options.onError;
+  } else return undefined;
+  // keepAlive: a connection cut without a word (a network partition) is noticed and replaced.
+  const clientConfig: pg.ClientConfig = { connectionTimeoutMillis: 5000, keepAlive: true, ...config };
+  return createPostgresNotifications({ client: () => new pg.Client(clientConfig), schema, onError });
+}
+
+/** The default report of a lost listening connection (its message only, never the connection string). */
+const logLostListener = (error: Error) =>
+  console.error(`[agentrun] postgres: notifications connection lost (${error.message}); reconnecting, workers poll meanwhile`);
 
 function connect(options: PostgresStoreOptions): { db: Db; owned: boolean } {
   if ('db' in options) return { db: options.db, owned: false };

@@ -4,6 +4,7 @@ import * as m0003 from './0003_ingress.js';
 import * as m0004 from './0004_ingress_functions.js';
 import * as m0005 from './0005_ordered_filters.js';
 import * as m0006 from './0006_pinned_search_path.js';
+import * as m0007 from './0007_notifications.js';
 
 /**
  * A schema change. Migrations are append-only: never edit one that has shipped; add the next.
@@ -34,4 +35,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { id: '0004_ingress_functions', up: m0004.up },
   { id: '0005_ordered_filters', up: m0005.up },
   { id: '0006_pinned_search_path', up: m0006.up },
+  { id: '0007_notifications', up: m0007.up },
 ];

@@ -1,0 +1,204 @@
+import { createNotificationHub, type Notification, type Notifications, RUN_STATES, type RunState } from '@agentrun/core';
+import type pg from 'pg';
+
+/**
+ * The PostgreSQL store's notifications (docs/stores.md, "Notifications"). Triggers (migration
+ * 0007_notifications) `pg_notify` a channel of the store's schema at commit for every run
+ * inserted, every change of a run's state and every follow-up, whichever process or SQL function
+ * wrote it; a rolled-back write notifies nobody. Here one dedicated connection, never one of the
+ * pool's, LISTENs on that channel while anyone listens, and fans what it hears out to listeners.
+ *
+ * The connection survives the database going away: its errors are handled (never an unhandled
+ * 'error' event), reported once per outage, and it reconnects with backoff. Whatever was
+ * published while it was down is lost, so after each reconnect listeners get `resync`: look at
+ * the store now (a worker polls).
+ */
+
+export interface PostgresNotificationsOptions {
+  /** A new, unconnected client for the listening connection (one per attempt). */
+  client: () => pg.Client;
+  /** The store's schema: its channel is `agentrun_notify_channel()` there. */
+  schema: string;
+  /** A lost or refused connection, once per outage. */
+  onError: (error: Error) => void;
+  /** Reconnect backoff: the first wait, doubled per failure up to `maxRetryMs`. Default 100 ms. */
+  retryMs?: number;
+  /** Default 10 s, as the worker's poll backoff. */
+  maxRetryMs?: number;
+}
+
+export interface PostgresNotifications extends Notifications {
+  /** Stop listening for good: end the connection and forget every listener. */
+  close(): Promise<void>;
+}
+
+/** One run of the connect–listen–wait loop, kept while anyone listens. */
+interface Session {
+  /** Settles once the first attempt to listen succeeded or failed. */
+  ready: Promise<void>;
+  /** Settles when the loop has ended (nobody listens, or closed). */
+  done: Promise<void>;
+  /** Set, synchronously, when it decided to end: a new listener then waits for a new session. */
+  ending: boolean;
+}
+
+const STATES: ReadonlySet<string> = new Set(RUN_STATES);
+
+/** A notification from its JSON payload, or `undefined` if it is not one the triggers send. */
+export function parseNotification(payload: string | undefined): Notification | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(payload ?? '');
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { type, runId, state, followupId } = value as Record<string, unknown>;
+  if (typeof runId !== 'string') return undefined;
+  if (type === 'run.queued') return { type, runId };
+  if (type === 'run.changed' && typeof state === 'string' && STATES.has(state)) return { type, runId, state: state as RunState };
+  if (type === 'run.followup' && typeof followupId === 'string') return { type, runId, followupId };
+  return undefined;
+}
+
+export function createPostgresNotifications(options: PostgresNotificationsOptions): PostgresNotifications {
+  const retryMs = options.retryMs ?? 100;
+  const maxRetryMs = options.maxRetryMs ?? 10_000;
+  const hub = createNotificationHub();
+  let closed = false;
+  let session: Session | undefined;
+  /** Wakes a loop waiting (connected, or between attempts) to look at `wanted()` again. */
+  let nudge = () => {};
+  const wanted = () => !closed && hub.size > 0;
+
+  // One report per outage: the first error after the connection last worked. A terminated
+  // backend errors twice (the server's message, then the closed socket): the first says why.
+  let reported = false;
+  const report = (error: unknown) => {
+    if (reported) return;
+    reported = true;
+    options.onError(error instanceof Error ? error : new Error(String(error)));
+  };
+
+  /** Resolves after `ms`, or earlier when nudged. */
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      nudge = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+
+  async function loop(me: Session, settleReady: () => void): Promise<void> {
+    let failures = 0;
+    // After a failure or a lost connection, writes may have gone unheard: say so once listening.
+    let missed = false;
+    for (;;) {
+      if (!wanted()) {
+        me.ending = true;
+        return;
+      }
+      const client = options.client();
+      let lost = () => {};
+      const gone = new Promise<void>((resolve) => {
+        lost = resolve;
+      });
+      // Before connecting: an 'error' event without a listener would end the process.
+      client.on('error', (error) => {
+        report(error);
+        lost();
+      });
+      client.on('end', () => lost());
+      let channel = '';
+      client.on('notification', (message) => {
+        if (message.channel !== channel) return;
+        const notification = parseNotification(message.payload);
+        if (notification) hub.publish(notification);
+      });
+      try {
+        await client.connect();
+        const found = await client.query<{ channel: string }>(
+          `SELECT ${client.escapeIdentifier(options.schema)}.agentrun_notify_channel() AS channel`,
+        );
+        channel = found.rows[0]?.channel ?? '';
+        await client.query(`LISTEN ${client.escapeIdentifier(channel)}`);
+      } catch (error) {
+        report(error);
+        void client.end().catch(() => {});
+        missed = true;
+        failures++;
+        settleReady();
+        await pause(backoff(failures));
+        continue;
+      }
+      failures = 0;
+      reported = false;
+      if (missed) hub.publish({ type: 'resync' });
+      missed = false;
+      settleReady();
+      // Listening until the connection goes, or until nobody listens any more.
+      let lostIt = false;
+      while (wanted() && !lostIt) {
+        const nudged = new Promise<void>((resolve) => {
+          nudge = resolve;
+        });
+        lostIt = await Promise.race([gone.then(() => true), nudged.then(() => false)]);
+      }
+      if (!lostIt) {
+        // Decided in the same step as the check: a listener arriving from now on waits for the
+        // next session rather than counting on this connection.
+        me.ending = true;
+        await client.end().catch(() => {});
+        return;
+      }
+      await client.end().catch(() => {});
+      missed = true;
+      failures++;
+      await pause(backoff(failures));
+    }
+  }
+
+  const backoff = (failures: number) => Math.min(maxRetryMs, retryMs * 2 ** Math.min(failures - 1, 20));
+
+  /** The ready promise of the session that will serve a new listener (started if none). */
+  function serve(): Promise<void> {
+    if (session && !session.ending) return session.ready;
+    if (session) return session.done.then(serve);
+    let settleReady = () => {};
+    const me: Session = {
+      ready: new Promise<void>((resolve) => {
+        settleReady = resolve;
+      }),
+      done: Promise.resolve(),
+      ending: false,
+    };
+    me.done = loop(me, settleReady)
+      // The loop catches everything it awaits; this is the last guard against a rejection.
+      .catch(report)
+      .finally(() => {
+        settleReady();
+        if (session === me) session = undefined;
+      });
+    session = me;
+    return me.ready;
+  }
+
+  return {
+    async listen(listener) {
+      if (closed) throw new Error('agentrun: the store is closed; its notifications cannot be listened to');
+      const stop = await hub.listen(listener);
+      await serve();
+      return async () => {
+        await stop();
+        if (!wanted()) nudge();
+      };
+    },
+    async close() {
+      closed = true;
+      hub.clear();
+      nudge();
+      await session?.done;
+    },
+  };
+}

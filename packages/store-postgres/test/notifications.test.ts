@@ -1,0 +1,167 @@
+import type { Notification, Store } from '@agentrun/core';
+import { describeNotificationsConformance, makeRun } from '@agentrun/core/testing';
+import { sql } from 'kysely';
+import type pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createPostgresStore } from '../src/index.js';
+import { parseNotification } from '../src/notifications.js';
+import { openTestDatabase } from './support/database.js';
+
+// The notifications of the PostgreSQL store (docs/stores.md, "Notifications"): the conformance
+// suite the memory store passes, with a second store on a pool of its own as another process, a
+// transaction that rolls back, and what is particular to LISTEN/NOTIFY. A listener needs a
+// connection of its own: skipped on PGlite.
+const db = await openTestDatabase('notifications');
+const pools: pg.Pool[] = [];
+afterAll(async () => {
+  for (const pool of pools) await pool.end();
+  await db.close();
+});
+if (!db.multiConnection) console.warn('[notifications.test] skipped: needs a PostgreSQL server');
+
+/** A store on the file's Kysely (as freshStore), listening on a connection of its own. */
+const listeningStore = async (schema = db.schema) => {
+  await db.freshStore(); // empties the tables
+  return createPostgresStore({ db: db.db, schema, listen: { connectionString: db.url as string } });
+};
+
+describe.skipIf(!db.multiConnection)('postgres', () => {
+  describeNotificationsConformance('postgres', {
+    create: () => listeningStore(),
+    // Another "process": its own pool, its own listening connection (the pool's settings).
+    other: () => {
+      const pool = (db.newPool as (max: number) => pg.Pool)(2);
+      pools.push(pool);
+      return createPostgresStore({ pool, schema: db.schema });
+    },
+    rollback: async (_store, run) => {
+      // Through SQL of its own, as a host's transaction might: the triggers fire, then it rolls back.
+      const rolledBack = new Error('roll back');
+      const outcome = await db.db
+        .transaction()
+        .execute(async (tx) => {
+          await sql`INSERT INTO ${db.table('runs')} (id, team_uid, title, prompt, state, created_at, updated_at, source, creator, config, conversation_id)
+            VALUES (${run.id}, ${run.teamUid}, 't', 'p', 'QUEUED', now(), now(), 'API', '{}', '{}', ${run.conversationId})`.execute(tx);
+          await sql`UPDATE ${db.table('runs')} SET state = 'CANCELLED' WHERE id = ${run.id}`.execute(tx);
+          await sql`INSERT INTO ${db.table('run_followups')} (id, run_id, message, created_at, creator_uid)
+            VALUES (${`f-${run.id}`}, ${run.id}, 'm', now(), 'u')`.execute(tx);
+          throw rolledBack;
+        })
+        .catch((error) => error);
+      expect(outcome).toBe(rolledBack);
+    },
+  });
+});
+
+describe('the listening connection', () => {
+  it('is the connection string of a connectionString store, the pool settings of a pool store, none for a Kysely unless given', async () => {
+    const stores: Store[] = [];
+    try {
+      const withString = createPostgresStore({ connectionString: db.url ?? 'postgres://x', schema: db.schema });
+      const pool = db.newPool?.(1);
+      const withPool = pool && createPostgresStore({ pool, schema: db.schema });
+      const withDb = createPostgresStore({ db: db.db, schema: db.schema });
+      const withDbAndListen = createPostgresStore({ db: db.db, schema: db.schema, listen: { connectionString: db.url ?? 'postgres://x' } });
+      const turnedOff = createPostgresStore({ connectionString: db.url ?? 'postgres://x', schema: db.schema, listen: false });
+      stores.push(withString, withDb, withDbAndListen, turnedOff);
+      expect(withString.notifications).toBeDefined();
+      if (withPool) expect(withPool.notifications).toBeDefined();
+      expect(withDb.notifications).toBeUndefined();
+      expect(withDbAndListen.notifications).toBeDefined();
+      expect(turnedOff.notifications).toBeUndefined();
+      await withPool?.close();
+      await pool?.end();
+    } finally {
+      for (const s of stores) await s.close?.();
+    }
+  });
+
+  it.skipIf(!db.multiConnection)('listens only while someone does, and close() ends it', async () => {
+    const appName = `agentrun_listen_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+    const url = new URL(db.url as string);
+    url.searchParams.set('application_name', appName);
+    const store = createPostgresStore({ db: db.db, schema: db.schema, listen: { connectionString: url.toString() } });
+    const connections = async () =>
+      Number(
+        (await sql<{ n: string }>`SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = ${appName}`.execute(db.db)).rows[0]
+          ?.n,
+      );
+    expect(await connections()).toBe(0);
+    const stop = await store.notifications?.listen(() => {});
+    expect(await connections()).toBe(1);
+    const stopAnother = await store.notifications?.listen(() => {});
+    expect(await connections()).toBe(1);
+    await stop?.();
+    expect(await connections()).toBe(1);
+    await stopAnother?.();
+    await waitFor(async () => (await connections()) === 0);
+    await store.notifications?.listen(() => {});
+    expect(await connections()).toBe(1);
+    await store.close();
+    await waitFor(async () => (await connections()) === 0);
+    await expect(store.notifications?.listen(() => {})).rejects.toThrow(/closed/);
+  });
+
+  it.skipIf(!db.multiConnection)('hears only its own schema: two installs in one database do not hear each other', async () => {
+    // A schema name too long for `agentrun:<schema>` (63 bytes at most) gets a hashed channel.
+    const other = await openTestDatabase('notifications_another_install_with_a_long_name');
+    expect(other.schema.length).toBeGreaterThan(54);
+    const here = await listeningStore();
+    const there = createPostgresStore({ db: other.db, schema: other.schema, listen: { connectionString: db.url as string } });
+    try {
+      const heardHere: Notification[] = [];
+      const heardThere: Notification[] = [];
+      await here.notifications?.listen((n) => heardHere.push(n));
+      await there.notifications?.listen((n) => heardThere.push(n));
+      const [a, b] = [makeRun(), makeRun()];
+      await there.runs.create({ run: b, attachments: [] });
+      await here.runs.create({ run: a, attachments: [] });
+      const end = makeRun();
+      await there.runs.create({ run: end, attachments: [] });
+      await waitFor(() => heardThere.length === 2 && heardHere.length === 1);
+      expect(heardHere).toEqual([{ type: 'run.queued', runId: a.id }]);
+      expect(heardThere).toEqual([
+        { type: 'run.queued', runId: b.id },
+        { type: 'run.queued', runId: end.id },
+      ]);
+    } finally {
+      await here.close();
+      await there.close();
+      await other.close();
+    }
+  });
+});
+
+describe('payloads', () => {
+  it('are read when they are what the triggers send, and ignored otherwise', () => {
+    expect(parseNotification('{"type":"run.queued","runId":"r"}')).toEqual({ type: 'run.queued', runId: 'r' });
+    expect(parseNotification('{"type":"run.changed","runId":"r","state":"CANCELLED"}')).toEqual({
+      type: 'run.changed',
+      runId: 'r',
+      state: 'CANCELLED',
+    });
+    expect(parseNotification('{"type":"run.followup","runId":"r","followupId":"f"}')).toEqual({
+      type: 'run.followup',
+      runId: 'r',
+      followupId: 'f',
+    });
+    for (const junk of [
+      undefined,
+      '',
+      'not json',
+      'null',
+      '"run.queued"',
+      '{"type":"run.queued"}',
+      '{"type":"run.changed","runId":"r","state":"DONE"}',
+      '{"type":"run.followup","runId":"r"}',
+      '{"type":"resync"}',
+      '{"type":"other","runId":"r"}',
+    ])
+      expect(parseNotification(junk)).toBeUndefined();
+  });
+});
+
+/** Poll `check` until it holds (the test's timeout bounds it). */
+async function waitFor(check: () => boolean | Promise<boolean>): Promise<void> {
+  while (!(await check())) await new Promise((r) => setTimeout(r, 10));
+}
