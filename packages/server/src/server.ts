@@ -1,10 +1,9 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
-  type AgentRunHandler,
-  createAgentRunHandler,
+  type AgentRun,
+  createAgentRun,
   createApiKey,
-  createWorker,
   demoExecutor,
   type Executor,
   type Principal,
@@ -27,7 +26,7 @@ export interface ReferenceServerOptions {
   demoDurationMs?: number;
   /** Worker poll interval. Default 1000 ms. */
   pollIntervalMs?: number;
-  /** Seals team secrets; see `createAgentRunHandler`. */
+  /** Seals team secrets; see `createAgentRun`. */
   secretKey?: string | Uint8Array;
   /** Base of ingress URLs. Default: `http://localhost:<port>`. */
   webhookBaseUrl?: string;
@@ -39,7 +38,8 @@ export interface ReferenceServer {
   apiKey: string;
   principal: Principal;
   store: Store;
-  handler: AgentRunHandler;
+  /** The composition root serving the requests. */
+  agentrun: AgentRun;
   worker: Worker;
   server: Server;
   close(): Promise<void>;
@@ -85,16 +85,14 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
 
-  const handler = createAgentRunHandler({
+  const agentrun = createAgentRun({
     store,
+    executor: options.executor ?? demoExecutor(options.demoDurationMs !== undefined ? { durationMs: options.demoDurationMs } : {}),
     webhookBaseUrl: options.webhookBaseUrl ?? `http://localhost:${address.port}`,
     ...(options.secretKey !== undefined ? { secretKey: options.secretKey } : {}),
   });
-  listener = createNodeListener(handler);
-  const worker = handler.app.worker({
-    executor: options.executor ?? demoExecutor(options.demoDurationMs !== undefined ? { durationMs: options.demoDurationMs } : {}),
-    ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
-  });
+  listener = createNodeListener(agentrun);
+  const worker = agentrun.worker(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {});
   worker.start();
 
   return {
@@ -102,7 +100,7 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
     apiKey,
     principal: BOOTSTRAP_PRINCIPAL,
     store,
-    handler,
+    agentrun,
     worker,
     server,
     async close() {
