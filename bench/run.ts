@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { filterGroup } from './filter.js';
 import { ingressGroup } from './ingress.js';
 import { ingressCoreGroup } from './ingress-core.js';
+import { notifyGroup } from './notify.js';
 import { postgresGroup } from './postgres.js';
 import { postgresIngressGroup } from './postgres-ingress.js';
 import { runsGroup } from './runs.js';
@@ -18,7 +19,7 @@ export interface BenchGroup {
   run(): Promise<Record<string, number>>;
 }
 
-const groups: BenchGroup[] = [runsGroup, postgresGroup, postgresIngressGroup, filterGroup, ingressGroup, ingressCoreGroup];
+const groups: BenchGroup[] = [runsGroup, postgresGroup, postgresIngressGroup, filterGroup, ingressGroup, ingressCoreGroup, notifyGroup];
 
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((w) => !groups.some((g) => g.name === w));
