@@ -1,4 +1,5 @@
 import type { RunState } from '../models/run-state.js';
+import { hasAttemptsLeft } from './attempts.js';
 
 /**
  * The run lifecycle of contract §3 as a pure function. Nothing else in agentrun decides a run's
@@ -79,7 +80,7 @@ export function transition(from: RunState, event: RunEvent, ctx: TransitionConte
       return isTerminal(from) ? refuse() : { ok: true, to: from };
     case 'lease_expired':
       if (!LEASED_STATES.has(from)) return refuse();
-      return { ok: true, to: ctx.attempts < ctx.maxAttempts ? 'QUEUED' : 'ERROR' };
+      return { ok: true, to: hasAttemptsLeft(ctx.attempts, ctx.maxAttempts) ? 'QUEUED' : 'ERROR' };
     default: {
       const to = TABLE[event.type][from];
       return to === undefined ? refuse() : { ok: true, to };

@@ -2,6 +2,7 @@ import { type AgentRunEvents, emitSafely } from '../events.js';
 import type { ExecutionContext, ExecutionOutcome, Executor } from '../executor/executor.js';
 import type { Maintenance } from '../maintenance/maintenance.js';
 import type { Notification } from '../notify/notification.js';
+import { hasAttemptsLeft } from '../run/attempts.js';
 import type { FollowupRecord, RunRecord } from '../run/record.js';
 import { toRunItem } from '../run/record.js';
 import type { RunService } from '../run/run-service.js';
@@ -334,7 +335,7 @@ export function createWorker(options: WorkerOptions): Worker {
           patch: (r) => ({
             lease: null,
             statusMessage:
-              r.attempts < service.maxAttempts
+              hasAttemptsLeft(r.attempts, service.maxAttempts)
                 ? { message: 'The worker stopped responding; the run was re-queued', retryable: true }
                 : { message: 'The worker stopped responding too many times', error_code: 'lease_expired', retryable: false },
           }),
