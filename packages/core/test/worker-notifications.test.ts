@@ -3,7 +3,6 @@ import { createMemoryStore } from '@agentrun/store-memory';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   createAgentRunHandler,
-  createWorker,
   type ExecutionContext,
   type Executor,
   type FollowupRecord,
@@ -71,7 +70,7 @@ describe('worker signals', () => {
     expect((await store.runs.get(runId))?.state).toBe('CANCELLED');
   });
 
-  it('polls at once on resync (notifications may have been missed)', async () => {
+  it('on resync, polls at once and looks at its running runs (notifications may have been missed)', async () => {
     const store = createMemoryStore();
     // Notifications the test sends by hand: the run.queued of the create is lost.
     const listeners = new Set<(n: Notification) => void>();
@@ -94,6 +93,18 @@ describe('worker signals', () => {
     expect(listeners.size).toBe(1);
     for (const l of listeners) l({ type: 'resync' });
     await until(() => calls.length === 1);
+    // A follow-up and a cancel whose notifications are lost too: the next resync finds both.
+    const runId = calls[0]?.runId as string;
+    await until(async () => (await store.runs.get(runId))?.state === 'INPROGRESS');
+    await handler.service.followup(principal, runId, { message: 'unannounced too' });
+    for (const l of listeners) l({ type: 'resync' });
+    await until(() => (calls[0]?.followups.length ?? 0) === 1);
+    expect(calls[0]?.ctx.signal.aborted).toBe(false);
+    await handler.service.cancel(principal, runId);
+    await settle();
+    expect(calls[0]?.ctx.signal.aborted).toBe(false);
+    for (const l of listeners) l({ type: 'resync' });
+    await until(() => calls[0]?.ctx.signal.aborted === true);
   });
 
   it('stops listening when stopped', async () => {

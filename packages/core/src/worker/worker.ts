@@ -132,8 +132,19 @@ export function createWorker(options: WorkerOptions): Worker {
   const onCreated = onQueued;
   const onStateChanged = (e: { run: { run_id: string }; to: RunRecord['state'] }) => onStateChange(e.run.run_id, e.to);
   const onFollowup = (e: { run: { run_id: string } }) => onFollowupAdded(e.run.run_id);
+  // Notifications may have been missed (the store's listener reconnected): look now rather than
+  // at the next poll and heartbeat, for new runs and for cancels and follow-ups of our own.
+  const onResync = () => {
+    onQueued();
+    for (const runId of running.keys())
+      void store.runs.get(runId).then((run) => {
+        if (run) onStateChange(runId, run.state);
+        onFollowupAdded(runId);
+      }, onError);
+  };
   const onNotification = (n: Notification) => {
-    if (n.type === 'run.queued' || n.type === 'resync') onQueued();
+    if (n.type === 'run.queued') onQueued();
+    else if (n.type === 'resync') onResync();
     else if (n.type === 'run.changed') onStateChange(n.runId, n.state);
     else if (n.type === 'run.followup') onFollowupAdded(n.runId);
   };
