@@ -138,7 +138,7 @@ export { titleFromPrompt } from './run/title.js';
 export type * from './store/store.js';
 // Utilities
 export { type Clock, isoTime, systemClock } from './util/clock.js';
-export { canonicalJson, sha256Hex, timingSafeEqual } from './util/hash.js';
+export { canonicalJson, sha256Hex } from './util/hash.js';
 export { newId, randomToken } from './util/ids.js';
 // Signature verifiers
 export {

@@ -30,11 +30,3 @@ export function toHex(bytes: Uint8Array): string {
 
 /** Canonical JSON: keys sorted at every depth, so equal values hash equally. */
 export const canonicalJson = (value: unknown): string => stableStringify(value);
-
-/** Compare two strings in time that depends only on their lengths. */
-export const timingSafeEqual = (a: string, b: string): boolean => {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
-  return diff === 0;
-};

@@ -1,0 +1,30 @@
+import type { KnipConfig } from 'knip';
+
+/**
+ * `npm run knip` (part of `npm run lint`): unused files, dependencies and exports fail the lint
+ * (docs/development.md, "Dead code: knip"). Knip finds most entry points itself: each workspace's
+ * package.json `exports` (through the `agentrun-source` condition, so a new subpath export is an
+ * entry with no change here), its npm scripts (bench, scripts/), Vitest's test files and tsup's
+ * entries (core's `#crypto` halves). Listed here is only what nothing names as a module.
+ */
+const config: KnipConfig = {
+  // An export that its own module also uses is at most wider than it needs to be; what fails is
+  // an export nothing uses at all.
+  ignoreExportsUsedInFile: true,
+  workspaces: {
+    '.': {
+      // Started as files, not imported: the README's examples (test/examples.test.ts runs them)
+      // and the preload that test passes to `node --import`.
+      entry: ['examples/*.mjs', 'test/support/*.mjs'],
+      // Run as binaries from node_modules/.bin by scripts/lint-packages.mjs.
+      ignoreDependencies: ['publint', '@arethetypeswrong/cli'],
+    },
+    'packages/core': {
+      // Optional peers on purpose: only @agentrun/core/testing (the store conformance suite) uses
+      // them, and only a host that runs that suite needs them installed.
+      ignoreDependencies: ['fast-check', 'vitest'],
+    },
+  },
+};
+
+export default config;
