@@ -1,4 +1,5 @@
 import type { AutomationRecord, WebhookRecord } from '../control/records.js';
+import { newRun } from '../run/new-run.js';
 import type { AttachmentRecord, RunRecord } from '../run/record.js';
 import { titleFromPrompt } from '../run/title.js';
 import { newId } from '../util/ids.js';
@@ -42,33 +43,21 @@ export function webhookRun(input: {
 }): { run: RunRecord; attachments: AttachmentRecord[] } {
   const { automation, webhook, deliveryId, payload, now } = input;
   const id = newId();
-  const prompt = webhookPrompt(automation, webhook, deliveryId);
-  return {
-    run: {
-      id,
-      teamUid: webhook.teamUid,
-      title: titleOf(automation.name),
-      prompt,
-      state: 'QUEUED',
-      createdAt: now,
-      updatedAt: now,
-      startedAt: null,
-      statusMessage: null,
-      source: 'WEBHOOK',
-      creator: { type: 'service_account', uid: `automation:${automation.id}`, display_name: automation.name },
-      config: { ...automation.config },
-      sessionId: null,
-      sessionLink: null,
-      conversationId: newId(),
-      parentRunId: null,
-      agentIdentityUid: null,
-      factoryUid: webhook.factoryUid,
-      skill: null,
-      trigger: { factory_uid: webhook.factoryUid, automation_id: automation.id, webhook_uid: webhook.uid, delivery_id: deliveryId },
-      attachments: [{ file_name: EVENT_PAYLOAD_FILE, mime_type: 'application/json', size: payload.byteLength }],
-      attempts: 0,
-      lease: null,
-    },
-    attachments: [{ runId: id, fileName: EVENT_PAYLOAD_FILE, mimeType: 'application/json', data: payload }],
-  };
+  const attachments: AttachmentRecord[] = [{ runId: id, fileName: EVENT_PAYLOAD_FILE, mimeType: 'application/json', data: payload }];
+  const run = newRun({
+    id,
+    teamUid: webhook.teamUid,
+    title: titleOf(automation.name),
+    prompt: webhookPrompt(automation, webhook, deliveryId),
+    source: 'WEBHOOK',
+    creator: { type: 'service_account', uid: `automation:${automation.id}`, display_name: automation.name },
+    // As stored: unlike a run request's (run/run-request.ts), an automation's skill_spec names no skill.
+    config: { ...automation.config },
+    skill: null,
+    factoryUid: webhook.factoryUid,
+    trigger: { factory_uid: webhook.factoryUid, automation_id: automation.id, webhook_uid: webhook.uid, delivery_id: deliveryId },
+    attachments,
+    now,
+  });
+  return { run, attachments };
 }

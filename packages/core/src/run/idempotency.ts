@@ -1,6 +1,6 @@
 import type { Principal } from '../auth/principal.js';
 import { AgentRunError } from '../errors.js';
-import type { IdempotencyRecord, IdempotencyWrite } from '../store/store.js';
+import type { IdempotencyRecord, IdempotencyStore, IdempotencyWrite } from '../store/store.js';
 
 /** What a caller sends with a write: the `Idempotency-Key` and a fingerprint of the request. */
 export interface IdempotencyContext {
@@ -30,6 +30,21 @@ export function replay<T>(record: IdempotencyRecord, fingerprint: string): Write
     );
   }
   return { status: record.status, body: record.body as T, replayed: true };
+}
+
+/**
+ * Answer a repeated key before doing any work: with the response first given (the run may have
+ * changed since), or a 409 if the request differs; `undefined` for a key not seen (or expired).
+ */
+export async function lookupReplay<T>(
+  store: IdempotencyStore,
+  principal: Principal,
+  ctx: IdempotencyContext | undefined,
+  now: string,
+): Promise<WriteResult<T> | undefined> {
+  if (!ctx) return undefined;
+  const record = await store.get(idempotencyScope(principal), ctx.key, now);
+  return record ? replay<T>(record, ctx.fingerprint) : undefined;
 }
 
 export function idempotencyWrite<R>(

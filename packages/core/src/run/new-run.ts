@@ -1,0 +1,65 @@
+import type { AmbientAgentConfig } from '../models/config.js';
+import type { AgentSkill, RunCreatorInfo, RunTrigger } from '../models/run.js';
+import type { RunSourceType } from '../models/run-state.js';
+import { newId } from '../util/ids.js';
+import type { AttachmentRecord, RunRecord } from './record.js';
+
+/**
+ * What the one who starts a run decides about it: the run API from a request (run/run-request.ts),
+ * the webhook ingress from an automation (ingress/webhook-run.ts). Everything else about a new run
+ * is the same however it started, and is set by `newRun` alone.
+ */
+export interface NewRunFacts {
+  /** Chosen by the caller, because its attachments are stored under it. */
+  id: string;
+  teamUid: string;
+  title: string;
+  prompt: string;
+  source: RunSourceType;
+  creator: RunCreatorInfo;
+  /** The resolved configuration (skill and name applied). */
+  config: AmbientAgentConfig;
+  skill: AgentSkill | null;
+  /** The conversation this run continues; a new one when absent. */
+  conversationId?: string | undefined;
+  parentRunId?: string | null | undefined;
+  agentIdentityUid?: string | null | undefined;
+  factoryUid: string | null;
+  trigger: RunTrigger | null;
+  /** The files stored with the run; the record lists their names, types and sizes. */
+  attachments: readonly AttachmentRecord[];
+  /** The creation instant (RFC 3339, util/clock.ts `isoTime`). */
+  now: string;
+}
+
+/**
+ * A run as it is first stored: `QUEUED`, never claimed, no lease, no session, no status, created
+ * and updated at the same instant (docs/state-machine.md: every run starts in `QUEUED`).
+ */
+export function newRun(facts: NewRunFacts): RunRecord {
+  return {
+    id: facts.id,
+    teamUid: facts.teamUid,
+    title: facts.title,
+    prompt: facts.prompt,
+    state: 'QUEUED',
+    createdAt: facts.now,
+    updatedAt: facts.now,
+    startedAt: null,
+    statusMessage: null,
+    source: facts.source,
+    creator: facts.creator,
+    config: facts.config,
+    sessionId: null,
+    sessionLink: null,
+    conversationId: facts.conversationId ?? newId(),
+    parentRunId: facts.parentRunId ?? null,
+    agentIdentityUid: facts.agentIdentityUid ?? null,
+    factoryUid: facts.factoryUid,
+    skill: facts.skill,
+    trigger: facts.trigger,
+    attachments: facts.attachments.map((a) => ({ file_name: a.fileName, mime_type: a.mimeType, size: a.data.byteLength })),
+    attempts: 0,
+    lease: null,
+  };
+}

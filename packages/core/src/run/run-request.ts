@@ -1,0 +1,84 @@
+import type { Principal } from '../auth/principal.js';
+import { invalidRequest } from '../errors.js';
+import type { RunAgentRequest } from '../models/requests.js';
+import type { RunCreatorInfo, RunTrigger } from '../models/run.js';
+import type { RunSourceType } from '../models/run-state.js';
+import type { Store } from '../store/store.js';
+import { newRun } from './new-run.js';
+import type { AttachmentRecord, RunRecord } from './record.js';
+import { requestAttachments } from './request-attachments.js';
+import { requestConfig } from './request-config.js';
+import { titleFromPrompt } from './title.js';
+
+/** Facts about a requested run that come from the caller's context rather than the request body. */
+export interface RunRequestContext {
+  source?: RunSourceType;
+  /** For runs started by the webhook ingress. */
+  trigger?: RunTrigger;
+  factoryUid?: string;
+}
+
+/** A new run and the files to store with it. */
+export interface RequestedRun {
+  run: RunRecord;
+  attachments: AttachmentRecord[];
+}
+
+/**
+ * The run a request of the run API asks for (docs/run-api.md, "Start a run"), checked against
+ * the team's data: a parent run must be one of the team's, and its conversation is continued
+ * unless one is named. Reads only; storing it is the caller's.
+ */
+export async function runFromRequest(
+  store: Store,
+  principal: Principal,
+  request: RunAgentRequest,
+  ctx: RunRequestContext,
+  runId: string,
+  now: string,
+): Promise<RequestedRun> {
+  const { skill, config } = requestConfig(request);
+
+  let conversationId = request.conversation_id;
+  if (request.parent_run_id !== undefined) {
+    const parent = await store.runs.get(request.parent_run_id, principal.team_uid);
+    if (!parent) throw invalidRequest(`invalid run request: parent_run_id: no run ${request.parent_run_id} in this team`);
+    conversationId ??= parent.conversationId;
+  }
+
+  // Work sent to a factory's foreman is a run of that factory.
+  let factoryUid = ctx.factoryUid ?? ctx.trigger?.factory_uid ?? null;
+  if (factoryUid === null && request.agent_identity_uid !== undefined) {
+    factoryUid = (await store.factories.findByForeman(principal.team_uid, request.agent_identity_uid))?.uid ?? null;
+  }
+
+  const attachments = requestAttachments(runId, request);
+  const prompt = request.prompt ?? '';
+  const run = newRun({
+    id: runId,
+    teamUid: principal.team_uid,
+    title: request.title?.trim() || titleFromPrompt(prompt, skill ? skill.name : 'Untitled run'),
+    prompt,
+    source: ctx.source ?? 'API',
+    creator: creatorOf(principal),
+    config,
+    skill,
+    conversationId,
+    parentRunId: request.parent_run_id,
+    agentIdentityUid: request.agent_identity_uid,
+    factoryUid,
+    trigger: ctx.trigger ?? null,
+    attachments,
+    now,
+  });
+  return { run, attachments };
+}
+
+/** The run's creator as runs show it: the principal's public fields, the ones it has. */
+function creatorOf(p: Principal): RunCreatorInfo {
+  const creator: RunCreatorInfo = { type: p.type, uid: p.uid };
+  if (p.display_name !== undefined) creator.display_name = p.display_name;
+  if (p.email !== undefined) creator.email = p.email;
+  if (p.photo_url !== undefined) creator.photo_url = p.photo_url;
+  return creator;
+}
