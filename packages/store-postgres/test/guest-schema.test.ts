@@ -248,6 +248,7 @@ describe('upgrading an install from before the schema option', () => {
    * The old layout, as the old migrate() made it: the migrations table and the tables of `upTo`
    * migrations in the connection's current schema (migrations are append-only, so their text is
    * the old DDL), with a run, an API key and an accepted delivery written by the old functions.
+   * The run has ended, so the queue is empty for exercise()'s claim.
    */
   async function oldInstall(legacy: string, upTo = LEGACY.length) {
     expect(LEGACY.map((m) => m.id).at(-1)).toBe('0005_ordered_filters');
@@ -263,7 +264,7 @@ describe('upgrading an install from before the schema option', () => {
     const run = makeRun();
     await pool.query(
       `INSERT INTO runs (id, team_uid, title, prompt, state, created_at, updated_at, source, creator, config, conversation_id)
-       VALUES ($1, $2, 'old', 'old prompt', 'QUEUED', $3, $3, 'API', '{}', '{}', $1)`,
+       VALUES ($1, $2, 'old', 'old prompt', 'SUCCEEDED', $3, $3, 'API', '{}', '{}', $1)`,
       [run.id, run.teamUid, run.createdAt],
     );
     await pool.query(`INSERT INTO api_keys VALUES ('old-hash', 'ar_old', $1, now())`, [JSON.stringify(testPrincipal())]);
