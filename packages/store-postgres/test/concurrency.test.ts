@@ -1,7 +1,6 @@
 import {
   type AgentRunHandler,
   createAgentRunHandler,
-  createWorker,
   type Executor,
   type RunService,
   type RunState,

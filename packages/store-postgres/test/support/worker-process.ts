@@ -10,7 +10,7 @@
  * processes start competing at the same moment). Prints `worker ready <id>` once it can work;
  * stops cleanly (running runs handed back to the queue) on SIGTERM or SIGINT.
  */
-import { createAgentRunHandler, createWorker, type Executor } from '@agentrun/core';
+import { createAgentRunHandler, type Executor } from '@agentrun/core';
 import { createPostgresStore } from '../../src/index.js';
 import { recordExecution } from './execution-log.js';
 
