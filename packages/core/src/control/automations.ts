@@ -1,0 +1,85 @@
+import type * as v from 'valibot';
+import type { Principal } from '../auth/principal.js';
+import { invalidRequest, notFound } from '../errors.js';
+import { parseFilter } from '../filter/index.js';
+import { parseOrThrow } from '../models/validate.js';
+import { newId } from '../util/ids.js';
+import { requireAutomation, requireFactory, requireManage } from './access.js';
+import { type ControlContext, nowIso } from './control-context.js';
+import type { AutomationRecord, WebhookTrigger } from './records.js';
+import { CreateAutomationSchema, PatchAutomationSchema } from './schemas.js';
+import { automationView } from './views.js';
+
+export async function createAutomation(ctx: ControlContext, p: Principal, factoryUid: string, input: unknown) {
+  requireManage(p);
+  const body = parseOrThrow(CreateAutomationSchema, input, 'automation');
+  await requireFactory(ctx, p, factoryUid);
+  const now = nowIso(ctx);
+  const record: AutomationRecord = {
+    id: newId(),
+    teamUid: p.team_uid,
+    factoryUid,
+    name: body.name,
+    prompt: body.prompt,
+    enabled: body.enabled ?? true,
+    config: body.config ?? null,
+    triggers: await checkTriggers(ctx, p, factoryUid, body.triggers),
+    createdAt: now,
+    updatedAt: now,
+  };
+  await ctx.store.automations.create(record);
+  return automationView(record);
+}
+
+export async function listAutomations(ctx: ControlContext, p: Principal, factoryUid: string) {
+  await requireFactory(ctx, p, factoryUid);
+  return { automations: (await ctx.store.automations.list(p.team_uid, factoryUid)).map(automationView) };
+}
+
+export async function getAutomation(ctx: ControlContext, p: Principal, factoryUid: string, id: string) {
+  return automationView(await requireAutomation(ctx, p, factoryUid, id));
+}
+
+export async function patchAutomation(ctx: ControlContext, p: Principal, factoryUid: string, id: string, input: unknown) {
+  requireManage(p);
+  const patch = parseOrThrow(PatchAutomationSchema, input, 'automation change');
+  const current = await requireAutomation(ctx, p, factoryUid, id);
+  const next: AutomationRecord = {
+    ...current,
+    ...(patch.name !== undefined ? { name: patch.name } : {}),
+    ...(patch.prompt !== undefined ? { prompt: patch.prompt } : {}),
+    ...(patch.enabled !== undefined ? { enabled: patch.enabled } : {}),
+    ...(patch.config !== undefined ? { config: patch.config } : {}),
+    ...(patch.triggers !== undefined ? { triggers: await checkTriggers(ctx, p, factoryUid, patch.triggers) } : {}),
+    updatedAt: nowIso(ctx),
+  };
+  if (!(await ctx.store.automations.replace(next))) throw notFound(`automation ${id} not found`);
+  return automationView(next);
+}
+
+export async function deleteAutomation(ctx: ControlContext, p: Principal, factoryUid: string, id: string): Promise<void> {
+  requireManage(p);
+  await requireFactory(ctx, p, factoryUid);
+  if (!(await ctx.store.automations.delete(p.team_uid, factoryUid, id))) throw notFound(`automation ${id} not found`);
+}
+
+/** Each trigger's webhooks must be live webhooks of this factory; each payload filter must be valid. */
+async function checkTriggers(
+  ctx: ControlContext,
+  p: Principal,
+  factoryUid: string,
+  triggers: v.InferOutput<typeof CreateAutomationSchema>['triggers'],
+): Promise<WebhookTrigger[]> {
+  const live = new Set((await ctx.store.webhooks.list(p.team_uid, factoryUid)).map((w) => w.uid));
+  return triggers.map((t, i) => {
+    t.filter.webhook_ids.forEach((uid, j) => {
+      if (!live.has(uid))
+        throw invalidRequest(`invalid automation: triggers.${i}.filter.webhook_ids.${j}: no webhook ${uid} in factory ${factoryUid}`);
+    });
+    const filter: WebhookTrigger['filter'] = { webhook_ids: [...new Set(t.filter.webhook_ids)] };
+    if (t.filter.payload !== undefined && t.filter.payload !== null) {
+      filter.payload = parseFilter(t.filter.payload, `triggers.${i}.filter.payload`) as Record<string, unknown>;
+    }
+    return { provider: 'webhook', event: 'received', filter };
+  });
+}
