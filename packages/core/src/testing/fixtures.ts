@@ -1,5 +1,5 @@
 import type { Principal } from '../auth/principal.js';
-import type { RunState } from '../models/run-state.js';
+import { newRun } from '../run/new-run.js';
 import type { RunRecord } from '../run/record.js';
 import { isoTime } from '../util/clock.js';
 import { newId } from '../util/ids.js';
@@ -15,33 +15,21 @@ export const testPrincipal = (overrides: Partial<Principal> = {}): Principal => 
   ...overrides,
 });
 
-/** A complete run record with every field set to something plausible. */
+/** A complete run record with every field set to something plausible: a new run (run/new-run.ts) unless overridden. */
 export function makeRun(overrides: Partial<RunRecord> = {}): RunRecord {
-  const now = isoTime(Date.UTC(2026, 0, 1));
-  return {
+  const run = newRun({
     id: newId(),
     teamUid: 'team-1',
     title: 'Fix the bug',
     prompt: 'Fix the bug in auth.go',
-    state: 'QUEUED' as RunState,
-    createdAt: now,
-    updatedAt: now,
-    startedAt: null,
-    statusMessage: null,
     source: 'API',
     creator: { type: 'user', uid: 'user-1', display_name: 'Test User' },
     config: { name: 'nightly', model_id: 'model-a', environment_id: 'env-1' },
-    sessionId: null,
-    sessionLink: null,
-    conversationId: newId(),
-    parentRunId: null,
-    agentIdentityUid: null,
-    factoryUid: null,
     skill: null,
+    factoryUid: null,
     trigger: null,
     attachments: [],
-    attempts: 0,
-    lease: null,
-    ...overrides,
-  };
+    now: isoTime(Date.UTC(2026, 0, 1)),
+  });
+  return { ...run, ...overrides };
 }
