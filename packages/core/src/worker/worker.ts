@@ -345,10 +345,9 @@ export function createWorker(options: WorkerOptions): Worker {
           leaseExpiredBy: now,
           patch: (r) => ({
             lease: null,
-            statusMessage:
-              hasAttemptsLeft(r.attempts, service.maxAttempts)
-                ? { message: 'The worker stopped responding; the run was re-queued', retryable: true }
-                : { message: 'The worker stopped responding too many times', error_code: 'lease_expired', retryable: false },
+            statusMessage: hasAttemptsLeft(r.attempts, service.maxAttempts)
+              ? { message: 'The worker stopped responding; the run was re-queued', retryable: true }
+              : { message: 'The worker stopped responding too many times', error_code: 'lease_expired', retryable: false },
           }),
         },
       );
