@@ -1,4 +1,4 @@
-import { compileFilter, type PayloadFilter, type PayloadMatcher } from '@agentrun/core';
+import { compileFilter, type PayloadFilter, type PayloadMatcher } from '@agentrun/core/filter';
 import sift from 'sift';
 import { referenceMatch } from '../packages/core/test/support/filter-reference.js';
 import { pullRequestPayload } from './github-payload.js';

@@ -1,4 +1,4 @@
-import { READ_BODY } from '@agentrun/core';
+import { READ_BODY } from '@agentrun/core/internal';
 import { bodyTemplate } from './ingress.js';
 import { agentrunHandler, type IngressTarget } from './ingress-server.js';
 import type { BenchGroup } from './run.js';

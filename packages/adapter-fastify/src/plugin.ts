@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
-import { bufferedResponse, type Mountable } from '@agentrun/core';
+import type { Mountable } from '@agentrun/core';
+import { bufferedResponse } from '@agentrun/core/internal';
 import { mustCloseConnection, requestOrigin, respond, splitTarget, stripBasePath, toWebRequest } from '@agentrun/node';
 import type { FastifyPluginAsync } from 'fastify';
 

@@ -1,4 +1,5 @@
-import { type AutomationRecord, createAgentRunHandler, createApiKey } from '@agentrun/core';
+import { createAgentRunHandler, createApiKey } from '@agentrun/core';
+import type { AutomationRecord } from '@agentrun/core/store';
 import { testPrincipal } from '@agentrun/core/testing';
 import { createMemoryStore } from '@agentrun/store-memory';
 import { afterEach, describe, expect, it, vi } from 'vitest';

@@ -5,8 +5,9 @@ import { fileURLToPath } from 'node:url';
 import { createMemoryStore } from '@agentrun/store-memory';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
+import { fullPath, openApiDocument, ROUTES, type RouteSpec } from '../src/api.js';
 import { createRouter } from '../src/http/router.js';
-import { createAgentRun, createApiKey, fullPath, openApiDocument, ROUTES, type RouteSpec } from '../src/index.js';
+import { createAgentRun, createApiKey } from '../src/index.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const table = Object.entries(ROUTES) as [string, RouteSpec][];

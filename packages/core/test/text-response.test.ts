@@ -1,4 +1,5 @@
-import { AgentRunError, bufferedResponse, jsonResponse, problemResponse, textResponse } from '@agentrun/core';
+import { AgentRunError } from '@agentrun/core';
+import { bufferedResponse, jsonResponse, problemResponse, textResponse } from '@agentrun/core/internal';
 import { describe, expect, it } from 'vitest';
 
 const BODY = '{"a":1}';

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import { AgentRunError, problemResponse } from '@agentrun/core';
+import { AgentRunError } from '@agentrun/core';
+import { problemResponse } from '@agentrun/core/internal';
 import { declaresBody } from './headers.js';
 
 /**

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AgentRunError, type Mountable, problemResponse } from '@agentrun/core';
+import { AgentRunError, type Mountable } from '@agentrun/core';
+import { problemResponse } from '@agentrun/core/internal';
 import { writeWebResponse } from './response.js';
 import { bridgeAnswer, serveNodeRequest } from './serve.js';
 import { normalizeBasePath, requestOrigin, splitTarget, stripBasePath } from './url.js';

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { concatBytes } from '@agentrun/core';
+import { concatBytes } from '@agentrun/core/internal';
 import { type BodyLimits, followBody } from './body-source.js';
 
 /**

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
-import { AgentRunError, forwardToReal, MOUNT_PATH, READ_BODY } from '@agentrun/core';
+import { AgentRunError } from '@agentrun/core';
+import { forwardToReal, MOUNT_PATH, READ_BODY } from '@agentrun/core/internal';
 import type { BodyLimits } from './body-source.js';
 import { requestBodyStream } from './body-stream.js';
 import { declaredLength, declaresBody, toWebHeaders } from './headers.js';

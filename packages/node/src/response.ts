@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type BufferedResponse, bufferedResponse } from '@agentrun/core';
+import { type BufferedResponse, bufferedResponse } from '@agentrun/core/internal';
 import { clientGone } from './signals.js';
 
 /**

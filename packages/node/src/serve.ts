@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { finishResponse, isAgentRunError, problemResponse, REQUEST_ID_HEADER, requestIdFrom } from '@agentrun/core';
+import { isAgentRunError } from '@agentrun/core';
+import { finishResponse, problemResponse, REQUEST_ID_HEADER, requestIdFrom } from '@agentrun/core/internal';
 import { bodyAlreadyConsumed, bodyConsumedResponse } from './consumed-body.js';
 import { toWebRequest } from './request.js';
 import { writeWebResponse } from './response.js';

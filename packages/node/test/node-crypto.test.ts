@@ -1,4 +1,4 @@
-import { defaultHmac, defaultSha256, nobleHmac } from '@agentrun/core';
+import { defaultHmac, defaultSha256, nobleHmac } from '@agentrun/core/verify';
 import { nodeHmac, nodeSha256 } from '@agentrun/node';
 import { describe, expect, it } from 'vitest';
 

@@ -1,6 +1,7 @@
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { connect } from 'node:net';
-import { AgentRunError, READ_BODY, readBodyLimited } from '@agentrun/core';
+import { AgentRunError } from '@agentrun/core';
+import { READ_BODY, readBodyLimited } from '@agentrun/core/internal';
 import { toWebRequest } from '@agentrun/node';
 import { afterAll, describe, expect, it } from 'vitest';
 import { aborted, binaryBody, rawRequest } from './support/http.js';

@@ -8,9 +8,9 @@ import {
   type Executor,
   type Principal,
   type Store,
-  sha256Hex,
   type Worker,
 } from '@agentrun/core';
+import { sha256Hex } from '@agentrun/core/internal';
 import { createNodeListener } from '@agentrun/node';
 import { createMemoryStore } from '@agentrun/store-memory';
 

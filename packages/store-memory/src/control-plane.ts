@@ -1,15 +1,15 @@
-import {
-  AgentRunError,
-  type AutomationRecord,
-  type AutomationStore,
-  type DeliveryContext,
-  type FactoryRecord,
-  type FactoryStore,
-  type SecretRecord,
-  type SecretStore,
-  type WebhookRecord,
-  type WebhookStore,
-} from '@agentrun/core';
+import { AgentRunError } from '@agentrun/core';
+import type {
+  AutomationRecord,
+  AutomationStore,
+  DeliveryContext,
+  FactoryRecord,
+  FactoryStore,
+  SecretRecord,
+  SecretStore,
+  WebhookRecord,
+  WebhookStore,
+} from '@agentrun/core/store';
 import { copy as clone } from './copy.js';
 import { selectsWebhook } from './ingress.js';
 

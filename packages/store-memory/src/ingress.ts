@@ -6,7 +6,7 @@ import type {
   RateAdmission,
   RateLimitStore,
   RateRefusal,
-} from '@agentrun/core';
+} from '@agentrun/core/store';
 import type { WebhookSnapshot } from './control-plane.js';
 
 const newestFirst = (a: DeliveryRecord, b: DeliveryRecord) =>

@@ -1,3 +1,4 @@
+import type { FollowupRecord, Store } from '@agentrun/core';
 import {
   type ApiKeyRecord,
   type ApiKeyStore,
@@ -6,7 +7,6 @@ import {
   type CreateRunInput,
   compareRuns,
   createNotificationHub,
-  type FollowupRecord,
   type IdempotencyRecord,
   type IdempotencyStore,
   type IdempotencyWrite,
@@ -19,10 +19,9 @@ import {
   type RunListQuery,
   type RunRecord,
   type RunStore,
-  type Store,
   type TransitionOutcome,
   type TransitionRunInput,
-} from '@agentrun/core';
+} from '@agentrun/core/store';
 import { createMemoryControlPlane } from './control-plane.js';
 import { copy as clone } from './copy.js';
 import { createMemoryIngress } from './ingress.js';

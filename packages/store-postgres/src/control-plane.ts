@@ -1,5 +1,6 @@
-import type { AutomationRecord, AutomationStore, FactoryStore, SecretStore, Store, WebhookPatch, WebhookStore } from '@agentrun/core';
+import type { Store } from '@agentrun/core';
 import { AgentRunError } from '@agentrun/core';
+import type { AutomationRecord, AutomationStore, FactoryStore, SecretStore, WebhookPatch, WebhookStore } from '@agentrun/core/store';
 import { type RawBuilder, sql } from 'kysely';
 import type { Db, Tx } from './db.js';
 import {

@@ -1,4 +1,5 @@
-import type { CreateRunInput, DeliveryRecord, DeliveryStore, RateAdmission, RateLimitStore, Store } from '@agentrun/core';
+import type { Store } from '@agentrun/core';
+import type { CreateRunInput, DeliveryRecord, DeliveryStore, RateAdmission, RateLimitStore } from '@agentrun/core/store';
 import { type RawBuilder, sql } from 'kysely';
 import type { Db, Tx } from './db.js';
 import {

@@ -1,4 +1,4 @@
-import type { RunFilter, RunListQuery } from '@agentrun/core';
+import type { RunFilter, RunListQuery } from '@agentrun/core/store';
 import { type RawBuilder, sql } from 'kysely';
 import type { Tables } from './tables.js';
 

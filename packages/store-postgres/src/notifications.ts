@@ -1,4 +1,5 @@
-import { createNotificationHub, type Notification, type Notifications, RUN_STATES, type RunState } from '@agentrun/core';
+import { type Notification, type Notifications, RUN_STATES, type RunState } from '@agentrun/core';
+import { createNotificationHub } from '@agentrun/core/store';
 import type pg from 'pg';
 
 /**

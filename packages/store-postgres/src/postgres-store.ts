@@ -1,3 +1,4 @@
+import type { Store } from '@agentrun/core';
 import type {
   ApiKeyStore,
   IdempotencyStore,
@@ -6,11 +7,10 @@ import type {
   RunPatch,
   RunRecord,
   RunStore,
-  Store,
   TransitionOutcome,
   TransitionRunInput,
-} from '@agentrun/core';
-import { LEASED_STATES } from '@agentrun/core';
+} from '@agentrun/core/store';
+import { LEASED_STATES } from '@agentrun/core/store';
 import { Kysely, PostgresDialect, type RawBuilder, sql } from 'kysely';
 import pg from 'pg';
 import { createControlPlane } from './control-plane.js';

@@ -1,14 +1,14 @@
+import type { FollowupRecord } from '@agentrun/core';
 import type {
   ApiKeyRecord,
   AutomationRecord,
   DeliveryRecord,
   FactoryRecord,
-  FollowupRecord,
   IdempotencyRecord,
   RunRecord,
   SecretRecord,
   WebhookRecord,
-} from '@agentrun/core';
+} from '@agentrun/core/store';
 
 /** Row shapes as `pg` returns them (timestamptz as Date, jsonb parsed, bytea as Buffer). */
 export interface RunRow {

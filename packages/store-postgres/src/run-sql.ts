@@ -1,4 +1,4 @@
-import type { CreateRunInput } from '@agentrun/core';
+import type { CreateRunInput } from '@agentrun/core/store';
 import { type RawBuilder, sql } from 'kysely';
 import { RUN_COLUMNS, RUN_JSON_COLUMNS, runToValues } from './rows.js';
 import type { Tables } from './tables.js';

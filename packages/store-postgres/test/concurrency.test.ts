@@ -1,11 +1,5 @@
-import {
-  type AgentRunHandler,
-  createAgentRunHandler,
-  type Executor,
-  type RunService,
-  type RunState,
-  TERMINAL_STATES,
-} from '@agentrun/core';
+import { type AgentRunHandler, createAgentRunHandler, type Executor, type RunService, type RunState } from '@agentrun/core';
+import { TERMINAL_STATES } from '@agentrun/core/store';
 import { testPrincipal } from '@agentrun/core/testing';
 import { sql } from 'kysely';
 import pg from 'pg';

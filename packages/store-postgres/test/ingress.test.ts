@@ -1,4 +1,5 @@
-import type { DeliveryRecord, Store } from '@agentrun/core';
+import type { Store } from '@agentrun/core';
+import type { DeliveryRecord } from '@agentrun/core/store';
 import { makeDelivery, makeRun } from '@agentrun/core/testing';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

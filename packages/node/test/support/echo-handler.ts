@@ -5,10 +5,9 @@ import {
   type AgentRunHandler,
   type ControlService,
   isAgentRunError,
-  problemResponse,
   type RunService,
-  readBodyLimited,
 } from '@agentrun/core';
+import { problemResponse, readBodyLimited } from '@agentrun/core/internal';
 
 /** What the echo handler saw of one request; `settled` resolves once it is done with the body. */
 export interface Seen {

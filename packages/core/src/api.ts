@@ -1,0 +1,37 @@
+// `@agentrun/core/api`: the wire contract, for clients and tools: the route table, the OpenAPI
+// document made from it, and the valibot schemas (with their types) of every request and answer
+// (docs/architecture.md, "The route table").
+
+export { AUTH_MODES, type AuthMode } from './control/records.js';
+export {
+  CreateAutomationSchema,
+  CreateFactorySchema,
+  CreateWebhookSchema,
+  PatchAutomationSchema,
+  PatchWebhookSchema,
+  ProviderSecretSchema,
+  PutSecretSchema,
+  SecretNameSchema,
+  SIGNATURE_SCHEMES,
+  type SignatureScheme,
+  TestFilterSchema,
+} from './control/schemas.js';
+export * from './control/wire.js';
+export { DELIVERY_STATUSES, type DeliveryStatus } from './ingress/records.js';
+export * from './models/config.js';
+export * from './models/requests.js';
+export * from './models/run.js';
+export * from './models/run-state.js';
+export { type OpenApiDocument, type OpenApiOperation, openApiDocument } from './routes/openapi.js';
+export {
+  AREA_BASE,
+  fullPath,
+  type HttpMethod,
+  type PathParamNames,
+  type PathParams,
+  type RouteArea,
+  type RouteAuth,
+  type RouteResponse,
+  type RouteSpec,
+} from './routes/route.js';
+export { type OperationId, ROUTES, type RouteTable } from './routes/table.js';

@@ -1,0 +1,33 @@
+// `@agentrun/core/store`: what a store implementation needs (docs/stores.md): the Store port, the
+// records it keeps, and the rules it must apply exactly as core does (run order and filters,
+// leased and terminal states, notifications). Its conformance suites are `@agentrun/core/testing`.
+
+export * from '../control/records.js';
+export { AgentRunError, isAgentRunError } from '../errors.js';
+export * from '../ingress/records.js';
+export { RUN_SOURCES, RUN_STATES, type RunSourceType, type RunState } from '../models/run-state.js';
+export {
+  createNotificationHub,
+  type Notification,
+  type NotificationHub,
+  type NotificationListener,
+  type Notifications,
+} from '../notify/index.js';
+export {
+  compareCodePoints,
+  comparePositions,
+  compareRuns,
+  isAfterPosition,
+  matchesRunFilter,
+  RUN_SORT_KEYS,
+  type RunFilter,
+  type RunListQuery,
+  type RunPosition,
+  type RunSortKey,
+  type SortOrder,
+  sortValue,
+} from '../run/list-query.js';
+export { type AttachmentRecord, type FollowupRecord, type RunLease, type RunRecord, toRunItem } from '../run/record.js';
+export { CANCELLABLE_STATES, isTerminal, LEASED_STATES, nextUpdatedAt, TERMINAL_STATES } from '../run/state-machine.js';
+export { isoTime } from '../util/clock.js';
+export type * from './store.js';
