@@ -1,5 +1,5 @@
 import { AgentRunError } from '../errors.js';
-import type { ApiKeyStore } from '../store/store.js';
+import type { ApiKeyStore } from '../store/api-keys.js';
 import { type Clock, isoTime, systemClock } from '../util/clock.js';
 import { sha256Hex } from '../util/hash.js';
 import { randomToken } from '../util/ids.js';

@@ -2,7 +2,7 @@ import type { Principal } from '../auth/principal.js';
 import type { SecretCipher } from '../control/secret-cipher.js';
 import { AgentRunError } from '../errors.js';
 import { type IdempotencyContext, idempotencyScope, replay } from '../run/idempotency.js';
-import type { IdempotencyStore } from '../store/store.js';
+import type { IdempotencyStore } from '../store/idempotency.js';
 import { type Clock, isoTime } from '../util/clock.js';
 import { jsonResponse } from './responses.js';
 

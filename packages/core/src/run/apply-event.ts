@@ -1,6 +1,8 @@
 import { AgentRunError, notFound } from '../errors.js';
 import { type AgentRunEvents, emitSafely } from '../events.js';
-import type { IdempotencyRecord, IdempotencyWrite, RunExpectation, RunPatch, Store } from '../store/store.js';
+import type { IdempotencyRecord, IdempotencyWrite } from '../store/idempotency.js';
+import type { RunExpectation, RunPatch } from '../store/runs.js';
+import type { Store } from '../store/store.js';
 import { type Clock, isoTime } from '../util/clock.js';
 import type { FollowupRecord, RunRecord } from './record.js';
 import { toRunItem } from './record.js';

@@ -1,6 +1,6 @@
 import type { Principal } from '../auth/principal.js';
 import { AgentRunError } from '../errors.js';
-import type { IdempotencyRecord, IdempotencyStore, IdempotencyWrite } from '../store/store.js';
+import type { IdempotencyRecord, IdempotencyStore, IdempotencyWrite } from '../store/idempotency.js';
 
 /** What a caller sends with a write: the `Idempotency-Key` and a fingerprint of the request. */
 export interface IdempotencyContext {

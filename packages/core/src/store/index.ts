@@ -30,4 +30,9 @@ export {
 export { type AttachmentRecord, type FollowupRecord, type RunLease, type RunRecord, toRunItem } from '../run/record.js';
 export { CANCELLABLE_STATES, isTerminal, LEASED_STATES, nextUpdatedAt, TERMINAL_STATES } from '../run/state-machine.js';
 export { isoTime } from '../util/clock.js';
+export type * from './api-keys.js';
+export type * from './control-plane.js';
+export type * from './idempotency.js';
+export type * from './ingress.js';
+export type * from './runs.js';
 export type * from './store.js';

@@ -1,7 +1,8 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Notification, Notifications } from '../notify/notification.js';
 import type { RunRecord } from '../run/record.js';
-import type { Store, TransitionRunInput } from '../store/store.js';
+import type { TransitionRunInput } from '../store/runs.js';
+import type { Store } from '../store/store.js';
 import { isoTime } from '../util/clock.js';
 import { newId } from '../util/ids.js';
 import { makeRun } from './fixtures.js';

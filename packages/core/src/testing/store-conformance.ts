@@ -11,7 +11,8 @@ import {
   sortValue,
 } from '../run/list-query.js';
 import type { RunRecord } from '../run/record.js';
-import type { IdempotencyWrite, Store } from '../store/store.js';
+import type { IdempotencyWrite } from '../store/idempotency.js';
+import type { Store } from '../store/store.js';
 import { isoTime } from '../util/clock.js';
 import { newId } from '../util/ids.js';
 import { describeControlPlaneConformance } from './control-plane-conformance.js';

@@ -1,0 +1,68 @@
+import type { AutomationRecord, FactoryRecord, SecretRecord, WebhookRecord } from '../control/records.js';
+
+// The control-plane part of the Store port (docs/stores.md, "The shape of the interface"):
+// factories, team secrets, webhooks and automations, what the management API reads and writes.
+
+export interface FactoryStore {
+  /** A foreman identity belongs to one factory per team: a second throws `AgentRunError('conflict')`. */
+  create(record: FactoryRecord): Promise<void>;
+  get(teamUid: string, uid: string): Promise<FactoryRecord | undefined>;
+  /** Oldest first. */
+  list(teamUid: string): Promise<FactoryRecord[]>;
+  /** The factory whose foreman has this agent identity, if any. */
+  findByForeman(teamUid: string, agentIdentityUid: string): Promise<FactoryRecord | undefined>;
+}
+
+export interface SecretStore {
+  /** Create or replace the value of a secret; `created` tells which. */
+  put(record: SecretRecord): Promise<{ created: boolean }>;
+  get(teamUid: string, name: string): Promise<SecretRecord | undefined>;
+  /** By name. */
+  list(teamUid: string): Promise<SecretRecord[]>;
+  delete(teamUid: string, name: string): Promise<boolean>;
+}
+
+export interface CreateWebhookInput {
+  webhook: WebhookRecord;
+  /** A secret generated for this webhook, inserted with it (it must not exist yet). */
+  secret?: SecretRecord;
+  /** Live (not deleted) webhooks a factory may have; the insert is refused at the limit. */
+  maxPerFactory: number;
+}
+
+export type CreateWebhookResult = { created: true } | { created: false; reason: 'limit' | 'secret_exists' };
+
+export interface WebhookPatch {
+  enabled?: boolean;
+  deliveryIdHeader?: string | null;
+  /** Set by a delete. */
+  deletedAt?: string;
+}
+
+export interface WebhookStore {
+  /** Atomically: check the factory's live webhooks are under the limit, insert the secret and the webhook. */
+  create(input: CreateWebhookInput): Promise<CreateWebhookResult>;
+  /** One webhook of a factory, deleted ones included. */
+  get(teamUid: string, factoryUid: string, uid: string): Promise<WebhookRecord | undefined>;
+  /** By UID alone, for the ingress (deleted ones included: the caller decides). */
+  getByUid(uid: string): Promise<WebhookRecord | undefined>;
+  /** A factory's live webhooks, oldest first. */
+  list(teamUid: string, factoryUid: string): Promise<WebhookRecord[]>;
+  /** Apply a patch to a live webhook; `undefined` if there is none. `updatedAt` is set to `now`. */
+  update(teamUid: string, factoryUid: string, uid: string, patch: WebhookPatch, now: string): Promise<WebhookRecord | undefined>;
+}
+
+export interface AutomationStore {
+  create(record: AutomationRecord): Promise<void>;
+  get(teamUid: string, factoryUid: string, id: string): Promise<AutomationRecord | undefined>;
+  /** Oldest first. */
+  list(teamUid: string, factoryUid: string): Promise<AutomationRecord[]>;
+  /** Replace a stored automation (same id); `false` if there is none. */
+  replace(record: AutomationRecord): Promise<boolean>;
+  delete(teamUid: string, factoryUid: string, id: string): Promise<boolean>;
+  /**
+   * Enabled automations with a trigger selecting this webhook (the ingress asks this per delivery).
+   * A store may answer with frozen (immutable) snapshots rather than copies.
+   */
+  listForWebhook(webhookUid: string): Promise<AutomationRecord[]>;
+}

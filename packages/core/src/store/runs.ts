@@ -1,0 +1,104 @@
+import type { RunState } from '../models/run-state.js';
+import type { RunListQuery } from '../run/list-query.js';
+import type { AttachmentRecord, FollowupRecord, RunLease, RunRecord } from '../run/record.js';
+import type { IdempotencyWrite, Idempotent } from './idempotency.js';
+
+// The runs part of the Store port (docs/stores.md, "The shape of the interface"): runs with their
+// follow-ups and attachments, compare-and-set transitions, claims and leases.
+
+export interface CreateRunInput {
+  run: RunRecord;
+  attachments: readonly AttachmentRecord[];
+  idempotency?: IdempotencyWrite<RunRecord>;
+}
+
+/** What the run must still be for a transition to apply. */
+export interface RunExpectation {
+  /** The state the run was read in. */
+  state: RunState;
+  /** For worker writes: the lease holder. The write applies only while this worker holds it. */
+  workerId?: string;
+  /** For lease recovery: apply only if the lease expired at or before this instant. */
+  leaseExpiredBy?: string;
+}
+
+/** Fields a transition may change. `updatedAt` is not here: see `TransitionRunInput.now`. */
+export interface RunPatch {
+  state?: RunState;
+  statusMessage?: RunRecord['statusMessage'];
+  startedAt?: string | null;
+  sessionId?: string | null;
+  sessionLink?: string | null;
+  lease?: RunLease | null;
+  /** Reset to 0 when a follow-up re-queues a finished run (a fresh retry budget). */
+  attempts?: number;
+}
+
+export interface TransitionRunInput {
+  runId: string;
+  /** When given, a run of another team is treated as absent. */
+  teamUid?: string;
+  expect: RunExpectation;
+  patch: RunPatch;
+  /** The store sets `updatedAt = max(now, updatedAt)`, so `updated_at` never goes backwards. */
+  now: string;
+  /** Appended in the same transaction (a follow-up message). */
+  followup?: FollowupRecord;
+  /** Recorded (with `respond(run after the write)`) only if the transition applies. */
+  idempotency?: IdempotencyWrite<RunRecord>;
+}
+
+/** `applied: false` carries the run as it is now (`undefined` if it does not exist). */
+export type TransitionOutcome = { applied: true; run: RunRecord } | { applied: false; run: RunRecord | undefined };
+
+export interface ClaimRunInput {
+  workerId: string;
+  now: string;
+  leaseExpiresAt: string;
+}
+
+export interface RenewLeaseInput {
+  runId: string;
+  workerId: string;
+  now: string;
+  leaseExpiresAt: string;
+}
+
+export interface RunStore {
+  /** Insert a run with its attachments (and idempotency record) atomically. */
+  create(input: CreateRunInput): Promise<Idempotent<RunRecord>>;
+
+  /** One run; with `teamUid`, a run of another team is `undefined`. */
+  get(runId: string, teamUid?: string): Promise<RunRecord | undefined>;
+
+  /** A page in keyset order: at most `query.limit` runs matching the filter, after `query.after`. */
+  list(query: RunListQuery): Promise<RunRecord[]>;
+
+  /**
+   * Compare-and-set: apply `patch` only if the run is in `expect.state` (and leased by
+   * `expect.workerId` when given). Atomic with the follow-up and idempotency record it carries.
+   */
+  transition(input: TransitionRunInput): Promise<Idempotent<TransitionOutcome>>;
+
+  /**
+   * Lease the oldest `QUEUED` run (by `createdAt`, then id) to a worker: state `CLAIMED`,
+   * `attempts + 1`, the lease set, `updatedAt` advanced. Two concurrent claims never get one run.
+   */
+  claimNext(input: ClaimRunInput): Promise<RunRecord | undefined>;
+
+  /**
+   * Extend the lease if `workerId` still holds it; returns the run as it is now either way
+   * (`undefined` if it does not exist), so a worker also learns of a cancel. Does not touch
+   * `updatedAt`: a heartbeat is not a change a caller can see.
+   */
+  renewLease(input: RenewLeaseInput): Promise<RunRecord | undefined>;
+
+  /** Runs in a leased state whose lease expired at or before `now`, oldest first. */
+  listExpiredLeases(now: string, limit: number): Promise<RunRecord[]>;
+
+  /** Follow-ups of a run, oldest first. */
+  listFollowups(runId: string): Promise<FollowupRecord[]>;
+
+  /** One attachment's content, scoped to the team. */
+  getAttachment(teamUid: string, runId: string, fileName: string): Promise<AttachmentRecord | undefined>;
+}
