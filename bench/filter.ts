@@ -1,6 +1,6 @@
 import { compileFilter, type PayloadFilter, type PayloadMatcher } from '@agentrun/core/filter';
+import { referenceMatch } from '@agentrun/test-utils/filter-reference';
 import sift from 'sift';
-import { referenceMatch } from '../packages/core/test/support/filter-reference.js';
 import { pullRequestPayload } from './github-payload.js';
 import type { BenchGroup } from './run.js';
 

@@ -1,11 +1,11 @@
 import { createServer } from 'node:http';
 import { agentrunExpress } from '@agentrun/adapter-express';
+import { bridgeContract, LIMIT } from '@agentrun/test-utils/bridge-contract';
+import { type Echo, echoHandler } from '@agentrun/test-utils/echo-handler';
+import { expectRunRoundTrip, realCore } from '@agentrun/test-utils/real-core';
+import { closeServer, listen } from '@agentrun/test-utils/servers';
 import express from 'express';
 import { afterAll, describe, expect, it } from 'vitest';
-import { bridgeContract, LIMIT } from '../../node/test/support/bridge-contract.js';
-import { type Echo, echoHandler } from '../../node/test/support/echo-handler.js';
-import { expectRunRoundTrip, realCore } from '../../node/test/support/real-core.js';
-import { closeServer, listen } from '../../node/test/support/servers.js';
 
 describe('agentrunExpress mounted under a prefix', () => {
   let origin = '';

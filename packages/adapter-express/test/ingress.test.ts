@@ -1,9 +1,9 @@
 import { createServer } from 'node:http';
 import { agentrunExpress } from '@agentrun/adapter-express';
+import { HOST_JSON_ROUTES, ingressContract, MOUNT } from '@agentrun/test-utils/ingress-contract';
+import { closeServer, listen } from '@agentrun/test-utils/servers';
 import express from 'express';
 import { describe } from 'vitest';
-import { HOST_JSON_ROUTES, ingressContract, MOUNT } from '../../node/test/support/ingress-contract.js';
-import { closeServer, listen } from '../../node/test/support/servers.js';
 
 describe('webhook ingress through agentrunExpress under a prefix, with express.json() on host routes', () => {
   ingressContract(async (handler) => {

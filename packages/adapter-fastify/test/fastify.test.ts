@@ -1,9 +1,9 @@
 import { agentrunFastify } from '@agentrun/adapter-fastify';
+import { bridgeContract, LIMIT } from '@agentrun/test-utils/bridge-contract';
+import { type Echo, echoHandler } from '@agentrun/test-utils/echo-handler';
+import { expectRunRoundTrip, realCore } from '@agentrun/test-utils/real-core';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
-import { bridgeContract, LIMIT } from '../../node/test/support/bridge-contract.js';
-import { type Echo, echoHandler } from '../../node/test/support/echo-handler.js';
-import { expectRunRoundTrip, realCore } from '../../node/test/support/real-core.js';
 
 const start = async (app: FastifyInstance) => app.listen({ port: 0, host: '127.0.0.1' });
 

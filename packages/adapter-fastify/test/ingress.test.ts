@@ -1,7 +1,7 @@
 import { agentrunFastify } from '@agentrun/adapter-fastify';
+import { HOST_JSON_ROUTES, ingressContract, MOUNT } from '@agentrun/test-utils/ingress-contract';
 import Fastify from 'fastify';
 import { describe } from 'vitest';
-import { HOST_JSON_ROUTES, ingressContract, MOUNT } from '../../node/test/support/ingress-contract.js';
 
 describe("webhook ingress through agentrunFastify registered with a prefix, with Fastify's JSON parser on host routes", () => {
   ingressContract(async (handler) => {

@@ -1,3 +1,4 @@
+import { referenceMatch } from '@agentrun/test-utils/filter-reference';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compileFilter } from '../src/filter/compile.js';
@@ -6,10 +7,9 @@ import { classifyCondition } from '../src/filter/operators.js';
 import { parseFilter } from '../src/filter/parse.js';
 import { childPath } from '../src/filter/path.js';
 import type { FilterCondition, JsonValue, PayloadFilter } from '../src/filter/types.js';
-import { referenceMatch } from './support/filter-reference.js';
 
 /**
- * The compiled matcher against the reference interpreter (support/filter-reference.ts) on random
+ * The compiled matcher against the reference interpreter (@agentrun/test-utils/filter-reference) on random
  * filters and payloads. Payloads are built from the filter they meet, so they often hold its keys
  * and allowed values and both answers are common. Runs per CI run: 5,000 + 1,500 (reference),
  * 1,500 + 1,500 (never throws), 1,500 (explain), 1,000 (parse round trip) = 12,000.

@@ -1,10 +1,10 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createNodeListener, requestOrigin, splitTarget, stripBasePath, toWebHeaders } from '@agentrun/node';
+import { type Echo, echoHandler } from '@agentrun/test-utils/echo-handler';
+import { rawRequest } from '@agentrun/test-utils/http';
+import { expectRunRoundTrip, realCore } from '@agentrun/test-utils/real-core';
+import { closeServer, listen } from '@agentrun/test-utils/servers';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type Echo, echoHandler } from './support/echo-handler.js';
-import { rawRequest } from './support/http.js';
-import { expectRunRoundTrip, realCore } from './support/real-core.js';
-import { closeServer, listen } from './support/servers.js';
 
 describe('createNodeListener without basePath', () => {
   const echo = echoHandler();

@@ -1,8 +1,8 @@
 import { createServer } from 'node:http';
 import { createNodeListener } from '@agentrun/node';
+import { bridgeContract, LIMIT } from '@agentrun/test-utils/bridge-contract';
+import { closeServer, listen } from '@agentrun/test-utils/servers';
 import { describe } from 'vitest';
-import { bridgeContract, LIMIT } from './support/bridge-contract.js';
-import { closeServer, listen } from './support/servers.js';
 
 describe('createNodeListener', () => {
   bridgeContract(async ({ main, limited }) => {

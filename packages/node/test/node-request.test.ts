@@ -3,9 +3,9 @@ import { connect } from 'node:net';
 import { AgentRunError } from '@agentrun/core';
 import { READ_BODY, readBodyLimited } from '@agentrun/core/internal';
 import { toWebRequest } from '@agentrun/node';
+import { aborted, binaryBody, rawRequest } from '@agentrun/test-utils/http';
+import { closeServer, listen } from '@agentrun/test-utils/servers';
 import { afterAll, describe, expect, it } from 'vitest';
-import { aborted, binaryBody, rawRequest } from './support/http.js';
-import { closeServer, listen } from './support/servers.js';
 
 type BodyReader = (limit: number) => Promise<Uint8Array> | undefined;
 type WithReader = Request & { [READ_BODY]: BodyReader };

@@ -2,8 +2,8 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import { createAgentRunHandler } from '@agentrun/core';
 import { createNodeListener } from '@agentrun/node';
 import { createMemoryStore } from '@agentrun/store-memory';
+import { closeServer, listen } from '@agentrun/test-utils/servers';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { closeServer, listen } from './support/servers.js';
 
 // Issue 9, point 12: the answers the Node bridge gives itself (a path agentrun does not own, a
 // method fetch cannot carry) carry x-request-id like core's, also in the problem body.
