@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RUN_SOURCES, RUN_STATES, type RunState } from '../models/run-state.js';
 import {
   compareRuns,
@@ -11,616 +11,452 @@ import {
   sortValue,
 } from '../run/list-query.js';
 import type { RunRecord } from '../run/record.js';
-import type { IdempotencyWrite } from '../store/idempotency.js';
 import type { Store } from '../store/store.js';
 import { isoTime } from '../util/clock.js';
 import { newId } from '../util/ids.js';
-import { describeControlPlaneConformance } from './control-plane-conformance.js';
 import { makeRun } from './fixtures.js';
-import { describeIngressConformance } from './ingress-conformance.js';
-
-export interface StoreConformanceOptions {
-  /** A fresh, empty store for each test. */
-  create: () => Store | Promise<Store>;
-  /** Runs after each test with the store it used (defaults to `store.close()`). */
-  destroy?: (store: Store) => void | Promise<void>;
-  /** Random cases for the list property test. Default 25. */
-  listCases?: number;
-}
+import type { StoreConformanceOptions } from './store-conformance.js';
 
 const T0 = Date.UTC(2026, 0, 1);
 const at = (ms: number) => isoTime(T0 + ms);
 
-const idem = (key: string, overrides: Partial<IdempotencyWrite<RunRecord>> = {}): IdempotencyWrite<RunRecord> => ({
-  scope: 'team-1/user-1',
-  key,
-  fingerprint: 'fp-1',
-  now: at(0),
-  expiresAt: at(86_400_000),
-  respond: (r) => ({ status: 200, body: { run_id: r.id, state: r.state } }),
-  ...overrides,
-});
-
 /**
- * The behaviour every `Store` must have, as a vitest suite. A store package runs it with a
- * factory for empty stores:
- *
- * ```ts
- * import { describeStoreConformance } from '@agentrun/core/testing';
- * describeStoreConformance('memory', { create: () => createMemoryStore() });
- * ```
+ * The runs part of the store conformance suite (see `describeStoreConformance`): round trips,
+ * team scoping and copies, compare-and-set under contention, claims and leases, and `runs.list`
+ * against the reference semantics. The list property test opens stores of its own (`options`).
  */
-export function describeStoreConformance(name: string, options: StoreConformanceOptions): void {
-  describe(`Store conformance: ${name}`, () => {
-    let store: Store;
-    const opened: Store[] = [];
-    beforeEach(async () => {
-      store = await options.create();
-      opened.push(store);
-    });
-    afterAll(async () => {
-      for (const s of opened) await (options.destroy ? options.destroy(s) : s.close?.());
-    });
-
-    describe('runs.create and runs.get', () => {
-      it('stores every field and returns it unchanged', async () => {
-        const run = makeRun({
-          startedAt: at(5),
-          statusMessage: { message: 'hi', error_code: 'x', retryable: false },
-          config: { name: 'n', mcp_servers: { gh: { url: 'https://mcp.example/sse', headers: { a: 'b' } } }, idle_timeout_minutes: 5 },
-          skill: { spec: 'o/r:skill', name: 'skill' },
-          trigger: { factory_uid: 'f', automation_id: 'a', webhook_uid: 'w', delivery_id: 'd' },
-          factoryUid: 'f',
-          agentIdentityUid: 'agent-1',
-          parentRunId: 'p',
-          sessionId: 's',
-          sessionLink: 'https://s',
-          attachments: [{ file_name: 'a.txt', mime_type: 'text/plain', size: 3 }],
-          lease: null,
-        });
-        const out = await store.runs.create({
-          run,
-          attachments: [{ runId: run.id, fileName: 'a.txt', mimeType: 'text/plain', data: new Uint8Array([1, 2, 255]) }],
-        });
-        expect(out.result).toEqual(run);
-        expect(await store.runs.get(run.id)).toEqual(run);
-        expect(await store.runs.get(run.id, 'team-1')).toEqual(run);
+export function describeRunsConformance(current: () => Store, options: StoreConformanceOptions): void {
+  describe('runs.create and runs.get', () => {
+    it('stores every field and returns it unchanged', async () => {
+      const store = current();
+      const run = makeRun({
+        startedAt: at(5),
+        statusMessage: { message: 'hi', error_code: 'x', retryable: false },
+        config: { name: 'n', mcp_servers: { gh: { url: 'https://mcp.example/sse', headers: { a: 'b' } } }, idle_timeout_minutes: 5 },
+        skill: { spec: 'o/r:skill', name: 'skill' },
+        trigger: { factory_uid: 'f', automation_id: 'a', webhook_uid: 'w', delivery_id: 'd' },
+        factoryUid: 'f',
+        agentIdentityUid: 'agent-1',
+        parentRunId: 'p',
+        sessionId: 's',
+        sessionLink: 'https://s',
+        attachments: [{ file_name: 'a.txt', mime_type: 'text/plain', size: 3 }],
+        lease: null,
       });
-
-      it('hides a run from other teams', async () => {
-        const run = makeRun();
-        await store.runs.create({ run, attachments: [] });
-        expect(await store.runs.get(run.id, 'team-2')).toBeUndefined();
-        expect(await store.runs.get('no-such-run')).toBeUndefined();
+      const out = await store.runs.create({
+        run,
+        attachments: [{ runId: run.id, fileName: 'a.txt', mimeType: 'text/plain', data: new Uint8Array([1, 2, 255]) }],
       });
-
-      it('returns copies: changing a returned run does not change the stored one', async () => {
-        const run = makeRun();
-        await store.runs.create({ run, attachments: [] });
-        const got = (await store.runs.get(run.id)) as RunRecord;
-        got.state = 'FAILED';
-        got.config.name = 'changed';
-        expect(await store.runs.get(run.id)).toEqual(run);
-      });
-
-      it('stores attachments with the run, scoped to its team', async () => {
-        const run = makeRun();
-        const data = new Uint8Array([0, 1, 2, 3, 254, 255]);
-        await store.runs.create({ run, attachments: [{ runId: run.id, fileName: 'x.bin', mimeType: 'application/octet-stream', data }] });
-        const a = await store.runs.getAttachment('team-1', run.id, 'x.bin');
-        expect(a?.mimeType).toBe('application/octet-stream');
-        expect([...(a?.data ?? [])]).toEqual([...data]);
-        expect(await store.runs.getAttachment('team-2', run.id, 'x.bin')).toBeUndefined();
-        expect(await store.runs.getAttachment('team-1', run.id, 'y.bin')).toBeUndefined();
-      });
+      expect(out.result).toEqual(run);
+      expect(await store.runs.get(run.id)).toEqual(run);
+      expect(await store.runs.get(run.id, 'team-1')).toEqual(run);
     });
 
-    describe('idempotent writes', () => {
-      describe('reservations (writes without a store transaction)', () => {
-        const hold = (key: string, o: { now?: string; expiresAt?: string; fingerprint?: string } = {}) =>
-          store.idempotency.reserve({
-            scope: 'team-1/user-1',
-            key,
-            fingerprint: o.fingerprint ?? 'fp-1',
-            now: o.now ?? at(0),
-            expiresAt: o.expiresAt ?? at(60),
-          });
-
-        it('one of 20 concurrent reservations of a key wins; the others see it held', async () => {
-          const outcomes = await Promise.all(Array.from({ length: 20 }, () => hold('r1')));
-          expect(outcomes.filter((o) => o.reserved)).toHaveLength(1);
-          for (const o of outcomes) if (!o.reserved) expect(o.existing).toMatchObject({ key: 'r1', status: 0, fingerprint: 'fp-1' });
-          // Held, not completed: get() does not answer with it.
-          expect(await store.idempotency.get('team-1/user-1', 'r1', at(1))).toBeUndefined();
-        });
-
-        it('complete records the response until its expiry; release drops only a held key', async () => {
-          expect(await hold('r2')).toEqual({ reserved: true });
-          await store.idempotency.complete('team-1/user-1', 'r2', { status: 201, body: { uid: 'f1', n: [1, 'x'] }, expiresAt: at(1000) });
-          expect(await store.idempotency.get('team-1/user-1', 'r2', at(500))).toMatchObject({
-            status: 201,
-            body: { uid: 'f1', n: [1, 'x'] },
-          });
-          await store.idempotency.release('team-1/user-1', 'r2');
-          expect(await store.idempotency.get('team-1/user-1', 'r2', at(500))).toMatchObject({ status: 201 });
-          const again = await hold('r2', { now: at(500), expiresAt: at(560) });
-          expect(again).toMatchObject({ reserved: false, existing: { status: 201 } });
-
-          expect(await hold('r3')).toEqual({ reserved: true });
-          await store.idempotency.release('team-1/user-1', 'r3');
-          expect(await hold('r3', { fingerprint: 'fp-2' })).toEqual({ reserved: true });
-        });
-
-        it('an expired hold (its holder died) is taken over', async () => {
-          expect(await hold('r4', { expiresAt: at(60) })).toEqual({ reserved: true });
-          expect(await hold('r4', { now: at(30), expiresAt: at(90) })).toMatchObject({ reserved: false });
-          expect(await hold('r4', { now: at(60), expiresAt: at(120), fingerprint: 'fp-3' })).toEqual({ reserved: true });
-        });
-      });
-
-      it('a repeated key replays the first response and writes nothing', async () => {
-        const first = makeRun();
-        const a = await store.runs.create({ run: first, attachments: [], idempotency: idem('k1') });
-        expect(a.result?.id).toBe(first.id);
-        const second = makeRun();
-        const b = await store.runs.create({ run: second, attachments: [], idempotency: idem('k1') });
-        expect(b.result).toBeUndefined();
-        expect(b.replayed).toMatchObject({ key: 'k1', fingerprint: 'fp-1', status: 200, body: { run_id: first.id, state: 'QUEUED' } });
-        expect(await store.runs.get(second.id)).toBeUndefined();
-        expect(await store.idempotency.get('team-1/user-1', 'k1', at(1))).toMatchObject({ body: { run_id: first.id } });
-      });
-
-      it('keys are per scope', async () => {
-        await store.runs.create({ run: makeRun(), attachments: [], idempotency: idem('k1') });
-        const other = await store.runs.create({
-          run: makeRun(),
-          attachments: [],
-          idempotency: idem('k1', { scope: 'team-1/user-2' }),
-        });
-        expect(other.result).toBeDefined();
-      });
-
-      it('an expired record counts as absent, and purgeExpired removes it', async () => {
-        await store.runs.create({ run: makeRun(), attachments: [], idempotency: idem('k1', { expiresAt: at(10) }) });
-        expect(await store.idempotency.get('team-1/user-1', 'k1', at(10))).toBeUndefined();
-        const later = await store.runs.create({
-          run: makeRun(),
-          attachments: [],
-          idempotency: idem('k1', { now: at(10), expiresAt: at(20) }),
-        });
-        expect(later.result).toBeDefined();
-        expect(await store.idempotency.purgeExpired(at(20))).toBe(1);
-        expect(await store.idempotency.purgeExpired(at(20))).toBe(0);
-      });
-
-      it('20 concurrent creates with one key make exactly one run', async () => {
-        const candidates = Array.from({ length: 20 }, () => makeRun());
-        const outcomes = await Promise.all(candidates.map((run) => store.runs.create({ run, attachments: [], idempotency: idem('race') })));
-        const created = outcomes.filter((o) => o.result);
-        expect(created).toHaveLength(1);
-        const winner = created[0]?.result?.id;
-        for (const o of outcomes.filter((o) => o.replayed)) expect(o.replayed?.body).toEqual({ run_id: winner, state: 'QUEUED' });
-        const stored = await Promise.all(candidates.map((r) => store.runs.get(r.id)));
-        expect(stored.filter(Boolean)).toHaveLength(1);
-      });
-
-      it('a transition carrying a used key is not applied', async () => {
-        const run = makeRun();
-        await store.runs.create({ run, attachments: [] });
-        const write = idem('cancel-1', { respond: (r) => ({ status: 200, body: r.id }) });
-        const first = await store.runs.transition({
-          runId: run.id,
-          expect: { state: 'QUEUED' },
-          patch: { state: 'CANCELLED' },
-          now: at(1),
-          idempotency: write,
-        });
-        expect(first.result?.applied).toBe(true);
-        const again = await store.runs.transition({
-          runId: run.id,
-          expect: { state: 'CANCELLED' },
-          patch: { state: 'QUEUED' },
-          now: at(2),
-          idempotency: write,
-        });
-        expect(again.replayed?.body).toBe(run.id);
-        expect((await store.runs.get(run.id))?.state).toBe('CANCELLED');
-      });
-
-      it('a transition that does not apply records no response for its key', async () => {
-        const run = makeRun({ state: 'SUCCEEDED' });
-        await store.runs.create({ run, attachments: [] });
-        const write = idem('k-miss');
-        const miss = await store.runs.transition({
-          runId: run.id,
-          expect: { state: 'QUEUED' },
-          patch: { state: 'CANCELLED' },
-          now: at(1),
-          idempotency: write,
-        });
-        expect(miss.result?.applied).toBe(false);
-        expect(await store.idempotency.get(write.scope, 'k-miss', at(2))).toBeUndefined();
-      });
+    it('hides a run from other teams', async () => {
+      const store = current();
+      const run = makeRun();
+      await store.runs.create({ run, attachments: [] });
+      expect(await store.runs.get(run.id, 'team-2')).toBeUndefined();
+      expect(await store.runs.get('no-such-run')).toBeUndefined();
     });
 
-    describe('runs.transition (compare-and-set)', () => {
-      it('applies the patch when the run is in the expected state and advances updatedAt', async () => {
-        const run = makeRun();
-        await store.runs.create({ run, attachments: [] });
-        const out = await store.runs.transition({
-          runId: run.id,
-          expect: { state: 'QUEUED' },
-          patch: { state: 'CANCELLED', statusMessage: { message: 'bye' } },
-          now: at(1000),
-        });
-        expect(out.result).toMatchObject({
-          applied: true,
-          run: { state: 'CANCELLED', statusMessage: { message: 'bye' }, updatedAt: at(1000) },
-        });
-        expect(await store.runs.get(run.id)).toMatchObject({ state: 'CANCELLED', updatedAt: at(1000), createdAt: run.createdAt });
-      });
-
-      it('refuses when the state differs, returning the run as it is', async () => {
-        const run = makeRun({ state: 'INPROGRESS' });
-        await store.runs.create({ run, attachments: [] });
-        const out = await store.runs.transition({ runId: run.id, expect: { state: 'QUEUED' }, patch: { state: 'CANCELLED' }, now: at(1) });
-        expect(out.result).toEqual({ applied: false, run });
-        expect(await store.runs.get(run.id)).toEqual(run);
-      });
-
-      it('refuses for an unknown run or another team', async () => {
-        const run = makeRun();
-        await store.runs.create({ run, attachments: [] });
-        const unknown = await store.runs.transition({
-          runId: 'nope',
-          expect: { state: 'QUEUED' },
-          patch: { state: 'CANCELLED' },
-          now: at(1),
-        });
-        expect(unknown.result).toEqual({ applied: false, run: undefined });
-        const other = await store.runs.transition({
-          runId: run.id,
-          teamUid: 'team-2',
-          expect: { state: 'QUEUED' },
-          patch: { state: 'CANCELLED' },
-          now: at(1),
-        });
-        expect(other.result).toEqual({ applied: false, run: undefined });
-        expect((await store.runs.get(run.id))?.state).toBe('QUEUED');
-      });
-
-      it('never moves updatedAt backwards', async () => {
-        const run = makeRun({ updatedAt: at(5000) });
-        await store.runs.create({ run, attachments: [] });
-        const out = await store.runs.transition({
-          runId: run.id,
-          expect: { state: 'QUEUED' },
-          patch: { state: 'CANCELLED' },
-          now: at(1000),
-        });
-        expect(out.result?.run?.updatedAt).toBe(at(5000));
-      });
-
-      it('null clears a field, undefined leaves it', async () => {
-        const run = makeRun({
-          state: 'INPROGRESS',
-          statusMessage: { message: 'old' },
-          sessionId: 's1',
-          lease: { workerId: 'w', expiresAt: at(10) },
-        });
-        await store.runs.create({ run, attachments: [] });
-        await store.runs.transition({
-          runId: run.id,
-          expect: { state: 'INPROGRESS' },
-          patch: { statusMessage: null, lease: null },
-          now: at(1),
-        });
-        expect(await store.runs.get(run.id)).toMatchObject({ statusMessage: null, lease: null, sessionId: 's1', state: 'INPROGRESS' });
-      });
-
-      it('checks the lease holder for worker writes', async () => {
-        const run = makeRun({ state: 'INPROGRESS', lease: { workerId: 'w1', expiresAt: at(10_000) } });
-        await store.runs.create({ run, attachments: [] });
-        const wrong = await store.runs.transition({
-          runId: run.id,
-          expect: { state: 'INPROGRESS', workerId: 'w2' },
-          patch: { state: 'SUCCEEDED' },
-          now: at(1),
-        });
-        expect(wrong.result?.applied).toBe(false);
-        const right = await store.runs.transition({
-          runId: run.id,
-          expect: { state: 'INPROGRESS', workerId: 'w1' },
-          patch: { state: 'SUCCEEDED', lease: null },
-          now: at(1),
-        });
-        expect(right.result?.applied).toBe(true);
-      });
-
-      it('leaseExpiredBy applies only to a lease that has expired', async () => {
-        const run = makeRun({ state: 'INPROGRESS', lease: { workerId: 'w1', expiresAt: at(100) } });
-        await store.runs.create({ run, attachments: [] });
-        const early = await store.runs.transition({
-          runId: run.id,
-          expect: { state: 'INPROGRESS', leaseExpiredBy: at(99) },
-          patch: { state: 'QUEUED', lease: null },
-          now: at(99),
-        });
-        expect(early.result?.applied).toBe(false);
-        const due = await store.runs.transition({
-          runId: run.id,
-          expect: { state: 'INPROGRESS', leaseExpiredBy: at(100) },
-          patch: { state: 'QUEUED', lease: null },
-          now: at(100),
-        });
-        expect(due.result?.applied).toBe(true);
-      });
-
-      it('appends a follow-up only when the transition applies', async () => {
-        const run = makeRun({ state: 'SUCCEEDED' });
-        await store.runs.create({ run, attachments: [] });
-        const f = (message: string, ms: number) => ({ id: newId(), runId: run.id, message, createdAt: at(ms), creatorUid: 'user-1' });
-        await store.runs.transition({
-          runId: run.id,
-          expect: { state: 'QUEUED' },
-          patch: { state: 'QUEUED' },
-          now: at(1),
-          followup: f('lost', 1),
-        });
-        await store.runs.transition({
-          runId: run.id,
-          expect: { state: 'SUCCEEDED' },
-          patch: { state: 'QUEUED' },
-          now: at(2),
-          followup: f('one', 2),
-        });
-        await store.runs.transition({ runId: run.id, expect: { state: 'QUEUED' }, patch: {}, now: at(3), followup: f('two', 3) });
-        expect((await store.runs.listFollowups(run.id)).map((x) => x.message)).toEqual(['one', 'two']);
-        expect(await store.runs.listFollowups('other')).toEqual([]);
-      });
-
-      it('of concurrent transitions from one state, exactly one applies', async () => {
-        const run = makeRun();
-        await store.runs.create({ run, attachments: [] });
-        const outs = await Promise.all(
-          Array.from({ length: 10 }, (_, i) =>
-            store.runs.transition({
-              runId: run.id,
-              expect: { state: 'QUEUED' },
-              patch: { state: 'CANCELLED', statusMessage: { message: `by ${i}` } },
-              now: at(i),
-            }),
-          ),
-        );
-        expect(outs.filter((o) => o.result?.applied)).toHaveLength(1);
-      });
+    it('returns copies: changing a returned run does not change the stored one', async () => {
+      const store = current();
+      const run = makeRun();
+      await store.runs.create({ run, attachments: [] });
+      const got = (await store.runs.get(run.id)) as RunRecord;
+      got.state = 'FAILED';
+      got.config.name = 'changed';
+      expect(await store.runs.get(run.id)).toEqual(run);
     });
 
-    describe('claiming and leases', () => {
-      it('claims the oldest queued run, sets the lease and counts the attempt', async () => {
-        const newer = makeRun({ createdAt: at(20), updatedAt: at(20) });
-        const older = makeRun({ createdAt: at(10), updatedAt: at(30) });
-        const running = makeRun({ createdAt: at(0), state: 'INPROGRESS' });
-        for (const run of [newer, older, running]) await store.runs.create({ run, attachments: [] });
-        const claimed = await store.runs.claimNext({ workerId: 'w1', now: at(100), leaseExpiresAt: at(30_100) });
-        expect(claimed).toMatchObject({
-          id: older.id,
-          state: 'CLAIMED',
-          attempts: 1,
-          lease: { workerId: 'w1', expiresAt: at(30_100) },
-          updatedAt: at(100),
-        });
-        expect(await store.runs.get(older.id)).toEqual(claimed);
-        expect((await store.runs.claimNext({ workerId: 'w1', now: at(101), leaseExpiresAt: at(30_101) }))?.id).toBe(newer.id);
-        expect(await store.runs.claimNext({ workerId: 'w1', now: at(102), leaseExpiresAt: at(30_102) })).toBeUndefined();
-      });
+    it('stores attachments with the run, scoped to its team', async () => {
+      const store = current();
+      const run = makeRun();
+      const data = new Uint8Array([0, 1, 2, 3, 254, 255]);
+      await store.runs.create({ run, attachments: [{ runId: run.id, fileName: 'x.bin', mimeType: 'application/octet-stream', data }] });
+      const a = await store.runs.getAttachment('team-1', run.id, 'x.bin');
+      expect(a?.mimeType).toBe('application/octet-stream');
+      expect([...(a?.data ?? [])]).toEqual([...data]);
+      expect(await store.runs.getAttachment('team-2', run.id, 'x.bin')).toBeUndefined();
+      expect(await store.runs.getAttachment('team-1', run.id, 'y.bin')).toBeUndefined();
+    });
+  });
 
-      it('concurrent claims never hand out one run twice', async () => {
-        const runs = Array.from({ length: 6 }, (_, i) => makeRun({ createdAt: at(i) }));
-        for (const run of runs) await store.runs.create({ run, attachments: [] });
-        const claims = await Promise.all(
-          Array.from({ length: 10 }, (_, i) => store.runs.claimNext({ workerId: `w${i}`, now: at(100), leaseExpiresAt: at(1000) })),
-        );
-        const ids = claims.filter(Boolean).map((r) => r?.id);
-        expect(ids).toHaveLength(6);
-        expect(new Set(ids).size).toBe(6);
+  describe('runs.transition (compare-and-set)', () => {
+    it('applies the patch when the run is in the expected state and advances updatedAt', async () => {
+      const store = current();
+      const run = makeRun();
+      await store.runs.create({ run, attachments: [] });
+      const out = await store.runs.transition({
+        runId: run.id,
+        expect: { state: 'QUEUED' },
+        patch: { state: 'CANCELLED', statusMessage: { message: 'bye' } },
+        now: at(1000),
       });
-
-      it('renews only the holder’s lease, leaves updatedAt, and reports the run as it is', async () => {
-        const run = makeRun();
-        await store.runs.create({ run, attachments: [] });
-        const claimed = await store.runs.claimNext({ workerId: 'w1', now: at(100), leaseExpiresAt: at(200) });
-        const renewed = await store.runs.renewLease({ runId: run.id, workerId: 'w1', now: at(150), leaseExpiresAt: at(300) });
-        expect(renewed).toMatchObject({ lease: { workerId: 'w1', expiresAt: at(300) }, updatedAt: claimed?.updatedAt });
-        const stranger = await store.runs.renewLease({ runId: run.id, workerId: 'w2', now: at(160), leaseExpiresAt: at(900) });
-        expect(stranger?.lease).toEqual({ workerId: 'w1', expiresAt: at(300) });
-        await store.runs.transition({
-          runId: run.id,
-          expect: { state: 'CLAIMED' },
-          patch: { state: 'CANCELLED', lease: null },
-          now: at(170),
-        });
-        const afterCancel = await store.runs.renewLease({ runId: run.id, workerId: 'w1', now: at(180), leaseExpiresAt: at(400) });
-        expect(afterCancel).toMatchObject({ state: 'CANCELLED', lease: null });
-        expect(await store.runs.renewLease({ runId: 'nope', workerId: 'w1', now: at(1), leaseExpiresAt: at(2) })).toBeUndefined();
+      expect(out.result).toMatchObject({
+        applied: true,
+        run: { state: 'CANCELLED', statusMessage: { message: 'bye' }, updatedAt: at(1000) },
       });
-
-      it('lists runs in leased states whose lease has expired', async () => {
-        const expired = makeRun({ state: 'INPROGRESS', lease: { workerId: 'w', expiresAt: at(50) } });
-        const blocked = makeRun({ state: 'BLOCKED', lease: { workerId: 'w', expiresAt: at(60) } });
-        const alive = makeRun({ state: 'INPROGRESS', lease: { workerId: 'w', expiresAt: at(500) } });
-        const done = makeRun({ state: 'SUCCEEDED', lease: null });
-        for (const run of [expired, blocked, alive, done]) await store.runs.create({ run, attachments: [] });
-        expect((await store.runs.listExpiredLeases(at(100), 10)).map((r) => r.id)).toEqual([expired.id, blocked.id]);
-        expect(await store.runs.listExpiredLeases(at(100), 1)).toHaveLength(1);
-      });
+      expect(await store.runs.get(run.id)).toMatchObject({ state: 'CANCELLED', updatedAt: at(1000), createdAt: run.createdAt });
     });
 
-    describe('runs.list', () => {
-      const states: RunState[] = [...RUN_STATES];
-      const arbRun = fc.record({
-        team: fc.constantFrom('team-1', 'team-1', 'team-2'),
-        state: fc.constantFrom(...states),
-        created: fc.integer({ min: 0, max: 40 }),
-        updatedDelta: fc.integer({ min: 0, max: 40 }),
-        name: fc.constantFrom('alpha', 'beta', undefined),
-        model: fc.constantFrom('m1', 'm2', undefined),
-        creator: fc.constantFrom('user-1', 'user-2'),
-        source: fc.constantFrom('API', 'CLI', 'WEBHOOK'),
-        env: fc.constantFrom('env-1', undefined),
-        // Text orders compare by code point: U+FF21 sorts before U+1F600 there, after it in UTF-16.
-        skill: fc.constantFrom('o/r:deploy', 'a/b:x', '\u{1F600}/s', '\uFF21/s', undefined),
-        title: fc.constantFrom('Fix Bug', 'deploy app', 'Refactor', 'Émile', '\u{1F600} smile', '\uFF21 wide', 'fix bug'),
-        prompt: fc.constantFrom('please fix the BUG', 'ship it', '100% done_ok'),
-        factory: fc.constantFrom('f1', null),
-        automation: fc.constantFrom('a1', 'a2', null),
-      });
-      const toRecord = (
-        r: fc.Arbitrary<unknown> extends never ? never : typeof arbRun extends fc.Arbitrary<infer T> ? T : never,
-      ): RunRecord =>
-        makeRun({
-          teamUid: r.team,
-          state: r.state,
-          createdAt: at(r.created * 1000),
-          updatedAt: at((r.created + r.updatedDelta) * 1000),
-          title: r.title,
-          prompt: r.prompt,
-          creator: { type: 'user', uid: r.creator },
-          source: r.source as RunRecord['source'],
-          config: {
-            ...(r.name !== undefined ? { name: r.name } : {}),
-            ...(r.model !== undefined ? { model_id: r.model } : {}),
-            ...(r.env !== undefined ? { environment_id: r.env } : {}),
-            ...(r.skill !== undefined ? { skill_spec: r.skill } : {}),
-          },
-          factoryUid: r.factory,
-          trigger: r.automation === null ? null : { factory_uid: 'f1', automation_id: r.automation, webhook_uid: 'w', delivery_id: 'd' },
-        });
-      const arbFilter: fc.Arbitrary<RunFilter> = fc.record(
-        {
-          states: fc.subarray(states, { minLength: 1, maxLength: 3 }),
-          name: fc.constantFrom('alpha', 'beta', 'gamma'),
-          modelId: fc.constantFrom('m1', 'm2'),
-          creatorUid: fc.constantFrom('user-1', 'user-2'),
-          source: fc.constantFrom(...RUN_SOURCES.slice(0, 3)),
-          createdAfter: fc.integer({ min: 0, max: 40 }).map((s) => at(s * 1000)),
-          createdBefore: fc.integer({ min: 0, max: 40 }).map((s) => at(s * 1000)),
-          updatedAfter: fc.integer({ min: 0, max: 80 }).map((s) => at(s * 1000)),
-          environmentId: fc.constantFrom('env-1', 'env-2'),
-          skillSpec: fc.constantFrom('o/r:deploy'),
-          q: fc.constantFrom('bug', 'DEPLOY', '%', '_', 'fix the', 'o/r'),
-          factoryUid: fc.constantFrom('f1', 'f2'),
-          automationId: fc.constantFrom('a1', 'a2'),
-        },
-        { requiredKeys: [] },
-      );
+    it('refuses when the state differs, returning the run as it is', async () => {
+      const store = current();
+      const run = makeRun({ state: 'INPROGRESS' });
+      await store.runs.create({ run, attachments: [] });
+      const out = await store.runs.transition({ runId: run.id, expect: { state: 'QUEUED' }, patch: { state: 'CANCELLED' }, now: at(1) });
+      expect(out.result).toEqual({ applied: false, run });
+      expect(await store.runs.get(run.id)).toEqual(run);
+    });
 
-      it('agrees with the reference semantics for any filter, order, position and page size', async () => {
-        await fc.assert(
-          fc.asyncProperty(
-            fc.array(arbRun, { minLength: 0, maxLength: 25 }),
-            arbFilter,
-            fc.constantFrom(...RUN_SORT_KEYS),
-            fc.constantFrom('asc', 'desc'),
-            fc.integer({ min: 1, max: 30 }),
-            fc.option(fc.integer({ min: 0, max: 80 })),
-            fc.option(fc.integer({ min: 0, max: 80 })),
-            async (raw, filter, sortBy, order, limit, afterAt, asOfAt) => {
-              const s = await options.create();
-              try {
-                const runs = raw.map(toRecord);
-                for (const run of runs) await s.runs.create({ run, attachments: [] });
-                const pivot = runs[0];
-                const query: RunListQuery = { teamUid: 'team-1', filter, sortBy, order, limit };
-                if (afterAt !== null && pivot) {
-                  // Timestamp orders: any instant; text orders: some run's value (or no skill).
-                  const other = runs[afterAt % runs.length] as RunRecord;
-                  const value =
-                    sortBy === 'updated_at' || sortBy === 'created_at'
-                      ? at(afterAt * 1000)
-                      : afterAt % 5 === 0
-                        ? null
-                        : sortValue(other, sortBy);
-                  query.after = { value: sortBy === 'title' ? (value ?? 'M') : value, id: pivot.id };
-                }
-                if (asOfAt !== null) query.asOf = at(asOfAt * 1000);
-                const expected = runs
-                  .filter(
-                    (r) =>
-                      r.teamUid === 'team-1' &&
-                      (query.asOf === undefined || sortBy !== 'updated_at' || r.updatedAt <= query.asOf) &&
-                      isAfterPosition(r, query) &&
-                      matchesRunFilter(r, filter),
-                  )
-                  .sort(compareRuns(sortBy, order))
-                  .slice(0, limit)
-                  .map((r) => r.id);
-                const got = (await s.runs.list(query)).map((r) => r.id);
-                expect(got).toEqual(expected);
-              } finally {
-                await (options.destroy ? options.destroy(s) : s.close?.());
-              }
-            },
-          ),
-          { numRuns: options.listCases ?? 25 },
-        );
+    it('refuses for an unknown run or another team', async () => {
+      const store = current();
+      const run = makeRun();
+      await store.runs.create({ run, attachments: [] });
+      const unknown = await store.runs.transition({
+        runId: 'nope',
+        expect: { state: 'QUEUED' },
+        patch: { state: 'CANCELLED' },
+        now: at(1),
       });
+      expect(unknown.result).toEqual({ applied: false, run: undefined });
+      const other = await store.runs.transition({
+        runId: run.id,
+        teamUid: 'team-2',
+        expect: { state: 'QUEUED' },
+        patch: { state: 'CANCELLED' },
+        now: at(1),
+      });
+      expect(other.result).toEqual({ applied: false, run: undefined });
+      expect((await store.runs.get(run.id))?.state).toBe('QUEUED');
+    });
 
-      it('walking pages by keyset visits every run once, in order', async () => {
-        const runs = Array.from({ length: 23 }, (_, i) =>
-          makeRun({
-            createdAt: at(Math.floor(i / 3) * 1000),
-            updatedAt: at(Math.floor(i / 4) * 1000),
-            // Ties on title and skill, and runs without a skill (last in either order for `agent`).
-            title: ['b', 'a', '\u{1F600}', '\uFF21'][i % 4] as string,
-            config: i % 3 === 0 ? {} : { skill_spec: ['s/x:1', 's/a:2'][i % 2] as string },
+    it('never moves updatedAt backwards', async () => {
+      const store = current();
+      const run = makeRun({ updatedAt: at(5000) });
+      await store.runs.create({ run, attachments: [] });
+      const out = await store.runs.transition({
+        runId: run.id,
+        expect: { state: 'QUEUED' },
+        patch: { state: 'CANCELLED' },
+        now: at(1000),
+      });
+      expect(out.result?.run?.updatedAt).toBe(at(5000));
+    });
+
+    it('null clears a field, undefined leaves it', async () => {
+      const store = current();
+      const run = makeRun({
+        state: 'INPROGRESS',
+        statusMessage: { message: 'old' },
+        sessionId: 's1',
+        lease: { workerId: 'w', expiresAt: at(10) },
+      });
+      await store.runs.create({ run, attachments: [] });
+      await store.runs.transition({
+        runId: run.id,
+        expect: { state: 'INPROGRESS' },
+        patch: { statusMessage: null, lease: null },
+        now: at(1),
+      });
+      expect(await store.runs.get(run.id)).toMatchObject({ statusMessage: null, lease: null, sessionId: 's1', state: 'INPROGRESS' });
+    });
+
+    it('checks the lease holder for worker writes', async () => {
+      const store = current();
+      const run = makeRun({ state: 'INPROGRESS', lease: { workerId: 'w1', expiresAt: at(10_000) } });
+      await store.runs.create({ run, attachments: [] });
+      const wrong = await store.runs.transition({
+        runId: run.id,
+        expect: { state: 'INPROGRESS', workerId: 'w2' },
+        patch: { state: 'SUCCEEDED' },
+        now: at(1),
+      });
+      expect(wrong.result?.applied).toBe(false);
+      const right = await store.runs.transition({
+        runId: run.id,
+        expect: { state: 'INPROGRESS', workerId: 'w1' },
+        patch: { state: 'SUCCEEDED', lease: null },
+        now: at(1),
+      });
+      expect(right.result?.applied).toBe(true);
+    });
+
+    it('leaseExpiredBy applies only to a lease that has expired', async () => {
+      const store = current();
+      const run = makeRun({ state: 'INPROGRESS', lease: { workerId: 'w1', expiresAt: at(100) } });
+      await store.runs.create({ run, attachments: [] });
+      const early = await store.runs.transition({
+        runId: run.id,
+        expect: { state: 'INPROGRESS', leaseExpiredBy: at(99) },
+        patch: { state: 'QUEUED', lease: null },
+        now: at(99),
+      });
+      expect(early.result?.applied).toBe(false);
+      const due = await store.runs.transition({
+        runId: run.id,
+        expect: { state: 'INPROGRESS', leaseExpiredBy: at(100) },
+        patch: { state: 'QUEUED', lease: null },
+        now: at(100),
+      });
+      expect(due.result?.applied).toBe(true);
+    });
+
+    it('appends a follow-up only when the transition applies', async () => {
+      const store = current();
+      const run = makeRun({ state: 'SUCCEEDED' });
+      await store.runs.create({ run, attachments: [] });
+      const f = (message: string, ms: number) => ({ id: newId(), runId: run.id, message, createdAt: at(ms), creatorUid: 'user-1' });
+      await store.runs.transition({
+        runId: run.id,
+        expect: { state: 'QUEUED' },
+        patch: { state: 'QUEUED' },
+        now: at(1),
+        followup: f('lost', 1),
+      });
+      await store.runs.transition({
+        runId: run.id,
+        expect: { state: 'SUCCEEDED' },
+        patch: { state: 'QUEUED' },
+        now: at(2),
+        followup: f('one', 2),
+      });
+      await store.runs.transition({ runId: run.id, expect: { state: 'QUEUED' }, patch: {}, now: at(3), followup: f('two', 3) });
+      expect((await store.runs.listFollowups(run.id)).map((x) => x.message)).toEqual(['one', 'two']);
+      expect(await store.runs.listFollowups('other')).toEqual([]);
+    });
+
+    it('of concurrent transitions from one state, exactly one applies', async () => {
+      const store = current();
+      const run = makeRun();
+      await store.runs.create({ run, attachments: [] });
+      const outs = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          store.runs.transition({
+            runId: run.id,
+            expect: { state: 'QUEUED' },
+            patch: { state: 'CANCELLED', statusMessage: { message: `by ${i}` } },
+            now: at(i),
           }),
-        );
-        for (const run of runs) await store.runs.create({ run, attachments: [] });
-        for (const sortBy of RUN_SORT_KEYS) {
-          for (const order of ['asc', 'desc'] as const) {
-            const seen: RunRecord[] = [];
-            let after: RunListQuery['after'];
-            for (let page = 0; page < 10; page++) {
-              const rows = await store.runs.list({ teamUid: 'team-1', filter: {}, sortBy, order, limit: 5, ...(after ? { after } : {}) });
-              seen.push(...rows);
-              const last = rows.at(-1);
-              if (!last || rows.length < 5) break;
-              after = { value: sortValue(last, sortBy), id: last.id };
-            }
-            expect(seen.map((r) => r.id)).toEqual([...runs].sort(compareRuns(sortBy, order)).map((r) => r.id));
-          }
-        }
-      });
+        ),
+      );
+      expect(outs.filter((o) => o.result?.applied)).toHaveLength(1);
+    });
+  });
 
-      it('treats LIKE wildcards in q literally', async () => {
-        const plain = makeRun({ title: 'abc', prompt: 'nothing' });
-        const literal = makeRun({ title: '50% off_now', prompt: 'x' });
-        for (const run of [plain, literal]) await store.runs.create({ run, attachments: [] });
-        const list = async (q: string) =>
-          (await store.runs.list({ teamUid: 'team-1', filter: { q }, sortBy: 'created_at', order: 'asc', limit: 10 })).map((r) => r.id);
-        expect(await list('%')).toEqual([literal.id]);
-        expect(await list('_')).toEqual([literal.id]);
-        expect(await list('ABC')).toEqual([plain.id]);
+  describe('claiming and leases', () => {
+    it('claims the oldest queued run, sets the lease and counts the attempt', async () => {
+      const store = current();
+      const newer = makeRun({ createdAt: at(20), updatedAt: at(20) });
+      const older = makeRun({ createdAt: at(10), updatedAt: at(30) });
+      const running = makeRun({ createdAt: at(0), state: 'INPROGRESS' });
+      for (const run of [newer, older, running]) await store.runs.create({ run, attachments: [] });
+      const claimed = await store.runs.claimNext({ workerId: 'w1', now: at(100), leaseExpiresAt: at(30_100) });
+      expect(claimed).toMatchObject({
+        id: older.id,
+        state: 'CLAIMED',
+        attempts: 1,
+        lease: { workerId: 'w1', expiresAt: at(30_100) },
+        updatedAt: at(100),
       });
+      expect(await store.runs.get(older.id)).toEqual(claimed);
+      expect((await store.runs.claimNext({ workerId: 'w1', now: at(101), leaseExpiresAt: at(30_101) }))?.id).toBe(newer.id);
+      expect(await store.runs.claimNext({ workerId: 'w1', now: at(102), leaseExpiresAt: at(30_102) })).toBeUndefined();
     });
 
-    describeControlPlaneConformance(() => store);
-    describeIngressConformance(() => store);
+    it('concurrent claims never hand out one run twice', async () => {
+      const store = current();
+      const runs = Array.from({ length: 6 }, (_, i) => makeRun({ createdAt: at(i) }));
+      for (const run of runs) await store.runs.create({ run, attachments: [] });
+      const claims = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => store.runs.claimNext({ workerId: `w${i}`, now: at(100), leaseExpiresAt: at(1000) })),
+      );
+      const ids = claims.filter(Boolean).map((r) => r?.id);
+      expect(ids).toHaveLength(6);
+      expect(new Set(ids).size).toBe(6);
+    });
 
-    describe('API keys', () => {
-      it('finds a principal by key hash and refuses a duplicate hash', async () => {
-        const principal = { type: 'service_account' as const, uid: 'sa-1', team_uid: 'team-1', permissions: ['manage_factory'] };
-        await store.apiKeys.create({ hash: 'a'.repeat(64), prefix: 'ar_abcde', principal, createdAt: at(0) });
-        expect(await store.apiKeys.findByHash('a'.repeat(64))).toEqual({
-          hash: 'a'.repeat(64),
-          prefix: 'ar_abcde',
-          principal,
-          createdAt: at(0),
-        });
-        expect(await store.apiKeys.findByHash('b'.repeat(64))).toBeUndefined();
-        await expect(store.apiKeys.create({ hash: 'a'.repeat(64), prefix: 'x', principal, createdAt: at(0) })).rejects.toThrow();
+    it('renews only the holder’s lease, leaves updatedAt, and reports the run as it is', async () => {
+      const store = current();
+      const run = makeRun();
+      await store.runs.create({ run, attachments: [] });
+      const claimed = await store.runs.claimNext({ workerId: 'w1', now: at(100), leaseExpiresAt: at(200) });
+      const renewed = await store.runs.renewLease({ runId: run.id, workerId: 'w1', now: at(150), leaseExpiresAt: at(300) });
+      expect(renewed).toMatchObject({ lease: { workerId: 'w1', expiresAt: at(300) }, updatedAt: claimed?.updatedAt });
+      const stranger = await store.runs.renewLease({ runId: run.id, workerId: 'w2', now: at(160), leaseExpiresAt: at(900) });
+      expect(stranger?.lease).toEqual({ workerId: 'w1', expiresAt: at(300) });
+      await store.runs.transition({
+        runId: run.id,
+        expect: { state: 'CLAIMED' },
+        patch: { state: 'CANCELLED', lease: null },
+        now: at(170),
       });
+      const afterCancel = await store.runs.renewLease({ runId: run.id, workerId: 'w1', now: at(180), leaseExpiresAt: at(400) });
+      expect(afterCancel).toMatchObject({ state: 'CANCELLED', lease: null });
+      expect(await store.runs.renewLease({ runId: 'nope', workerId: 'w1', now: at(1), leaseExpiresAt: at(2) })).toBeUndefined();
+    });
+
+    it('lists runs in leased states whose lease has expired', async () => {
+      const store = current();
+      const expired = makeRun({ state: 'INPROGRESS', lease: { workerId: 'w', expiresAt: at(50) } });
+      const blocked = makeRun({ state: 'BLOCKED', lease: { workerId: 'w', expiresAt: at(60) } });
+      const alive = makeRun({ state: 'INPROGRESS', lease: { workerId: 'w', expiresAt: at(500) } });
+      const done = makeRun({ state: 'SUCCEEDED', lease: null });
+      for (const run of [expired, blocked, alive, done]) await store.runs.create({ run, attachments: [] });
+      expect((await store.runs.listExpiredLeases(at(100), 10)).map((r) => r.id)).toEqual([expired.id, blocked.id]);
+      expect(await store.runs.listExpiredLeases(at(100), 1)).toHaveLength(1);
+    });
+  });
+
+  describe('runs.list', () => {
+    const states: RunState[] = [...RUN_STATES];
+    const arbRun = fc.record({
+      team: fc.constantFrom('team-1', 'team-1', 'team-2'),
+      state: fc.constantFrom(...states),
+      created: fc.integer({ min: 0, max: 40 }),
+      updatedDelta: fc.integer({ min: 0, max: 40 }),
+      name: fc.constantFrom('alpha', 'beta', undefined),
+      model: fc.constantFrom('m1', 'm2', undefined),
+      creator: fc.constantFrom('user-1', 'user-2'),
+      source: fc.constantFrom('API', 'CLI', 'WEBHOOK'),
+      env: fc.constantFrom('env-1', undefined),
+      // Text orders compare by code point: U+FF21 sorts before U+1F600 there, after it in UTF-16.
+      skill: fc.constantFrom('o/r:deploy', 'a/b:x', '\u{1F600}/s', '\uFF21/s', undefined),
+      title: fc.constantFrom('Fix Bug', 'deploy app', 'Refactor', 'Émile', '\u{1F600} smile', '\uFF21 wide', 'fix bug'),
+      prompt: fc.constantFrom('please fix the BUG', 'ship it', '100% done_ok'),
+      factory: fc.constantFrom('f1', null),
+      automation: fc.constantFrom('a1', 'a2', null),
+    });
+    const toRecord = (
+      r: fc.Arbitrary<unknown> extends never ? never : typeof arbRun extends fc.Arbitrary<infer T> ? T : never,
+    ): RunRecord =>
+      makeRun({
+        teamUid: r.team,
+        state: r.state,
+        createdAt: at(r.created * 1000),
+        updatedAt: at((r.created + r.updatedDelta) * 1000),
+        title: r.title,
+        prompt: r.prompt,
+        creator: { type: 'user', uid: r.creator },
+        source: r.source as RunRecord['source'],
+        config: {
+          ...(r.name !== undefined ? { name: r.name } : {}),
+          ...(r.model !== undefined ? { model_id: r.model } : {}),
+          ...(r.env !== undefined ? { environment_id: r.env } : {}),
+          ...(r.skill !== undefined ? { skill_spec: r.skill } : {}),
+        },
+        factoryUid: r.factory,
+        trigger: r.automation === null ? null : { factory_uid: 'f1', automation_id: r.automation, webhook_uid: 'w', delivery_id: 'd' },
+      });
+    const arbFilter: fc.Arbitrary<RunFilter> = fc.record(
+      {
+        states: fc.subarray(states, { minLength: 1, maxLength: 3 }),
+        name: fc.constantFrom('alpha', 'beta', 'gamma'),
+        modelId: fc.constantFrom('m1', 'm2'),
+        creatorUid: fc.constantFrom('user-1', 'user-2'),
+        source: fc.constantFrom(...RUN_SOURCES.slice(0, 3)),
+        createdAfter: fc.integer({ min: 0, max: 40 }).map((s) => at(s * 1000)),
+        createdBefore: fc.integer({ min: 0, max: 40 }).map((s) => at(s * 1000)),
+        updatedAfter: fc.integer({ min: 0, max: 80 }).map((s) => at(s * 1000)),
+        environmentId: fc.constantFrom('env-1', 'env-2'),
+        skillSpec: fc.constantFrom('o/r:deploy'),
+        q: fc.constantFrom('bug', 'DEPLOY', '%', '_', 'fix the', 'o/r'),
+        factoryUid: fc.constantFrom('f1', 'f2'),
+        automationId: fc.constantFrom('a1', 'a2'),
+      },
+      { requiredKeys: [] },
+    );
+
+    it('agrees with the reference semantics for any filter, order, position and page size', async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(arbRun, { minLength: 0, maxLength: 25 }),
+          arbFilter,
+          fc.constantFrom(...RUN_SORT_KEYS),
+          fc.constantFrom('asc', 'desc'),
+          fc.integer({ min: 1, max: 30 }),
+          fc.option(fc.integer({ min: 0, max: 80 })),
+          fc.option(fc.integer({ min: 0, max: 80 })),
+          async (raw, filter, sortBy, order, limit, afterAt, asOfAt) => {
+            const s = await options.create();
+            try {
+              const runs = raw.map(toRecord);
+              for (const run of runs) await s.runs.create({ run, attachments: [] });
+              const pivot = runs[0];
+              const query: RunListQuery = { teamUid: 'team-1', filter, sortBy, order, limit };
+              if (afterAt !== null && pivot) {
+                // Timestamp orders: any instant; text orders: some run's value (or no skill).
+                const other = runs[afterAt % runs.length] as RunRecord;
+                const value =
+                  sortBy === 'updated_at' || sortBy === 'created_at'
+                    ? at(afterAt * 1000)
+                    : afterAt % 5 === 0
+                      ? null
+                      : sortValue(other, sortBy);
+                query.after = { value: sortBy === 'title' ? (value ?? 'M') : value, id: pivot.id };
+              }
+              if (asOfAt !== null) query.asOf = at(asOfAt * 1000);
+              const expected = runs
+                .filter(
+                  (r) =>
+                    r.teamUid === 'team-1' &&
+                    (query.asOf === undefined || sortBy !== 'updated_at' || r.updatedAt <= query.asOf) &&
+                    isAfterPosition(r, query) &&
+                    matchesRunFilter(r, filter),
+                )
+                .sort(compareRuns(sortBy, order))
+                .slice(0, limit)
+                .map((r) => r.id);
+              const got = (await s.runs.list(query)).map((r) => r.id);
+              expect(got).toEqual(expected);
+            } finally {
+              await (options.destroy ? options.destroy(s) : s.close?.());
+            }
+          },
+        ),
+        { numRuns: options.listCases ?? 25 },
+      );
+    });
+
+    it('walking pages by keyset visits every run once, in order', async () => {
+      const store = current();
+      const runs = Array.from({ length: 23 }, (_, i) =>
+        makeRun({
+          createdAt: at(Math.floor(i / 3) * 1000),
+          updatedAt: at(Math.floor(i / 4) * 1000),
+          // Ties on title and skill, and runs without a skill (last in either order for `agent`).
+          title: ['b', 'a', '\u{1F600}', '\uFF21'][i % 4] as string,
+          config: i % 3 === 0 ? {} : { skill_spec: ['s/x:1', 's/a:2'][i % 2] as string },
+        }),
+      );
+      for (const run of runs) await store.runs.create({ run, attachments: [] });
+      for (const sortBy of RUN_SORT_KEYS) {
+        for (const order of ['asc', 'desc'] as const) {
+          const seen: RunRecord[] = [];
+          let after: RunListQuery['after'];
+          for (let page = 0; page < 10; page++) {
+            const rows = await store.runs.list({ teamUid: 'team-1', filter: {}, sortBy, order, limit: 5, ...(after ? { after } : {}) });
+            seen.push(...rows);
+            const last = rows.at(-1);
+            if (!last || rows.length < 5) break;
+            after = { value: sortValue(last, sortBy), id: last.id };
+          }
+          expect(seen.map((r) => r.id)).toEqual([...runs].sort(compareRuns(sortBy, order)).map((r) => r.id));
+        }
+      }
+    });
+
+    it('treats LIKE wildcards in q literally', async () => {
+      const store = current();
+      const plain = makeRun({ title: 'abc', prompt: 'nothing' });
+      const literal = makeRun({ title: '50% off_now', prompt: 'x' });
+      for (const run of [plain, literal]) await store.runs.create({ run, attachments: [] });
+      const list = async (q: string) =>
+        (await store.runs.list({ teamUid: 'team-1', filter: { q }, sortBy: 'created_at', order: 'asc', limit: 10 })).map((r) => r.id);
+      expect(await list('%')).toEqual([literal.id]);
+      expect(await list('_')).toEqual([literal.id]);
+      expect(await list('ABC')).toEqual([plain.id]);
     });
   });
 }
