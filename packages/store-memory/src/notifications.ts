@@ -1,4 +1,34 @@
-import type { Notification, RunState } from '@agentrun/core';
+import type { Notification, Notifications, RunState } from '@agentrun/core';
+import { createNotificationHub } from '@agentrun/core/store';
+
+/** What one run write changed, as the run store tells it (see `runWriteNotifications`). */
+export interface RunWrite {
+  runId: string;
+  before: RunState | undefined;
+  after: RunState;
+  followupId?: string | undefined;
+}
+
+/**
+ * The memory store's `notifications`: in process, published by its own writes once they are done
+ * (each is synchronous, so "done" is "committed"); the hub delivers them in a later microtask, and
+ * an exception a listener throws goes to `onError`. `published` is for the run store, `clear` for
+ * the store's `close()`; neither is part of the Store.
+ */
+export function createMemoryNotifications(onError: ((error: unknown) => void) | undefined): {
+  notifications: Notifications;
+  published(write: RunWrite): void;
+  clear(): void;
+} {
+  const hub = createNotificationHub(onError);
+  return {
+    notifications: { listen: (listener) => hub.listen(listener) },
+    published(write) {
+      for (const n of runWriteNotifications(write)) hub.publish(n);
+    },
+    clear: () => hub.clear(),
+  };
+}
 
 /**
  * The notifications one run write publishes (docs/stores.md, "Notifications"), the same rule the
@@ -7,12 +37,7 @@ import type { Notification, RunState } from '@agentrun/core';
  * the new state is `QUEUED`; a follow-up added is `run.followup`, after the change it came with.
  * A write that leaves the state as it was (a heartbeat, a progress report) publishes nothing.
  */
-export function runWriteNotifications(write: {
-  runId: string;
-  before: RunState | undefined;
-  after: RunState;
-  followupId?: string | undefined;
-}): Notification[] {
+export function runWriteNotifications(write: RunWrite): Notification[] {
   const { runId, before, after } = write;
   const out: Notification[] = [];
   if (before === undefined) out.push(after === 'QUEUED' ? { type: 'run.queued', runId } : { type: 'run.changed', runId, state: after });

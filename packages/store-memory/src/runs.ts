@@ -1,0 +1,155 @@
+import type {
+  AttachmentRecord,
+  ClaimRunInput,
+  CreateRunInput,
+  FollowupRecord,
+  RenewLeaseInput,
+  RunListQuery,
+  RunRecord,
+  RunStore,
+  TransitionOutcome,
+  TransitionRunInput,
+} from '@agentrun/core/store';
+import { compareRuns, isAfterPosition, LEASED_STATES, matchesRunFilter, nextUpdatedAt } from '@agentrun/core/store';
+import { copy as clone } from './copy.js';
+import type { WithIdempotency } from './idempotency.js';
+import type { RunWrite } from './notifications.js';
+
+/**
+ * Runs, their follow-ups and attachments in memory; each operation is synchronous, so atomic.
+ * Writes go through `withIdempotency` (idempotency.ts) and tell `published` what they changed
+ * (notifications.ts). `insertRun` is for the memory ingress, not part of the Store: the runs of an
+ * accepted delivery, written in the delivery's own synchronous step.
+ */
+export function createMemoryRuns(
+  withIdempotency: WithIdempotency,
+  published: (write: RunWrite) => void,
+): {
+  runs: RunStore;
+  insertRun(input: CreateRunInput, copyBytes: (bytes: Uint8Array) => Uint8Array): void;
+} {
+  const runs = new Map<string, RunRecord>();
+  const followups = new Map<string, FollowupRecord[]>();
+  /** A run's attachments, by run id (written once, with the run). */
+  const attachments = new Map<string, AttachmentRecord[]>();
+
+  const runStore: RunStore = {
+    async create(input: CreateRunInput) {
+      return withIdempotency(
+        input.idempotency,
+        () => {
+          if (runs.has(input.run.id)) throw new Error(`run ${input.run.id} already exists`);
+          runs.set(input.run.id, clone(input.run));
+          if (input.attachments.length > 0) attachments.set(input.run.id, input.attachments.map(clone));
+          published({ runId: input.run.id, before: undefined, after: input.run.state });
+          return clone(input.run);
+        },
+        (run) => run,
+      );
+    },
+
+    async get(runId, teamUid) {
+      const run = runs.get(runId);
+      return run && (teamUid === undefined || run.teamUid === teamUid) ? clone(run) : undefined;
+    },
+
+    async list(query: RunListQuery) {
+      const out: RunRecord[] = [];
+      for (const run of runs.values()) {
+        if (run.teamUid !== query.teamUid) continue;
+        if (query.asOf !== undefined && query.sortBy === 'updated_at' && run.updatedAt > query.asOf) continue;
+        if (!isAfterPosition(run, query)) continue;
+        if (matchesRunFilter(run, query.filter)) out.push(run);
+      }
+      return out.sort(compareRuns(query.sortBy, query.order)).slice(0, query.limit).map(clone);
+    },
+
+    async transition(input: TransitionRunInput) {
+      return withIdempotency(
+        input.idempotency,
+        (): TransitionOutcome => {
+          const run = runs.get(input.runId);
+          if (!run || (input.teamUid !== undefined && run.teamUid !== input.teamUid)) return { applied: false, run: undefined };
+          const { expect } = input;
+          const leaseOk =
+            (expect.workerId === undefined || run.lease?.workerId === expect.workerId) &&
+            (expect.leaseExpiredBy === undefined || (run.lease !== null && run.lease.expiresAt <= expect.leaseExpiredBy));
+          if (run.state !== expect.state || !leaseOk) return { applied: false, run: clone(run) };
+          const before = run.state;
+          const patch = clone(input.patch);
+          Object.assign(run, definedOnly(patch));
+          run.updatedAt = nextUpdatedAt(run.updatedAt, input.now);
+          if (input.followup) {
+            const list = followups.get(run.id) ?? [];
+            list.push(clone(input.followup));
+            followups.set(run.id, list);
+          }
+          published({ runId: run.id, before, after: run.state, followupId: input.followup?.id });
+          return { applied: true, run: clone(run) };
+        },
+        (outcome) => (outcome.applied ? outcome.run : undefined),
+      );
+    },
+
+    async claimNext(input: ClaimRunInput) {
+      let next: RunRecord | undefined;
+      for (const run of runs.values()) {
+        if (run.state !== 'QUEUED') continue;
+        if (!next || run.createdAt < next.createdAt || (run.createdAt === next.createdAt && run.id < next.id)) next = run;
+      }
+      if (!next) return undefined;
+      next.state = 'CLAIMED';
+      next.attempts += 1;
+      next.lease = { workerId: input.workerId, expiresAt: input.leaseExpiresAt };
+      next.updatedAt = nextUpdatedAt(next.updatedAt, input.now);
+      published({ runId: next.id, before: 'QUEUED', after: 'CLAIMED' });
+      return clone(next);
+    },
+
+    async renewLease(input: RenewLeaseInput) {
+      const run = runs.get(input.runId);
+      if (!run) return undefined;
+      if (LEASED_STATES.has(run.state) && run.lease?.workerId === input.workerId) {
+        run.lease = { workerId: input.workerId, expiresAt: input.leaseExpiresAt };
+      }
+      return clone(run);
+    },
+
+    async listExpiredLeases(now, limit) {
+      return [...runs.values()]
+        .filter((r) => LEASED_STATES.has(r.state) && r.lease !== null && r.lease.expiresAt <= now)
+        .sort((a, b) => (a.lease?.expiresAt ?? '').localeCompare(b.lease?.expiresAt ?? '') || a.id.localeCompare(b.id))
+        .slice(0, limit)
+        .map(clone);
+    },
+
+    async listFollowups(runId) {
+      return (followups.get(runId) ?? []).map(clone);
+    },
+
+    async getAttachment(teamUid, runId, fileName) {
+      const run = runs.get(runId);
+      if (!run || run.teamUid !== teamUid) return undefined;
+      const a = attachments.get(runId)?.find((x) => x.fileName === fileName);
+      return a ? clone(a) : undefined;
+    },
+  };
+
+  // AttachmentRecord is flat but for its bytes, which the ingress copies (once per delivery).
+  const insertRun = (input: CreateRunInput, copyBytes: (bytes: Uint8Array) => Uint8Array) => {
+    if (runs.has(input.run.id)) throw new Error(`run ${input.run.id} already exists`);
+    runs.set(input.run.id, clone(input.run));
+    if (input.attachments.length > 0)
+      attachments.set(
+        input.run.id,
+        input.attachments.map((a) => ({ ...a, data: copyBytes(a.data) })),
+      );
+    published({ runId: input.run.id, before: undefined, after: input.run.state });
+  };
+
+  return { runs: runStore, insertRun };
+}
+
+/** A patch's given fields (`undefined` means "leave as is"; `null` clears). */
+const definedOnly = <T extends object>(patch: T): Partial<T> =>
+  Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as Partial<T>;
