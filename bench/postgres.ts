@@ -140,7 +140,8 @@ async function measure(url: string, schema: string): Promise<Record<string, numb
           `\nEXPLAIN (ANALYZE, BUFFERS) at 1M runs, ${title}: ${LIST_PATH}\n${query.text.trim()}\n-- ${JSON.stringify(query.values)}`,
         );
         for (const line of lines) console.log(`  ${line}`);
-        if (lines.some((l) => /Seq Scan|Sort Method/.test(l))) console.log('  !! the plan scans or sorts: see list-sql.ts and the indexes');
+        if (lines.some((l) => /Seq Scan|Sort Method/.test(l)))
+          console.log('  !! the plan scans or sorts: see store-postgres/src/runs-list-sql.ts and the indexes');
       }
       console.log('');
 

@@ -16,7 +16,6 @@ import pg from 'pg';
 import { createControlPlane } from './control-plane.js';
 import type { Db, Tx } from './db.js';
 import { createIngress } from './ingress.js';
-import { listRunsSql } from './list-sql.js';
 import { type MigrateResult, migrate } from './migrate.js';
 import { createPostgresNotifications } from './notifications.js';
 import {
@@ -30,7 +29,8 @@ import {
   type RunRow,
   runFromRow,
 } from './rows.js';
-import { insertRunSql } from './run-sql.js';
+import { listRunsSql } from './runs-list-sql.js';
+import { insertRunSql } from './runs-sql.js';
 import { schemaOption } from './schema-name.js';
 import { type Tables, tablesIn } from './tables.js';
 import { isUnavailableError } from './unavailable.js';
