@@ -4,10 +4,10 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 
-// Issue 9, point 17: the README's embedding examples are files, and each runs as written: the
-// key it prints can use the run API and set up a webhook whose printed URL starts a run. And with
-// no hashing option given, a signature webhook is verified by node:crypto (docs/signatures.md,
-// "Hashing"): the child runs with a preload that reports every node:crypto createHmac call.
+// The README's embedding examples are files, and each runs as written: the key it prints can use
+// the run API and set up a webhook whose printed URL starts a run. And with no hashing option
+// given, a signature webhook is verified by node:crypto (docs/signatures.md, "Hashing"): the child
+// runs with a preload that reports every node:crypto createHmac call.
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const EXAMPLES = ['express', 'fastify'] as const;
 const COUNT_HMAC = './test/support/count-hmac.mjs';

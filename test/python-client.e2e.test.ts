@@ -2,10 +2,10 @@ import { Agent, request as httpRequest } from 'node:http';
 import { type ReferenceServer, startReferenceServer } from '@agentrun/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-// Issue 9, point 9 (bodies and cancel): the published Python client `oz-agent-sdk`
-// (Stainless-generated, github.com/warpdotdev/oz-sdk-python) against the reference server, each
-// request written out byte for byte as that client sends it, over a real socket. Where each part
-// comes from, in that repository:
+// The published Python client `oz-agent-sdk` (Stainless-generated,
+// github.com/warpdotdev/oz-sdk-python) against the reference server, each request written out byte
+// for byte as that client sends it, over a real socket. Where each part comes from, in that
+// repository:
 // - headers: src/oz_agent_sdk/_base_client.py (`default_headers`: Accept, Content-Type, User-Agent
 //   `OzAPI/Python <version>`, `platform_headers()`; `_build_headers`: x-stainless-retry-count and
 //   x-stainless-read-timeout) and _client.py (`Authorization: Bearer`, `X-Stainless-Async: false`);
@@ -128,7 +128,8 @@ describe('the Python oz-agent-sdk, request by request', () => {
     const { run_id, task_id, state } = JSON.parse(started.text);
     expect({ task_id, state }).toEqual({ task_id: run_id, state: 'QUEUED' });
 
-    // client.agent.runs.retrieve(run_id): what contract §1 lists is stored and shown.
+    // client.agent.runs.retrieve(run_id): what docs/run-api.md lists ("The run: `RunItem`") is
+    // stored and shown.
     const run = await runOf(run_id);
     expect(run).toMatchObject({ prompt: body.prompt, title: 'Flaky test', conversation_id: 'conv-1', parent_run_id: parent });
     expect(run.agent_config).toMatchObject({

@@ -2,7 +2,7 @@ import { type ReferenceServer, startReferenceServer } from '@agentrun/server';
 import OzAPI, { AuthenticationError, BadRequestError, ConflictError, NotFoundError } from 'oz-agent-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-// The published client `oz-agent-sdk`, unchanged, against the reference server (contract §1).
+// The published client `oz-agent-sdk`, unchanged, against the reference server (docs/run-api.md).
 describe('oz-agent-sdk against the reference server', () => {
   let server: ReferenceServer;
   let client: OzAPI;
@@ -112,7 +112,7 @@ describe('oz-agent-sdk against the reference server', () => {
     expect(bySource.runs.map((r) => r.run_id)).toEqual([ids[3]]);
   });
 
-  it('cancels a run and returns its ID as a string: the bare ID as text/plain (contract §1)', async () => {
+  it('cancels a run and returns its ID as a string: the bare ID as text/plain', async () => {
     const { run_id } = await client.agent.run({ prompt: 'long job' });
     const { data: cancelled, response } = await client.agent.runs.cancel(run_id).withResponse();
     expect(cancelled).toBe(run_id);

@@ -48,7 +48,7 @@ describe('agentrunExpress mounted under a prefix', () => {
       body: '{"prompt":"hi"}',
     });
     expect(res.status).toBe(500);
-    // The bridge's own answer carries the request id too (issue 9, point 12).
+    // The bridge's own answer carries the request id too (docs/embedding.md, "Request ids").
     expect(res.headers.get('x-request-id')).toBe('parsed-1');
     expect(res.headers.get('content-type')).toBe('application/problem+json; charset=utf-8');
     const problem = (await res.json()) as { detail: string };

@@ -5,10 +5,10 @@ import { createMemoryStore } from '@agentrun/store-memory';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 
-// Issue 9, point 11: Fastify registers a HEAD route beside every GET route (exposeHeadRoutes),
-// and agentrun's wildcard takes every method, HEAD included. The two must not collide: the host's
-// GET routes keep their own HEAD, inside and outside the prefix, and agentrun answers HEAD on its
-// paths (same status and headers as GET, no body) with its x-request-id.
+// Fastify registers a HEAD route beside every GET route (exposeHeadRoutes), and agentrun's wildcard
+// takes every method, HEAD included. The two must not collide: the host's GET routes keep their own
+// HEAD, inside and outside the prefix, and agentrun answers HEAD on its paths (same status and
+// headers as GET, no body) with its x-request-id (docs/embedding.md, "Request ids").
 
 let app: FastifyInstance;
 let origin = '';

@@ -1,6 +1,6 @@
 /**
  * The one error type of agentrun. Every failure a caller can act on carries a stable snake_case
- * `code`; the HTTP layer maps it to an RFC 9457 problem response (contract §2).
+ * `code`; the HTTP layer maps it to an RFC 9457 problem response (docs/run-api.md, "Errors").
  */
 
 /** Stable error codes and the HTTP status each one answers with. */

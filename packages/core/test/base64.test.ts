@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { base64DecodedLength, decodeStandardBase64, isBase64 } from '../src/models/base64.js';
 
-// Issue 9, point 2: attachment data is checked and decoded by a linear loop (models/base64.ts).
+// Attachment data is checked and decoded by a linear loop (models/base64.ts).
 // The reference is Node's Buffer, here in the test only (core has no Node built-ins): Buffer
 // decodes leniently, so text is canonical standard base64 exactly when re-encoding what Buffer
 // decodes gives the same text back.

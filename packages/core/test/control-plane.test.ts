@@ -213,7 +213,7 @@ describe('management API', () => {
       expect((await h.store.webhooks.getByUid(uid))?.deletedAt).toEqual(expect.any(String));
     });
 
-    it("rotates a provider-issued secret to the provider's new one, given in the request (seed 3.3)", async () => {
+    it("rotates a provider-issued secret to the provider's new one, given in the request", async () => {
       const gh = await createWebhook({ name: 'GitHub', auth_mode: 'signature', signature_scheme: 'github', provider_secret: 'old' });
       const rotate = `${webhooks()}/${gh.body.webhook.uid}/rotate-secret`;
       const missing = await expectProblem(await h.call('POST', rotate), 400, 'invalid_request');
@@ -330,7 +330,7 @@ describe('management API', () => {
       expect(otherHook.body).toMatchObject({ result: 'Would not trigger', webhook_check: { passed: false } });
     });
 
-    it('fails the webhook check for a selected webhook that is disabled or deleted (seed 3.3)', async () => {
+    it('fails the webhook check for a selected webhook that is disabled or deleted', async () => {
       const { body } = await h.json<{ id: string }>('POST', automations(), { body: { name: 'a', prompt: 'p', triggers: [trigger()] } });
       const test = () =>
         h.json<{ result: string; webhook_check: { passed: boolean; detail: string } }>('POST', `${automations()}/${body.id}/test-filter`, {

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { createAgentRunHandler } from '../src/http/handler.js';
 import { createAgentRun, createWorker, demoExecutor } from '../src/index.js';
 
-// Issue 9, point 18: options are checked when the handler is made, naming the option.
+// Options are checked when the handler is made, naming the option (docs/embedding.md,
+// "Options of `createAgentRun`").
 describe('createAgentRunHandler options', () => {
   const store = createMemoryStore();
   const make = (options: unknown) => () => createAgentRunHandler(options as never);

@@ -11,10 +11,10 @@ import {
 import { sha256Hex } from '../src/util/hash.js';
 
 /**
- * Delivery identity (seed 4.7, contract §4). Examples per source and fall-through rule, then
- * properties against a reference written independently of the implementation. Runs per CI run:
- * 3,000 (reference) + 1,000 (header order and key order) + 1,000 (name case) + 1,000 (distinct
- * bodies) + 1,000 (sources never collide) = 7,000.
+ * Delivery identity (docs/webhooks.md, "Delivery IDs and duplicates"). Examples per source and
+ * fall-through rule, then properties against a reference written independently of the
+ * implementation. Runs per CI run: 3,000 (reference) + 1,000 (header order and key order) + 1,000
+ * (name case) + 1,000 (distinct bodies) + 1,000 (sources never collide) = 7,000.
  */
 
 type HeaderPairs = Array<[string, string]>;
@@ -304,7 +304,10 @@ type Input = { pairs: HeaderPairs; configuredHeader: string | null; providerDeli
 const run = (input: Input, pairs: HeaderPairs = input.pairs, body: unknown = input.body, configured = input.configuredHeader) =>
   resolveDeliveryIdentity({ headers: headersOf(pairs), configuredHeader: configured, providerDeliveryId: input.providerDeliveryId, body });
 
-/** The order of seed 4.7, restated plainly on the pairs as sent. */
+/**
+ * The order of docs/webhooks.md ("Delivery IDs and duplicates"), restated plainly on the pairs as
+ * sent.
+ */
 function reference(input: Input): DeliveryIdentity {
   const id = (raw: string | undefined): string | null => {
     const t = raw?.trim();

@@ -49,7 +49,7 @@ describe('webhook ingress', () => {
     factory = (await h.json<{ uid: string }>('POST', '/factories', { body: { name: 'Acme' } })).body.uid;
   });
 
-  describe('outcomes (seed tables 3.2 and 7.1)', () => {
+  describe('outcomes: answers and delivery log labels', () => {
     it('Accepted: 202 { delivery_id }, a run per matching enabled automation with the payload attached byte-exact', async () => {
       const { webhook, secret } = await createWebhook({ name: 'CI' });
       const matching = await automation(webhook.uid, { action: ['opened'] });

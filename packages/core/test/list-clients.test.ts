@@ -2,9 +2,9 @@ import OzAPI from 'oz-agent-sdk';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { type Harness, setup } from './helpers.js';
 
-// Issue 9, point 9 (list side): every list request either published client can build, sent as
-// that client encodes it, is accepted. The TypeScript client runs unchanged over the handler; the
-// Python client's requests are written out as it builds them (warpdotdev/oz-sdk-python:
+// Every list request either published client can build, sent as that client encodes it, is accepted
+// (docs/run-api.md, "List runs"). The TypeScript client runs unchanged over the handler; the Python
+// client's requests are written out as it builds them (warpdotdev/oz-sdk-python:
 // types/agent/run_list_params.py; `Querystring(array_format="repeat")`, dicts in brackets,
 // `urllib.parse.urlencode`, datetimes as `isoformat()`).
 
@@ -118,7 +118,7 @@ describe('Python oz-agent-sdk (requests as it encodes them)', () => {
     expect((await list('q=listed&sort_by=agent&sort_order=desc')).runs.map((r) => r.title)).toEqual(['beta', 'Gamma', 'alpha']);
   });
 
-  it('config_name (seed 4.2) is the alias of name; both with different values is a 400', async () => {
+  it('config_name is the alias of name; both with different values is a 400', async () => {
     await h.json('POST', '/agent/run', { body: { prompt: 'named', config: { name: 'cfg' } } });
     expect((await list('config_name=cfg')).runs).toHaveLength(1);
     expect((await list('config_name=cfg&name=cfg')).runs).toHaveLength(1);

@@ -444,7 +444,7 @@ describe('cancel', () => {
     h.clock.advance(5000);
     const res = await h.call('POST', `/agent/runs/${id}/cancel`);
     expect(res.status).toBe(200);
-    // The bare ID as text/plain (contract §1), no JSON quotes.
+    // The bare ID as text/plain, no JSON quotes (docs/run-api.md, "Cancel").
     expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
     expect(await res.text()).toBe(id);
     const run = await getRun(id);

@@ -37,8 +37,8 @@ const LEASED: readonly RunState[] = ['CLAIMED', 'PENDING', 'INPROGRESS', 'BLOCKE
 const ACTIVE: readonly RunState[] = ['QUEUED', ...LEASED];
 
 /**
- * The lifecycle of contract §3, written out independently of the implementation's table. `null`
- * means refused. `lease_expired` depends on the attempt count and is checked separately.
+ * The lifecycle of docs/state-machine.md, written out independently of the implementation's table.
+ * `null` means refused. `lease_expired` depends on the attempt count and is checked separately.
  */
 const EXPECTED: Record<Exclude<RunEventType, 'lease_expired'>, Partial<Record<RunState, RunState>>> = {
   // QUEUED (created) → CLAIMED (a worker leased it)

@@ -5,7 +5,8 @@ import { CONFIG_LIMITS } from '../src/models/config.js';
 import { REQUEST_LIMITS } from '../src/models/requests.js';
 import { b64, expectProblem, type Harness, setup } from './helpers.js';
 
-// Issue 9: what the published clients send, HEAD, request ids and base64 attachments.
+// What the published clients send, HEAD, request ids and base64 attachments (docs/run-api.md,
+// "Endpoints" and "Start a run").
 
 let h: Harness;
 beforeEach(async () => {

@@ -5,8 +5,9 @@ import { createMemoryStore } from '@agentrun/store-memory';
 import { closeServer, listen } from '@agentrun/test-utils/servers';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 
-// Issue 9, point 12: the answers the Node bridge gives itself (a path agentrun does not own, a
-// method fetch cannot carry) carry x-request-id like core's, also in the problem body.
+// The answers the Node bridge gives itself (a path agentrun does not own, a method fetch cannot
+// carry) carry x-request-id like core's, also in the problem body (docs/embedding.md,
+// "Request ids").
 
 let server: Server;
 let origin = '';

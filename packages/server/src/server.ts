@@ -70,7 +70,10 @@ async function bootstrapKey(store: Store, key: string | undefined): Promise<stri
   }
 }
 
-/** The reference server of contract §9: the whole HTTP surface, a worker and the demo executor. */
+/**
+ * The reference server (README.md, "Try it"): the whole HTTP surface, a worker and the demo
+ * executor.
+ */
 export async function startReferenceServer(options: ReferenceServerOptions = {}): Promise<ReferenceServer> {
   const store = options.store ?? createMemoryStore();
   const apiKey = await bootstrapKey(store, options.apiKey);

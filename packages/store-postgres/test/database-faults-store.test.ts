@@ -9,11 +9,11 @@ import { createPostgresStore, isUnavailableError, type PostgresStore, survivePoo
 import { openTestDatabase } from './support/database.js';
 import { sleep, waitUntil } from './support/wait.js';
 
-// Issue 9, point 1, in one process: which errors mean "the database is unavailable", that every
-// path of the handler (run API, management API, webhook ingress, API-key authentication) answers
-// them 503 problem+json with Retry-After, and that the pool the store owns survives connections
-// the server closes, idle or in the middle of a transaction (docs/production.md, "When the
-// database goes away"). The child-process tests are in database-faults.test.ts.
+// In one process: which errors mean "the database is unavailable", that every path of the handler
+// (run API, management API, webhook ingress, API-key authentication) answers them 503 problem+json
+// with Retry-After, and that the pool the store owns survives connections the server closes, idle
+// or in the middle of a transaction (docs/production.md, "When the database goes away"). The
+// child-process tests are in database-faults.test.ts.
 const db = await openTestDatabase('database_faults_store');
 afterAll(() => db.close());
 if (!db.multiConnection) console.warn('[database-faults-store.test] terminate tests skipped: need a PostgreSQL server');

@@ -7,10 +7,10 @@ import { createOwnCluster, type OwnCluster, ownClusterUnavailable } from './supp
 import { type ManagedProcess, type ServerProcess, startServerProcess, useProcesses } from './support/processes.js';
 import { sleep, waitUntil } from './support/wait.js';
 
-// Issue 9, point 1: the reference server (a child process, so an unhandled error would end it)
-// survives its database: terminated connections, idle or busy, and a database stopped under load.
-// During an outage every answer is a 503 problem with Retry-After, never a 500; when the database
-// is back, serving resumes by itself.
+// The reference server (a child process, so an unhandled error would end it) survives its
+// database: terminated connections, idle or busy, and a database stopped under load. During an
+// outage every answer is a 503 problem with Retry-After, never a 500; when the database is back,
+// serving resumes by itself (docs/production.md, "When the database goes away").
 const db = await openTestDatabase('database_faults');
 afterAll(() => db.close());
 const noCluster = ownClusterUnavailable();

@@ -1,10 +1,10 @@
 import stableStringify from 'fast-json-stable-stringify';
 
 /**
- * Contract §5 written out as plainly as possible, to check the compiled matcher against (the
- * property tests) and to measure it against (bench/filter.ts). No speed, no cleverness: every
- * rule is one line that reads like the contract. It expects a filter `parseFilter` accepted and a
- * JSON payload.
+ * The filter rules (docs/filters.md, "The three shapes of a key" and "Exact semantics") written out
+ * as plainly as possible, to check the compiled matcher against (the property tests) and to measure
+ * it against (bench/filter.ts). No speed, no cleverness: every rule is one line that reads like
+ * those tables. It expects a filter `parseFilter` accepted and a JSON payload.
  */
 
 type Json = unknown;

@@ -57,9 +57,10 @@ function lateHandler(): { handler: Mountable; set(core: AgentRunHandler): void }
 }
 
 /**
- * The webhook ingress of seed tables 3.2 and 7.1, through a real framework server on 127.0.0.1
- * with the real core handler on a memory store. `start` mounts `handler` at MOUNT (the host's
- * body parsers elsewhere, per HOST_JSON_ROUTES) and listens. Call it inside a `describe`.
+ * The webhook ingress's answers and log labels (docs/webhooks.md,
+ * "Answers, log labels and limits"), through a real framework server on 127.0.0.1 with the real
+ * core handler on a memory store. `start` mounts `handler` at MOUNT (the host's body parsers
+ * elsewhere, per HOST_JSON_ROUTES) and listens. Call it inside a `describe`.
  */
 export function ingressContract(start: (handler: Mountable) => Promise<StartedServer>): void {
   const late = lateHandler();

@@ -28,16 +28,16 @@ export interface ControlServiceOptions {
   clock?: Clock;
   /** Base of ingress URLs; `undefined`: the origin of the request that asks. */
   webhookBaseUrl?: string;
-  /** Default 20 (seed §8). */
+  /** Default 20 (docs/management-api.md, "Webhooks"). */
   maxWebhooksPerFactory?: number;
 }
 
 /**
- * The management operations of contract §8 (the dashboard's, over HTTP): factories, team secrets,
- * webhooks and automations. Reads need a principal of the team; every change also needs
- * `manage_factory`. Secret values are sealed before they reach the store and never returned,
- * except a generated one, once, in the answer that created it. Each resource's operations live in
- * their own module (control-context.ts lists them); this class is their one public face.
+ * The management operations of docs/management-api.md (the dashboard's, over HTTP): factories, team
+ * secrets, webhooks and automations. Reads need a principal of the team; every change also needs
+ * `manage_factory`. Secret values are sealed before they reach the store and never returned, except
+ * a generated one, once, in the answer that created it. Each resource's operations live in their
+ * own module (control-context.ts lists them); this class is their one public face.
  */
 export class ControlService {
   private readonly ctx: ControlContext;

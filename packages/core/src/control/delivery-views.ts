@@ -4,7 +4,9 @@ import { isStoredInstant } from '../models/timestamps.js';
 import { isCursorId } from '../run/cursor.js';
 import { base64UrlDecode, base64UrlEncode } from '../util/ids.js';
 
-/** A delivery log entry as the management API shows it (contract §8). */
+/**
+ * A delivery log entry as the management API shows it (docs/management-api.md, "The delivery log").
+ */
 export const deliveryView = (d: DeliveryRecord) => ({
   delivery_id: d.id,
   identity: d.identity,

@@ -1,6 +1,6 @@
 import { base64UrlEncode } from '../util/ids.js';
 
-/** Secrets the service generates (contract §7): ≥ 32 random bytes. */
+/** Secrets the service generates (docs/management-api.md, "Webhooks"): ≥ 32 random bytes. */
 const random = (n: number) => globalThis.crypto.getRandomValues(new Uint8Array(n));
 
 /** Bearer and URL tokens: 32 random bytes, URL-safe base64, no padding. */

@@ -3,7 +3,7 @@ import { AmbientAgentConfigSchema } from '../models/config.js';
 import { jsonObject } from '../models/json.js';
 import { AUTH_MODES } from './records.js';
 
-/** Provider signature schemes a webhook can name (contract §7). */
+/** Provider signature schemes a webhook can name (docs/signatures.md, "Schemes"). */
 export const SIGNATURE_SCHEMES = ['standard-webhooks', 'stripe', 'github', 'slack', 'sentry', 'linear', 'shopify', 'gitlab'] as const;
 export type SignatureScheme = (typeof SIGNATURE_SCHEMES)[number];
 

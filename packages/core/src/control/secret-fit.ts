@@ -3,10 +3,9 @@ import type { WebhookRecord } from './records.js';
 
 /**
  * Why `value` cannot serve a webhook of `mode`, or undefined when it can: a bearer token must be
- * one header token (no spaces or control characters, else no `Authorization` header can carry
- * it), a URL token must be URL-safe (seed 7.3). Signature secrets are used as given. Asked both
- * when a webhook takes a secret and when a secret in use changes (docs/management-api.md, "Team
- * secrets").
+ * one header token (no spaces or control characters, else no `Authorization` header can carry it),
+ * a URL token must be URL-safe. Signature secrets are used as given. Asked both when a webhook
+ * takes a secret and when a secret in use changes (docs/management-api.md, "Team secrets").
  */
 export function secretUnfitFor(mode: WebhookRecord['authMode'], value: string): string | undefined {
   if (mode === 'url_token' && !isUrlSafe(value)) return 'is not URL-safe (A-Z a-z 0-9 - . _ ~ only), so it cannot be a url_token';

@@ -19,7 +19,8 @@ export async function putSecret(
   requireManage(p);
   const secretName = parseOrThrow(SecretNameSchema, name, 'secret name');
   const { value } = parseOrThrow(PutSecretSchema, input, 'secret');
-  // Every live webhook that uses this secret must still be able to match it (seed 7.3).
+  // Every live webhook that uses this secret must still be able to match it
+  // (docs/management-api.md, "Team secrets").
   for (const w of await webhooksUsing(ctx, p.team_uid, secretName)) {
     const problem = secretUnfitFor(w.authMode, value);
     if (problem) throw invalidRequest(`invalid secret: value: webhook ${w.uid} (${w.name}) uses this secret, and the new value ${problem}`);

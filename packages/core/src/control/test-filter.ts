@@ -24,7 +24,8 @@ export async function testFilter(ctx: ControlContext, p: Principal, factoryUid: 
     body = parsed;
   }
   const selecting = automation.triggers.filter((t) => t.filter.webhook_ids.includes(body.webhook_uid));
-  // A selected webhook that was deleted or disabled receives nothing, so nothing fires (seed 3.3).
+  // A selected webhook that was deleted or disabled receives nothing, so nothing fires
+  // (docs/management-api.md, "Automations").
   const target = selecting.length > 0 ? await ctx.store.webhooks.get(p.team_uid, factoryUid, body.webhook_uid) : undefined;
   const live = target !== undefined && target.deletedAt === null && target.enabled;
   const webhookCheck = {

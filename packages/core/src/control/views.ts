@@ -1,6 +1,8 @@
 import type { AutomationRecord, FactoryRecord, SecretRecord, WebhookRecord } from './records.js';
 
-/** Wire shapes of the management API (contract §8): snake_case, and never a secret value. */
+/**
+ * Wire shapes of the management API (docs/management-api.md): snake_case, and never a secret value.
+ */
 
 export const factoryView = (f: FactoryRecord) => ({
   uid: f.uid,

@@ -123,9 +123,10 @@ export async function deleteWebhook(ctx: ControlContext, p: Principal, factoryUi
 }
 
 /**
- * A new secret, shown once; the old one fails from this moment on (seed 3.3). Generated for
- * tokens and Standard Webhooks; for a provider that issues its own signing secrets (Stripe,
- * GitHub, …) the request carries the provider's new one as `{ "secret": "…" }`.
+ * A new secret, shown once; the old one fails from this moment on (docs/management-api.md,
+ * "Webhooks"). Generated for tokens and Standard Webhooks; for a provider that issues its own
+ * signing secrets (Stripe, GitHub, …) the request carries the provider's new one as
+ * `{ "secret": "…" }`.
  */
 export async function rotateSecret(
   ctx: ControlContext,

@@ -10,11 +10,11 @@ const always: PayloadMatcher = () => true;
 const alwaysValue: ValueTest = () => true;
 
 /**
- * Compile a filter once into a matcher for many payloads (contract §5). The filter is checked
- * with `parseFilter` first (an invalid one throws `invalid_request`), so the matcher works on a
- * private copy of bounded depth, and a filter read back from a store as a plain record can be
- * passed as it is. The matcher is a tree of small closures that walks the filter, not the
- * payload: its cost and its recursion depend on the filter only, and it never throws.
+ * Compile a filter once into a matcher for many payloads (docs/filters.md, "Exact semantics"). The
+ * filter is checked with `parseFilter` first (an invalid one throws `invalid_request`), so the
+ * matcher works on a private copy of bounded depth, and a filter read back from a store as a plain
+ * record can be passed as it is. The matcher is a tree of small closures that walks the filter, not
+ * the payload: its cost and its recursion depend on the filter only, and it never throws.
  */
 export function compileFilter(filter: PayloadFilter | Readonly<Record<string, unknown>>): PayloadMatcher {
   const parsed = parseFilter(filter);

@@ -6,7 +6,10 @@ import { childPath, indexPath } from './path.js';
 import type { FilterCondition, JsonValue, PayloadFilter } from './types.js';
 import { compileValueList } from './value-list.js';
 
-/** Why a payload does or does not match: the Test filter answer (contract §5). */
+/**
+ * Why a payload does or does not match: the Test filter answer (docs/filters.md,
+ * "Test filter: why a delivery does or does not match").
+ */
 export type FilterExplanation = { matched: true } | { matched: false; path: string; reason: string };
 
 interface Failure {

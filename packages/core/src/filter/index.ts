@@ -1,4 +1,4 @@
-// The payload filter module (contract §5): parse when an automation is saved, compile once,
+// The payload filter module (docs/filters.md): parse when an automation is saved, compile once,
 // match every delivery, explain for Test filter.
 export { compileFilter } from './compile.js';
 export { explainFilter, type FilterExplanation } from './explain.js';

@@ -1,6 +1,6 @@
 /**
- * Filter limits (contract §5), checked by `parseFilter` when an automation is saved. They bound
- * the work one delivery costs per automation, and keep every walk of a filter shallow.
+ * Filter limits (docs/filters.md, "Limits"), checked by `parseFilter` when an automation is saved.
+ * They bound the work one delivery costs per automation, and keep every walk of a filter shallow.
  */
 export const FILTER_LIMITS = {
   /** Field levels, plus the nesting of object and array allowed values. */

@@ -7,9 +7,9 @@ import type { FilterCondition, FilterOperators, JsonValue, PayloadFilter } from 
 const { maxDepth, maxKeys, maxValues, maxBytes } = FILTER_LIMITS;
 
 /**
- * Check a payload filter against contract §5 and return a private copy of it. Throws
- * `AgentRunError('invalid_request')` whose message starts with the path of the first problem,
- * `path` being where the filter itself sits in the request (for example
+ * Check a payload filter against the rules of docs/filters.md and return a private copy of it.
+ * Throws `AgentRunError('invalid_request')` whose message starts with the path of the first
+ * problem, `path` being where the filter itself sits in the request (for example
  * `triggers[0].filter.payload`): `triggers[0].filter.payload.action.in: must be an array of at most
  * 256 values`.
  */

@@ -1,7 +1,10 @@
 /** A JSON value, as `JSON.parse` produces it. */
 export type JsonValue = string | number | boolean | null | readonly JsonValue[] | { readonly [key: string]: JsonValue };
 
-/** The operators of contract §5. Several in one object must all hold. */
+/**
+ * The operators (docs/filters.md, "The three shapes of a key"). Several in one object must all
+ * hold.
+ */
 export interface FilterOperators {
   /** The value (or, for an array, one of its elements) equals one of these. */
   readonly in?: readonly JsonValue[];
@@ -14,7 +17,10 @@ export interface FilterOperators {
 /** What one filter key holds: allowed values (same as `{ in: [...] }`), operators, or a nested filter. */
 export type FilterCondition = readonly JsonValue[] | FilterOperators | PayloadFilter;
 
-/** A payload filter (contract §5): a JSON object mirroring the delivery body; every key must match. */
+/**
+ * A payload filter (docs/filters.md): a JSON object mirroring the delivery body; every key must
+ * match.
+ */
 export interface PayloadFilter {
   readonly [key: string]: FilterCondition;
 }

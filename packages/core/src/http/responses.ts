@@ -7,7 +7,10 @@ const PROBLEM_TYPE = 'application/problem+json; charset=utf-8';
 export const jsonResponse = (body: unknown, status = 200, headers: Record<string, string> = {}): Response =>
   textResponse(JSON.stringify(body), status, { 'content-type': JSON_TYPE, ...headers });
 
-/** RFC 9457 problem details (contract §2): `{ type, title, status, error, detail?, retryable? }`. */
+/**
+ * RFC 9457 problem details (docs/run-api.md, "Errors"):
+ * `{ type, title, status, error, detail?, retryable? }`.
+ */
 export function problemResponse(error: AgentRunError): Response {
   const body: Record<string, unknown> = {
     type: `urn:agentrun:error:${error.code}`,

@@ -4,9 +4,9 @@ import { canonicalJson, sha256HexWith } from '../util/hash.js';
 import { defaultSha256, type Sha256Port } from '../verify/crypto.js';
 
 /**
- * Delivery identity (seed 4.7, contract §4): the key under which a webhook delivery is
- * deduplicated. Pure: no Node built-ins, no clock, no randomness; the same request always
- * resolves to the same identity.
+ * Delivery identity (docs/webhooks.md, "Delivery IDs and duplicates"): the key under which a
+ * webhook delivery is deduplicated. Pure: no Node built-ins, no clock, no randomness; the same
+ * request always resolves to the same identity.
  */
 
 /** Where an identity came from, in order of preference. */

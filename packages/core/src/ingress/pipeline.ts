@@ -18,12 +18,13 @@ import { resolveDeliveryIdentity } from './identity.js';
 import type { DeliveryRecord, DeliveryStatus } from './records.js';
 import { webhookRun } from './webhook-run.js';
 
+/** Per webhook, over a sliding window (docs/webhooks.md, "Answers, log labels and limits"). */
 export interface IngressLimits {
-  /** Largest body, in bytes (seed §8: 256 KB). */
+  /** Largest body, in bytes (default 256 KB). */
   maxBodyBytes: number;
-  /** Deliveries per window per webhook (seed §8: 60 a minute). */
+  /** Deliveries per window per webhook (default 60 a minute). */
   deliveriesPerWindow: number;
-  /** Failed authentications per window per webhook before a 429 (contract §4: default 20). */
+  /** Failed authentications per window per webhook before a 429 (default 20). */
   authFailuresPerWindow: number;
   windowMs: number;
 }
@@ -52,9 +53,10 @@ const encoder = new TextEncoder();
 const WEBHOOK_UID = /^[\x21-\x7e]{1,256}$/;
 
 /**
- * The webhook ingress: from the first byte to the started runs, in the order of contract §4,
- * each check answered at the first failure. Nothing an unauthenticated sender does is logged or
- * stored beyond the failed-auth budget, so the log grows no faster than that budget allows.
+ * The webhook ingress: from the first byte to the started runs, in the order docs/webhooks.md lists
+ * ("Answers, log labels and limits"), each check answered at the first failure. Nothing an
+ * unauthenticated sender does is logged or stored beyond the failed-auth budget, so the log grows
+ * no faster than that budget allows.
  */
 /** The ingress's path params, as sent (percent-encoded): `/webhooks/w/{uid}` and `/webhooks/w/{uid}/{token}`. */
 export interface IngressParams {

@@ -1,4 +1,7 @@
-/** The labels of the delivery log (seed 3.2), exactly as the dashboard shows them. */
+/**
+ * The labels of the delivery log (docs/management-api.md, "The delivery log"), exactly as the
+ * dashboard shows them.
+ */
 export const DELIVERY_STATUSES = ['Accepted', 'Duplicate', 'Rejected (auth)', 'Rejected (invalid JSON)', 'Rejected (too large)'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
@@ -9,7 +12,10 @@ export interface DeliveryRecord {
   teamUid: string;
   factoryUid: string;
   webhookUid: string;
-  /** The delivery identity (seed 4.7); `null` for entries rejected before one was computed. */
+  /**
+   * The delivery identity (docs/webhooks.md, "Delivery IDs and duplicates"); `null` for entries
+   * rejected before one was computed.
+   */
   identity: string | null;
   /** Bytes received (for a body over the limit: the bytes read before reading stopped). */
   size: number;

@@ -7,8 +7,9 @@ import { newId } from '../util/ids.js';
 export const EVENT_PAYLOAD_FILE = 'event-payload.json';
 
 /**
- * The prompt of a webhook-started run (contract §6): the automation's prompt, then an envelope
- * that names the webhook and the delivery and says how to treat the payload.
+ * The prompt of a webhook-started run (docs/webhooks.md, "What a webhook-started run receives"):
+ * the automation's prompt, then an envelope that names the webhook and the delivery and says how to
+ * treat the payload.
  */
 export function webhookPrompt(automation: AutomationRecord, webhook: WebhookRecord, deliveryId: string): string {
   return [

@@ -4,7 +4,7 @@ import { type Clock, isoTime, systemClock } from '../util/clock.js';
 /**
  * Housekeeping that keeps the store bounded: expired idempotency keys and old delivery-log
  * entries. It runs on the worker's timer (`agentrun.worker()`), not from request traffic, and
- * every failure goes to `onError` (docs/architecture.md, "Maintenance"). Tasks delete only what
+ * every failure goes to `onError` (docs/embedding.md, "Maintenance"). Tasks delete only what
  * has expired, so several workers running them at once is harmless.
  */
 export interface MaintenanceTask {
@@ -32,7 +32,7 @@ export interface MaintenanceOptions {
   tasks?: readonly MaintenanceTask[];
 }
 
-/** The delivery log keeps at least each webhook's newest 50 entries and 7 days (docs/webhooks.md, "Delivery log"). */
+/** The delivery log keeps at least each webhook's newest 50 entries and 7 days (docs/management-api.md, "The delivery log"). */
 export const DELIVERY_RETENTION = { maxAgeMs: 7 * 24 * 60 * 60 * 1000, keepNewest: 50, sweepEveryMs: 10 * 60 * 1000 } as const;
 
 /** How often expired idempotency keys are deleted; they answer as absent from the moment they expire. */

@@ -1,9 +1,9 @@
 /**
- * Standard base64 (RFC 4648 §4) for attachment and image `data`: checked and decoded by one
- * loop over the text, with a table lookup per character. No regular expression: a grouped
- * pattern such as `(?:[A-Za-z0-9+/]{4})*` made V8 recurse once per group and overflow its stack on
- * a few MiB (issue 9, point 2), and even a flat pattern backtracks. The work is linear in the
- * length and the memory is the decoded bytes, so the size limit can be checked first and cheaply.
+ * Standard base64 (RFC 4648 §4) for attachment and image `data`: checked and decoded by one loop
+ * over the text, with a table lookup per character. No regular expression: a grouped pattern such
+ * as `(?:[A-Za-z0-9+/]{4})*` made V8 recurse once per group and overflow its stack on a few MiB,
+ * and even a flat pattern backtracks. The work is linear in the length and the memory is the
+ * decoded bytes, so the size limit can be checked first and cheaply.
  *
  * Accepted is exactly the canonical form every standard encoder writes (Python's
  * `base64.b64encode`, Node's `Buffer#toString('base64')`, `btoa`): length a multiple of 4, the

@@ -4,12 +4,12 @@ import { RUN_SOURCES, RUN_STATES } from './run-state.js';
 import { parseTimestamp } from './timestamps.js';
 
 /**
- * The one rule for list queries (issue 9, point 6), used by every GET that takes parameters
- * (`GET /agent/runs`, a webhook's delivery log). `http/query.ts` turns the query string into an
- * object (repeatable parameters as arrays, any other given twice is a 400, NUL or an unpaired
- * surrogate is a 400); the strict schemas here then refuse unknown parameters and malformed
- * values. `limit` is decimal digits only: `1e2`, `0x10`, `+5`, ` 5` and `5.0` are 400s.
- * docs/run-api.md ("Listing runs") and docs/management-api.md ("Delivery log") list them.
+ * The one rule for list queries, used by every GET that takes parameters (`GET /agent/runs`, a
+ * webhook's delivery log). `http/query.ts` turns the query string into an object (repeatable
+ * parameters as arrays, any other given twice is a 400, NUL or an unpaired surrogate is a 400); the
+ * strict schemas here then refuse unknown parameters and malformed values. `limit` is decimal
+ * digits only: `1e2`, `0x10`, `+5`, ` 5` and `5.0` are 400s. docs/run-api.md ("List runs") and
+ * docs/management-api.md ("The delivery log") list them.
  */
 
 /** `limit`: decimal digits, 1 to `max`; `fallback` when absent. */

@@ -15,7 +15,7 @@ export const REQUEST_LIMITS = {
   listLimitDefault: 20,
 } as const;
 
-// Checked by a linear loop, not a pattern (issue 9, point 2): see base64.ts.
+// Checked by a linear loop, not a pattern: see base64.ts.
 export { base64DecodedLength, isBase64 } from './base64.js';
 
 const base64 = v.pipe(
@@ -119,7 +119,7 @@ export const RunFollowupRequestSchema = jsonObject({
 });
 export type RunFollowupRequest = v.InferOutput<typeof RunFollowupRequestSchema>;
 
-// List queries live with the one query rule in list-queries.ts (issue 9, point 6).
+// List queries live with the one query rule in list-queries.ts (docs/run-api.md, "List runs").
 export {
   ListDeliveriesQuerySchema,
   type ListRunsQuery,

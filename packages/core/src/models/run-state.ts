@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 
-/** Every state a run can be in (contract §1, §3). */
+/** Every state a run can be in (docs/state-machine.md). */
 export const RUN_STATES = ['QUEUED', 'PENDING', 'CLAIMED', 'INPROGRESS', 'SUCCEEDED', 'FAILED', 'BLOCKED', 'ERROR', 'CANCELLED'] as const;
 export const RunStateSchema = v.picklist(RUN_STATES, 'must be one of ' + RUN_STATES.join(', '));
 export type RunState = v.InferOutput<typeof RunStateSchema>;

@@ -3,8 +3,9 @@ import { AmbientAgentConfigSchema } from './config.js';
 import { RunSourceTypeSchema, RunStateSchema } from './run-state.js';
 
 /**
- * Wire models of a run (contract §1). These schemas describe what the API returns; they are used
- * to check responses in tests and give the TypeScript types of the public surface.
+ * Wire models of a run (docs/run-api.md, "The run: `RunItem`"). These schemas describe what the API
+ * returns; they are used to check responses in tests and give the TypeScript types of the public
+ * surface.
  */
 
 export const RunStatusMessageSchema = v.object({

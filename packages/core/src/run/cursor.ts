@@ -59,8 +59,9 @@ const WireSchema = v.strictObject({
 });
 
 /**
- * Decode a cursor and check it belongs to this sort; anything else is a 400. Every field is
- * checked here, in core, so no store ever sees a value it cannot compare (issue 9, point 5).
+ * Decode a cursor and check it belongs to this sort; anything else is a 400. Every field is checked
+ * here, in core, so no store ever sees a value it cannot compare (docs/run-api.md, "List runs", on
+ * cursors).
  */
 export function decodeCursor(text: string, sortBy: RunSortKey, order: SortOrder): RunCursor {
   const bad = (why: string) => invalidRequest(`invalid cursor: ${why}`);

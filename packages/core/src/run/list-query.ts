@@ -23,7 +23,7 @@ export interface RunFilter {
 }
 
 /**
- * Orders of `GET /agent/runs` (docs/run-api.md, "Listing runs"). `title` and `agent` (the skill
+ * Orders of `GET /agent/runs` (docs/run-api.md, "List runs"). `title` and `agent` (the skill
  * spec) are the Python client's text orders: by Unicode code point, the order Postgres gives
  * under `COLLATE "C"`, so both stores agree; runs without a skill come last in either direction.
  */

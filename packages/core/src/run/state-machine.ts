@@ -2,9 +2,9 @@ import type { RunState } from '../models/run-state.js';
 import { hasAttemptsLeft } from './attempts.js';
 
 /**
- * The run lifecycle of contract §3 as a pure function. Nothing else in agentrun decides a run's
- * next state: services compute it here and stores only apply it if the run is still in the state
- * it was read in, so an illegal transition cannot be written through any API.
+ * The run lifecycle (docs/state-machine.md) as a pure function. Nothing else in agentrun decides a
+ * run's next state: services compute it here and stores only apply it if the run is still in the
+ * state it was read in, so an illegal transition cannot be written through any API.
  *
  *   QUEUED ─claim→ CLAIMED ─prepare→ PENDING ─start→ INPROGRESS ─succeed→ SUCCEEDED
  *                     └──────────start──────────────↗    │  ↑ ─fail→ FAILED

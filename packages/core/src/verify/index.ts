@@ -1,4 +1,5 @@
-// Signature verifiers of the webhook ingress (contract §7): one module per scheme behind `Verifier`.
+// Signature verifiers of the webhook ingress (docs/signatures.md): one module per scheme behind
+// `Verifier`.
 export { type BodySignatureSpec, bodySignatureProblem } from './body-signature.js';
 export { constantTimeEqual } from './constant-time.js';
 export {

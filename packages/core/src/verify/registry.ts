@@ -10,7 +10,7 @@ import { standardWebhooksVerifier } from './standard-webhooks.js';
 import { stripeVerifier } from './stripe.js';
 import { defineVerifier, unverified, type Verifier, type VerifyInput, type VerifyResult } from './verifier.js';
 
-/** The built-in schemes of contract §7, each a factory over the HMAC port. */
+/** The built-in schemes (docs/signatures.md, "Schemes"), each a factory over the HMAC port. */
 export const BUILTIN_VERIFIERS: { readonly [S in SignatureScheme]: (hmac?: HmacPort) => Verifier<S> } = {
   'standard-webhooks': standardWebhooksVerifier,
   stripe: stripeVerifier,

@@ -1,6 +1,6 @@
 import type { SignatureScheme } from '../control/schemas.js';
 
-/** What a verifier sees of one delivery (contract §7). */
+/** What a verifier sees of one delivery (docs/signatures.md, "The interface"). */
 export interface VerifyInput {
   /** The exact raw bytes received: signatures cover bytes, never a re-encoded string. */
   body: Uint8Array;

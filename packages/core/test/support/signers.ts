@@ -2,9 +2,9 @@ import { createHmac, randomBytes } from 'node:crypto';
 import type { SignatureScheme } from '../../src/control/schemas.js';
 
 /**
- * Independent signers for every scheme, written from contract §7 on node:crypto and Buffers, so
- * the verifiers are checked against a second implementation rather than against themselves. The
- * interop tests also check these signers against the providers' own libraries.
+ * Independent signers for every scheme, written from docs/signatures.md ("Schemes") on node:crypto
+ * and Buffers, so the verifiers are checked against a second implementation rather than against
+ * themselves. The interop tests also check these signers against the providers' own libraries.
  */
 
 const hmac = (key: string | Buffer, ...parts: (string | Uint8Array)[]): Buffer => {
