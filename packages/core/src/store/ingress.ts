@@ -25,7 +25,8 @@ export type AcceptDeliveryResult = { accepted: true } | { accepted: false; dupli
 
 /**
  * Everything the ingress reads about one webhook to judge a delivery, in one step (one round trip
- * on a database): checks 1 to 3 of contract §4 and the automations of step 9 need nothing else.
+ * on a database): checks 1 to 3 of docs/webhooks.md ("Answers, log labels and limits") and the
+ * automations of step 9 need nothing else.
  */
 export interface DeliveryContext {
   /** Deleted and disabled ones included: the caller decides. */

@@ -8,8 +8,8 @@ import { base64UrlEncode } from '../util/ids.js';
 import { testPrincipal } from './fixtures.js';
 
 /**
- * Hostile input through the whole HTTP surface, against a store: every answer is the same on
- * every store, and none is a 500 (issue 9; docs/run-api.md, "Errors"). Stores run it beside
+ * Hostile input through the whole HTTP surface, against a store: every answer is the same on every
+ * store, and none is a 500 (docs/run-api.md, "Errors"). Stores run it beside
  * `describeStoreConformance`.
  */
 export interface HttpConformanceOptions {
@@ -491,7 +491,7 @@ export function describeHttpConformance(name: string, options: HttpConformanceOp
       });
     });
 
-    describe('run request bodies (issue 9, points 2 and 9)', () => {
+    describe('run request bodies', () => {
       const MiB = 1024 * 1024;
       /** Standard base64 of `bytes` bytes of a repeating pattern, written without Node built-ins. */
       const base64Of = (bytes: number) => {

@@ -124,7 +124,8 @@ export function describeIngressConformance(current: () => Store): void {
       expect(await store.deliveries.accept({ delivery: makeDelivery({ identity: 'h:a' }), runs: [], admit: rate(key, 2, 0) })).toEqual({
         accepted: true,
       });
-      // A duplicate takes a slot too: the rate is judged before the identity (contract §4).
+      // A duplicate takes a slot too: the rate is judged before the identity (docs/webhooks.md,
+      // "Answers, log labels and limits": step 6 comes before step 8).
       const duplicate = makeDelivery({ identity: 'h:a', receivedAt: at(1000) });
       expect(await store.deliveries.accept({ delivery: duplicate, runs: [], admit: rate(key, 2, 1000) })).toMatchObject({
         accepted: false,

@@ -32,12 +32,12 @@ BEGIN
 END
 $fn$;
 
--- Accept a delivery (contract §4, steps 6, 8 and 9): the rate admission if p_rate_key is given
--- (refused: nothing is written, outcome 'rate_limited'); then either the delivery as Accepted
--- with its runs (p_runs: rows of runs as JSON) and their attachments (p_attachments: run_id,
--- file_name, mime_type and data_hex, where a null data_hex is the delivery's payload), outcome
--- 'accepted'; or, when an accepted delivery of this webhook has the identity, the entry as
--- Duplicate without payload, outcome 'duplicate' with the original's id.
+-- Accept a delivery (steps 6, 8 and 9 of docs/webhooks.md, "Answers, log labels and limits"): the
+-- rate admission if p_rate_key is given (refused: nothing is written, outcome 'rate_limited'); then
+-- either the delivery as Accepted with its runs (p_runs: rows of runs as JSON) and their
+-- attachments (p_attachments: run_id, file_name, mime_type and data_hex, where a null data_hex is
+-- the delivery's payload), outcome 'accepted'; or, when an accepted delivery of this webhook has
+-- the identity, the entry as Duplicate without payload, outcome 'duplicate' with the original's id.
 CREATE FUNCTION agentrun_accept_delivery(
   p_id text, p_team_uid text, p_factory_uid text, p_webhook_uid text, p_identity text, p_size integer,
   p_received_at timestamptz, p_payload bytea, p_runs jsonb, p_attachments jsonb,
