@@ -1,0 +1,118 @@
+import type { Idempotent, RunRecord, RunStore, TransitionOutcome } from '@agentrun/core/store';
+import { LEASED_STATES } from '@agentrun/core/store';
+import { type RawBuilder, sql } from 'kysely';
+import type { Db, Tx } from './db.js';
+import type { Idempotently } from './idempotency.js';
+import { type FollowupRow, followupFromRow, type RunRow, runFromRow } from './rows.js';
+import { listRunsSql } from './runs-list-sql.js';
+import { insertRunSql, transitionSql } from './runs-sql.js';
+import type { Tables } from './tables.js';
+
+const LEASED = [...LEASED_STATES];
+
+/** Thrown inside a transaction to roll it back when a compare-and-set did not apply. */
+class NotApplied extends Error {
+  constructor(readonly current: RunRecord | undefined) {
+    super('not applied');
+  }
+}
+
+/**
+ * Runs, their follow-ups and attachments (tables of 0001_runs). Every operation is one statement
+ * (runs-sql.ts, runs-list-sql.ts); a write that carries an idempotency key is one transaction,
+ * holding the key through `idempotently` (idempotency.ts).
+ */
+export function createRuns(db: Db, t: Tables, idempotently: Idempotently): RunStore {
+  const rows = async <R>(query: RawBuilder<unknown>, executor: Db | Tx = db): Promise<R[]> => (await query.execute(executor)).rows as R[];
+
+  const getRun = async (runId: string, teamUid?: string, executor: Db | Tx = db) => {
+    const team = teamUid === undefined ? sql`` : sql` AND team_uid = ${teamUid}`;
+    const [row] = await rows<RunRow>(sql`SELECT * FROM ${t.runs} WHERE id = ${runId}${team}`, executor);
+    return row ? runFromRow(row) : undefined;
+  };
+
+  return {
+    async create(input) {
+      if (input.idempotency) {
+        return idempotently(input.idempotency, async (tx) => {
+          const [row] = await rows<RunRow>(insertRunSql(t, input), tx);
+          return { result: runFromRow(row as RunRow), run: input.run };
+        });
+      }
+      const [row] = await rows<RunRow>(insertRunSql(t, input));
+      return { result: runFromRow(row as RunRow) };
+    },
+
+    get: (runId, teamUid) => getRun(runId, teamUid),
+
+    async list(query) {
+      return (await rows<RunRow>(listRunsSql(t, query))).map(runFromRow);
+    },
+
+    async transition(input): Promise<Idempotent<TransitionOutcome>> {
+      if (!input.idempotency) {
+        const [row] = await rows<RunRow>(transitionSql(t, input));
+        if (row) return { result: { applied: true, run: runFromRow(row) } };
+        return { result: { applied: false, run: await getRun(input.runId, input.teamUid) } };
+      }
+      try {
+        return await idempotently(input.idempotency, async (tx) => {
+          const [row] = await rows<RunRow>(transitionSql(t, input), tx);
+          if (!row) throw new NotApplied(undefined);
+          const run = runFromRow(row);
+          return { result: { applied: true, run }, run };
+        });
+      } catch (error) {
+        // Rolled back, key released: report the run as it is now.
+        if (error instanceof NotApplied) return { result: { applied: false, run: await getRun(input.runId, input.teamUid) } };
+        throw error;
+      }
+    },
+
+    async claimNext(input) {
+      // SKIP LOCKED: concurrent claimers each lock a different queued run instead of waiting.
+      const [row] = await rows<RunRow>(sql`
+        UPDATE ${t.runs} SET state = 'CLAIMED', attempts = attempts + 1,
+          lease_worker_id = ${input.workerId}, lease_expires_at = ${input.leaseExpiresAt}::timestamptz,
+          updated_at = GREATEST(updated_at, ${input.now}::timestamptz)
+        WHERE id = (
+          SELECT id FROM ${t.runs} WHERE state = 'QUEUED' ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED
+        ) AND state = 'QUEUED'
+        RETURNING *`);
+      return row ? runFromRow(row) : undefined;
+    },
+
+    async renewLease(input) {
+      const [row] = await rows<RunRow>(sql`
+        WITH renewed AS (
+          UPDATE ${t.runs} SET lease_expires_at = ${input.leaseExpiresAt}::timestamptz
+          WHERE id = ${input.runId} AND lease_worker_id = ${input.workerId} AND state IN (${sql.join(LEASED)})
+          RETURNING *
+        )
+        SELECT * FROM renewed
+        UNION ALL
+        SELECT * FROM ${t.runs} WHERE id = ${input.runId} AND NOT EXISTS (SELECT 1 FROM renewed)`);
+      return row ? runFromRow(row) : undefined;
+    },
+
+    async listExpiredLeases(now, limit) {
+      const found = await rows<RunRow>(sql`
+        SELECT * FROM ${t.runs}
+        WHERE lease_worker_id IS NOT NULL AND lease_expires_at <= ${now}::timestamptz AND state IN (${sql.join(LEASED)})
+        ORDER BY lease_expires_at, id LIMIT ${limit}`);
+      return found.map(runFromRow);
+    },
+
+    async listFollowups(runId) {
+      return (await rows<FollowupRow>(sql`SELECT * FROM ${t.run_followups} WHERE run_id = ${runId} ORDER BY seq`)).map(followupFromRow);
+    },
+
+    async getAttachment(teamUid, runId, fileName) {
+      const [row] = await rows<{ run_id: string; file_name: string; mime_type: string; data: Buffer }>(sql`
+        SELECT a.* FROM ${t.run_attachments} a JOIN ${t.runs} r ON r.id = a.run_id
+        WHERE a.run_id = ${runId} AND a.file_name = ${fileName} AND r.team_uid = ${teamUid}`);
+      if (!row) return undefined;
+      return { runId: row.run_id, fileName: row.file_name, mimeType: row.mime_type, data: new Uint8Array(row.data) };
+    },
+  };
+}
