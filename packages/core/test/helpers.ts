@@ -36,7 +36,7 @@ export function manualClock(start = T0, step = 0): ManualClock {
   };
 }
 
-export interface CallOptions {
+interface CallOptions {
   body?: unknown;
   /** Sent as is instead of JSON-encoding `body`. */
   raw?: BodyInit;
@@ -128,7 +128,7 @@ export const b64 = (bytes: Uint8Array | string): string =>
   Buffer.from(typeof bytes === 'string' ? new TextEncoder().encode(bytes) : bytes).toString('base64');
 
 /** Events that take a fresh run from QUEUED to each state through the service. */
-export const PATH_TO: Record<RunState, readonly RunEventType[]> = {
+const PATH_TO: Record<RunState, readonly RunEventType[]> = {
   QUEUED: [],
   CLAIMED: ['claim'],
   PENDING: ['claim', 'prepare'],

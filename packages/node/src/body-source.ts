@@ -85,4 +85,4 @@ export function followBody(source: Readable, limits: BodyLimits, sink: BodySink)
   };
 }
 
-export const tooLarge = (limit: number) => new AgentRunError('payload_too_large', `the request body is larger than ${limit} bytes`);
+const tooLarge = (limit: number) => new AgentRunError('payload_too_large', `the request body is larger than ${limit} bytes`);

@@ -37,7 +37,7 @@ export function createMemoryNotifications(onError: ((error: unknown) => void) | 
  * the new state is `QUEUED`; a follow-up added is `run.followup`, after the change it came with.
  * A write that leaves the state as it was (a heartbeat, a progress report) publishes nothing.
  */
-export function runWriteNotifications(write: RunWrite): Notification[] {
+function runWriteNotifications(write: RunWrite): Notification[] {
   const { runId, before, after } = write;
   const out: Notification[] = [];
   if (before === undefined) out.push(after === 'QUEUED' ? { type: 'run.queued', runId } : { type: 'run.changed', runId, state: after });

@@ -3,8 +3,10 @@ export { type MigrateOptions, type MigrateResult, migrate } from './migrate.js';
 export { MIGRATIONS, type Migration } from './migrations/index.js';
 export {
   createPostgresStore,
+  type PostgresConnectionStringOptions,
   type PostgresListenOption,
   type PostgresListenOptions,
+  type PostgresSchemaOption,
   type PostgresStore,
   type PostgresStoreOptions,
   survivePoolErrors,

@@ -16,7 +16,7 @@ const TABLE_NAMES = [
   'agentrun_migrations',
 ] as const;
 
-export type TableName = (typeof TABLE_NAMES)[number];
+type TableName = (typeof TABLE_NAMES)[number];
 
 /**
  * Schema-qualified references for the store's SQL: `${t.runs}` renders `"agentrun"."runs"`, and

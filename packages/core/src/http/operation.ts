@@ -21,7 +21,7 @@ type ContextFor<A extends RouteAuth> = A extends 'api_key' ? ApiContext : Public
  * The code behind one route of the table, typed by it: its params are exactly the `{names}` of
  * its path (decoded, except on the ingress, which answers a bad encoding with its own 404).
  */
-export type OperationHandler<R extends RouteSpec> = (ctx: ContextFor<R['auth']>, params: PathParams<R['path']>) => Promise<Response>;
+type OperationHandler<R extends RouteSpec> = (ctx: ContextFor<R['auth']>, params: PathParams<R['path']>) => Promise<Response>;
 
 /** Handlers for some operations of the table; all of them together make the HTTP surface. */
 export type OperationHandlers<K extends OperationId = OperationId> = { [Op in K]: OperationHandler<RouteTable[Op]> };

@@ -6,7 +6,7 @@ import { fullPath, type RouteSpec } from '../routes/route.js';
  * `{params}`, segment by segment. Params come back as sent (percent-encoded); the caller decodes
  * them, because the API answers a bad encoding with a 400 and the ingress with a 404.
  */
-export type RouteMatch<K extends string> =
+type RouteMatch<K extends string> =
   | { kind: 'found'; operation: K; spec: RouteSpec; params: Record<string, string> }
   | { kind: 'method_not_allowed'; allow: string[] }
   | { kind: 'not_found' };

@@ -28,7 +28,7 @@ export interface HttpSurface extends Mountable {
 }
 
 /** Seconds a client waits before retrying while the store is unreachable. */
-export const UNAVAILABLE_RETRY_AFTER_S = 5;
+const UNAVAILABLE_RETRY_AFTER_S = 5;
 const STORE_UNAVAILABLE = new AgentRunError('unavailable', 'the database cannot be reached right now; retry shortly', {
   retryable: true,
   headers: { 'retry-after': String(UNAVAILABLE_RETRY_AFTER_S) },

@@ -10,7 +10,7 @@ import { defaultSha256, type Sha256Port } from '../verify/crypto.js';
  */
 
 /** Where an identity came from, in order of preference. */
-export type IdentitySource = 'configured_header' | 'provider' | 'vendor_header' | 'body_hash';
+type IdentitySource = 'configured_header' | 'provider' | 'vendor_header' | 'body_hash';
 
 /**
  * `value` already carries its source as a prefix (`h:`, `p:`, `v:`, `sha256:`), so it can be

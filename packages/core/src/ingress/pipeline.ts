@@ -59,7 +59,7 @@ const WEBHOOK_UID = /^[\x21-\x7e]{1,256}$/;
  * no faster than that budget allows.
  */
 /** The ingress's path params, as sent (percent-encoded): `/webhooks/w/{uid}` and `/webhooks/w/{uid}/{token}`. */
-export interface IngressParams {
+interface IngressParams {
   uid: string;
   token?: string;
 }

@@ -11,7 +11,7 @@ export const EVENT_PAYLOAD_FILE = 'event-payload.json';
  * the automation's prompt, then an envelope that names the webhook and the delivery and says how to
  * treat the payload.
  */
-export function webhookPrompt(automation: AutomationRecord, webhook: WebhookRecord, deliveryId: string): string {
+function webhookPrompt(automation: AutomationRecord, webhook: WebhookRecord, deliveryId: string): string {
   return [
     automation.prompt,
     '',

@@ -36,7 +36,7 @@ export interface MaintenanceOptions {
 export const DELIVERY_RETENTION = { maxAgeMs: 7 * 24 * 60 * 60 * 1000, keepNewest: 50, sweepEveryMs: 10 * 60 * 1000 } as const;
 
 /** How often expired idempotency keys are deleted; they answer as absent from the moment they expire. */
-export const IDEMPOTENCY_PURGE_EVERY_MS = 5 * 60 * 1000;
+const IDEMPOTENCY_PURGE_EVERY_MS = 5 * 60 * 1000;
 
 export const defaultMaintenanceTasks = (store: Store): MaintenanceTask[] => [
   {

@@ -13,7 +13,7 @@ import { parseTimestamp } from './timestamps.js';
  */
 
 /** `limit`: decimal digits, 1 to `max`; `fallback` when absent. */
-export const limitParam = (max: number, fallback: number) => {
+const limitParam = (max: number, fallback: number) => {
   const message = `must be an integer from 1 to ${max}`;
   return v.optional(
     v.pipe(v.string(), v.regex(/^\d{1,6}$/, message), v.transform(Number), v.minValue(1, message), v.maxValue(max, message)),
@@ -22,14 +22,14 @@ export const limitParam = (max: number, fallback: number) => {
 };
 
 /** `cursor`: opaque here; each list decodes and checks its own (run/cursor.ts, control/delivery-views.ts). */
-export const cursorParam = v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(4096)));
+const cursorParam = v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(4096)));
 
 /**
  * An instant: RFC 3339 (`Z` or an offset), a real calendar date, in the years 0001–9999 once
  * normalised to UTC; without an offset it is read as UTC (Python's `datetime.isoformat()` of a
  * naive datetime). Output: the stored form, `2026-01-02T03:04:05.000Z`.
  */
-export const timestampParam = v.optional(
+const timestampParam = v.optional(
   v.pipe(
     v.string(),
     v.rawTransform(({ dataset, addIssue, NEVER }) => {
@@ -45,7 +45,7 @@ export const timestampParam = v.optional(
 
 const filterText = v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(256)));
 
-export const LIST_RUNS_LIMITS = { max: 500, default: 20 } as const;
+const LIST_RUNS_LIMITS = { max: 500, default: 20 } as const;
 
 /**
  * Query of `GET /agent/runs`: every parameter either published client (`oz-agent-sdk` for

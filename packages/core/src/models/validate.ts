@@ -8,7 +8,7 @@ export function parseOrThrow<S extends v.GenericSchema>(schema: S, input: unknow
   throw invalidRequest(describeIssues(result.issues, what));
 }
 
-export function describeIssues(issues: readonly v.BaseIssue<unknown>[], what: string): string {
+function describeIssues(issues: readonly v.BaseIssue<unknown>[], what: string): string {
   const parts = issues.slice(0, 3).map((issue) => {
     const path = v.getDotPath(issue);
     // Unknown keys in strict objects are reported on the key itself; say so plainly. The same issue

@@ -16,15 +16,15 @@ const hmac = (key: string | Buffer, ...parts: (string | Uint8Array)[]): Buffer =
 export const hmacHex = (key: string | Buffer, ...parts: (string | Uint8Array)[]) => hmac(key, ...parts).toString('hex');
 export const hmacBase64 = (key: string | Buffer, ...parts: (string | Uint8Array)[]) => hmac(key, ...parts).toString('base64');
 
-export const newStandardSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
+const newStandardSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
 const standardKey = (secret: string) => Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
 
 export const signStandard = (secret: string, id: string, seconds: number, body: Uint8Array) =>
   `v1,${hmacBase64(standardKey(secret), `${id}.${seconds}.`, body)}`;
 
 /** A well-formed signature that is not the right one: same shape, one bit flipped. */
-export const wrongHex = (hex: string) => (hex[0] === '0' ? '1' : '0') + hex.slice(1);
-export const wrongBase64 = (b64: string) => {
+const wrongHex = (hex: string) => (hex[0] === '0' ? '1' : '0') + hex.slice(1);
+const wrongBase64 = (b64: string) => {
   const bytes = Buffer.from(b64, 'base64');
   bytes[0] = bytes[0]! ^ 1;
   return bytes.toString('base64');
@@ -33,7 +33,7 @@ export const wrongBase64 = (b64: string) => {
 export const enc = (text: string) => new TextEncoder().encode(text);
 
 /** What a case signs: headers plus, for linear, a body that carries its own timestamp. */
-export interface Signed {
+interface Signed {
   body: Uint8Array;
   headers: Record<string, string>;
 }
@@ -71,7 +71,7 @@ const standardWrongFirst = (h: Record<string, string>) => {
  * timestamp. The raw bytes go inside a JSON string, with the few bytes that would end or escape
  * it replaced, so the body stays JSON (lossy UTF-8 decoding keeps invalid sequences valid).
  */
-export const linearEnvelope = (payload: Uint8Array, signedAt: number): Uint8Array => {
+const linearEnvelope = (payload: Uint8Array, signedAt: number): Uint8Array => {
   const inner = payload.map((b) => (b < 0x20 || b === 0x22 || b === 0x5c ? 0x61 : b));
   return Buffer.concat([enc(`{"webhookTimestamp":${signedAt},"data":"`), inner, enc('"}')]);
 };

@@ -11,7 +11,7 @@ import { createPostgresStore, migrate } from '../../src/index.js';
  * rows. Connections keep the server's default `search_path` (`"$user", public`, where agentrun's
  * tables are not), so a statement of the store that forgot its schema fails every test it is in.
  */
-export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/test';
+const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/test';
 
 export interface TestDatabase {
   kind: 'postgres' | 'pglite';
@@ -35,7 +35,7 @@ export interface TestDatabase {
 let serverUrl: Promise<string | undefined> | undefined;
 
 /** The reachable server's URL, or undefined. In CI an unreachable server is an error. */
-export function findServer(): Promise<string | undefined> {
+function findServer(): Promise<string | undefined> {
   serverUrl ??= (async () => {
     const url = process.env.DATABASE_URL || DEFAULT_DATABASE_URL;
     const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });

@@ -8,7 +8,7 @@ import type { Db } from '../../src/db.js';
  */
 const table = (schema: string) => sql.table(`${schema}.test_executions`);
 
-export type ExecutionEvent = 'started' | 'aborted' | 'finished';
+type ExecutionEvent = 'started' | 'aborted' | 'finished';
 
 export interface ExecutionEntry {
   runId: string;

@@ -156,7 +156,7 @@ export class ManagedProcess {
 }
 
 /** Start `script` under tsx with `env` added to ours; not yet known to be ready. */
-export function spawnTsx(name: string, script: string, env: Record<string, string>): ManagedProcess {
+function spawnTsx(name: string, script: string, env: Record<string, string>): ManagedProcess {
   const child = spawn(process.execPath, ['--conditions=agentrun-source', '--import', 'tsx', '--import', WATCHDOG, script], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env },
@@ -238,7 +238,7 @@ export interface WorkerProcess extends ManagedProcess {
 }
 
 /** A bare worker process (worker-process.ts), resolved once it is ready. */
-export async function startWorkerProcess(options: WorkerProcessOptions, hooks: SpawnHooks = {}): Promise<WorkerProcess> {
+async function startWorkerProcess(options: WorkerProcessOptions, hooks: SpawnHooks = {}): Promise<WorkerProcess> {
   const opt = (value: number | undefined) => (value === undefined ? undefined : String(value));
   const env: Record<string, string | undefined> = {
     DATABASE_URL: options.databaseUrl,
