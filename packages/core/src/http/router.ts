@@ -24,16 +24,20 @@ interface CompiledRoute<K extends string> {
 
 export function createRouter<T extends Record<string, RouteSpec>>(table: T): Router<keyof T & string> {
   type K = keyof T & string;
-  const routes: CompiledRoute<K>[] = Object.entries(table).map(([operation, spec]) => ({
-    operation: operation as K,
-    spec,
-    segments: split(fullPath(spec)).map((s) => (s.startsWith('{') && s.endsWith('}') ? { name: s.slice(1, -1) } : s)),
-  }));
+  // Grouped by segment count: a path is compared only with routes as long as it (the ingress's
+  // two routes share their length with a handful of others), in table order within a group.
+  const byLength = new Map<number, CompiledRoute<K>[]>();
+  for (const [operation, spec] of Object.entries(table)) {
+    const segments = split(fullPath(spec)).map((s) => (s.startsWith('{') && s.endsWith('}') ? { name: s.slice(1, -1) } : s));
+    const group = byLength.get(segments.length) ?? [];
+    group.push({ operation: operation as K, spec, segments });
+    byLength.set(segments.length, group);
+  }
   return {
     match(method, pathname) {
       const parts = split(pathname);
       const allow = new Set<string>();
-      for (const route of routes) {
+      for (const route of byLength.get(parts.length) ?? []) {
         const params = matchSegments(route.segments, parts);
         if (!params) continue;
         // HEAD is GET without the body (RFC 9110 §9.3.2); the caller drops the body.
