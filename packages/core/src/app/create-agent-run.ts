@@ -7,7 +7,7 @@ import { controlOperations } from '../http/control-operations.js';
 import { idempotentWrites } from '../http/idempotent-write.js';
 import { jsonReaders } from '../http/json-readers.js';
 import { metaOperations } from '../http/meta-operations.js';
-import { composeMounts, type Mountable } from '../http/mountable.js';
+import type { Mountable } from '../http/mountable.js';
 import { runOperations } from '../http/run-operations.js';
 import { createHttpSurface, ingressOperations } from '../http/surface.js';
 import { createIngress, DEFAULT_INGRESS_LIMITS } from '../ingress/pipeline.js';
@@ -110,12 +110,12 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
     store,
     onError,
   });
-  // Room for more parts (a dashboard) beside the API and the ingress: each owns its own paths.
-  const whole = composeMounts([surface.api, surface.ingress], surface.fetch);
 
   return {
-    fetch: whole.fetch,
-    owns: whole.owns,
+    // One dispatcher serves both parts: the route table already tells them apart. A further part
+    // (a dashboard) joins them with composeMounts([agentrun, dashboard], …) (http/mountable.ts).
+    fetch: surface.fetch,
+    owns: surface.owns,
     store,
     events,
     clock,

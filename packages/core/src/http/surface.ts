@@ -83,11 +83,20 @@ export function createHttpSurface(options: HttpSurfaceOptions): HttpSurface {
     }
   };
 
-  const fetch = async (request: Request): Promise<Response> => {
+  const serve = async (request: Request, outside?: (pathname: string) => boolean): Promise<Response> => {
     const requestId = requestIdOf(request);
-    return finishResponse(await handle(request, requestId), requestId, request.method === 'HEAD');
+    // A part served on its own (`fetch: agentrun.ingress.fetch`) answers nothing of another part.
+    const pathname = outside ? new URL(request.url).pathname : '';
+    const response = outside?.(pathname)
+      ? problemResponse(new AgentRunError('not_found', `no route for ${pathname}`))
+      : await handle(request, requestId);
+    return finishResponse(response, requestId, request.method === 'HEAD');
   };
-  const area = (name: RouteArea): Mountable => ({ fetch, owns: AREA_OWNS[name] });
+  const fetch = (request: Request) => serve(request);
+  const area = (name: RouteArea): Mountable => {
+    const owns = AREA_OWNS[name];
+    return { fetch: (request) => serve(request, (p) => !owns(p)), owns };
+  };
   return { fetch, owns: (p) => AREA_OWNS.api(p) || AREA_OWNS.webhooks(p), api: area('api'), ingress: area('webhooks') };
 }
 
