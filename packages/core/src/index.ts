@@ -43,4 +43,4 @@ export type { FollowupRecord } from './run/record.js';
 export type { RunService } from './run/run-service.js';
 export type { Store } from './store/store.js';
 export { type Clock, systemClock } from './util/clock.js';
-export { createWorker, type Worker, type WorkerDeps, type WorkerOptions } from './worker/worker.js';
+export { createWorker, type Worker, type WorkerDeps, type WorkerOptions, type WorkerStopOptions } from './worker/worker.js';

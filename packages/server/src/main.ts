@@ -13,6 +13,9 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
 // how often the worker polls the store (other processes' new runs are only seen by polling).
 const demoDurationMs = optionalMs('AGENTRUN_DEMO_DURATION_MS');
 const pollIntervalMs = optionalMs('AGENTRUN_POLL_INTERVAL_MS');
+// On SIGTERM or SIGINT, how long running executions may take to finish before they are handed
+// back to the queue (docs/executors.md, "Stopping a worker"). A second signal exits at once.
+const shutdownGraceMs = optionalMs('AGENTRUN_SHUTDOWN_GRACE_MS') ?? 10_000;
 // Postgres when DATABASE_URL is set (migrated at start; safe when several servers start at once),
 // its tables in the schema AGENTRUN_DB_SCHEMA (default agentrun; docs/production.md).
 const databaseUrl = process.env.DATABASE_URL;
@@ -54,8 +57,8 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
     if (stopping) process.exit(1);
     stopping = true;
-    console.log('stopping…');
-    void server.close().then(() => process.exit(0));
+    console.log(`stopping: running executions have ${shutdownGraceMs} ms to finish (a second ${signal} exits now)…`);
+    void server.close({ graceMs: shutdownGraceMs }).then(() => process.exit(0));
   });
 }
 

@@ -42,7 +42,11 @@ export interface ReferenceServer {
   agentrun: AgentRun;
   worker: Worker;
   server: Server;
-  close(): Promise<void>;
+  /**
+   * Stop: the worker first (its running executions get `graceMs` to finish while the API still
+   * answers, e.g. a cancel), then the HTTP server, then the store.
+   */
+  close(options?: { graceMs?: number }): Promise<void>;
 }
 
 /** The principal of the bootstrap key: a service account of the default team that may manage factories. */
@@ -106,8 +110,8 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
     agentrun,
     worker,
     server,
-    async close() {
-      await worker.stop();
+    async close(closeOptions = {}) {
+      await worker.stop(closeOptions);
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

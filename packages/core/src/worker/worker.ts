@@ -44,12 +44,21 @@ export interface WorkerOptions extends WorkerDeps {
   onError?: (error: unknown) => void;
 }
 
+export interface WorkerStopOptions {
+  /** How long running executions may take to finish before they are aborted and handed back. Default 0. */
+  graceMs?: number;
+}
+
 export interface Worker {
   readonly id: string;
   /** Begin claiming runs. */
   start(): void;
-  /** Stop claiming, abort running executions and hand their runs back to the queue. */
-  stop(): Promise<void>;
+  /**
+   * Stop claiming; let running executions finish for up to `graceMs` (default 0), still hearing
+   * their cancels and follow-ups; then abort those left and hand their runs back to the queue
+   * (docs/executors.md, "Stopping a worker").
+   */
+  stop(options?: WorkerStopOptions): Promise<void>;
   /** Claim queued runs up to capacity now; resolves to how many were claimed. */
   poll(): Promise<number>;
   /** Resolves when no execution is running. */
@@ -90,6 +99,8 @@ export function createWorker(options: WorkerOptions): Worker {
   }
   const running = new Map<string, Execution>();
   let started = false;
+  /** Set from the first moment of `stop()`: nothing more is claimed, even on a notification. */
+  let stopping = false;
   // Backoff: a timed poll or lease sweep that fails (the store is down, most likely) puts off the
   // next timed one, twice as long each time up to MAX_BACKOFF_MS; a poll that works resets it. An
   // outage then costs a few queries a minute, not one per interval, and the worker resumes within
@@ -216,7 +227,9 @@ export function createWorker(options: WorkerOptions): Worker {
       const ctx = executionContext(claimed.id, execution);
       let outcome: ExecutionOutcome;
       try {
-        outcome = await executor.execute({ run: toRunItem(start.run), followups, attempt: start.run.attempts }, ctx);
+        const { teamUid } = start.run;
+        const readAttachment = async (fileName: string) => (await store.runs.getAttachment(teamUid, claimed.id, fileName))?.data;
+        outcome = await executor.execute({ run: toRunItem(start.run), followups, attempt: start.run.attempts, readAttachment }, ctx);
       } catch (error) {
         // Aborted because of a cancel, a lost lease or a stop: the run's state already says why.
         if (controller.signal.aborted) return;
@@ -290,7 +303,7 @@ export function createWorker(options: WorkerOptions): Worker {
 
   async function claimUpToCapacity(): Promise<number> {
     let claimed = 0;
-    while (running.size < concurrency) {
+    while (!stopping && running.size < concurrency) {
       const run = await store.runs.claimNext({ workerId: id, now: isoTime(clock.now()), leaseExpiresAt: leaseUntil() });
       if (!run) break;
       claimed++;
@@ -376,11 +389,25 @@ export function createWorker(options: WorkerOptions): Worker {
       timer = setInterval(tick, pollIntervalMs);
       tick();
     },
-    async stop() {
+    async stop(options: WorkerStopOptions = {}) {
       started = false;
+      stopping = true;
       if (timer) clearInterval(timer);
-      await unsubscribe();
       await polling;
+      // Drain: executions may finish on their own within the grace period; notifications stay on
+      // meanwhile, so a cancel or a follow-up still reaches them at once.
+      const graceMs = options.graceMs ?? 0;
+      if (graceMs > 0 && running.size > 0) {
+        let timeout: ReturnType<typeof setTimeout> | undefined;
+        await Promise.race([
+          Promise.all([...running.values()].map((e) => e.done)),
+          new Promise<void>((resolve) => {
+            timeout = setTimeout(resolve, graceMs);
+          }),
+        ]);
+        clearTimeout(timeout);
+      }
+      await unsubscribe();
       const executions = [...running.entries()];
       for (const [, execution] of executions) execution.controller.abort(new Error('worker stopping'));
       await Promise.all(executions.map(([, e]) => e.done));
@@ -397,6 +424,7 @@ export function createWorker(options: WorkerOptions): Worker {
           )
           .catch(onError);
       }
+      stopping = false;
     },
     poll: () => schedulePoll(),
     async idle() {
