@@ -4,6 +4,7 @@ import { createMemoryControlPlane } from './control-plane.js';
 import { createMemoryIdempotency } from './idempotency.js';
 import { createMemoryIngress } from './ingress.js';
 import { createMemoryNotifications } from './notifications.js';
+import { createMemoryRunEvents } from './run-events.js';
 import { createMemoryRuns } from './runs.js';
 
 export interface MemoryStoreOptions {
@@ -22,12 +23,13 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
   // interface"); the parts that share a step are wired here.
   const notify = createMemoryNotifications(options.onError);
   const { idempotency, withIdempotency } = createMemoryIdempotency();
-  const { runs, insertRun } = createMemoryRuns(withIdempotency, notify.published);
+  const { runs, insertRun, hasRun } = createMemoryRuns(withIdempotency, notify.published);
   const { webhookSnapshot, ...controlPlane } = createMemoryControlPlane();
   // Runs of an accepted delivery are written in the same synchronous step as the delivery.
   const ingress = createMemoryIngress(insertRun, webhookSnapshot);
   return {
     runs,
+    runEvents: createMemoryRunEvents(hasRun, notify.publish),
     idempotency,
     apiKeys: createMemoryApiKeys(),
     ...controlPlane,

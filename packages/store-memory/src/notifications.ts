@@ -12,12 +12,15 @@ export interface RunWrite {
 /**
  * The memory store's `notifications`: in process, published by its own writes once they are done
  * (each is synchronous, so "done" is "committed"); the hub delivers them in a later microtask, and
- * an exception a listener throws goes to `onError`. `published` is for the run store, `clear` for
+ * an exception a listener throws goes to `onError`. `published` is for the run store, `publish`
+ * for the run events, `clear` for
  * the store's `close()`; neither is part of the Store.
  */
 export function createMemoryNotifications(onError: ((error: unknown) => void) | undefined): {
   notifications: Notifications;
   published(write: RunWrite): void;
+  /** For writes that are not run writes (run-events.ts). */
+  publish(notification: Notification): void;
   clear(): void;
 } {
   const hub = createNotificationHub(onError);
@@ -26,6 +29,7 @@ export function createMemoryNotifications(onError: ((error: unknown) => void) | 
     published(write) {
       for (const n of runWriteNotifications(write)) hub.publish(n);
     },
+    publish: (notification) => hub.publish(notification),
     clear: () => hub.clear(),
   };
 }

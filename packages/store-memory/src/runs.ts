@@ -27,6 +27,8 @@ export function createMemoryRuns(
 ): {
   runs: RunStore;
   insertRun(input: CreateRunInput, copyBytes: (bytes: Uint8Array) => Uint8Array): void;
+  /** Whether the run exists, synchronously (for run-events.ts). */
+  hasRun(runId: string): boolean;
 } {
   const runs = new Map<string, RunRecord>();
   const followups = new Map<string, FollowupRecord[]>();
@@ -147,7 +149,7 @@ export function createMemoryRuns(
     published({ runId: input.run.id, before: undefined, after: input.run.state });
   };
 
-  return { runs: runStore, insertRun };
+  return { runs: runStore, insertRun, hasRun: (runId) => runs.has(runId) };
 }
 
 /** A patch's given fields (`undefined` means "leave as is"; `null` clears). */

@@ -5,7 +5,8 @@ import type pg from 'pg';
 /**
  * The PostgreSQL store's notifications (docs/stores.md, "Notifications"). Triggers (migration
  * 0007_notifications) `pg_notify` a channel of the store's schema at commit for every run
- * inserted, every change of a run's state and every follow-up, whichever process or SQL function
+ * inserted, every change of a run's state and every follow-up (and 0008's append, every batch of
+ * run events), whichever process or SQL function
  * wrote it; a rolled-back write notifies nobody. Here one dedicated connection, never one of the
  * pool's, LISTENs on that channel while anyone listens, and fans what it hears out to listeners.
  *
@@ -54,11 +55,12 @@ export function parseNotification(payload: string | undefined): Notification | u
     return undefined;
   }
   if (typeof value !== 'object' || value === null) return undefined;
-  const { type, runId, state, followupId } = value as Record<string, unknown>;
+  const { type, runId, state, followupId, eventId } = value as Record<string, unknown>;
   if (typeof runId !== 'string') return undefined;
   if (type === 'run.queued') return { type, runId };
   if (type === 'run.changed' && typeof state === 'string' && STATES.has(state)) return { type, runId, state: state as RunState };
   if (type === 'run.followup' && typeof followupId === 'string') return { type, runId, followupId };
+  if (type === 'run.event' && typeof eventId === 'number' && Number.isSafeInteger(eventId)) return { type, runId, eventId };
   return undefined;
 }
 

@@ -8,6 +8,7 @@ import { createIdempotency } from './idempotency.js';
 import { createIngress } from './ingress.js';
 import { type MigrateResult, migrate } from './migrate.js';
 import { createPostgresNotifications } from './notifications.js';
+import { createRunEvents } from './run-events.js';
 import { createRuns } from './runs.js';
 import { schemaOption } from './schema-name.js';
 import { tablesIn } from './tables.js';
@@ -90,6 +91,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
 
   return {
     runs: createRuns(db, t, idempotently),
+    runEvents: createRunEvents(db, t),
     idempotency,
     apiKeys: createApiKeys(db, t),
     ...createControlPlane(db, t),

@@ -5,6 +5,7 @@ const TABLE_NAMES = [
   'runs',
   'run_followups',
   'run_attachments',
+  'run_events',
   'idempotency_keys',
   'api_keys',
   'factories',

@@ -13,6 +13,8 @@ export type Notification =
   | { type: 'run.changed'; runId: string; state: RunState }
   /** A follow-up was added to a run. */
   | { type: 'run.followup'; runId: string; followupId: string }
+  /** Events were appended to a run's transcript, `eventId` the last of them. */
+  | { type: 'run.event'; runId: string; eventId: number }
   /** Notifications may have been missed (the listener reconnected): look at the store now. */
   | { type: 'resync' };
 

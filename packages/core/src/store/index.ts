@@ -34,5 +34,7 @@ export type * from './api-keys.js';
 export type * from './control-plane.js';
 export type * from './idempotency.js';
 export type * from './ingress.js';
+export type * from './run-events.js';
+export { RUN_EVENT_TYPES, RUN_EVENTS_PER_RUN } from './run-events.js';
 export type * from './runs.js';
 export type * from './store.js';

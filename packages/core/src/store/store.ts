@@ -3,11 +3,12 @@ import type { ApiKeyStore } from './api-keys.js';
 import type { AutomationStore, FactoryStore, SecretStore, WebhookStore } from './control-plane.js';
 import type { IdempotencyStore } from './idempotency.js';
 import type { DeliveryStore, RateLimitStore } from './ingress.js';
+import type { RunEventStore } from './run-events.js';
 import type { RunStore } from './runs.js';
 
 // The Store port is cut into one file per part, and the stores and the conformance suites are cut
 // the same way, file for file (docs/stores.md, "The shape of the interface"): runs.ts,
-// idempotency.ts, api-keys.ts, control-plane.ts, ingress.ts, and this assembly. The `notifications`
+// idempotency.ts, api-keys.ts, control-plane.ts, ingress.ts, run-events.ts, and this assembly. The `notifications`
 // member's port lives in notify/ (notify/notification.ts), beside the hub that delivers it in
 // process; stores implement it in their notifications.ts.
 
@@ -24,6 +25,8 @@ import type { RunStore } from './runs.js';
  */
 export interface Store {
   readonly runs: RunStore;
+  /** Each run's transcript (docs/stores.md, "Run events"). */
+  readonly runEvents: RunEventStore;
   readonly idempotency: IdempotencyStore;
   readonly apiKeys: ApiKeyStore;
   readonly factories: FactoryStore;

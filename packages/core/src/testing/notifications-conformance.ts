@@ -256,6 +256,24 @@ export function describeNotificationsConformance(name: string, options: Notifica
       expect(heard.about(a.id, b.id, c.id, end)).toEqual([queued(a.id), queued(b.id), queued(end)]);
     });
 
+    it('an append of run events is one run.event with its last id; an append that adds nothing publishes nothing', async () => {
+      const run = await create();
+      const heard = await listen();
+      await store.runEvents.append(run.id, [
+        { at: at(1), type: 'output', data: { text: 'a' } },
+        { at: at(2), type: 'output', data: { text: 'b' } },
+      ]);
+      await store.runEvents.append(run.id, []);
+      await store.runEvents.append('no-such-run', [{ at: at(3), type: 'output', data: { text: 'c' } }]);
+      await store.runEvents.append(run.id, [{ at: at(4), type: 'status', data: { message: 'd' } }]);
+      const end = await sentinel(heard);
+      expect(heard.about(run.id, 'no-such-run', end)).toEqual([
+        { type: 'run.event', runId: run.id, eventId: 2 },
+        { type: 'run.event', runId: run.id, eventId: 3 },
+        queued(end),
+      ]);
+    });
+
     it('every listener hears each notification; one that throws stops neither the others nor the store', async () => {
       const quiet = vi.spyOn(console, 'error').mockImplementation(() => {});
       try {

@@ -4,10 +4,11 @@ import { describeApiKeysConformance } from './api-keys-conformance.js';
 import { describeControlPlaneConformance } from './control-plane-conformance.js';
 import { describeIdempotencyConformance } from './idempotency-conformance.js';
 import { describeIngressConformance } from './ingress-conformance.js';
+import { describeRunEventsConformance } from './run-events-conformance.js';
 import { describeRunsConformance } from './runs-conformance.js';
 
 // The suite is cut as the Store port is, file for file: runs-, idempotency-, api-keys-,
-// control-plane- and ingress-conformance.ts, assembled here (docs/stores.md, "The shape of the
+// control-plane-, ingress- and run-events-conformance.ts, assembled here (docs/stores.md, "The shape of the
 // interface"). notifications-conformance.ts is the suite of the optional `notifications` member:
 // it needs options of its own (another instance, a rolled-back write), so a store with
 // notifications runs `describeNotificationsConformance` beside this one.
@@ -48,5 +49,6 @@ export function describeStoreConformance(name: string, options: StoreConformance
     describeApiKeysConformance(current);
     describeControlPlaneConformance(current);
     describeIngressConformance(current);
+    describeRunEventsConformance(current);
   });
 }

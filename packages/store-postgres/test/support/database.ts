@@ -116,6 +116,7 @@ const TABLES = [
   'runs',
   'run_followups',
   'run_attachments',
+  'run_events',
   'idempotency_keys',
   'api_keys',
   'factories',

@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import type { NewRunEvent } from '../store/run-events.js';
+import { RUN_EVENTS_PER_RUN } from '../store/run-events.js';
+import type { Store } from '../store/store.js';
+import { isoTime } from '../util/clock.js';
+import { makeRun } from './fixtures.js';
+
+const T0 = Date.UTC(2026, 0, 1);
+const at = (ms: number) => isoTime(T0 + ms);
+const output = (n: number): NewRunEvent => ({ at: at(n), type: 'output', data: { text: `line ${n}` } });
+
+/** The run-events part of the store conformance suite (see `describeStoreConformance`, docs/stores.md "Run events"). */
+export function describeRunEventsConformance(current: () => Store): void {
+  describe('run events', () => {
+    const created = async () => {
+      const run = makeRun();
+      await current().runs.create({ run, attachments: [] });
+      return run.id;
+    };
+
+    it('numbers a run’s events 1, 2, 3… in append order, per run, and pages them by id', async () => {
+      const store = current();
+      const a = await created();
+      const b = await created();
+      await store.runEvents.append(a, [
+        { at: at(1), type: 'state', data: { state: 'QUEUED' } },
+        { at: at(2), type: 'output', data: { text: 'hello', nested: [1, { x: null }] } },
+      ]);
+      await store.runEvents.append(b, [{ at: at(3), type: 'status', data: { message: 'b' } }]);
+      await store.runEvents.append(a, [{ at: at(4), type: 'artifact', data: { url: 'https://example.com/pr/1' } }]);
+      await store.runEvents.append(a, []);
+      expect(await store.runEvents.list(a, { limit: 10 })).toEqual([
+        { id: 1, runId: a, at: at(1), type: 'state', data: { state: 'QUEUED' } },
+        { id: 2, runId: a, at: at(2), type: 'output', data: { text: 'hello', nested: [1, { x: null }] } },
+        { id: 3, runId: a, at: at(4), type: 'artifact', data: { url: 'https://example.com/pr/1' } },
+      ]);
+      expect(await store.runEvents.list(b, { limit: 10 })).toEqual([
+        { id: 1, runId: b, at: at(3), type: 'status', data: { message: 'b' } },
+      ]);
+      expect((await store.runEvents.list(a, { after: 1, limit: 1 })).map((e) => e.id)).toEqual([2]);
+      expect((await store.runEvents.list(a, { after: 2, limit: 5 })).map((e) => e.id)).toEqual([3]);
+      expect(await store.runEvents.list(a, { after: 3, limit: 5 })).toEqual([]);
+    });
+
+    it('keeps nothing for a run that does not exist, and lists none', async () => {
+      const store = current();
+      await store.runEvents.append('no-such-run', [output(1)]);
+      expect(await store.runEvents.list('no-such-run', { limit: 10 })).toEqual([]);
+    });
+
+    it('returns copies: changing appended or returned data does not change the log', async () => {
+      const store = current();
+      const id = await created();
+      const data = { text: 'kept' };
+      await store.runEvents.append(id, [{ at: at(1), type: 'output', data }]);
+      data.text = 'changed';
+      const [first] = await store.runEvents.list(id, { limit: 1 });
+      (first?.data as { text: string }).text = 'changed too';
+      expect((await store.runEvents.list(id, { limit: 1 }))[0]?.data).toEqual({ text: 'kept' });
+    });
+
+    it('appends concurrently without losing or repeating an id', async () => {
+      const store = current();
+      const id = await created();
+      await Promise.all(Array.from({ length: 8 }, (_, i) => store.runEvents.append(id, [output(2 * i), output(2 * i + 1)])));
+      const events = await store.runEvents.list(id, { limit: 100 });
+      expect(events.map((e) => e.id)).toEqual(Array.from({ length: 16 }, (_, i) => i + 1));
+      // A batch stays together: its two events (line 2k, line 2k+1) take consecutive ids.
+      const lines = events.map((e) => Number(String((e.data as { text?: unknown }).text).slice(5)));
+      for (let i = 0; i < lines.length; i += 2) expect([lines[i], lines[i + 1]]).toEqual([lines[i], (lines[i] ?? 0) + 1]);
+    });
+
+    it(`keeps ${RUN_EVENTS_PER_RUN} events at most, the last one a single truncated marker; later appends add nothing`, async () => {
+      const store = current();
+      const id = await created();
+      const cap = RUN_EVENTS_PER_RUN;
+      await store.runEvents.append(
+        id,
+        Array.from({ length: cap - 2 }, (_, i) => output(i)),
+      );
+      // One fits; the second is the first dropped: the marker takes its time and the last place.
+      await store.runEvents.append(id, [output(cap), output(cap + 1), output(cap + 2)]);
+      await store.runEvents.append(id, [output(cap + 3)]);
+      const tail = await store.runEvents.list(id, { after: cap - 3, limit: 10 });
+      expect(tail).toEqual([
+        { id: cap - 2, runId: id, at: at(cap - 3), type: 'output', data: { text: `line ${cap - 3}` } },
+        { id: cap - 1, runId: id, at: at(cap), type: 'output', data: { text: `line ${cap}` } },
+        { id: cap, runId: id, at: at(cap + 1), type: 'truncated', data: { limit: cap } },
+      ]);
+    });
+  });
+}

@@ -1,0 +1,36 @@
+import type { NewRunEvent, Notification, RunEventRecord, RunEventStore } from '@agentrun/core/store';
+import { RUN_EVENTS_PER_RUN } from '@agentrun/core/store';
+import { copy as clone } from './copy.js';
+
+/**
+ * Each run's transcript in memory (docs/stores.md, "Run events"): an array per run, ids its
+ * positions from 1, capped at `RUN_EVENTS_PER_RUN` with one `truncated` marker, as the
+ * PostgreSQL store's `agentrun_append_run_events` does. Appends are synchronous, so atomic;
+ * `hasRun` is the run store's (an unknown run gets nothing) and `publish` the notifications hub.
+ */
+export function createMemoryRunEvents(hasRun: (runId: string) => boolean, publish: (notification: Notification) => void): RunEventStore {
+  const logs = new Map<string, RunEventRecord[]>();
+  return {
+    async append(runId, events: readonly NewRunEvent[]) {
+      if (events.length === 0 || !hasRun(runId)) return;
+      const log = logs.get(runId) ?? [];
+      logs.set(runId, log);
+      const before = log.length;
+      for (const event of events) {
+        if (log.length >= RUN_EVENTS_PER_RUN) break;
+        const id = log.length + 1;
+        if (id === RUN_EVENTS_PER_RUN) {
+          log.push({ id, runId, at: event.at, type: 'truncated', data: { limit: RUN_EVENTS_PER_RUN } });
+          break;
+        }
+        log.push({ id, runId, at: event.at, type: event.type, data: clone(event.data ?? null) });
+      }
+      if (log.length > before) publish({ type: 'run.event', runId, eventId: log.length });
+    },
+    async list(runId, query) {
+      const log = logs.get(runId) ?? [];
+      const after = Math.max(0, Math.floor(query.after ?? 0));
+      return log.slice(after, after + query.limit).map(clone);
+    },
+  };
+}
