@@ -8,4 +8,5 @@ export { forwardToReal } from './http/lazy-web-object.js';
 export { MOUNT_PATH, mountedBase } from './http/mount-path.js';
 export { jsonResponse, problemResponse } from './http/responses.js';
 export { type BufferedResponse, bufferedResponse, textResponse } from './http/text-response.js';
+export { checkOptions } from './util/check-options.js';
 export { sha256Hex } from './util/hash.js';

@@ -15,6 +15,8 @@ export interface ExecutionInput {
   followups: readonly FollowupRecord[];
   /** 1 on the first claim; higher after a lease expired and the run was re-queued. */
   attempt: number;
+  /** The bytes of one of `run.attachments`, by its `file_name`; undefined if the run has no such file. */
+  readAttachment(fileName: string): Promise<Uint8Array | undefined>;
 }
 
 export interface ExecutionContext {
