@@ -1,0 +1,29 @@
+import type { Workspace } from './workspace.js';
+
+/** Passed from the server's environment always; everything else only when allowed (docs/executors.md, "The agent's environment"). */
+const ALWAYS = ['PATH', 'HOME', 'LANG', 'TMPDIR'] as const;
+
+/**
+ * The agent's environment: a small fixed set from the server's, the allowed names, `env.set`, and
+ * the run's `AGENTRUN_*` variables last, so nothing overrides them. The server's secrets never
+ * pass unless named in `allow`.
+ */
+export function agentEnvironment(
+  server: Readonly<Record<string, string | undefined>>,
+  allow: readonly string[],
+  set: Readonly<Record<string, string>>,
+  run: { runId: string; attempt: number; workspace: Workspace },
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of [...ALWAYS, ...allow]) {
+    const value = server[name];
+    if (value !== undefined) env[name] = value;
+  }
+  Object.assign(env, set);
+  env.AGENTRUN_RUN_ID = run.runId;
+  env.AGENTRUN_ATTEMPT = String(run.attempt);
+  env.AGENTRUN_WORKSPACE = run.workspace.dir;
+  env.AGENTRUN_PROMPT_FILE = run.workspace.promptFile;
+  env.AGENTRUN_MCP_CONFIG = run.workspace.mcpConfigFile;
+  return env;
+}

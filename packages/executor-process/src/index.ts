@@ -1,0 +1,2 @@
+export type { KeepWorkspaces, ProcessExecutorOptions } from './options.js';
+export { processExecutor } from './process-executor.js';

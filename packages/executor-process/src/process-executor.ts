@@ -1,0 +1,217 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { ExecutionContext, ExecutionInput, ExecutionOutcome, Executor } from '@agentrun/core';
+import { agentEnvironment } from './environment.js';
+import { type ProcessExecutorOptions, type ResolvedOptions, resolveOptions } from './options.js';
+import { watchProcessGroup } from './process-group.js';
+import { followupLine, parseAgentLine } from './protocol.js';
+import { createWorkspace, directoryBytes, removeWorkspace, type Workspace } from './workspace.js';
+
+/** Plain output lines reach `status_message` at most this often, so a chatty agent does not write the store per line. */
+const PROGRESS_INTERVAL_MS = 1000;
+/** How often the workspace's size is checked against `maxWorkspaceBytes`. */
+const DISK_CHECK_MS = 1000;
+/** How much of stderr's end a failed run's message carries. */
+const STDERR_TAIL_BYTES = 2048;
+/** Longest status message taken from one output line. */
+const MAX_MESSAGE = 1000;
+
+/**
+ * An executor that runs one local command per run, in a fresh workspace, with a clean
+ * environment, speaking plain lines and a JSON-lines protocol on stdout (docs/executors.md,
+ * "The process executor"). Node only.
+ */
+export function processExecutor(options: ProcessExecutorOptions): Executor {
+  const config = resolveOptions(options, join(tmpdir(), 'agentrun-runs'));
+  return {
+    async execute(input, context) {
+      const workspace = await createWorkspace(config.workspaceRoot, input);
+      let outcome: ExecutionOutcome | undefined;
+      try {
+        outcome = await runAgent(config, input, context, workspace);
+        return outcome;
+      } finally {
+        const keep = config.keepWorkspaces === 'always' || (config.keepWorkspaces === 'on-failure' && outcome?.status !== 'succeeded');
+        if (!keep) await removeWorkspace(workspace).catch(config.onError);
+      }
+    },
+  };
+}
+
+/** Why the executor stopped the agent, when it did. */
+type Stop = { reason: 'cancel' } | { reason: 'timeout' | 'disk_limit'; message: string };
+
+async function runAgent(
+  config: ResolvedOptions,
+  input: ExecutionInput,
+  context: ExecutionContext,
+  workspace: Workspace,
+): Promise<ExecutionOutcome> {
+  const replace = (arg: string) =>
+    arg.replace(/\{(workspace|prompt_file|mcp_config|run_id|attempt)\}/g, (_, name: string) =>
+      name === 'workspace'
+        ? workspace.dir
+        : name === 'prompt_file'
+          ? workspace.promptFile
+          : name === 'mcp_config'
+            ? workspace.mcpConfigFile
+            : name === 'run_id'
+              ? input.run.run_id
+              : String(input.attempt),
+    );
+  const child = spawn(config.command, config.args.map(replace), {
+    cwd: workspace.dir,
+    env: agentEnvironment(process.env, config.allow, config.set, { runId: input.run.run_id, attempt: input.attempt, workspace }),
+    shell: config.shell,
+    detached: true,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  await started(child, config);
+  const group = watchProcessGroup(child, config.killGraceMs);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+
+  let stop: Stop | undefined;
+  const stopAgent = (why: Stop) => {
+    stop ??= why;
+    group.terminate();
+  };
+  const onAbort = () => stopAgent({ reason: 'cancel' });
+  if (context.signal.aborted) onAbort();
+  context.signal.addEventListener('abort', onAbort, { once: true });
+  const timeout =
+    config.timeoutMs === undefined
+      ? undefined
+      : setTimeout(() => stopAgent({ reason: 'timeout', message: `The agent ran longer than ${config.timeoutMs} ms` }), config.timeoutMs);
+  const diskCheck =
+    config.maxWorkspaceBytes === undefined
+      ? undefined
+      : setInterval(() => void checkDisk(config.maxWorkspaceBytes as number), DISK_CHECK_MS);
+  const checkDisk = async (max: number) => {
+    const bytes = await directoryBytes(workspace.dir);
+    if (bytes > max) stopAgent({ reason: 'disk_limit', message: `The workspace grew beyond ${max} bytes (${bytes})` });
+  };
+
+  // Follow-ups: the ones so far first (a re-queued run continues its conversation), then each as it comes.
+  child.stdin?.on('error', () => {}); // EPIPE when the agent closed its stdin: it does not read follow-ups.
+  for (const f of input.followups) child.stdin?.write(followupLine(f));
+  const unsubscribe = context.onFollowup((f) => child.stdin?.write(followupLine(f)));
+
+  const progress = progressReporter(context, config.onError);
+  let result: ExecutionOutcome | undefined;
+  let stderrTail = '';
+  child.stderr?.setEncoding('utf8');
+  child.stderr?.on('data', (chunk: string) => {
+    stderrTail = (stderrTail + chunk).slice(-STDERR_TAIL_BYTES);
+  });
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream, crlfDelay: Number.POSITIVE_INFINITY });
+  lines.on('line', (line) => {
+    const message = parseAgentLine(line);
+    if (message === undefined) {
+      if (line.trim() !== '') progress.line(line.slice(0, MAX_MESSAGE));
+    } else if (typeof message === 'string') {
+      progress.line(line.slice(0, MAX_MESSAGE)); // Not a valid message: shown as it is.
+    } else if (message.agentrun === 'status') {
+      progress.now({ message: message.message.slice(0, MAX_MESSAGE) });
+    } else if (message.agentrun === 'session') {
+      progress.now({
+        message: 'Session started',
+        ...(message.id !== undefined ? { session_id: message.id } : {}),
+        ...(message.link !== undefined ? { session_link: message.link } : {}),
+      });
+    } else if (message.agentrun === 'artifact') {
+      const what = message.url ?? message.path ?? message.name ?? 'unnamed';
+      progress.now({ message: `Artifact${message.type ? ` (${message.type})` : ''}: ${what}`.slice(0, MAX_MESSAGE) });
+    } else {
+      result =
+        message.status === 'succeeded'
+          ? { status: 'succeeded', ...(message.message !== undefined ? { message: message.message } : {}) }
+          : {
+              status: 'failed',
+              message: message.message ?? 'The agent reported a failure',
+              ...(message.error_code !== undefined ? { error_code: message.error_code } : {}),
+            };
+    }
+  });
+
+  try {
+    const code = await exited;
+    // The agent is done: whatever it left running in its group goes too. Its output already in
+    // the pipes is still read to the end.
+    group.kill();
+    await closed;
+    await progress.settle();
+    const tail = stderrTail.trim();
+    if (stop?.reason === 'cancel') return { status: 'failed', message: 'Cancelled' };
+    if (stop) return { status: 'failed', message: stop.message, error_code: stop.reason };
+    if (config.shell && (code === 126 || code === 127)) {
+      // The shell's "not executable" / "not found": the command could not start (an ERROR, not the agent failing).
+      throw new Error(`the agent command could not start (exit ${code})${tail ? `: ${tail}` : ''}`);
+    }
+    if (result) return result;
+    if (code === 0) return { status: 'succeeded', message: 'The agent finished' };
+    return {
+      status: 'failed',
+      message: `The agent exited with ${code === null ? 'a signal' : `code ${code}`}${tail ? `: ${tail}` : ''}`,
+      error_code: 'agent_exit',
+    };
+  } finally {
+    clearTimeout(timeout);
+    clearInterval(diskCheck);
+    context.signal.removeEventListener('abort', onAbort);
+    unsubscribe();
+    group.release();
+  }
+}
+
+/** Resolves once the process runs; throws (the run ends in ERROR) when it could not start: ENOENT, EACCES. */
+function started(child: ChildProcess, config: ResolvedOptions): Promise<void> {
+  return new Promise((resolve, reject) => {
+    child.once('spawn', () => resolve());
+    child.once('error', (error) =>
+      reject(new Error(`the agent command ${JSON.stringify(config.command)} could not start: ${error.message}`)),
+    );
+  });
+}
+
+/**
+ * Progress writes, one at a time and in order: plain lines throttled to one per
+ * PROGRESS_INTERVAL_MS (the latest wins), protocol messages at once.
+ */
+function progressReporter(context: ExecutionContext, onError: (error: unknown) => void) {
+  let chain = Promise.resolve();
+  let last = Number.NEGATIVE_INFINITY;
+  let pending: string | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const write = (update: Parameters<ExecutionContext['report']>[0]) => {
+    last = Date.now();
+    chain = chain.then(() => context.report(update)).catch(onError);
+  };
+  const flush = () => {
+    timer = undefined;
+    if (pending !== undefined) write({ message: pending });
+    pending = undefined;
+  };
+  return {
+    line(message: string) {
+      pending = message;
+      const wait = last + PROGRESS_INTERVAL_MS - Date.now();
+      if (wait <= 0) flush();
+      else timer ??= setTimeout(flush, wait);
+    },
+    now(update: Parameters<ExecutionContext['report']>[0]) {
+      clearTimeout(timer);
+      timer = undefined;
+      pending = undefined;
+      write(update);
+    },
+    /** Drop a throttled line (the outcome's message follows) and wait for writes under way. */
+    async settle() {
+      clearTimeout(timer);
+      pending = undefined;
+      await chain;
+    },
+  };
+}

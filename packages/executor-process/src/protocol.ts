@@ -1,0 +1,46 @@
+import * as v from 'valibot';
+
+/**
+ * The JSON-lines protocol an agent may speak on stdout (docs/executors.md, "The JSON-lines
+ * protocol"): a line starting with `{"agentrun":` is a message; any other line is progress.
+ */
+export type AgentMessage = v.InferOutput<typeof AgentMessageSchema>;
+
+const text = v.pipe(v.string(), v.maxLength(10_000));
+
+const AgentMessageSchema = v.variant('agentrun', [
+  v.object({ agentrun: v.literal('status'), message: text }),
+  v.object({ agentrun: v.literal('session'), id: v.optional(text), link: v.optional(text) }),
+  v.object({
+    agentrun: v.literal('artifact'),
+    type: v.optional(text),
+    name: v.optional(text),
+    path: v.optional(text),
+    url: v.optional(text),
+  }),
+  v.object({
+    agentrun: v.literal('result'),
+    status: v.picklist(['succeeded', 'failed']),
+    message: v.optional(text),
+    error_code: v.optional(text),
+  }),
+]);
+
+const PROTOCOL_PREFIX = '{"agentrun":';
+
+/** The line's message; a string saying what is wrong with a line that starts like one but is not. */
+export function parseAgentLine(line: string): AgentMessage | string | undefined {
+  if (!line.startsWith(PROTOCOL_PREFIX)) return undefined;
+  let json: unknown;
+  try {
+    json = JSON.parse(line);
+  } catch {
+    return 'not JSON';
+  }
+  const result = v.safeParse(AgentMessageSchema, json);
+  return result.success ? result.output : (result.issues[0]?.message ?? 'not a protocol message');
+}
+
+/** One follow-up as the agent reads it on stdin. */
+export const followupLine = (followup: { id: string; message: string }) =>
+  `${JSON.stringify({ agentrun: 'followup', id: followup.id, message: followup.message })}\n`;

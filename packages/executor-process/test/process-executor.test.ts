@@ -1,0 +1,244 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { type AgentRun, createAgentRun, type RunState, type Worker } from '@agentrun/core';
+import { testPrincipal } from '@agentrun/core/testing';
+import { createMemoryStore } from '@agentrun/store-memory';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type ProcessExecutorOptions, processExecutor } from '../src/index.js';
+import { EXAMPLE_AGENT, isRunning, pidIn, recording, until } from './support/agents.js';
+
+const principal = testPrincipal();
+
+describe('processExecutor, end to end through a worker', () => {
+  let root: string;
+  let agentrun: AgentRun;
+  let worker: Worker | undefined;
+  let messages: string[];
+  const errors: unknown[] = [];
+
+  beforeEach(() => {
+    root = mkdtempSync(join(tmpdir(), 'agentrun-executor-process-test-'));
+    messages = [];
+    errors.length = 0;
+  });
+  afterEach(async () => {
+    await worker?.stop();
+    worker = undefined;
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  /** A worker running the given command (the example agent by default) on a fresh memory store. */
+  const start = (options: Partial<ProcessExecutorOptions> = {}) => {
+    const executor = processExecutor({
+      command: process.execPath,
+      args: [EXAMPLE_AGENT],
+      workspaceRoot: root,
+      killGraceMs: 2000,
+      onError: (e) => errors.push(e),
+      ...options,
+    });
+    agentrun = createAgentRun({ store: createMemoryStore(), executor: recording(executor, (u) => messages.push(u.message)) });
+    worker = agentrun.worker({ pollIntervalMs: 20, onError: (e) => errors.push(e) });
+    worker.start();
+  };
+  const create = async (prompt: string, extra: Record<string, unknown> = {}) =>
+    (await agentrun.services.runs.create(principal, { prompt, ...extra })).body.run_id;
+  const get = (runId: string) => agentrun.services.runs.get(principal, runId);
+  const settled = async (runId: string, state: RunState) => {
+    await until(async () => ['SUCCEEDED', 'FAILED', 'ERROR', 'CANCELLED'].includes((await get(runId)).state), `run ${runId} to end`);
+    const run = await get(runId);
+    expect(run.state, JSON.stringify(run.status_message)).toBe(state);
+    return run;
+  };
+
+  it('succeeds when the agent exits 0, with the session and the artifact it reported, and removes the workspace', async () => {
+    start();
+    const runId = await create('Summarise the repository');
+    const run = await settled(runId, 'SUCCEEDED');
+    expect(run.status_message).toEqual({ message: 'The agent finished' });
+    expect(run.session_id).toBe(`session-${runId}`);
+    expect(run.session_link).toBe(`https://agents.example/s/${runId}`);
+    expect(messages).toContain('Artifact (file): summary.md');
+    expect(messages.some((m) => /^Read the prompt \(\d+ characters\)$/.test(m))).toBe(true);
+    expect(readdirSync(root)).toEqual([]);
+  });
+
+  it('fails with the tail of stderr when the agent exits non-zero, and keeps the workspace on failure when asked', async () => {
+    start({ keepWorkspaces: 'on-failure' });
+    const runId = await create('Please fail now');
+    const run = await settled(runId, 'FAILED');
+    expect(run.status_message).toEqual({
+      message: 'The agent exited with code 1: Something went wrong: the prompt asked me to fail',
+      error_code: 'agent_exit',
+    });
+    expect(readdirSync(root)).toHaveLength(1);
+  });
+
+  it('keeps only the last 2 KB of stderr', async () => {
+    start({ args: ['-e', "process.stderr.write('x'.repeat(5000) + 'END'); process.exit(3)"] });
+    const run = await settled(await create('noisy'), 'FAILED');
+    const message = run.status_message?.message ?? '';
+    expect(message.startsWith('The agent exited with code 3: xxx')).toBe(true);
+    expect(message.endsWith('END')).toBe(true);
+    expect(message.length).toBeLessThan(2100);
+  });
+
+  it('a result line decides the outcome and its error code', async () => {
+    const line = JSON.stringify({ agentrun: 'result', status: 'failed', message: 'Tests are red', error_code: 'tests_failed' });
+    start({ args: ['-e', `console.log(${JSON.stringify(line)})`] });
+    const run = await settled(await create('go'), 'FAILED');
+    expect(run.status_message).toEqual({ message: 'Tests are red', error_code: 'tests_failed' });
+  });
+
+  it('fails with error_code timeout when the agent outlives timeoutMs, and its process group is gone', async () => {
+    start({ timeoutMs: 1500, killGraceMs: 200 });
+    const runId = await create('sleep 30');
+    const run = await settled(runId, 'FAILED');
+    expect(run.status_message).toMatchObject({ error_code: 'timeout' });
+    const agent = pidIn(messages, 'agent pid') as number;
+    expect(agent).toBeGreaterThan(0);
+    expect(isRunning(agent)).toBe(false);
+    const sleeper = pidIn(messages, 'sleeping in pid');
+    if (sleeper !== undefined) expect(isRunning(sleeper)).toBe(false);
+  });
+
+  it('a cancel while running sends SIGTERM to the whole process group (the agent and its child)', async () => {
+    start();
+    const runId = await create('sleep 30');
+    await until(() => pidIn(messages, 'sleeping in pid') !== undefined, 'the agent to sleep');
+    const agent = pidIn(messages, 'agent pid') as number;
+    const sleeper = pidIn(messages, 'sleeping in pid') as number;
+    expect(isRunning(agent) && isRunning(sleeper)).toBe(true);
+    await agentrun.services.runs.cancel(principal, runId);
+    await until(() => !isRunning(agent) && !isRunning(sleeper), 'the process group to end');
+    expect((await get(runId)).state).toBe('CANCELLED');
+    await until(() => readdirSync(root).length === 0, 'the workspace to be removed');
+  });
+
+  it('delivers a follow-up to the running agent on its stdin', async () => {
+    start();
+    const runId = await create('sleep 30');
+    await until(() => pidIn(messages, 'sleeping in pid') !== undefined, 'the agent to sleep');
+    await agentrun.services.runs.followup(principal, runId, { message: 'Also update the changelog' });
+    await until(() => messages.some((m) => /^Follow-up \S+: Also update the changelog$/.test(m)), 'the agent to answer the follow-up');
+    await agentrun.services.runs.cancel(principal, runId);
+  });
+
+  it('a command that cannot start ends the run in ERROR', async () => {
+    start({ command: join(root, 'no-such-agent'), args: [] });
+    const run = await settled(await create('go'), 'ERROR');
+    expect(run.status_message).toMatchObject({ error_code: 'executor_error' });
+    expect(String(errors[0])).toMatch(/could not start: spawn .* ENOENT/);
+  });
+
+  it('a shell command line that is not found ends the run in ERROR', async () => {
+    start({ command: 'agentrun-no-such-agent-cli --flag', args: [], shell: true });
+    await settled(await create('go'), 'ERROR');
+    expect(String(errors[0])).toMatch(/could not start \(exit 127\)/);
+  });
+
+  it("passes only the fixed variables, the allowed ones and env.set: the server's secrets stay out", async () => {
+    process.env.AGENTRUN_TEST_SERVER_SECRET = 'do-not-leak';
+    process.env.AGENTRUN_TEST_ALLOWED = 'allowed-value';
+    try {
+      start({
+        args: ['-e', "require('node:fs').writeFileSync('env.json', JSON.stringify(process.env))"],
+        env: { allow: ['AGENTRUN_TEST_ALLOWED'], set: { AGENT_MODE: 'ci' } },
+        keepWorkspaces: 'always',
+      });
+      const runId = await create('go');
+      await settled(runId, 'SUCCEEDED');
+      const [dir] = readdirSync(root);
+      const env = JSON.parse(readFileSync(join(root, dir as string, 'env.json'), 'utf8'));
+      const workspace = join(root, dir as string);
+      expect(env).toEqual({
+        PATH: process.env.PATH,
+        ...(process.env.HOME ? { HOME: process.env.HOME } : {}),
+        ...(process.env.LANG ? { LANG: process.env.LANG } : {}),
+        ...(process.env.TMPDIR ? { TMPDIR: process.env.TMPDIR } : {}),
+        AGENTRUN_TEST_ALLOWED: 'allowed-value',
+        AGENT_MODE: 'ci',
+        AGENTRUN_RUN_ID: runId,
+        AGENTRUN_ATTEMPT: '1',
+        AGENTRUN_WORKSPACE: workspace,
+        AGENTRUN_PROMPT_FILE: join(workspace, 'prompt.md'),
+        AGENTRUN_MCP_CONFIG: join(workspace, 'mcp.json'),
+      });
+      expect(JSON.stringify(env)).not.toContain('do-not-leak');
+    } finally {
+      delete process.env.AGENTRUN_TEST_SERVER_SECRET;
+      delete process.env.AGENTRUN_TEST_ALLOWED;
+    }
+  });
+
+  it('lays out the workspace: prompt.md with base prompt and skill, run.json, mcp.json, attachments; removed after the run', async () => {
+    const script = `
+      const fs = require('node:fs');
+      const files = { top: fs.readdirSync('.').sort(), attachments: fs.readdirSync('attachments').sort(),
+        prompt: fs.readFileSync('prompt.md', 'utf8'), mcp: JSON.parse(fs.readFileSync('mcp.json', 'utf8')),
+        run: JSON.parse(fs.readFileSync('run.json', 'utf8')), notes: fs.readFileSync('attachments/notes.txt', 'utf8') };
+      console.log(JSON.stringify({ agentrun: 'result', status: 'succeeded', message: JSON.stringify(files) }));`;
+    start({ args: ['-e', script] });
+    const runId = await create('Fix the bug', {
+      config: { base_prompt: 'You are careful.', mcp_servers: { github: { url: 'https://mcp.example/github' } } },
+      skill: 'acme/tools:triage',
+      attachments: [{ file_name: 'notes.txt', mime_type: 'text/plain', data: Buffer.from('see line 42').toString('base64') }],
+    });
+    const run = await settled(runId, 'SUCCEEDED');
+    const files = JSON.parse(run.status_message?.message ?? '{}');
+    expect(files.top).toEqual(['attachments', 'mcp.json', 'prompt.md', 'run.json']);
+    expect(files.attachments).toEqual(['notes.txt']);
+    expect(files.notes).toBe('see line 42');
+    expect(files.prompt).toBe('You are careful.\n\nUse the skill `triage` (acme/tools:triage).\n\nFix the bug\n');
+    expect(files.mcp).toEqual({ mcpServers: { github: { url: 'https://mcp.example/github' } } });
+    expect(files.run).toMatchObject({ run: { run_id: runId, prompt: 'Fix the bug' }, attempt: 1, followups: [] });
+    expect(readdirSync(root)).toEqual([]);
+  });
+
+  it('fails with error_code disk_limit when the workspace grows beyond maxWorkspaceBytes', async () => {
+    start({
+      args: ['-e', "require('node:fs').writeFileSync('big.bin', Buffer.alloc(200000)); setTimeout(() => {}, 30000)"],
+      maxWorkspaceBytes: 100_000,
+      killGraceMs: 200,
+    });
+    const run = await settled(await create('go'), 'FAILED');
+    expect(run.status_message).toMatchObject({ error_code: 'disk_limit' });
+  });
+});
+
+describe('processExecutor options', () => {
+  it('rejects a wrong option with a TypeError that names it', () => {
+    expect(() => processExecutor({ command: '' })).toThrow(/processExecutor: option command must not be empty/);
+    expect(() => processExecutor({ command: 'x', timeoutMS: 5 } as never)).toThrow(/unknown option timeoutMS \(did you mean timeoutMs\?\)/);
+    expect(() => processExecutor({ command: 'x', keepWorkspaces: 'sometimes' } as never)).toThrow(/option keepWorkspaces/);
+    expect(() => processExecutor({ command: 'x', env: { allow: ['NOT A NAME'] } })).toThrow(/option env\.allow\.0/);
+    expect(() => processExecutor({} as never)).toThrow(/option command is required/);
+  });
+});
+
+describe('a worker killed with SIGKILL', () => {
+  it('leaves no agent behind: the watchdog ends its process group', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'agentrun-executor-process-test-'));
+    const script = fileURLToPath(new URL('./support/worker-process.ts', import.meta.url));
+    const child = spawn(process.execPath, ['--conditions=agentrun-source', '--import', 'tsx', script, root, 'sleep 60'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    try {
+      const lines: string[] = [];
+      createInterface({ input: child.stdout }).on('line', (l) => lines.push(l));
+      await until(() => pidIn(lines, 'sleeping in pid') !== undefined, 'the agent to sleep', 15_000);
+      const agent = pidIn(lines, 'agent pid') as number;
+      const sleeper = pidIn(lines, 'sleeping in pid') as number;
+      expect(isRunning(agent) && isRunning(sleeper)).toBe(true);
+      child.kill('SIGKILL');
+      await until(() => !isRunning(agent) && !isRunning(sleeper), 'the orphaned agent to be ended');
+    } finally {
+      child.kill('SIGKILL');
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
