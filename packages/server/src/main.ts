@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createPostgresStore, isUnavailableError } from '@agentrun/store-postgres';
+import { type ChosenExecutor, executorFromEnvironment } from './agent-executor.js';
 import { startReferenceServer } from './server.js';
 import { waitForDatabase } from './wait-for-database.js';
 
@@ -16,6 +17,8 @@ const pollIntervalMs = optionalMs('AGENTRUN_POLL_INTERVAL_MS');
 // On SIGTERM or SIGINT, how long running executions may take to finish before they are handed
 // back to the queue (docs/executors.md, "Stopping a worker"). A second signal exits at once.
 const shutdownGraceMs = optionalMs('AGENTRUN_SHUTDOWN_GRACE_MS') ?? 10_000;
+// The demo executor unless AGENTRUN_EXECUTOR=process, which runs AGENTRUN_AGENT_COMMAND per run.
+const chosen = chooseExecutor();
 // Postgres when DATABASE_URL is set (migrated at start; safe when several servers start at once),
 // its tables in the schema AGENTRUN_DB_SCHEMA (default agentrun; docs/production.md).
 const databaseUrl = process.env.DATABASE_URL;
@@ -32,6 +35,7 @@ const server = await startReferenceServer({
   ...(secretKey !== undefined ? { secretKey } : {}),
   ...(process.env.WEBHOOK_BASE_URL ? { webhookBaseUrl: process.env.WEBHOOK_BASE_URL } : {}),
   ...(store ? { store } : {}),
+  ...(chosen.executor ? { executor: chosen.executor } : {}),
   port,
   host: process.env.HOST ?? '0.0.0.0',
   ...(process.env.AGENTRUN_API_KEY ? { apiKey: process.env.AGENTRUN_API_KEY } : {}),
@@ -43,7 +47,7 @@ const shown = server.url.replace(/\/\/(0\.0\.0\.0|\[::\])(?=:)/, '//localhost');
 console.log(
   `agentrun reference server listening on ${server.url}${shown !== server.url ? ` (all interfaces; from this machine: ${shown})` : ''}`,
 );
-console.log(`  run API:  ${shown}/api/v1  (store: ${store ? `postgres, schema ${store.schema}` : 'memory'}, executor: demo)`);
+console.log(`  run API:  ${shown}/api/v1  (store: ${store ? `postgres, schema ${store.schema}` : 'memory'}, executor: ${chosen.name})`);
 console.log(
   `  API key:  ${server.apiKey}${process.env.AGENTRUN_API_KEY ? ' (from AGENTRUN_API_KEY)' : ' (generated; set AGENTRUN_API_KEY to fix it)'}`,
 );
@@ -69,6 +73,16 @@ function postgresStore(connectionString: string, schema: string | undefined) {
   } catch (error) {
     if (!(error instanceof TypeError)) throw error;
     console.error(`AGENTRUN_DB_SCHEMA: ${error.message}`);
+    process.exit(1);
+  }
+}
+
+/** The executor the environment asks for, or the process ends with one line saying which variable is wrong. */
+function chooseExecutor(): ChosenExecutor {
+  try {
+    return executorFromEnvironment(process.env);
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : String(error));
     process.exit(1);
   }
 }
