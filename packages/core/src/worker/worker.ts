@@ -7,6 +7,7 @@ import type { FollowupRecord, RunRecord } from '../run/record.js';
 import { toRunItem } from '../run/record.js';
 import type { RunService } from '../run/run-service.js';
 import { isTerminal } from '../run/state-machine.js';
+import { appendTranscript, stateEvent, statusEvent } from '../run/transcript.js';
 import type { RunPatch } from '../store/runs.js';
 import type { Store } from '../store/store.js';
 import { type Clock, isoTime } from '../util/clock.js';
@@ -277,23 +278,29 @@ export function createWorker(options: WorkerOptions): Worker {
     const write = async (event: 'block' | 'resume' | null, patch: () => RunPatch) => {
       if (event) {
         await service.applyEvent(runId, { type: event }, { workerId: id, patch });
-        return;
+        return false;
       }
       // Progress: same state, new status. Applied as a transition to the state the run is in.
       const run = await store.runs.get(runId);
-      if (!run || run.lease?.workerId !== id || isTerminal(run.state)) return;
-      await store.runs.transition({ runId, expect: { state: run.state, workerId: id }, patch: patch(), now: isoTime(clock.now()) });
+      if (!run || run.lease?.workerId !== id || isTerminal(run.state)) return false;
+      const now = isoTime(clock.now());
+      return (
+        (await store.runs.transition({ runId, expect: { state: run.state, workerId: id }, patch: patch(), now })).result?.applied === true
+      );
     };
     return {
       signal: execution.controller.signal,
-      report: (update) =>
-        write(null, () => ({
+      async report(update) {
+        const applied = await write(null, () => ({
           statusMessage: { message: update.message },
           ...(update.session_id !== undefined ? { sessionId: update.session_id } : {}),
           ...(update.session_link !== undefined ? { sessionLink: update.session_link } : {}),
-        })),
-      block: (message) => write('block', () => ({ statusMessage: { message } })),
-      resume: () => write('resume', () => ({ statusMessage: { message: 'Resumed' } })),
+        }));
+        // The transcript keeps every report, where status_message keeps only the last.
+        if (applied) await appendTranscript(store, onError, runId, [statusEvent(update, isoTime(clock.now()))]);
+      },
+      block: async (message) => void (await write('block', () => ({ statusMessage: { message } }))),
+      resume: async () => void (await write('resume', () => ({ statusMessage: { message: 'Resumed' } }))),
       onFollowup(listener) {
         execution.listeners.add(listener);
         return () => execution.listeners.delete(listener);
@@ -308,6 +315,7 @@ export function createWorker(options: WorkerOptions): Worker {
       if (!run) break;
       claimed++;
       emitSafely(events, onError, 'run.state_changed', { run: toRunItem(run), team_uid: run.teamUid, from: 'QUEUED', to: 'CLAIMED' });
+      await appendTranscript(store, onError, run.id, [stateEvent('QUEUED', run, run.updatedAt)]);
       const execution: Execution = {
         controller: new AbortController(),
         listeners: new Set(),

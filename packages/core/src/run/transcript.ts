@@ -1,0 +1,51 @@
+import type { ProgressUpdate } from '../executor/executor.js';
+import type { NewRunEvent } from '../store/run-events.js';
+import type { Store } from '../store/store.js';
+import type { FollowupRecord, RunRecord } from './record.js';
+
+// What core writes to a run's transcript (docs/run-api.md, "Run events"): one event per change
+// it makes, written right after the change committed. The data shapes here are the API's.
+
+/** A change of state: where from, where to, and the status message the change left. */
+export const stateEvent = (from: RunRecord['state'], run: RunRecord, at: string): NewRunEvent => ({
+  at,
+  type: 'state',
+  data: { from, to: run.state, status_message: run.statusMessage?.message ?? null },
+});
+
+/** A follow-up added to the run. */
+export const followupEvent = (followup: FollowupRecord): NewRunEvent => ({
+  at: followup.createdAt,
+  type: 'followup',
+  data: { followup_id: followup.id, message: followup.message, creator_uid: followup.creatorUid },
+});
+
+/** A progress report of the worker running it. */
+export const statusEvent = (update: ProgressUpdate, at: string): NewRunEvent => ({
+  at,
+  type: 'status',
+  data: {
+    message: update.message,
+    ...(update.session_id !== undefined ? { session_id: update.session_id } : {}),
+    ...(update.session_link !== undefined ? { session_link: update.session_link } : {}),
+  },
+});
+
+/**
+ * Append to a run's transcript after the change it tells of committed. A failure is reported,
+ * never thrown: the change stands, and the transcript only misses its line (docs/run-api.md,
+ * "Run events").
+ */
+export async function appendTranscript(
+  store: Store,
+  onError: (error: unknown) => void,
+  runId: string,
+  events: readonly NewRunEvent[],
+): Promise<void> {
+  if (events.length === 0) return;
+  try {
+    await store.runEvents.append(runId, events);
+  } catch (error) {
+    onError(error);
+  }
+}

@@ -1,0 +1,74 @@
+import { testPrincipal } from '@agentrun/core/testing';
+import { createMemoryStore } from '@agentrun/store-memory';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createAgentRunHandler, type ExecutionContext, type ExecutionOutcome, type Executor, type Worker } from '../src/index.js';
+
+// The transcript's writers (docs/run-api.md, "Run events"): state changes, follow-ups and the
+// worker's progress reports each append to the run's log once they committed.
+
+const principal = testPrincipal();
+
+const until = async (check: () => boolean | Promise<boolean>, what: string) => {
+  for (let i = 0; !(await check()); i++) {
+    if (i > 600) throw new Error(`never saw ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+};
+
+describe('transcript writers', () => {
+  let worker: Worker | undefined;
+  afterEach(async () => {
+    await worker?.stop();
+    worker = undefined;
+  });
+
+  it('appends the claim, every state change, each progress report and each follow-up, in order', async () => {
+    const store = createMemoryStore();
+    const handler = createAgentRunHandler({ store });
+    let ctx: ExecutionContext | undefined;
+    let finish: (o: ExecutionOutcome) => void = () => {};
+    const executor: Executor = {
+      execute: (_input, context) =>
+        new Promise((resolve, reject) => {
+          ctx = context;
+          finish = resolve;
+          context.signal.addEventListener('abort', () => reject(context.signal.reason));
+        }),
+    };
+    const runId = (await handler.service.create(principal, { prompt: 'do it' })).body.run_id;
+    worker = handler.app.worker({ executor, pollIntervalMs: 20 });
+    worker.start();
+    await until(() => ctx !== undefined, 'the execution');
+    await until(async () => (await handler.service.get(principal, runId)).state === 'INPROGRESS', 'INPROGRESS');
+    await ctx?.report({ message: 'halfway', session_id: 'sess-1' });
+    await handler.service.followup(principal, runId, { message: 'also the docs' });
+    finish({ status: 'succeeded', message: 'done' });
+    await until(async () => (await handler.service.get(principal, runId)).state === 'SUCCEEDED', 'SUCCEEDED');
+    // No worker claims it again: the log ends with the re-queue and its follow-up.
+    await worker.stop();
+    await handler.service.followup(principal, runId, { message: 'one more thing' });
+
+    const events = await store.runEvents.list(runId, { limit: 100 });
+    expect(events.map((e) => e.id)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(events.map((e) => ({ type: e.type, data: e.data }))).toEqual([
+      { type: 'state', data: { from: 'QUEUED', to: 'CLAIMED', status_message: null } },
+      { type: 'state', data: { from: 'CLAIMED', to: 'INPROGRESS', status_message: expect.anything() } },
+      { type: 'status', data: { message: 'halfway', session_id: 'sess-1' } },
+      { type: 'followup', data: { followup_id: expect.any(String), message: 'also the docs', creator_uid: principal.uid } },
+      { type: 'state', data: { from: 'INPROGRESS', to: 'SUCCEEDED', status_message: 'done' } },
+      { type: 'state', data: { from: 'SUCCEEDED', to: 'QUEUED', status_message: null } },
+      { type: 'followup', data: { followup_id: expect.any(String), message: 'one more thing', creator_uid: principal.uid } },
+    ]);
+  });
+
+  it('a cancel of a queued run is one state event; a refused change appends nothing', async () => {
+    const store = createMemoryStore();
+    const handler = createAgentRunHandler({ store });
+    const runId = (await handler.service.create(principal, { prompt: 'do it' })).body.run_id;
+    await handler.service.cancel(principal, runId);
+    await expect(handler.service.cancel(principal, runId)).rejects.toThrow();
+    await expect(handler.service.followup(principal, runId, { message: 'too late' })).rejects.toThrow();
+    const events = await store.runEvents.list(runId, { limit: 100 });
+    expect(events.map((e) => [e.type, (e.data as { to?: string }).to])).toEqual([['state', 'CANCELLED']]);
+  });
+});
