@@ -25,6 +25,17 @@ export async function createWorkspace(root: string, input: ExecutionInput): Prom
     runFile: join(dir, 'run.json'),
     attachmentsDir: join(dir, 'attachments'),
   };
+  try {
+    await writeFiles(workspace, input);
+  } catch (error) {
+    // A workspace that could not be filled is not left behind, whatever keepWorkspaces says.
+    await removeWorkspace(workspace).catch(() => {});
+    throw error;
+  }
+  return workspace;
+}
+
+async function writeFiles(workspace: Workspace, input: ExecutionInput): Promise<void> {
   await writeFile(workspace.promptFile, promptText(input.run));
   await writeFile(
     workspace.runFile,
@@ -37,7 +48,6 @@ export async function createWorkspace(root: string, input: ExecutionInput): Prom
     if (data === undefined) throw new Error(`attachment ${JSON.stringify(file_name)} of run ${input.run.run_id} is missing from the store`);
     await writeFile(join(workspace.attachmentsDir, safeName(file_name)), data);
   }
-  return workspace;
 }
 
 /**

@@ -208,6 +208,28 @@ describe('processExecutor, end to end through a worker', () => {
   });
 });
 
+describe('processExecutor, an attachment the store lost', () => {
+  it('throws (the run ends in ERROR) and leaves no workspace behind, even with keepWorkspaces always', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'agentrun-executor-process-test-'));
+    try {
+      const executor = processExecutor({ command: process.execPath, args: [EXAMPLE_AGENT], workspaceRoot: root, keepWorkspaces: 'always' });
+      const run = { run_id: 'r1', prompt: 'go', attachments: [{ file_name: 'gone.txt', mime_type: 'text/plain', size: 1 }] };
+      const context = {
+        signal: new AbortController().signal,
+        report: async () => {},
+        block: async () => {},
+        resume: async () => {},
+        onFollowup: () => () => {},
+      };
+      const input = { run: run as never, followups: [], attempt: 1, readAttachment: async () => undefined };
+      await expect(executor.execute(input, context)).rejects.toThrow(/attachment "gone.txt" of run r1 is missing/);
+      expect(readdirSync(root)).toEqual([]);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('processExecutor options', () => {
   it('rejects a wrong option with a TypeError that names it', () => {
     expect(() => processExecutor({ command: '' })).toThrow(/processExecutor: option command must not be empty/);
