@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import type { ExecutionContext, ExecutionInput, ExecutionOutcome, Executor } from '@agentrun/core';
+import { boundedLines } from './bounded-lines.js';
 import { agentEnvironment } from './environment.js';
 import { type ProcessExecutorOptions, type ResolvedOptions, resolveOptions } from './options.js';
 import { watchProcessGroup } from './process-group.js';
@@ -17,6 +17,8 @@ const DISK_CHECK_MS = 1000;
 const STDERR_TAIL_BYTES = 2048;
 /** Longest status message taken from one output line. */
 const MAX_MESSAGE = 1000;
+/** The longest stdout line kept whole (a protocol message fits many times over); see bounded-lines.ts. */
+const MAX_LINE = 64 * 1024;
 
 /**
  * An executor that runs one local command per run, in a fresh workspace, with a clean
@@ -106,8 +108,7 @@ async function runAgent(
   child.stderr?.on('data', (chunk: string) => {
     stderrTail = (stderrTail + chunk).slice(-STDERR_TAIL_BYTES);
   });
-  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream, crlfDelay: Number.POSITIVE_INFINITY });
-  lines.on('line', (line) => {
+  const lines = boundedLines(MAX_LINE, (line) => {
     const message = parseAgentLine(line);
     if (message === undefined) {
       if (line.trim() !== '') progress.line(line.slice(0, MAX_MESSAGE));
@@ -135,6 +136,9 @@ async function runAgent(
             };
     }
   });
+  child.stdout?.setEncoding('utf8');
+  child.stdout?.on('data', (chunk: string) => lines.write(chunk));
+  child.stdout?.on('end', () => lines.end());
 
   try {
     const code = await exited;
