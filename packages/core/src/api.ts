@@ -21,6 +21,7 @@ export { DELIVERY_STATUSES, type DeliveryStatus } from './ingress/records.js';
 export * from './models/config.js';
 export * from './models/requests.js';
 export * from './models/run.js';
+export * from './models/run-events.js';
 export * from './models/run-state.js';
 export { type OpenApiDocument, type OpenApiOperation, openApiDocument } from './routes/openapi.js';
 export {

@@ -1,15 +1,17 @@
 import { invalidRequest } from '../errors.js';
 import { REPEATABLE_QUERY_PARAMS } from '../models/requests.js';
 import type { WriteResult } from '../run/idempotency.js';
+import { listRunEvents, parseRunEventsQuery } from '../run/run-events.js';
 import type { RunService } from '../run/run-service.js';
 import { withKey } from './idempotency-key.js';
 import type { JsonReaders } from './json-readers.js';
 import type { ApiContext, OperationHandlers } from './operation.js';
 import { queryObject } from './query.js';
 import { jsonResponse } from './responses.js';
+import { runEventStream, streamStart, wantsEventStream } from './run-event-stream.js';
 import { textResponse } from './text-response.js';
 
-type RunOperation = 'runAgent' | 'createRun' | 'listRuns' | 'getRun' | 'followupRun' | 'cancelRun' | 'getRunAttachment';
+type RunOperation = 'runAgent' | 'createRun' | 'listRuns' | 'getRun' | 'followupRun' | 'cancelRun' | 'getRunAttachment' | 'listRunEvents';
 
 /** The run API (docs/run-api.md) over the run service. */
 export function runOperations(runs: RunService, { readJson, requireBody }: JsonReaders): OperationHandlers<RunOperation> {
@@ -40,6 +42,13 @@ export function runOperations(runs: RunService, { readJson, requireBody }: JsonR
         'content-type': 'text/plain; charset=utf-8',
         ...(result.replayed ? { 'idempotent-replayed': 'true' } : {}),
       });
+    },
+    listRunEvents: async ({ principal, url, request }, { runId }) => {
+      // HEAD answers the page's headers: a stream nobody reads would never be cancelled.
+      if (request.method !== 'GET' || !wantsEventStream(request))
+        return jsonResponse(await listRunEvents(runs.store, principal.team_uid, runId, queryObject(url)));
+      const { after } = parseRunEventsQuery(queryObject(url));
+      return runEventStream(runs.store, principal.team_uid, runId, streamStart(request, after), request);
     },
     getRunAttachment: async ({ principal }, { runId, fileName }) => {
       const file = await runs.getAttachment(principal, runId, fileName);

@@ -96,3 +96,12 @@ export const ListDeliveriesQuerySchema = v.strictObject({
   limit: limitParam(200, 50),
   cursor: cursorParam,
 });
+
+/**
+ * Query of a run's events (docs/run-api.md, "Run events"): `after` an event id (the previous
+ * page's `next_cursor`, or SSE's `Last-Event-ID`), decimal digits only; `limit` 1 to 1000.
+ */
+export const ListRunEventsQuerySchema = v.strictObject({
+  after: v.optional(v.pipe(v.string(), v.regex(/^\d{1,15}$/, 'must be an event id (decimal digits)'), v.transform(Number)), '0'),
+  limit: limitParam(1000, 100),
+});

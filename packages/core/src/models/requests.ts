@@ -122,6 +122,7 @@ export type RunFollowupRequest = v.InferOutput<typeof RunFollowupRequestSchema>;
 // List queries live with the one query rule in list-queries.ts (docs/run-api.md, "List runs").
 export {
   ListDeliveriesQuerySchema,
+  ListRunEventsQuerySchema,
   type ListRunsQuery,
   ListRunsQuerySchema,
   METADATA_PARAM,

@@ -24,8 +24,15 @@ import {
   WebhookViewSchema,
   WebhookWithSecretSchema,
 } from '../control/wire.js';
-import { ListDeliveriesQuerySchema, ListRunsQuerySchema, RunAgentRequestSchema, RunFollowupRequestSchema } from '../models/requests.js';
+import {
+  ListDeliveriesQuerySchema,
+  ListRunEventsQuerySchema,
+  ListRunsQuerySchema,
+  RunAgentRequestSchema,
+  RunFollowupRequestSchema,
+} from '../models/requests.js';
 import { ListRunsResponseSchema, RunAgentResponseSchema, RunFollowupResponseSchema, RunItemSchema } from '../models/run.js';
+import { ListRunEventsResponseSchema } from '../models/run-events.js';
 import { type RouteSpec, route } from './route.js';
 
 const runId = 'The run ID.';
@@ -122,6 +129,18 @@ export const ROUTES = {
     summary: "An attachment's bytes, with its MIME type.",
     params: { runId, fileName: "The attachment's file name." },
     responses: { 200: { description: 'The attachment.', content: 'binary' } },
+  }),
+  listRunEvents: route({
+    method: 'GET',
+    area: 'api',
+    path: '/agent/runs/{runId}/events',
+    auth: 'api_key',
+    tag: 'runs',
+    summary:
+      "A run's transcript (state changes, output, status, follow-ups, artifacts) in pages by event id; with `Accept: text/event-stream`, followed live as Server-Sent Events (resumable with `Last-Event-ID`).",
+    params: { runId },
+    query: ListRunEventsQuerySchema,
+    responses: { 200: json('One page of events (or, asked for text/event-stream, the live stream).', ListRunEventsResponseSchema) },
   }),
   getOpenApi: route({
     method: 'GET',

@@ -7,4 +7,5 @@ export { makeRun, testPrincipal } from './fixtures.js';
 export { describeHttpConformance, type HttpConformanceOptions } from './http-conformance.js';
 export { makeDelivery } from './ingress-conformance.js';
 export { describeNotificationsConformance, type NotificationsConformanceOptions } from './notifications-conformance.js';
+export { describeRunEventsHttpConformance, type RunEventsHttpConformanceOptions } from './run-events-http-conformance.js';
 export { describeStoreConformance, type StoreConformanceOptions } from './store-conformance.js';

@@ -1,0 +1,22 @@
+import * as v from 'valibot';
+import { RUN_EVENT_TYPES } from '../store/run-events.js';
+import { PageInfoSchema } from './run.js';
+
+// A run's transcript on the wire (docs/run-api.md, "Run events"): the same event in a page of
+// `GET /agent/runs/{runId}/events` and in the `data:` of a Server-Sent Event.
+
+export const RunEventViewSchema = v.object({
+  /** 1, 2, 3, … per run: the cursor for `after`, and the SSE `id:`. */
+  id: v.number(),
+  at: v.string(),
+  type: v.picklist(RUN_EVENT_TYPES),
+  /** state: {from, to, status_message}; status: {message, session_id?, session_link?}; followup: {followup_id, message, creator_uid}; truncated: {limit}. */
+  data: v.unknown(),
+});
+export type RunEventView = v.InferOutput<typeof RunEventViewSchema>;
+
+export const ListRunEventsResponseSchema = v.object({
+  events: v.array(RunEventViewSchema),
+  page_info: PageInfoSchema,
+});
+export type ListRunEventsResponse = v.InferOutput<typeof ListRunEventsResponseSchema>;
