@@ -22,7 +22,7 @@ describe('transcript writers', () => {
     worker = undefined;
   });
 
-  it('appends the claim, every state change, each progress report and each follow-up, in order', async () => {
+  it('appends the claim, every state change, each progress report, the executor’s output and artifacts, and each follow-up, in order', async () => {
     const store = createMemoryStore();
     const handler = createAgentRunHandler({ store });
     let ctx: ExecutionContext | undefined;
@@ -41,6 +41,10 @@ describe('transcript writers', () => {
     await until(() => ctx !== undefined, 'the execution');
     await until(async () => (await handler.service.get(principal, runId)).state === 'INPROGRESS', 'INPROGRESS');
     await ctx?.report({ message: 'halfway', session_id: 'sess-1' });
+    await ctx?.record?.([
+      { type: 'output', data: { text: 'x'.repeat(20_000) } },
+      { type: 'artifact', data: { type: 'PULL_REQUEST', url: 'https://example.com/pr/1' } },
+    ]);
     await handler.service.followup(principal, runId, { message: 'also the docs' });
     finish({ status: 'succeeded', message: 'done' });
     await until(async () => (await handler.service.get(principal, runId)).state === 'SUCCEEDED', 'SUCCEEDED');
@@ -49,16 +53,43 @@ describe('transcript writers', () => {
     await handler.service.followup(principal, runId, { message: 'one more thing' });
 
     const events = await store.runEvents.list(runId, { limit: 100 });
-    expect(events.map((e) => e.id)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(events.map((e) => e.id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
     expect(events.map((e) => ({ type: e.type, data: e.data }))).toEqual([
       { type: 'state', data: { from: 'QUEUED', to: 'CLAIMED', status_message: null } },
       { type: 'state', data: { from: 'CLAIMED', to: 'INPROGRESS', status_message: expect.anything() } },
       { type: 'status', data: { message: 'halfway', session_id: 'sess-1' } },
+      // An output line is cut at 16,384 characters.
+      { type: 'output', data: { text: 'x'.repeat(16_384) } },
+      { type: 'artifact', data: { type: 'PULL_REQUEST', url: 'https://example.com/pr/1' } },
       { type: 'followup', data: { followup_id: expect.any(String), message: 'also the docs', creator_uid: principal.uid } },
       { type: 'state', data: { from: 'INPROGRESS', to: 'SUCCEEDED', status_message: 'done' } },
       { type: 'state', data: { from: 'SUCCEEDED', to: 'QUEUED', status_message: null } },
       { type: 'followup', data: { followup_id: expect.any(String), message: 'one more thing', creator_uid: principal.uid } },
     ]);
+  });
+
+  it('an execution that was aborted records nothing more', async () => {
+    const store = createMemoryStore();
+    const handler = createAgentRunHandler({ store });
+    let ctx: ExecutionContext | undefined;
+    const executor: Executor = {
+      execute: (_input, context) =>
+        new Promise((_resolve, reject) => {
+          ctx = context;
+          context.signal.addEventListener('abort', () => reject(context.signal.reason));
+        }),
+    };
+    const runId = (await handler.service.create(principal, { prompt: 'do it' })).body.run_id;
+    worker = handler.app.worker({ executor, pollIntervalMs: 20 });
+    worker.start();
+    await until(() => ctx !== undefined, 'the execution');
+    await ctx?.record?.([{ type: 'output', data: { text: 'before' } }]);
+    await handler.service.cancel(principal, runId);
+    await until(() => ctx?.signal.aborted === true, 'the abort');
+    await ctx?.record?.([{ type: 'output', data: { text: 'after' } }]);
+    const events = await store.runEvents.list(runId, { limit: 100 });
+    expect(events.filter((e) => e.type === 'output').map((e) => e.data)).toEqual([{ text: 'before' }]);
+    expect(events.at(-1)?.data).toMatchObject({ to: 'CANCELLED' });
   });
 
   it('a cancel of a queued run is one state event; a refused change appends nothing', async () => {

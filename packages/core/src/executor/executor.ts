@@ -29,7 +29,17 @@ export interface ExecutionContext {
   resume(): Promise<void>;
   /** Called for each follow-up sent while this execution runs. Returns an unsubscribe function. */
   onFollowup(listener: (followup: FollowupRecord) => void): () => void;
+  /**
+   * Append to the run's transcript what `status_message` cannot keep: the agent's output lines
+   * and its artifacts (docs/run-api.md, "Run events"). Nothing is written once the execution was
+   * aborted. Optional so that a context made by hand (in a test) need not have it; the worker's
+   * always does.
+   */
+  record?(entries: readonly TranscriptEntry[]): Promise<void>;
 }
+
+/** An entry an executor adds to the transcript; an output line longer than 16,384 characters is cut there. */
+export type TranscriptEntry = { type: 'output'; data: { text: string } } | { type: 'artifact'; data: Record<string, unknown> };
 
 export interface ProgressUpdate {
   message: string;

@@ -1,4 +1,4 @@
-import type { ProgressUpdate } from '../executor/executor.js';
+import type { ProgressUpdate, TranscriptEntry } from '../executor/executor.js';
 import type { NewRunEvent } from '../store/run-events.js';
 import type { Store } from '../store/store.js';
 import type { FollowupRecord, RunRecord } from './record.js';
@@ -30,6 +30,15 @@ export const statusEvent = (update: ProgressUpdate, at: string): NewRunEvent => 
     ...(update.session_link !== undefined ? { session_link: update.session_link } : {}),
   },
 });
+
+/** The longest output line kept (docs/run-api.md, "Run events"): a transcript is for reading. */
+const MAX_OUTPUT_TEXT = 16_384;
+
+/** An executor's entry (output line or artifact), as stored. */
+export const executorEvent = (entry: TranscriptEntry, at: string): NewRunEvent =>
+  entry.type === 'output'
+    ? { at, type: 'output', data: { text: String(entry.data.text).slice(0, MAX_OUTPUT_TEXT) } }
+    : { at, type: 'artifact', data: entry.data };
 
 /**
  * Append to a run's transcript after the change it tells of committed. A failure is reported,

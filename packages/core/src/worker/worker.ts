@@ -7,7 +7,7 @@ import type { FollowupRecord, RunRecord } from '../run/record.js';
 import { toRunItem } from '../run/record.js';
 import type { RunService } from '../run/run-service.js';
 import { isTerminal } from '../run/state-machine.js';
-import { appendTranscript, stateEvent, statusEvent } from '../run/transcript.js';
+import { appendTranscript, executorEvent, stateEvent, statusEvent } from '../run/transcript.js';
 import type { RunPatch } from '../store/runs.js';
 import type { Store } from '../store/store.js';
 import { type Clock, isoTime } from '../util/clock.js';
@@ -304,6 +304,16 @@ export function createWorker(options: WorkerOptions): Worker {
       onFollowup(listener) {
         execution.listeners.add(listener);
         return () => execution.listeners.delete(listener);
+      },
+      async record(entries) {
+        if (execution.controller.signal.aborted) return;
+        const at = isoTime(clock.now());
+        await appendTranscript(
+          store,
+          onError,
+          runId,
+          entries.map((entry) => executorEvent(entry, at)),
+        );
       },
     };
   }
