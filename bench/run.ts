@@ -1,6 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { executorGroup } from './executor.js';
 import { filterGroup } from './filter.js';
 import { ingressGroup } from './ingress.js';
 import { ingressCoreGroup } from './ingress-core.js';
@@ -19,7 +20,16 @@ export interface BenchGroup {
   run(): Promise<Record<string, number>>;
 }
 
-const groups: BenchGroup[] = [runsGroup, postgresGroup, postgresIngressGroup, filterGroup, ingressGroup, ingressCoreGroup, notifyGroup];
+const groups: BenchGroup[] = [
+  runsGroup,
+  postgresGroup,
+  postgresIngressGroup,
+  filterGroup,
+  ingressGroup,
+  ingressCoreGroup,
+  notifyGroup,
+  executorGroup,
+];
 
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((w) => !groups.some((g) => g.name === w));
