@@ -1,8 +1,9 @@
 import { invalidRequest } from '../errors.js';
 import { REPEATABLE_QUERY_PARAMS } from '../models/requests.js';
 import type { WriteResult } from '../run/idempotency.js';
-import { listRunEvents, parseRunEventsQuery } from '../run/run-events.js';
+import { allRunEvents, listRunEvents, parseRunEventsQuery, requireTeamRun } from '../run/run-events.js';
 import type { RunService } from '../run/run-service.js';
+import { transcriptHtml } from '../run/transcript-html.js';
 import { withKey } from './idempotency-key.js';
 import type { JsonReaders } from './json-readers.js';
 import type { ApiContext, OperationHandlers } from './operation.js';
@@ -11,7 +12,16 @@ import { jsonResponse } from './responses.js';
 import { runEventStream, streamStart, wantsEventStream } from './run-event-stream.js';
 import { textResponse } from './text-response.js';
 
-type RunOperation = 'runAgent' | 'createRun' | 'listRuns' | 'getRun' | 'followupRun' | 'cancelRun' | 'getRunAttachment' | 'listRunEvents';
+type RunOperation =
+  | 'runAgent'
+  | 'createRun'
+  | 'listRuns'
+  | 'getRun'
+  | 'followupRun'
+  | 'cancelRun'
+  | 'getRunAttachment'
+  | 'listRunEvents'
+  | 'getRunTranscript';
 
 /** The run API (docs/run-api.md) over the run service. */
 export function runOperations(runs: RunService, { readJson, requireBody }: JsonReaders): OperationHandlers<RunOperation> {
@@ -49,6 +59,15 @@ export function runOperations(runs: RunService, { readJson, requireBody }: JsonR
         return jsonResponse(await listRunEvents(runs.store, principal.team_uid, runId, queryObject(url)));
       const { after } = parseRunEventsQuery(queryObject(url));
       return runEventStream(runs.store, principal.team_uid, runId, streamStart(request, after), request);
+    },
+    getRunTranscript: async ({ principal }, { runId }) => {
+      const run = await requireTeamRun(runs.store, principal.team_uid, runId);
+      return textResponse(transcriptHtml(run, await allRunEvents(runs.store, runId)), 200, {
+        'content-type': 'text/html; charset=utf-8',
+        // Nothing on the page runs or loads: only its own inline style.
+        'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",
+        'x-content-type-options': 'nosniff',
+      });
     },
     getRunAttachment: async ({ principal }, { runId, fileName }) => {
       const file = await runs.getAttachment(principal, runId, fileName);

@@ -97,6 +97,7 @@ function operation(operationId: string, spec: RouteSpec): OpenApiOperation {
         ? { content: { 'application/json': { schema: schemaOf(response.schema, 'output') } } }
         : {}),
       ...(content === 'text' ? { content: { 'text/plain': { schema: { type: 'string' } } } } : {}),
+      ...(content === 'html' ? { content: { 'text/html': { schema: { type: 'string' } } } } : {}),
       ...(content === 'binary'
         ? { content: { 'application/octet-stream': { schema: { type: 'string', contentEncoding: 'binary' } } } }
         : {}),

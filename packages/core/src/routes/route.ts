@@ -22,8 +22,8 @@ export type PathParams<P extends string> = { [K in PathParamNames<P>]: string };
 /** What a route answers with a given status. */
 export interface RouteResponse {
   description: string;
-  /** `json` (the default when a schema is given), `text` (text/plain), `binary` (its own type), or no body. */
-  content?: 'json' | 'text' | 'binary' | 'none';
+  /** `json` (the default when a schema is given), `text` (text/plain), `html` (text/html), `binary` (its own type), or no body. */
+  content?: 'json' | 'text' | 'html' | 'binary' | 'none';
   schema?: v.GenericSchema;
 }
 

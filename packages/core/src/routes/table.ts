@@ -142,6 +142,16 @@ export const ROUTES = {
     query: ListRunEventsQuerySchema,
     responses: { 200: json('One page of events (or, asked for text/event-stream, the live stream).', ListRunEventsResponseSchema) },
   }),
+  getRunTranscript: route({
+    method: 'GET',
+    area: 'api',
+    path: '/agent/runs/{runId}/transcript',
+    auth: 'api_key',
+    tag: 'runs',
+    summary: "A run's transcript as a page to read (the run's default `session_link`).",
+    params: { runId },
+    responses: { 200: { description: 'The transcript, as HTML.', content: 'html' } },
+  }),
   getOpenApi: route({
     method: 'GET',
     area: 'api',

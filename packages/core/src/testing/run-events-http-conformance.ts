@@ -194,6 +194,22 @@ export function describeRunEventsHttpConformance(name: string, options: RunEvent
       expect((await frames(fromAfter).rest()).map((f) => f.id)).toEqual(['3']);
     });
 
+    it('shows the transcript as a page, every string from the run and its events escaped', async () => {
+      const res = await call(handler, 'POST', '/agent/run', {}, { prompt: '<script>alert(1)</script>' });
+      const runId = ((await res.json()) as { run_id: string }).run_id;
+      await store.runEvents.append(runId, [{ at: at(1), type: 'output', data: { text: `<b>&"'</b>` } }]);
+      const page = await call(handler, 'GET', `/agent/runs/${runId}/transcript`);
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
+      const html = await page.text();
+      expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+      expect(html).toContain('&lt;b&gt;&amp;&quot;&#39;&lt;/b&gt;');
+      expect(html).not.toContain('<script>');
+      expect(html).not.toContain('<b>');
+      expect((await call(handler, 'GET', '/agent/runs/no-such-run/transcript')).status).toBe(404);
+    });
+
     it('a client that goes away ends the stream', async () => {
       const runId = await newRun();
       const res = await call(handler, 'GET', `/agent/runs/${runId}/events`, { accept: 'text/event-stream' });

@@ -28,6 +28,7 @@ const WorkerOptionsSchema = v.strictObject({
   pollIntervalMs: v.optional(positiveInt),
   leaseMs: v.optional(positiveInt),
   heartbeatMs: v.optional(positiveInt),
+  transcriptBaseUrl: v.optional(v.string('must be a string')),
   onError: v.optional(v.custom<(e: unknown) => void>((x) => typeof x === 'function', 'must be a function')),
 });
 

@@ -2,6 +2,8 @@ import { type AgentRunEvents, emitSafely } from '../events.js';
 import type { ExecutionContext, ExecutionOutcome, Executor } from '../executor/executor.js';
 import type { Maintenance } from '../maintenance/maintenance.js';
 import type { Notification } from '../notify/notification.js';
+import { fullPath } from '../routes/route.js';
+import { ROUTES } from '../routes/table.js';
 import { hasAttemptsLeft } from '../run/attempts.js';
 import type { FollowupRecord, RunRecord } from '../run/record.js';
 import { toRunItem } from '../run/record.js';
@@ -41,6 +43,13 @@ export interface WorkerOptions extends WorkerDeps {
   leaseMs?: number;
   /** How often a running execution renews its lease. Default a third of `leaseMs`. */
   heartbeatMs?: number;
+  /**
+   * Where agentrun is served, as a browser reaches it (`https://agents.example.com`, with the mount
+   * path if any): a run started without a `session_link` gets
+   * `<transcriptBaseUrl>/api/v1/agent/runs/{runId}/transcript`, its transcript page
+   * (docs/run-api.md, "The transcript page"). Default `''`: the link is a path on the same host.
+   */
+  transcriptBaseUrl?: string;
   /** Errors of the worker itself (a store that failed, an executor that threw). */
   onError?: (error: unknown) => void;
 }
@@ -98,6 +107,9 @@ export function createWorker(options: WorkerOptions): Worker {
     seenFollowups: Set<string>;
     done: Promise<void>;
   }
+  const transcriptPath = fullPath(ROUTES.getRunTranscript);
+  const transcriptLink = (runId: string) =>
+    `${(options.transcriptBaseUrl ?? '').replace(/\/+$/, '')}${transcriptPath.replace('{runId}', encodeURIComponent(runId))}`;
   const running = new Map<string, Execution>();
   let started = false;
   /** Set from the first moment of `stop()`: nothing more is claimed, even on a notification. */
@@ -218,7 +230,12 @@ export function createWorker(options: WorkerOptions): Worker {
         { type: 'start' },
         {
           workerId: id,
-          patch: (r) => ({ startedAt: r.startedAt ?? startedAt, statusMessage: { message: 'Started' } }),
+          patch: (r) => ({
+            startedAt: r.startedAt ?? startedAt,
+            statusMessage: { message: 'Started' },
+            // The run's own session (an agent's report) wins; until then, its transcript page.
+            ...(r.sessionLink === null ? { sessionLink: transcriptLink(r.id) } : {}),
+          }),
         },
       );
       if (start.kind !== 'applied') return;
