@@ -12,7 +12,8 @@ import { waitUntil } from './support/wait.js';
 // Two reference servers on one database, both running real agents through the process executor
 // (AGENTRUN_EXECUTOR=process; docs/executors.md, "The process executor"): a run created through
 // one is run by a worker of either, and a cancel sent through the server that is NOT running the
-// agent reaches it through the database's notifications and ends its whole process group.
+// agent reaches it through the database's notifications and ends its whole process group, while
+// the run's transcript streams (Server-Sent Events) from the server that is not running it.
 // Skipped on PGlite (one in-process connection; no server for child processes). Linux only in
 // practice: the agent's processes are found in /proc by the run id in their environment.
 const db = await openTestDatabase('two_servers_process');
@@ -93,6 +94,16 @@ describe.skipIf(!db.multiConnection)('two reference servers running agents with 
     expect(runner).toBeGreaterThanOrEqual(0);
     expect((await a.agent.runs.retrieve(run_id)).state).toBe('INPROGRESS');
 
+    // Follow its transcript live from the server that is not running it (docs/run-api.md, "Run
+    // events"): the stream sees what the runner writes, and ends once the run is terminal.
+    const otherServer = servers[1 - runner] as ServerProcess;
+    const stream = await fetch(`${otherServer.url}/api/v1/agent/runs/${run_id}/events`, {
+      headers: { authorization: `Bearer ${otherServer.apiKey}`, accept: 'text/event-stream' },
+    });
+    expect(stream.status).toBe(200);
+    expect(stream.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const streamed = stream.text();
+
     // Cancel through the server whose worker is not running it.
     const other = clients[1 - runner] as OzAPI;
     expect(await other.agent.runs.cancel(run_id)).toBe(run_id);
@@ -107,5 +118,16 @@ describe.skipIf(!db.multiConnection)('two reference servers running agents with 
       10_000,
     );
     for (const client of clients) expect((await client.agent.runs.retrieve(run_id)).state).toBe('CANCELLED');
+
+    const events = (await streamed)
+      .split('\n')
+      .filter((line) => line.startsWith('data: '))
+      .map((line) => JSON.parse(line.slice('data: '.length)) as { id: number; type: string; data: Record<string, unknown> });
+    expect(events.map((e) => e.id)).toEqual(events.map((_, i) => i + 1));
+    // The agent's own status line, written by the runner's worker, reached the other server's stream.
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: 'status', data: expect.objectContaining({ message: expect.stringMatching(/^Read the prompt/) }) }),
+    );
+    expect(events.at(-1)).toMatchObject({ type: 'state', data: { from: 'INPROGRESS', to: 'CANCELLED' } });
   }, 60_000);
 });
