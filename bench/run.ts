@@ -9,6 +9,7 @@ import { notifyGroup } from './notify.js';
 import { postgresGroup } from './postgres.js';
 import { postgresIngressGroup } from './postgres-ingress.js';
 import { runsGroup } from './runs.js';
+import { transcriptGroup } from './transcript.js';
 
 /**
  * `npm run bench [-- <group> …]`: run benchmark groups, print a table, and merge the figures
@@ -29,6 +30,7 @@ const groups: BenchGroup[] = [
   ingressCoreGroup,
   notifyGroup,
   executorGroup,
+  transcriptGroup,
 ];
 
 const wanted = process.argv.slice(2);
