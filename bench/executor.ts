@@ -27,6 +27,9 @@ import type { BenchGroup } from './run.js';
  * - cancel: before the cancel call → the agent process's SIGTERM handler, both read on the clock
  *   every process shares (performance.timeOrigin + performance.now()), the agent's side from its
  *   stamp file;
+ * - SSE lag: the agent writes status lines carrying the time they were written (shared clock);
+ *   this process follows the run's events as Server-Sent Events through its own handler (woken by
+ *   the workers' run.event notifications) and takes the difference on receipt;
  * - noop runs/s: NOOP_RUNS runs of an agent that exits at once, created together, on 2 processes
  *   × concurrency 2, from the first create to the last run's end (the workers' reports).
  *
@@ -36,6 +39,10 @@ import type { BenchGroup } from './run.js';
 const SAMPLES = 150;
 const WARMUP = 10;
 const NOOP_RUNS = 200;
+/** SSE lag: runs of SSE_LINES status lines each, until SSE_SAMPLES lines after SSE_WARMUP untimed ones. */
+const SSE_LINES = 20;
+const SSE_SAMPLES = 200;
+const SSE_WARMUP = 10;
 const WORKERS = 2;
 const CONCURRENCY = 2;
 /** A sample that takes longer than this is a bug (no notification came, no signal): the bench fails. */
@@ -48,7 +55,7 @@ const sharedClock = () => performance.timeOrigin + performance.now();
 export const executorGroup: BenchGroup = {
   name: 'executor',
   description:
-    'process executor on PostgreSQL, 2 idle worker processes: create → INPROGRESS, cancel → agent SIGTERM, no-op runs per second',
+    'process executor on PostgreSQL, 2 idle worker processes: create → INPROGRESS, cancel → agent SIGTERM, agent line → SSE, no-op runs per second',
   async run() {
     const baseUrl = process.env.DATABASE_URL || DEFAULT_DATABASE_URL;
     const admin = await connectAdmin(baseUrl);
@@ -67,12 +74,13 @@ export const executorGroup: BenchGroup = {
 };
 
 async function measure(url: string, schema: string, stamps: string): Promise<Record<string, number>> {
-  const store = createPostgresStore({ connectionString: url, schema, poolSize: 4, listen: false });
+  // It listens: the events stream it serves is woken by run.event notifications of the workers' writes.
+  const store = createPostgresStore({ connectionString: url, schema, poolSize: 4 });
   const children: ChildProcess[] = [];
   try {
     await store.migrate();
     const noExecutor: Executor = { execute: () => Promise.reject(new Error('this process runs no worker')) };
-    const agentrun = createAgentRun({ store, executor: noExecutor });
+    const agentrun = createAgentRun({ store, executor: noExecutor, authenticate: () => principal });
     const reports = new Reports();
     for (let i = 0; i < WORKERS; i++) children.push(startWorker(url, schema, stamps, reports));
     await Promise.all(children.map((_, i) => reports.next('ready', `ready-${i}`)));
@@ -92,6 +100,14 @@ async function measure(url: string, schema: string, stamps: string): Promise<Rec
       cancel.push(signalled - cancelled);
     }
 
+    const sseLag: number[] = [];
+    for (let i = 0; sseLag.length < SSE_SAMPLES + SSE_WARMUP; i++) {
+      const runId = (await agentrun.services.runs.create(principal, { prompt: `executor bench ${i}, bench: lines ${SSE_LINES}` })).body
+        .run_id;
+      sseLag.push(...(await followLag(agentrun.fetch, runId)));
+    }
+    sseLag.splice(0, SSE_WARMUP);
+
     const ids: string[] = [];
     const started = performance.now();
     for (let i = 0; i < NOOP_RUNS; i++) {
@@ -106,6 +122,7 @@ async function measure(url: string, schema: string, stamps: string): Promise<Rec
     console.log(
       `${SAMPLES} samples: pickup p50 ${p(pickup, 0.5).toFixed(2)} ms, p99 ${p(pickup, 0.99).toFixed(2)} ms, max ${Math.max(...pickup).toFixed(2)} ms; ` +
         `cancel → SIGTERM p50 ${p(cancel, 0.5).toFixed(2)} ms, p99 ${p(cancel, 0.99).toFixed(2)} ms, max ${Math.max(...cancel).toFixed(2)} ms; ` +
+        `SSE lag p50 ${p(sseLag, 0.5).toFixed(2)} ms, p99 ${p(sseLag, 0.99).toFixed(2)} ms, max ${Math.max(...sseLag).toFixed(2)} ms (${sseLag.length} lines); ` +
         `${NOOP_RUNS} no-op runs at ${noopPerSecond.toFixed(1)}/s`,
     );
     return {
@@ -113,6 +130,8 @@ async function measure(url: string, schema: string, stamps: string): Promise<Rec
       'executor.pickup_p99_ms': p(pickup, 0.99),
       'executor.cancel_p50_ms': p(cancel, 0.5),
       'executor.cancel_p99_ms': p(cancel, 0.99),
+      'executor.sse_lag_p50_ms': p(sseLag, 0.5),
+      'executor.sse_lag_p99_ms': p(sseLag, 0.99),
       'executor.noop_runs_per_s': noopPerSecond,
     };
   } finally {
@@ -164,6 +183,35 @@ class Reports {
   state(runId: string): string | undefined {
     return this.states.get(runId);
   }
+}
+
+/**
+ * Follow a run's events as Server-Sent Events (docs/run-api.md, "Following a run live") through
+ * this process's handler until the stream ends (the run finished): for each of the agent's
+ * `lag <time>` status lines, how long after it was written the stream delivered it.
+ */
+async function followLag(fetch: (request: Request) => Promise<Response>, runId: string): Promise<number[]> {
+  const response = await fetch(
+    new Request(`http://bench.local/api/v1/agent/runs/${runId}/events`, { headers: { accept: 'text/event-stream' } }),
+  );
+  if (response.status !== 200 || !response.body) throw new Error(`the events stream answered ${response.status}: ${await response.text()}`);
+  const lags: number[] = [];
+  const decoder = new TextDecoder();
+  let buffered = '';
+  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+    const receivedAt = sharedClock();
+    buffered += decoder.decode(chunk, { stream: true });
+    const lines = buffered.split('\n');
+    buffered = lines.pop() ?? '';
+    for (const line of lines) {
+      if (!line.startsWith('data: ')) continue;
+      const event = JSON.parse(line.slice('data: '.length)) as { type: string; data: { message?: string } };
+      const written = event.type === 'status' ? /^lag (\d+(?:\.\d+)?)$/.exec(event.data.message ?? '') : null;
+      if (written) lags.push(receivedAt - Number(written[1]));
+    }
+  }
+  if (lags.length !== SSE_LINES) throw new Error(`the stream of ${runId} carried ${lags.length} of the agent's ${SSE_LINES} lines`);
+  return lags;
 }
 
 /** The time in an agent's stamp file (bench/executor-agent.mjs), once it is there. */
