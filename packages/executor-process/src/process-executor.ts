@@ -7,6 +7,7 @@ import { agentEnvironment } from './environment.js';
 import { type ProcessExecutorOptions, type ResolvedOptions, resolveOptions } from './options.js';
 import { watchProcessGroup } from './process-group.js';
 import { followupLine, parseAgentLine } from './protocol.js';
+import { transcriptWriter } from './transcript-writer.js';
 import { createWorkspace, directoryBytes, removeWorkspace, type Workspace } from './workspace.js';
 
 /** Plain output lines reach `status_message` at most this often, so a chatty agent does not write the store per line. */
@@ -102,6 +103,7 @@ async function runAgent(
   const unsubscribe = context.onFollowup((f) => child.stdin?.write(followupLine(f)));
 
   const progress = progressReporter(context, config.onError);
+  const transcript = transcriptWriter(context, config.onError);
   let result: ExecutionOutcome | undefined;
   let stderrTail = '';
   child.stderr?.setEncoding('utf8');
@@ -110,10 +112,12 @@ async function runAgent(
   });
   const lines = boundedLines(MAX_LINE, (line) => {
     const message = parseAgentLine(line);
-    if (message === undefined) {
-      if (line.trim() !== '') progress.line(line.slice(0, MAX_MESSAGE));
-    } else if (typeof message === 'string') {
-      progress.line(line.slice(0, MAX_MESSAGE)); // Not a valid message: shown as it is.
+    if (message === undefined || typeof message === 'string') {
+      // A plain line, or not a valid message (shown as it is): the transcript keeps every one,
+      // the run's status shows the latest.
+      if (line.trim() === '') return;
+      transcript.add({ type: 'output', data: { text: line } });
+      progress.line(line.slice(0, MAX_MESSAGE));
     } else if (message.agentrun === 'status') {
       progress.now({ message: message.message.slice(0, MAX_MESSAGE) });
     } else if (message.agentrun === 'session') {
@@ -123,6 +127,8 @@ async function runAgent(
         ...(message.link !== undefined ? { session_link: message.link } : {}),
       });
     } else if (message.agentrun === 'artifact') {
+      const { agentrun: _, ...artifact } = message;
+      transcript.add({ type: 'artifact', data: artifact });
       const what = message.url ?? message.path ?? message.name ?? 'unnamed';
       progress.now({ message: `Artifact${message.type ? ` (${message.type})` : ''}: ${what}`.slice(0, MAX_MESSAGE) });
     } else {
@@ -147,6 +153,7 @@ async function runAgent(
     group.kill();
     await closed;
     await progress.settle();
+    await transcript.close();
     const tail = stderrTail.trim();
     if (stop?.reason === 'cancel') return { status: 'failed', message: 'Cancelled' };
     if (stop) return { status: 'failed', message: stop.message, error_code: stop.reason };

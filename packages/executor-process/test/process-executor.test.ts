@@ -65,6 +65,15 @@ describe('processExecutor, end to end through a worker', () => {
     expect(messages).toContain('Artifact (file): summary.md');
     expect(messages.some((m) => /^Read the prompt \(\d+ characters\)$/.test(m))).toBe(true);
     expect(readdirSync(root)).toEqual([]);
+    // Plain lines and the artifact are in the run's transcript; protocol status lines are status events.
+    const events = await agentrun.store.runEvents.list(runId, { limit: 1000 });
+    const output = events.filter((e) => e.type === 'output').map((e) => (e.data as { text: string }).text);
+    expect(output).toContain('all done');
+    expect(output.some((t) => t.startsWith('agent pid '))).toBe(true);
+    expect(output.some((t) => t.includes('"agentrun"'))).toBe(false);
+    expect(events.filter((e) => e.type === 'artifact').map((e) => e.data)).toEqual([
+      expect.objectContaining({ type: 'file', path: 'summary.md' }),
+    ]);
   });
 
   it('fails with the tail of stderr when the agent exits non-zero, and keeps the workspace on failure when asked', async () => {

@@ -18,6 +18,9 @@ export function recording(executor: Executor, onReport: (update: ProgressUpdate)
         block: (message) => context.block(message),
         resume: () => context.resume(),
         onFollowup: (listener) => context.onFollowup(listener),
+        ...(context.record
+          ? { record: (entries: Parameters<NonNullable<typeof context.record>>[0]) => context.record?.(entries) ?? Promise.resolve() }
+          : {}),
       });
     },
   };
