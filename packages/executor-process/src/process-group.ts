@@ -2,24 +2,19 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 
 /**
- * The watchdog: a tiny Node process, in its own process group, whose stdin is a pipe from the
- * worker. When the pipe closes (the run ended, or the worker died, even by SIGKILL) it sends
- * SIGTERM to the agent's process group, SIGKILL after the grace period, and exits. This is how no
- * agent outlives its worker (docs/executors.md, "Cancel, timeout and the process group").
+ * The watchdog: a tiny `sh` process, in its own process group, whose stdin is a pipe from the
+ * worker. When the pipe closes (the run ended, or the worker died, even by SIGKILL) `read` returns
+ * and it sends SIGTERM to the agent's process group, SIGKILL after the grace period, and exits.
+ * This is how no agent outlives its worker (docs/executors.md, "Cancel, timeout and the process
+ * group"). A shell, not Node: it starts in about a millisecond, and every run starts one.
  */
-const WATCHDOG = `
-const [pgid, grace] = process.argv.slice(-2).map(Number);
-const alive = () => { try { process.kill(-pgid, 0); return true; } catch { return false; } };
-const signal = (s) => { try { process.kill(-pgid, s); } catch {} };
-process.on('SIGTERM', () => {});
-process.on('SIGINT', () => {});
-process.stdin.on('data', () => {});
-process.stdin.on('close', () => {
-  if (!alive()) process.exit(0);
-  signal('SIGTERM');
-  setTimeout(() => { signal('SIGKILL'); process.exit(0); }, grace);
-});
-`;
+const WATCHDOG = `trap '' TERM INT HUP
+while read -r _; do :; done
+kill -0 "-$1" 2>/dev/null || exit 0
+kill -TERM "-$1" 2>/dev/null
+sleep "$2"
+kill -KILL "-$1" 2>/dev/null
+exit 0`;
 
 /** The agent's process group (the agent was spawned `detached`, so its pid is the group id). */
 export interface ProcessGroup {
@@ -33,7 +28,7 @@ export interface ProcessGroup {
 
 export function watchProcessGroup(child: ChildProcess, killGraceMs: number): ProcessGroup {
   const pgid = child.pid as number;
-  const watchdog = spawn(process.execPath, ['-e', WATCHDOG, String(pgid), String(killGraceMs)], {
+  const watchdog = spawn('/bin/sh', ['-c', WATCHDOG, 'agentrun-watchdog', String(pgid), (killGraceMs / 1000).toFixed(3)], {
     detached: true,
     cwd: tmpdir(),
     env: { PATH: process.env.PATH ?? '' },
