@@ -92,7 +92,7 @@ describe('transcript writers', () => {
     expect(events.at(-1)?.data).toMatchObject({ to: 'CANCELLED' });
   });
 
-  it('a run started without a session_link links to its transcript page; the agent’s own link wins', async () => {
+  it('a run started without a session is its own session, linked to its transcript page; the agent’s own wins', async () => {
     const handler = createAgentRunHandler({ store: createMemoryStore() });
     let ctx: ExecutionContext | undefined;
     const executor: Executor = {
@@ -106,11 +106,15 @@ describe('transcript writers', () => {
     worker = handler.app.worker({ executor, pollIntervalMs: 20, transcriptBaseUrl: 'https://agents.example.com/' });
     worker.start();
     await until(async () => (await handler.service.get(principal, runId)).state === 'INPROGRESS', 'INPROGRESS');
-    expect((await handler.service.get(principal, runId)).session_link).toBe(
-      `https://agents.example.com/api/v1/agent/runs/${runId}/transcript`,
-    );
-    await ctx?.report({ message: 'session', session_link: 'https://agent.example.com/s/1' });
-    expect((await handler.service.get(principal, runId)).session_link).toBe('https://agent.example.com/s/1');
+    expect(await handler.service.get(principal, runId)).toMatchObject({
+      session_id: runId,
+      session_link: `https://agents.example.com/api/v1/agent/runs/${runId}/transcript`,
+    });
+    await ctx?.report({ message: 'session', session_id: 'agent-7', session_link: 'https://agent.example.com/s/1' });
+    expect(await handler.service.get(principal, runId)).toMatchObject({
+      session_id: 'agent-7',
+      session_link: 'https://agent.example.com/s/1',
+    });
   });
 
   it('a cancel of a queued run is one state event; a refused change appends nothing', async () => {

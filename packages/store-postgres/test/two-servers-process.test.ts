@@ -3,8 +3,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createAgentRun } from '@agentrun/core';
 import OzAPI from 'oz-agent-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPostgresStore } from '../src/index.js';
 import { openTestDatabase } from './support/database.js';
 import { type ServerProcess, useProcesses } from './support/processes.js';
 import { waitUntil } from './support/wait.js';
@@ -130,4 +132,59 @@ describe.skipIf(!db.multiConnection)('two reference servers running agents with 
     );
     expect(events.at(-1)).toMatchObject({ type: 'state', data: { from: 'INPROGRESS', to: 'CANCELLED' } });
   }, 60_000);
+
+  // Last: it kills one of the two servers.
+  it('a server killed with SIGKILL leaves no agent behind, and its run is recovered by the lease and run again', async () => {
+    const [a] = clients as [OzAPI, OzAPI];
+    const { run_id } = await a.agent.run({ prompt: 'outlive my worker: sleep 60' });
+    const running = await waitUntil(
+      () => agentProcesses(run_id),
+      (ps) => ps.some((p) => p.command === 'sleep') && ps.some((p) => servers.some((s) => s.pid === p.ppid)),
+      `the agent of ${run_id} to run`,
+      30_000,
+    );
+    const runner = servers.findIndex((s) => running.some((p) => p.ppid === s.pid));
+    const victim = servers[runner] as ServerProcess;
+    const survivor = servers[1 - runner] as ServerProcess;
+    const survivorClient = clients[1 - runner] as OzAPI;
+
+    // The worker dies outright: nothing of it runs to hand the run back or stop its agent.
+    process.kill(victim.pid as number, 'SIGKILL');
+    expect(await victim.exited).toEqual({ code: null, signal: 'SIGKILL' });
+    // Its agent's watchdog sees the worker's pipe close and ends the agent's whole group.
+    await waitUntil(
+      () => agentProcesses(run_id),
+      (ps) => ps.every((p) => !running.some((r) => r.pid === p.pid)),
+      `the orphaned agent of ${run_id} to end`,
+      10_000,
+    );
+    expect((await survivorClient.agent.runs.retrieve(run_id)).state).toBe('INPROGRESS');
+
+    // The lease: a sweep judged from past its expiry (30 s by default) puts the run back in the
+    // queue, and the surviving server's worker claims it and starts a new agent.
+    const pool = db.newPool?.(2);
+    const rescuer = createAgentRun({
+      store: createPostgresStore({ pool: pool as NonNullable<typeof pool>, schema: db.schema, listen: false }),
+      clock: { now: () => Date.now() + 120_000 },
+    }).worker({ executor: { execute: () => Promise.reject(new Error('the rescuer only sweeps')) } });
+    try {
+      expect(await rescuer.recoverExpiredLeases()).toBeGreaterThanOrEqual(1);
+    } finally {
+      await pool?.end();
+    }
+    const rerun = await waitUntil(
+      () => agentProcesses(run_id),
+      (ps) => ps.some((p) => p.command === 'sleep') && ps.some((p) => p.ppid === survivor.pid),
+      `the survivor to run ${run_id} again`,
+      30_000,
+    );
+    expect(rerun.every((p) => !running.some((r) => r.pid === p.pid))).toBe(true);
+    expect(await survivorClient.agent.runs.cancel(run_id)).toBe(run_id);
+    await waitUntil(
+      () => agentProcesses(run_id),
+      (ps) => ps.length === 0,
+      `the second agent of ${run_id} to end`,
+      10_000,
+    );
+  }, 90_000);
 });

@@ -233,7 +233,9 @@ export function createWorker(options: WorkerOptions): Worker {
           patch: (r) => ({
             startedAt: r.startedAt ?? startedAt,
             statusMessage: { message: 'Started' },
-            // The run's own session (an agent's report) wins; until then, its transcript page.
+            // The run's own session (an agent's report) wins; until then, the session is the run
+            // itself and its link the run's transcript page.
+            ...(r.sessionId === null ? { sessionId: r.id } : {}),
             ...(r.sessionLink === null ? { sessionLink: transcriptLink(r.id) } : {}),
           }),
         },
