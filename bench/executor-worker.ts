@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { createAgentRun } from '@agentrun/core';
 import { processExecutor } from '@agentrun/executor-process';
 import { createPostgresStore } from '@agentrun/store-postgres';
+import { runIdleWorker } from './idle-worker.js';
 
 /**
  * A worker process of the `executor` bench (bench/executor.ts), forked with an IPC channel: a
@@ -22,7 +23,6 @@ export type ExecutorWorkerReport =
   | { kind: 'inprogress'; runId: string }
   | { kind: 'ended'; runId: string; state: string };
 
-const HOUR = 3_600_000;
 const AGENT = fileURLToPath(new URL('./executor-agent.mjs', import.meta.url));
 
 async function main(send: (report: ExecutorWorkerReport) => void): Promise<void> {
@@ -45,21 +45,7 @@ async function main(send: (report: ExecutorWorkerReport) => void): Promise<void>
     if (e.to === 'INPROGRESS') send({ kind: 'inprogress', runId: e.run.run_id });
     else if (['SUCCEEDED', 'FAILED', 'ERROR', 'CANCELLED'].includes(e.to)) send({ kind: 'ended', runId: e.run.run_id, state: e.to });
   });
-  const worker = agentrun.worker({ pollIntervalMs: HOUR, heartbeatMs: HOUR, leaseMs: 2 * HOUR, concurrency });
-  worker.start();
-  await worker.idle();
-  // The worker's listener shares the store's one listening connection: once this resolves, it listens.
-  await store.notifications?.listen(() => {});
-  send({ kind: 'ready' });
-  const stop = async () => {
-    await worker.stop();
-    await store.close();
-    process.exit(0);
-  };
-  process.on('message', (message) => {
-    if (message === 'stop') void stop();
-  });
-  process.on('disconnect', () => void stop());
+  await runIdleWorker(agentrun, store, send, concurrency);
 }
 
 // Only when forked by the bench (with an IPC channel): importing this module for its constants

@@ -1,5 +1,6 @@
 import { createAgentRun, type Executor } from '@agentrun/core';
 import { createPostgresStore } from '@agentrun/store-postgres';
+import { runIdleWorker } from './idle-worker.js';
 
 /**
  * The worker process of the `notify` bench (bench/notify.ts), forked with an IPC channel: a
@@ -17,8 +18,6 @@ export type WorkerReport =
   | { kind: 'claimed'; runId: string }
   | { kind: 'started'; runId: string }
   | { kind: 'aborted'; runId: string };
-
-const HOUR = 3_600_000;
 
 async function main(send: (report: WorkerReport) => void): Promise<void> {
   const connectionString = process.env[PG_URL_ENV];
@@ -41,21 +40,7 @@ async function main(send: (report: WorkerReport) => void): Promise<void> {
   agentrun.events.on('run.state_changed', (e) => {
     if (e.to === 'CLAIMED') send({ kind: 'claimed', runId: e.run.run_id });
   });
-  const worker = agentrun.worker({ pollIntervalMs: HOUR, heartbeatMs: HOUR, leaseMs: 2 * HOUR, concurrency: 1 });
-  worker.start();
-  await worker.idle();
-  // The worker's listener shares the store's one listening connection: once this resolves, it listens.
-  await store.notifications?.listen(() => {});
-  send({ kind: 'ready' });
-  const stop = async () => {
-    await worker.stop();
-    await store.close();
-    process.exit(0);
-  };
-  process.on('message', (message) => {
-    if (message === 'stop') void stop();
-  });
-  process.on('disconnect', () => void stop());
+  await runIdleWorker(agentrun, store, send, 1);
 }
 
 // Only when forked by the bench (with an IPC channel): importing this module for its constants
