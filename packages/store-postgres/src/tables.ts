@@ -1,7 +1,7 @@
 import { type RawBuilder, sql } from 'kysely';
 
 /** agentrun's tables (every migration's), by the name the SQL uses. */
-const TABLE_NAMES = [
+export const TABLE_NAMES = [
   'runs',
   'run_followups',
   'run_attachments',

@@ -3,6 +3,7 @@ import { Kysely, PostgresDialect, type RawBuilder, sql } from 'kysely';
 import pg from 'pg';
 import type { Db } from '../../src/db.js';
 import { createPostgresStore, migrate } from '../../src/index.js';
+import { TABLE_NAMES } from '../../src/tables.js';
 
 /**
  * Where Postgres tests run: `DATABASE_URL`, else the local server CI and developer machines have,
@@ -112,20 +113,8 @@ async function openPglite(schema: string): Promise<TestDatabase> {
 
 const qualified = (schema: string, name: string) => sql.table(`${schema}.${name}`);
 
-const TABLES = [
-  'runs',
-  'run_followups',
-  'run_attachments',
-  'run_events',
-  'idempotency_keys',
-  'api_keys',
-  'factories',
-  'team_secrets',
-  'webhooks',
-  'automations',
-  'deliveries',
-  'rate_limit_events',
-];
+/** Every table of agentrun's but the migrations' own: what a fresh store empties. */
+const TABLES = TABLE_NAMES.filter((name) => name !== 'agentrun_migrations');
 
 async function truncateAll(db: Db, schema: string): Promise<void> {
   await sql`TRUNCATE ${sql.join(TABLES.map((name) => qualified(schema, name)))}`.execute(db);
