@@ -1,0 +1,170 @@
+import { APIConnectionError, APIConnectionTimeoutError, APIUserAbortError, errorForStatus } from './errors.js';
+import { type BodyOf, type ClientOperationId, OPERATIONS, type ParamsOf, type QueryOf, type ResponseOf } from './operations.js';
+import { Automations, Deliveries, Factories, Runs, Secrets, Webhooks } from './resources.js';
+import { retryDelayMs, shouldRetry } from './retry.js';
+
+/** The `fetch` the client calls: the global one unless given (tests, proxies, instrumentation). */
+export type Fetch = (input: string, init: RequestInit) => Promise<Response>;
+
+export interface ClientOptions {
+  /** The API key, sent as `Authorization: Bearer …`. */
+  apiKey: string;
+  /** Where agentrun is mounted, e.g. `https://agents.example.com` (the client adds `/api/v1/…`). */
+  baseURL: string;
+  /** Retries after the first attempt. Default 2. */
+  maxRetries?: number;
+  /** Per attempt. Default 60 000 ms. */
+  timeoutMs?: number;
+  fetch?: Fetch;
+}
+
+/** Per-call options of any operation. */
+export interface RequestOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  maxRetries?: number;
+  /** For a POST: kept across its retries; one is generated when absent. */
+  idempotencyKey?: string;
+}
+
+/** A field that is absent when the operation has none, optional when all its members are, else required. */
+type Has<Field extends string, V> = [V] extends [never]
+  ? { [F in Field]?: never }
+  : Record<string, never> extends V
+    ? { [F in Field]?: V }
+    : { [F in Field]: V };
+
+/** What `request()` takes for an operation: its path params, query and body as the table types them. */
+export type RequestArgs<K extends ClientOperationId> = RequestOptions &
+  Has<'params', keyof ParamsOf<K> extends never ? never : ParamsOf<K>> &
+  Has<'query', QueryOf<K>> &
+  Has<'body', BodyOf<K>>;
+
+/**
+ * The agentrun client (docs/client.md). `request()` calls any operation of the route table; the
+ * resources (`runs`, `factories`, `secrets`, `webhooks`, `automations`, `deliveries`) are thin
+ * methods over it.
+ */
+export class AgentRunClient {
+  readonly baseURL: string;
+  readonly maxRetries: number;
+  readonly timeoutMs: number;
+  readonly #apiKey: string;
+  readonly #fetch: Fetch;
+
+  readonly runs: Runs = new Runs(this);
+  readonly factories: Factories = new Factories(this);
+  readonly secrets: Secrets = new Secrets(this);
+  readonly webhooks: Webhooks = new Webhooks(this);
+  readonly automations: Automations = new Automations(this);
+  readonly deliveries: Deliveries = new Deliveries(this);
+
+  constructor(options: ClientOptions) {
+    if (!options.apiKey) throw new TypeError('AgentRunClient: apiKey is required');
+    if (!options.baseURL) throw new TypeError('AgentRunClient: baseURL is required');
+    this.#apiKey = options.apiKey;
+    this.baseURL = options.baseURL.replace(/\/+$/, '');
+    this.maxRetries = options.maxRetries ?? 2;
+    this.timeoutMs = options.timeoutMs ?? 60_000;
+    this.#fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  }
+
+  /** Call one operation of the route table by its operation ID. */
+  async request<K extends ClientOperationId>(operationId: K, args: RequestArgs<K> = {} as RequestArgs<K>): Promise<ResponseOf<K>> {
+    const operation = OPERATIONS[operationId];
+    const { params, query, body } = args as { params?: Record<string, string>; query?: Record<string, unknown>; body?: unknown };
+    const url = this.baseURL + fillPath(operation.path, params) + queryString(query);
+    const headers: Record<string, string> = { authorization: `Bearer ${this.#apiKey}`, accept: 'application/json' };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (operation.method === 'POST') headers['idempotency-key'] = args.idempotencyKey ?? crypto.randomUUID();
+    const init: RequestInit = { method: operation.method, headers, body: body === undefined ? undefined : JSON.stringify(body) };
+    const response = await this.#send(url, init, args, args.maxRetries ?? this.maxRetries);
+    return (await readBody(response, operation.content)) as ResponseOf<K>;
+  }
+
+  async #send(url: string, init: RequestInit, options: RequestOptions, maxRetries: number): Promise<Response> {
+    for (let retriesLeft = maxRetries; ; retriesLeft--) {
+      const outcome = await this.#attempt(url, init, options);
+      if (outcome instanceof Response) {
+        if (outcome.ok) return outcome;
+        if (retriesLeft > 0 && shouldRetry(outcome.status, outcome.headers)) {
+          await outcome.body?.cancel();
+          await sleep(retryDelayMs(retriesLeft, maxRetries, outcome.headers), options.signal);
+          continue;
+        }
+        throw errorForStatus(outcome.status, outcome.headers, await readError(outcome));
+      }
+      if (outcome instanceof APIUserAbortError || retriesLeft <= 0) throw outcome;
+      await sleep(retryDelayMs(retriesLeft, maxRetries, undefined), options.signal);
+    }
+  }
+
+  /** One attempt: the answer, or the error that stood for none. */
+  async #attempt(url: string, init: RequestInit, options: RequestOptions): Promise<Response | Error> {
+    if (options.signal?.aborted) return new APIUserAbortError();
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(), options.timeoutMs ?? this.timeoutMs);
+    const signal = options.signal ? AbortSignal.any([options.signal, timeout.signal]) : timeout.signal;
+    try {
+      return await this.#fetch(url, { ...init, signal });
+    } catch (cause) {
+      if (options.signal?.aborted) return new APIUserAbortError();
+      if (timeout.signal.aborted) return new APIConnectionTimeoutError();
+      return new APIConnectionError(undefined, { cause });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+const fillPath = (path: string, params: Record<string, string> | undefined): string =>
+  path.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const value = params?.[name];
+    if (value === undefined || value === '') throw new TypeError(`path param ${name} is required`);
+    return encodeURIComponent(value);
+  });
+
+/** Query values as the server reads them: each array item its own `name=value`, numbers and booleans written out. */
+const queryString = (query: Record<string, unknown> | undefined): string => {
+  if (!query) return '';
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) {
+    if (value === undefined || value === null) continue;
+    for (const item of Array.isArray(value) ? value : [value]) search.append(name, String(item));
+  }
+  const text = search.toString();
+  return text ? `?${text}` : '';
+};
+
+const readBody = async (response: Response, content: 'json' | 'text' | 'binary' | 'none'): Promise<unknown> => {
+  if (content === 'none') {
+    await response.body?.cancel();
+    return undefined;
+  }
+  if (content === 'text') return response.text();
+  if (content === 'binary') return response.arrayBuffer();
+  return response.json();
+};
+
+const readError = async (response: Response): Promise<unknown> => {
+  const text = await response.text();
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+};
+
+const sleep = (ms: number, signal: AbortSignal | undefined): Promise<void> =>
+  new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new APIUserAbortError());
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new APIUserAbortError());
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });

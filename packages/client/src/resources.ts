@@ -1,0 +1,259 @@
+import type { AgentRunClient, RequestOptions } from './client.js';
+import type { BodyOf, ClientOperationId, QueryOf, ResponseOf } from './operations.js';
+import { paginate } from './pagination.js';
+
+/**
+ * The client's resources: one method per operation of the route table, grouped as the table's
+ * tags group them (docs/client.md). Each lists its methods' operations in `operations`, which
+ * the test reads to prove every operation has a method (operations.test.ts).
+ */
+abstract class Resource {
+  constructor(protected readonly client: AgentRunClient) {}
+}
+
+type Item<K extends ClientOperationId, F extends keyof ResponseOf<K>> = ResponseOf<K>[F] extends readonly (infer I)[] ? I : never;
+
+export class Runs extends Resource {
+  static readonly operations = {
+    create: 'runAgent',
+    list: 'listRuns',
+    listPage: 'listRuns',
+    get: 'getRun',
+    followup: 'followupRun',
+    cancel: 'cancelRun',
+    events: 'listRunEvents',
+    attachment: 'getRunAttachment',
+    transcript: 'getRunTranscript',
+  } as const satisfies Record<string, ClientOperationId>;
+
+  /** Start a run; its `Idempotency-Key` is kept across retries, so a retried create makes one run. */
+  create(body: BodyOf<'runAgent'>, options?: RequestOptions): Promise<ResponseOf<'runAgent'>> {
+    return this.client.request('runAgent', { ...options, body });
+  }
+
+  /** Every run matching the filters, page after page: `for await (const run of client.runs.list({ state: ['FAILED'] }))`. */
+  list(
+    query: Omit<QueryOf<'listRuns'>, 'cursor'> = {},
+    options?: RequestOptions,
+  ): AsyncGenerator<Item<'listRuns', 'runs'>, void, undefined> {
+    return paginate(
+      (cursor) => this.listPage({ ...query, cursor }, options),
+      (page) => page.runs,
+    );
+  }
+
+  /** One page of runs. */
+  listPage(query: QueryOf<'listRuns'> = {}, options?: RequestOptions): Promise<ResponseOf<'listRuns'>> {
+    return this.client.request('listRuns', { ...options, query });
+  }
+
+  get(runId: string, options?: RequestOptions): Promise<ResponseOf<'getRun'>> {
+    return this.client.request('getRun', { ...options, params: { runId } });
+  }
+
+  followup(runId: string, body: BodyOf<'followupRun'>, options?: RequestOptions): Promise<ResponseOf<'followupRun'>> {
+    return this.client.request('followupRun', { ...options, params: { runId }, body });
+  }
+
+  /** Cancel a run that has not finished; answers the run's ID. */
+  cancel(runId: string, options?: RequestOptions): Promise<string> {
+    return this.client.request('cancelRun', { ...options, params: { runId } });
+  }
+
+  /** One page of the run's transcript events. */
+  events(runId: string, query: QueryOf<'listRunEvents'> = {}, options?: RequestOptions): Promise<ResponseOf<'listRunEvents'>> {
+    return this.client.request('listRunEvents', { ...options, params: { runId }, query });
+  }
+
+  attachment(runId: string, fileName: string, options?: RequestOptions): Promise<ArrayBuffer> {
+    return this.client.request('getRunAttachment', { ...options, params: { runId, fileName } });
+  }
+
+  /** The transcript page, as HTML. */
+  transcript(runId: string, options?: RequestOptions): Promise<string> {
+    return this.client.request('getRunTranscript', { ...options, params: { runId } });
+  }
+}
+
+export class Factories extends Resource {
+  static readonly operations = { create: 'createFactory', list: 'listFactories', get: 'getFactory' } as const satisfies Record<
+    string,
+    ClientOperationId
+  >;
+
+  create(body: BodyOf<'createFactory'>, options?: RequestOptions): Promise<ResponseOf<'createFactory'>> {
+    return this.client.request('createFactory', { ...options, body });
+  }
+
+  list(options?: RequestOptions): Promise<ResponseOf<'listFactories'>> {
+    return this.client.request('listFactories', { ...options });
+  }
+
+  get(factoryUid: string, options?: RequestOptions): Promise<ResponseOf<'getFactory'>> {
+    return this.client.request('getFactory', { ...options, params: { factoryUid } });
+  }
+}
+
+/** The team's secrets (values are write-only: never answered). */
+export class Secrets extends Resource {
+  static readonly operations = { list: 'listSecrets', put: 'putSecret', delete: 'deleteSecret' } as const satisfies Record<
+    string,
+    ClientOperationId
+  >;
+
+  list(options?: RequestOptions): Promise<ResponseOf<'listSecrets'>> {
+    return this.client.request('listSecrets', { ...options });
+  }
+
+  /** Create or replace a team secret. */
+  put(name: string, body: BodyOf<'putSecret'>, options?: RequestOptions): Promise<ResponseOf<'putSecret'>> {
+    return this.client.request('putSecret', { ...options, params: { name }, body });
+  }
+
+  delete(name: string, options?: RequestOptions): Promise<void> {
+    return this.client.request('deleteSecret', { ...options, params: { name } });
+  }
+}
+
+export class Webhooks extends Resource {
+  static readonly operations = {
+    create: 'createWebhook',
+    list: 'listWebhooks',
+    get: 'getWebhook',
+    update: 'patchWebhook',
+    delete: 'deleteWebhook',
+    rotateSecret: 'rotateWebhookSecret',
+    putProviderSecret: 'putProviderSecret',
+  } as const satisfies Record<string, ClientOperationId>;
+
+  create(factoryUid: string, body: BodyOf<'createWebhook'>, options?: RequestOptions): Promise<ResponseOf<'createWebhook'>> {
+    return this.client.request('createWebhook', { ...options, params: { factoryUid }, body });
+  }
+
+  list(factoryUid: string, options?: RequestOptions): Promise<ResponseOf<'listWebhooks'>> {
+    return this.client.request('listWebhooks', { ...options, params: { factoryUid } });
+  }
+
+  get(factoryUid: string, webhookUid: string, options?: RequestOptions): Promise<ResponseOf<'getWebhook'>> {
+    return this.client.request('getWebhook', { ...options, params: { factoryUid, webhookUid } });
+  }
+
+  update(
+    factoryUid: string,
+    webhookUid: string,
+    body: BodyOf<'patchWebhook'>,
+    options?: RequestOptions,
+  ): Promise<ResponseOf<'patchWebhook'>> {
+    return this.client.request('patchWebhook', { ...options, params: { factoryUid, webhookUid }, body });
+  }
+
+  delete(factoryUid: string, webhookUid: string, options?: RequestOptions): Promise<void> {
+    return this.client.request('deleteWebhook', { ...options, params: { factoryUid, webhookUid } });
+  }
+
+  /** A new secret: generated here (no body), or the provider-issued one given as `{ secret }`. */
+  rotateSecret(
+    factoryUid: string,
+    webhookUid: string,
+    body?: BodyOf<'rotateWebhookSecret'>,
+    options?: RequestOptions,
+  ): Promise<ResponseOf<'rotateWebhookSecret'>> {
+    return this.client.request('rotateWebhookSecret', { ...options, params: { factoryUid, webhookUid }, body });
+  }
+
+  putProviderSecret(
+    factoryUid: string,
+    webhookUid: string,
+    body: BodyOf<'putProviderSecret'>,
+    options?: RequestOptions,
+  ): Promise<ResponseOf<'putProviderSecret'>> {
+    return this.client.request('putProviderSecret', { ...options, params: { factoryUid, webhookUid }, body });
+  }
+}
+
+/** A webhook's delivery log. */
+export class Deliveries extends Resource {
+  static readonly operations = {
+    list: 'listDeliveries',
+    listPage: 'listDeliveries',
+    get: 'getDelivery',
+    payload: 'getDeliveryPayload',
+  } as const satisfies Record<string, ClientOperationId>;
+
+  /** Every delivery of the webhook, newest first, page after page. */
+  list(
+    factoryUid: string,
+    webhookUid: string,
+    query: Omit<QueryOf<'listDeliveries'>, 'cursor'> = {},
+    options?: RequestOptions,
+  ): AsyncGenerator<Item<'listDeliveries', 'deliveries'>, void, undefined> {
+    return paginate(
+      (cursor) => this.listPage(factoryUid, webhookUid, { ...query, cursor }, options),
+      (page) => page.deliveries,
+    );
+  }
+
+  listPage(
+    factoryUid: string,
+    webhookUid: string,
+    query: QueryOf<'listDeliveries'> = {},
+    options?: RequestOptions,
+  ): Promise<ResponseOf<'listDeliveries'>> {
+    return this.client.request('listDeliveries', { ...options, params: { factoryUid, webhookUid }, query });
+  }
+
+  get(factoryUid: string, webhookUid: string, deliveryId: string, options?: RequestOptions): Promise<ResponseOf<'getDelivery'>> {
+    return this.client.request('getDelivery', { ...options, params: { factoryUid, webhookUid, deliveryId } });
+  }
+
+  /** The payload's bytes, as received. */
+  payload(factoryUid: string, webhookUid: string, deliveryId: string, options?: RequestOptions): Promise<ArrayBuffer> {
+    return this.client.request('getDeliveryPayload', { ...options, params: { factoryUid, webhookUid, deliveryId } });
+  }
+}
+
+export class Automations extends Resource {
+  static readonly operations = {
+    create: 'createAutomation',
+    list: 'listAutomations',
+    get: 'getAutomation',
+    update: 'patchAutomation',
+    delete: 'deleteAutomation',
+    testFilter: 'testFilter',
+  } as const satisfies Record<string, ClientOperationId>;
+
+  create(factoryUid: string, body: BodyOf<'createAutomation'>, options?: RequestOptions): Promise<ResponseOf<'createAutomation'>> {
+    return this.client.request('createAutomation', { ...options, params: { factoryUid }, body });
+  }
+
+  list(factoryUid: string, options?: RequestOptions): Promise<ResponseOf<'listAutomations'>> {
+    return this.client.request('listAutomations', { ...options, params: { factoryUid } });
+  }
+
+  get(factoryUid: string, automationId: string, options?: RequestOptions): Promise<ResponseOf<'getAutomation'>> {
+    return this.client.request('getAutomation', { ...options, params: { factoryUid, automationId } });
+  }
+
+  update(
+    factoryUid: string,
+    automationId: string,
+    body: BodyOf<'patchAutomation'>,
+    options?: RequestOptions,
+  ): Promise<ResponseOf<'patchAutomation'>> {
+    return this.client.request('patchAutomation', { ...options, params: { factoryUid, automationId }, body });
+  }
+
+  delete(factoryUid: string, automationId: string, options?: RequestOptions): Promise<void> {
+    return this.client.request('deleteAutomation', { ...options, params: { factoryUid, automationId } });
+  }
+
+  /** Try the automation's filter on a payload, without delivering anything. */
+  testFilter(
+    factoryUid: string,
+    automationId: string,
+    body: BodyOf<'testFilter'>,
+    options?: RequestOptions,
+  ): Promise<ResponseOf<'testFilter'>> {
+    return this.client.request('testFilter', { ...options, params: { factoryUid, automationId }, body });
+  }
+}
