@@ -13,7 +13,7 @@ import {
   EXECUTOR_STAMPS_ENV,
   type ExecutorWorkerReport,
 } from './executor-worker.js';
-import { connectAdmin, DEFAULT_DATABASE_URL, redact, scratchSchema } from './pg-admin.js';
+import { inScratchSchema } from './pg-admin.js';
 import type { BenchGroup } from './run.js';
 
 /**
@@ -57,17 +57,10 @@ export const executorGroup: BenchGroup = {
   description:
     'process executor on PostgreSQL, 2 idle worker processes: create → INPROGRESS, cancel → agent SIGTERM, agent line → SSE, no-op runs per second',
   async run() {
-    const baseUrl = process.env.DATABASE_URL || DEFAULT_DATABASE_URL;
-    const admin = await connectAdmin(baseUrl);
-    if (!admin) return {};
-    const schema = scratchSchema('bench_executor');
     const stamps = await mkdtemp(join(tmpdir(), 'agentrun-bench-stamps-'));
     try {
-      console.log(`schema ${schema} on ${redact(baseUrl)}`);
-      return await measure(baseUrl, schema, stamps);
+      return await inScratchSchema('bench_executor', (baseUrl, schema) => measure(baseUrl, schema, stamps));
     } finally {
-      await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      await admin.end();
       await rm(stamps, { recursive: true, force: true });
     }
   },

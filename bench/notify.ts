@@ -4,7 +4,7 @@ import { createAgentRun, type Executor } from '@agentrun/core';
 import { testPrincipal } from '@agentrun/core/testing';
 import { createPostgresStore } from '@agentrun/store-postgres';
 import { PG_SCHEMA_ENV, PG_URL_ENV, type WorkerReport } from './notify-worker.js';
-import { connectAdmin, DEFAULT_DATABASE_URL, redact, scratchSchema } from './pg-admin.js';
+import { inScratchSchema } from './pg-admin.js';
 import type { BenchGroup } from './run.js';
 
 /**
@@ -33,19 +33,7 @@ export const notifyGroup: BenchGroup = {
   name: 'notify',
   description:
     'PostgreSQL notifications: create → claimed and cancel → aborted in a worker process whose poll and heartbeat are an hour apart',
-  async run() {
-    const baseUrl = process.env.DATABASE_URL || DEFAULT_DATABASE_URL;
-    const admin = await connectAdmin(baseUrl);
-    if (!admin) return {};
-    const schema = scratchSchema('bench_notify');
-    try {
-      console.log(`schema ${schema} on ${redact(baseUrl)}`);
-      return await measure(baseUrl, schema);
-    } finally {
-      await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      await admin.end();
-    }
-  },
+  run: () => inScratchSchema('bench_notify', measure),
 };
 
 async function measure(url: string, schema: string): Promise<Record<string, number>> {

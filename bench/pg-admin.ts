@@ -23,3 +23,24 @@ export async function connectAdmin(baseUrl: string): Promise<pg.Client | undefin
     return undefined;
   }
 }
+
+/**
+ * Run `measure` in a scratch schema of the database at DATABASE_URL (else the local default), and
+ * drop the schema afterwards, whatever happened. No figures when no server answers.
+ */
+export async function inScratchSchema(
+  prefix: string,
+  measure: (baseUrl: string, schema: string) => Promise<Record<string, number>>,
+): Promise<Record<string, number>> {
+  const baseUrl = process.env.DATABASE_URL || DEFAULT_DATABASE_URL;
+  const admin = await connectAdmin(baseUrl);
+  if (!admin) return {};
+  const schema = scratchSchema(prefix);
+  try {
+    console.log(`schema ${schema} on ${redact(baseUrl)}`);
+    return await measure(baseUrl, schema);
+  } finally {
+    await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await admin.end();
+  }
+}

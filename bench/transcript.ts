@@ -1,6 +1,6 @@
 import { createAgentRunHandler, createApiKey } from '@agentrun/core';
 import { createPostgresStore } from '@agentrun/store-postgres';
-import { connectAdmin, DEFAULT_DATABASE_URL, redact, scratchSchema } from './pg-admin.js';
+import { inScratchSchema } from './pg-admin.js';
 import type { BenchGroup } from './run.js';
 
 /**
@@ -22,19 +22,7 @@ const BASE = 'http://bench.local/api/v1';
 export const transcriptGroup: BenchGroup = {
   name: 'transcript',
   description: 'PostgreSQL run transcripts: append, a page of 100 events, and append (another instance) → SSE frame',
-  async run() {
-    const baseUrl = process.env.DATABASE_URL || DEFAULT_DATABASE_URL;
-    const admin = await connectAdmin(baseUrl);
-    if (!admin) return {};
-    const schema = scratchSchema('bench_transcript');
-    try {
-      console.log(`schema ${schema} on ${redact(baseUrl)}`);
-      return await measure(baseUrl, schema);
-    } finally {
-      await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      await admin.end();
-    }
-  },
+  run: () => inScratchSchema('bench_transcript', measure),
 };
 
 const p = (xs: number[], q: number) => {
