@@ -2,6 +2,7 @@ import { APIConnectionError, APIConnectionTimeoutError, APIUserAbortError, error
 import { type BodyOf, type ClientOperationId, OPERATIONS, type ParamsOf, type QueryOf, type ResponseOf } from './operations.js';
 import { Automations, Deliveries, Factories, Runs, Secrets, Webhooks } from './resources.js';
 import { retryDelayMs, shouldRetry } from './retry.js';
+import { sleep } from './sleep.js';
 
 /** The `fetch` the client calls: the global one unless given (tests, proxies, instrumentation). */
 export type Fetch = (input: string, init: RequestInit) => Promise<Response>;
@@ -25,6 +26,8 @@ export interface RequestOptions {
   maxRetries?: number;
   /** For a POST: kept across its retries; one is generated when absent. */
   idempotencyKey?: string;
+  /** Sent beside the client's own headers (which `authorization` cannot be replaced through). */
+  headers?: Record<string, string>;
 }
 
 /** A field that is absent when the operation has none, optional when all its members are, else required. */
@@ -71,15 +74,24 @@ export class AgentRunClient {
 
   /** Call one operation of the route table by its operation ID. */
   async request<K extends ClientOperationId>(operationId: K, args: RequestArgs<K> = {} as RequestArgs<K>): Promise<ResponseOf<K>> {
+    const response = await this.requestResponse(operationId, args);
+    return (await readBody(response, OPERATIONS[operationId].content)) as ResponseOf<K>;
+  }
+
+  /**
+   * Call an operation and answer its successful `Response` unread (retries, timeouts and error
+   * classes as for `request()`), for an answer read as it comes, such as the run events' SSE
+   * stream (its `headers` option sets `accept` and `last-event-id`). The timeout bounds the wait for the answer's headers only; `signal` ends the body's reading too.
+   */
+  async requestResponse<K extends ClientOperationId>(operationId: K, args: RequestArgs<K> = {} as RequestArgs<K>): Promise<Response> {
     const operation = OPERATIONS[operationId];
     const { params, query, body } = args as { params?: Record<string, string>; query?: Record<string, unknown>; body?: unknown };
     const url = this.baseURL + fillPath(operation.path, params) + queryString(query);
-    const headers: Record<string, string> = { authorization: `Bearer ${this.#apiKey}`, accept: 'application/json' };
+    const headers: Record<string, string> = { accept: 'application/json', ...args.headers, authorization: `Bearer ${this.#apiKey}` };
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (operation.method === 'POST') headers['idempotency-key'] = args.idempotencyKey ?? crypto.randomUUID();
     const init: RequestInit = { method: operation.method, headers, body: body === undefined ? undefined : JSON.stringify(body) };
-    const response = await this.#send(url, init, args, args.maxRetries ?? this.maxRetries);
-    return (await readBody(response, operation.content)) as ResponseOf<K>;
+    return this.#send(url, init, args, args.maxRetries ?? this.maxRetries);
   }
 
   async #send(url: string, init: RequestInit, options: RequestOptions, maxRetries: number): Promise<Response> {
@@ -154,17 +166,3 @@ const readError = async (response: Response): Promise<unknown> => {
     return text;
   }
 };
-
-const sleep = (ms: number, signal: AbortSignal | undefined): Promise<void> =>
-  new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(new APIUserAbortError());
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(new APIUserAbortError());
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });

@@ -110,3 +110,19 @@ export const errorForStatus = (status: number, headers: Headers, body: unknown):
   const ErrorClass = status >= 500 ? InternalServerError : (BY_STATUS[status] ?? APIError);
   return new ErrorClass(status, headers, body);
 };
+
+/** `runs.wait()` gave up: the run was not finished within its `timeoutMs`. */
+export class WaitTimeoutError extends AgentRunError {
+  override name = 'WaitTimeoutError';
+  readonly runId: string;
+  readonly timeoutMs: number;
+  /** The run's state at the last look, if any look answered. */
+  readonly lastState: string | undefined;
+
+  constructor(runId: string, timeoutMs: number, lastState: string | undefined) {
+    super(`run ${runId} did not finish within ${timeoutMs} ms${lastState ? ` (last seen ${lastState})` : ''}`);
+    this.runId = runId;
+    this.timeoutMs = timeoutMs;
+    this.lastState = lastState;
+  }
+}

@@ -2,3 +2,5 @@ export { AgentRunClient, type ClientOptions, type Fetch, type RequestArgs, type 
 export * from './errors.js';
 export type { BodyOf, ClientOperationId, ParamsOf, QueryOf, ResponseOf } from './operations.js';
 export { Automations, Deliveries, Factories, Runs, Secrets, Webhooks } from './resources.js';
+export type { RunEvent, StreamOptions } from './run-stream.js';
+export type { WaitOptions } from './run-wait.js';

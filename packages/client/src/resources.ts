@@ -1,6 +1,8 @@
 import type { AgentRunClient, RequestOptions } from './client.js';
 import type { BodyOf, ClientOperationId, QueryOf, ResponseOf } from './operations.js';
 import { paginate } from './pagination.js';
+import { type RunEvent, type StreamOptions, streamRunEvents } from './run-stream.js';
+import { type WaitOptions, waitForRun } from './run-wait.js';
 
 /**
  * The client's resources: one method per operation of the route table, grouped as the table's
@@ -63,6 +65,19 @@ export class Runs extends Resource {
   /** One page of the run's transcript events. */
   events(runId: string, query: QueryOf<'listRunEvents'> = {}, options?: RequestOptions): Promise<ResponseOf<'listRunEvents'>> {
     return this.client.request('listRunEvents', { ...options, params: { runId }, query });
+  }
+
+  /**
+   * The run's events live, over Server-Sent Events: `for await (const event of client.runs.stream(id))`.
+   * Resumes a dropped connection where it stopped; ends when the run finishes; `break` closes it.
+   */
+  stream(runId: string, options?: StreamOptions): AsyncGenerator<RunEvent, void, undefined> {
+    return streamRunEvents(this.client, runId, options);
+  }
+
+  /** The run once it is finished (SUCCEEDED, FAILED, ERROR or CANCELLED), looking every `pollIntervalMs`. */
+  wait(runId: string, options?: WaitOptions): Promise<ResponseOf<'getRun'>> {
+    return waitForRun(this.client, runId, options);
   }
 
   attachment(runId: string, fileName: string, options?: RequestOptions): Promise<ArrayBuffer> {

@@ -1,5 +1,4 @@
-import type { ReferenceServer } from '@agentrun/server';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   AgentRunClient,
   APIConnectionError,
@@ -12,13 +11,11 @@ import {
   UnprocessableEntityError,
 } from '../src/index.js';
 import { retryDelayMs, shouldRetry } from '../src/retry.js';
-import { clientFor, inProcessFetch, startServer } from './support.js';
 
-let server: ReferenceServer;
-beforeAll(async () => {
-  server = await startServer();
-});
-afterAll(() => server.close({ graceMs: 0 }));
+/**
+ * Retries, timeouts and the error classes on a stub fetch: what the reference server cannot be
+ * made to answer (the shared suite, client.test.ts, covers the rest against the real server).
+ */
 
 const problem = (status: number, headers: Record<string, string> = {}) =>
   new Response(
@@ -43,28 +40,6 @@ const scripted = (script: (Response | Error)[], options: { maxRetries?: number }
 };
 
 describe('retries', () => {
-  it('a server that fails twice (503, then a dropped connection) then succeeds makes exactly one run, under one Idempotency-Key', async () => {
-    const real = inProcessFetch(server);
-    const keys: (string | null)[] = [];
-    let attempt = 0;
-    const flaky: Fetch = async (input, init) => {
-      attempt++;
-      keys.push(new Headers(init.headers).get('idempotency-key'));
-      const answer = await real(input, init);
-      if (attempt === 1) return problem(503, { 'retry-after-ms': '0' });
-      if (attempt === 2) throw new TypeError('fetch failed: socket hang up');
-      return answer;
-    };
-    const client = clientFor(server, { fetch: flaky });
-    const created = await client.runs.create({ prompt: 'exactly once', title: 'retry-once-title' });
-    expect(attempt).toBe(3);
-    expect(new Set(keys).size).toBe(1);
-    expect(keys[0]).toBeTruthy();
-    const matching: string[] = [];
-    for await (const run of clientFor(server).runs.list({ limit: 100 })) if (run.title === 'retry-once-title') matching.push(run.run_id);
-    expect(matching).toEqual([created.run_id]);
-  });
-
   it('stops after maxRetries and throws the last error', async () => {
     const { client, calls } = scripted([problem(500, { 'retry-after-ms': '0' }), problem(502, { 'retry-after-ms': '0' })], {
       maxRetries: 1,
