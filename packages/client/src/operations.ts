@@ -58,6 +58,7 @@ export const OPERATIONS = {
   patchAutomation: { method: 'PATCH', path: '/api/v1/factories/{factoryUid}/automations/{automationId}', content: 'json' },
   deleteAutomation: { method: 'DELETE', path: '/api/v1/factories/{factoryUid}/automations/{automationId}', content: 'none' },
   testFilter: { method: 'POST', path: '/api/v1/factories/{factoryUid}/automations/{automationId}/test-filter', content: 'json' },
+  applyDefinitions: { method: 'POST', path: '/api/v1/factories/{factoryUid}/apply', content: 'json' },
 } as const satisfies { [K in ClientOperationId]: OperationEntry<K> };
 
 /** valibot keeps a schema's input and output types under `~types` (types only, never set at run time). */
@@ -110,6 +111,7 @@ interface Schemas {
   getAutomation: { response: typeof api.AutomationViewSchema };
   patchAutomation: { body: typeof api.PatchAutomationSchema; response: typeof api.AutomationViewSchema };
   testFilter: { body: typeof api.TestFilterSchema; response: typeof api.TestFilterResultSchema };
+  applyDefinitions: { body: typeof api.ApplyDefinitionsSchema; response: typeof api.ApplyResultSchema };
 }
 
 type SchemaOf<K extends ClientOperationId, F extends string> = K extends keyof Schemas

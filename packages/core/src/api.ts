@@ -17,6 +17,8 @@ export {
   TestFilterSchema,
 } from './control/schemas.js';
 export * from './control/wire.js';
+export { type ApplyDefinitions, ApplyDefinitionsSchema, type AutomationDefinition, type WebhookDefinition } from './definitions/schemas.js';
+export * from './definitions/wire.js';
 export { DELIVERY_STATUSES, type DeliveryStatus } from './ingress/records.js';
 export * from './models/config.js';
 export * from './models/requests.js';

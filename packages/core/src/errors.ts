@@ -41,7 +41,15 @@ export interface AgentRunErrorOptions {
   retryable?: boolean;
   /** Extra response headers (for example `Retry-After` or `Allow`). */
   headers?: Record<string, string>;
+  /** Every problem found, each at its path, when there are several (answered as `errors`). */
+  errors?: readonly FieldError[];
   cause?: unknown;
+}
+
+/** One problem of a request, at its dot path (`webhooks.2.secret_name`): the problem document's `errors`. */
+export interface FieldError {
+  path: string;
+  detail: string;
 }
 
 export class AgentRunError extends Error {
@@ -51,6 +59,7 @@ export class AgentRunError extends Error {
   readonly title: string;
   readonly retryable: boolean | undefined;
   readonly headers: Record<string, string>;
+  readonly errors: readonly FieldError[] | undefined;
 
   constructor(code: ErrorCode, detail: string, options: AgentRunErrorOptions = {}) {
     super(detail, options.cause === undefined ? undefined : { cause: options.cause });
@@ -59,6 +68,7 @@ export class AgentRunError extends Error {
     this.title = TITLES[code];
     this.retryable = options.retryable;
     this.headers = options.headers ?? {};
+    this.errors = options.errors;
   }
 
   /** The `detail` member of the problem document. */

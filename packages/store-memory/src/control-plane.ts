@@ -2,6 +2,8 @@ import { AgentRunError } from '@agentrun/core';
 import type {
   AutomationRecord,
   AutomationStore,
+  DefinitionSetRecord,
+  DefinitionStore,
   DeliveryContext,
   FactoryRecord,
   FactoryStore,
@@ -27,20 +29,22 @@ const byCreated = <T extends { createdAt: string }>(a: T, b: T) => (a.createdAt 
 export type WebhookSnapshot = Pick<DeliveryContext, 'webhook' | 'secret' | 'automations'>;
 
 /**
- * Factories, team secrets, webhooks and automations in memory; each operation is synchronous, so
- * atomic. `webhookSnapshot` is for the memory ingress, not part of the Store.
+ * Factories, team secrets, webhooks, automations and definition sets in memory; each operation is
+ * synchronous, so atomic. `webhookSnapshot` is for the memory ingress, not part of the Store.
  */
 export function createMemoryControlPlane(): {
   factories: FactoryStore;
   secrets: SecretStore;
   webhooks: WebhookStore;
   automations: AutomationStore;
+  definitions: DefinitionStore;
   webhookSnapshot(uid: string): WebhookSnapshot | undefined;
 } {
   const factories = new Map<string, FactoryRecord>();
   const secrets = new Map<string, SecretRecord>();
   const webhooks = new Map<string, WebhookRecord>();
   const automations = new Map<string, AutomationRecord>();
+  const definitionSets = new Map<string, DefinitionSetRecord>();
   /**
    * What `listForWebhook` answered, by webhook, until any automation changes: the ingress asks on
    * every delivery, and scanning every automation each time costs more than all else it does.
@@ -180,6 +184,37 @@ export function createMemoryControlPlane(): {
       },
       async listForWebhook(webhookUid) {
         return automationsFor(webhookUid) as AutomationRecord[];
+      },
+    },
+
+    definitions: {
+      async get(teamUid, factoryUid) {
+        const set = definitionSets.get(key(teamUid, factoryUid));
+        return set ? clone(set) : undefined;
+      },
+      async write(change) {
+        const { set } = change;
+        const k = key(set.teamUid, set.factoryUid);
+        if ((definitionSets.get(k)?.version ?? 0) !== change.expectedVersion) return { applied: false, reason: 'stale' };
+        // The limit is checked on the factory as it would be, before anything is written.
+        const after = new Map([...webhooks].filter(([, w]) => w.factoryUid === set.factoryUid));
+        for (const w of change.putWebhooks) after.set(w.uid, w);
+        if ([...after.values()].filter((w) => w.deletedAt === null).length > change.maxWebhooksPerFactory)
+          return { applied: false, reason: 'limit' };
+        for (const s of change.putSecrets) {
+          const existing = secrets.get(key(s.teamUid, s.name));
+          secrets.set(key(s.teamUid, s.name), clone(existing ? { ...s, createdAt: existing.createdAt } : s));
+        }
+        for (const name of change.deleteSecrets) secrets.delete(key(set.teamUid, name));
+        for (const w of change.putWebhooks) webhooks.set(w.uid, clone(w));
+        for (const a of change.putAutomations) {
+          const existing = automations.get(a.id);
+          automations.set(a.id, clone(existing ? { ...a, createdAt: existing.createdAt } : a));
+        }
+        for (const id of change.deleteAutomations) automations.delete(id);
+        changed();
+        definitionSets.set(k, clone(set));
+        return { applied: true };
       },
     },
 

@@ -4,6 +4,7 @@ import pg from 'pg';
 import { createApiKeys } from './api-keys.js';
 import { createControlPlane } from './control-plane.js';
 import type { Db } from './db.js';
+import { createDefinitions } from './definitions.js';
 import { createIdempotency } from './idempotency.js';
 import { createIngress } from './ingress.js';
 import { type MigrateResult, migrate } from './migrate.js';
@@ -95,6 +96,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     idempotency,
     apiKeys: createApiKeys(db, t),
     ...createControlPlane(db, t),
+    definitions: createDefinitions(db, t),
     ...createIngress(db, t),
     db,
     schema,

@@ -66,7 +66,7 @@ export const RUN_COLUMNS = [
   'lease_expires_at',
 ] as const;
 
-const iso = (d: Date | string): string => (typeof d === 'string' ? new Date(d).toISOString() : d.toISOString());
+export const iso = (d: Date | string): string => (typeof d === 'string' ? new Date(d).toISOString() : d.toISOString());
 const isoOrNull = (d: Date | string | null): string | null => (d === null ? null : iso(d));
 
 /** jsonb parameters are sent as JSON text: `pg` would turn a JS array into a Postgres array. */

@@ -12,6 +12,7 @@ export const TABLE_NAMES = [
   'team_secrets',
   'webhooks',
   'automations',
+  'definition_sets',
   'deliveries',
   'rate_limit_events',
   'agentrun_migrations',

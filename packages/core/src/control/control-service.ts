@@ -1,4 +1,6 @@
 import type { Principal } from '../auth/principal.js';
+import { applyDefinitions } from '../definitions/apply.js';
+import type { ApplyResult } from '../definitions/wire.js';
 import type { Store } from '../store/store.js';
 import { type Clock, systemClock } from '../util/clock.js';
 import { createAutomation, deleteAutomation, getAutomation, listAutomations, patchAutomation } from './automations.js';
@@ -156,5 +158,12 @@ export class ControlService {
   /** Would this automation start a run for this delivery? Both checks, and the first failing path. */
   testFilter(p: Principal, factoryUid: string, id: string, input: unknown) {
     return testFilter(this.ctx, p, factoryUid, id, input);
+  }
+
+  // ─────────────────────────────────────────────── definition files (definitions/apply.ts)
+
+  /** Make the factory what its definition files say, as one operation (docs/definitions.md). */
+  applyDefinitions(p: Principal, factoryUid: string, input: unknown, requestOrigin: string): Promise<ApplyResult> {
+    return applyDefinitions(this.ctx, p, factoryUid, input, requestOrigin);
   }
 }

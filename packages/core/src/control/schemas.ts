@@ -16,7 +16,7 @@ export const SecretNameSchema = v.pipe(
 );
 const secretValue = v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(4096));
 /** An HTTP header name (RFC 9110 token). */
-const headerName = v.pipe(v.string(), v.regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$/, 'must be an HTTP header name'));
+export const HeaderNameSchema = v.pipe(v.string(), v.regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$/, 'must be an HTTP header name'));
 
 export const CreateFactorySchema = jsonObject({ name, foreman_agent_identity_uid: v.optional(uid) });
 
@@ -29,7 +29,7 @@ export const CreateWebhookSchema = v.pipe(
     signature_scheme: v.optional(v.picklist(SIGNATURE_SCHEMES, `must be one of ${SIGNATURE_SCHEMES.join(', ')}`)),
     secret_name: v.optional(SecretNameSchema),
     provider_secret: v.optional(secretValue),
-    delivery_id_header: v.optional(headerName),
+    delivery_id_header: v.optional(HeaderNameSchema),
   }),
   v.check(
     (w) => (w.auth_mode === 'signature') === (w.signature_scheme !== undefined),
@@ -43,7 +43,7 @@ export const CreateWebhookSchema = v.pipe(
 );
 
 export const PatchWebhookSchema = v.pipe(
-  jsonObject({ enabled: v.optional(v.boolean()), delivery_id_header: v.optional(v.nullable(headerName)) }),
+  jsonObject({ enabled: v.optional(v.boolean()), delivery_id_header: v.optional(v.nullable(HeaderNameSchema)) }),
   v.check((p) => Object.keys(p).length > 0, 'give enabled and/or delivery_id_header'),
 );
 
@@ -59,7 +59,7 @@ const TriggerSchema = jsonObject({
   }),
 });
 
-const automationFields = {
+export const automationFields = {
   name: v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(200)),
   prompt: v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(100_000)),
   enabled: v.optional(v.boolean()),

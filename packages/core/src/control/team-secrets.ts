@@ -2,6 +2,7 @@ import type { Principal } from '../auth/principal.js';
 import { conflict, invalidRequest, notFound } from '../errors.js';
 import { parseOrThrow } from '../models/validate.js';
 import { requireManage } from './access.js';
+import { isAppliedSecretName } from './applied-secret.js';
 import type { ControlContext } from './control-context.js';
 import type { WebhookRecord } from './records.js';
 import { PutSecretSchema, SecretNameSchema } from './schemas.js';
@@ -32,11 +33,13 @@ export async function putSecret(
 }
 
 export async function listSecrets(ctx: ControlContext, p: Principal) {
-  return { secrets: (await ctx.store.secrets.list(p.team_uid)).map(secretView) };
+  // File-defined webhooks' applied copies are not the team's secrets to see or change.
+  return { secrets: (await ctx.store.secrets.list(p.team_uid)).filter((s) => !isAppliedSecretName(s.name)).map(secretView) };
 }
 
 export async function deleteSecret(ctx: ControlContext, p: Principal, name: string): Promise<void> {
   requireManage(p);
+  if (isAppliedSecretName(name)) throw notFound(`no team secret named ${name}`);
   // A live webhook's credential must not vanish under it: that would lock its senders out silently.
   const [user] = await webhooksUsing(ctx, p.team_uid, name);
   if (user) throw conflict(`secret ${name} is used by webhook ${user.uid} (${user.name}); delete that webhook first`);

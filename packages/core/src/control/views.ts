@@ -1,3 +1,4 @@
+import { teamSecretNameOf } from './applied-secret.js';
 import type { AutomationRecord, FactoryRecord, SecretRecord, WebhookRecord } from './records.js';
 
 /**
@@ -44,7 +45,7 @@ export function webhookView(w: WebhookRecord, origin: string, token?: string): W
     name: w.name,
     auth_mode: w.authMode,
     ...(w.signatureScheme !== null ? { signature_scheme: w.signatureScheme } : {}),
-    secret_name: w.secretName,
+    secret_name: teamSecretNameOf(w),
     ...(w.deliveryIdHeader !== null ? { delivery_id_header: w.deliveryIdHeader } : {}),
     enabled: w.enabled,
     ingress_url: w.authMode === 'url_token' ? `${base}/${token ?? '{token}'}` : base,

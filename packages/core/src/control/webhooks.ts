@@ -1,8 +1,10 @@
 import type { Principal } from '../auth/principal.js';
+import { toggleFileDefined } from '../definitions/toggle.js';
 import { conflict, invalidRequest, notFound } from '../errors.js';
 import { parseOrThrow } from '../models/validate.js';
 import { newId } from '../util/ids.js';
 import { requireFactory, requireManage, requireWebhook } from './access.js';
+import { isFileDefined, teamSecretNameOf } from './applied-secret.js';
 import { type ControlContext, ingressOrigin, nowIso } from './control-context.js';
 import { refuseCredentialHeader } from './delivery-id-header.js';
 import { generateStandardWebhooksSecret, generateToken } from './generated-secrets.js';
@@ -31,6 +33,10 @@ export async function createWebhook(
   const body = parseOrThrow(CreateWebhookSchema, input, 'webhook');
   if (body.delivery_id_header !== undefined) refuseCredentialHeader(body.delivery_id_header);
   await requireFactory(ctx, p, factoryUid);
+  if (await ctx.store.definitions.get(p.team_uid, factoryUid))
+    throw conflict(
+      `factory ${factoryUid}'s webhooks are defined by files: add webhooks/${body.name}.yaml and apply it (docs/definitions.md)`,
+    );
   const now = nowIso(ctx);
   const uid = newId();
 
@@ -100,7 +106,12 @@ export async function patchWebhook(
   requireManage(p);
   const patch = parseOrThrow(PatchWebhookSchema, input, 'webhook change');
   if (typeof patch.delivery_id_header === 'string') refuseCredentialHeader(patch.delivery_id_header);
-  await requireWebhook(ctx, p, factoryUid, uid);
+  const current = await requireWebhook(ctx, p, factoryUid, uid);
+  if (isFileDefined(current)) {
+    if (patch.delivery_id_header !== undefined) throw definedByFile(current, 'change deliveryIdHeader in its file and apply it');
+    const toggled = patch.enabled === undefined ? current : await toggleFileDefined(ctx, current, patch.enabled);
+    return webhookView(toggled, ingressOrigin(ctx, requestOrigin));
+  }
   const updated = await ctx.store.webhooks.update(
     p.team_uid,
     factoryUid,
@@ -117,7 +128,8 @@ export async function patchWebhook(
 
 export async function deleteWebhook(ctx: ControlContext, p: Principal, factoryUid: string, uid: string): Promise<void> {
   requireManage(p);
-  await requireWebhook(ctx, p, factoryUid, uid);
+  const current = await requireWebhook(ctx, p, factoryUid, uid);
+  if (isFileDefined(current)) throw definedByFile(current, 'delete its file and apply with --prune');
   const now = nowIso(ctx);
   if (!(await ctx.store.webhooks.update(p.team_uid, factoryUid, uid, { deletedAt: now }, now))) throw notFound(`webhook ${uid} not found`);
 }
@@ -139,6 +151,7 @@ export async function rotateSecret(
   requireManage(p);
   const given = input === undefined ? undefined : parseOrThrow(ProviderSecretSchema, input, 'rotation').secret;
   const webhook = await requireWebhook(ctx, p, factoryUid, uid);
+  if (isFileDefined(webhook)) throw definedByFile(webhook, newValueAdvice(webhook));
   const providerIssued = webhook.authMode === 'signature' && webhook.signatureScheme !== 'standard-webhooks';
   let value: string;
   if (providerIssued) {
@@ -167,11 +180,20 @@ export async function putProviderSecret(
   requireManage(p);
   const { secret } = parseOrThrow(ProviderSecretSchema, input, 'provider secret');
   const webhook = await requireWebhook(ctx, p, factoryUid, uid);
+  if (isFileDefined(webhook)) throw definedByFile(webhook, newValueAdvice(webhook));
   if (webhook.authMode !== 'signature')
     throw conflict(`webhook ${uid} uses ${webhook.authMode} authentication; only signature webhooks take a provider secret`);
   await ctx.store.secrets.put(await sealedSecret(ctx, p.team_uid, webhook.secretName, secret));
   return webhookView(webhook, ingressOrigin(ctx, requestOrigin));
 }
+
+/** A change the API refuses for a file-defined webhook: its file says, and the apply writes. */
+const definedByFile = (w: WebhookRecord, advice: string) =>
+  conflict(`webhook ${w.uid} is defined by webhooks/${w.name}.yaml: ${advice} (docs/definitions.md)`);
+
+/** How a file-defined webhook's secret changes (seed 4.9 item 4). */
+const newValueAdvice = (w: WebhookRecord) =>
+  `give team secret ${teamSecretNameOf(w)} its new value (agentrun secret update ${teamSecretNameOf(w)} --team), then apply the definition again: change its file, or disable and enable the webhook`;
 
 /**
  * The one answer that shows a secret: a `url_token` webhook's ingress URL holds the token, so it

@@ -29,7 +29,8 @@ type ControlOperation =
   | 'getAutomation'
   | 'patchAutomation'
   | 'deleteAutomation'
-  | 'testFilter';
+  | 'testFilter'
+  | 'applyDefinitions';
 
 /** The management API (docs/management-api.md), under the same base path, auth and errors as the run API. */
 export function controlOperations(
@@ -117,6 +118,10 @@ export function controlOperations(
       return post(ctx, `test filter ${factoryUid}/${automationId}`, body, 200, () =>
         control.testFilter(ctx.principal, factoryUid, automationId, body),
       );
+    },
+    applyDefinitions: async (ctx, { factoryUid }) => {
+      const body = await requiredJson(ctx.request);
+      return post(ctx, `apply ${factoryUid}`, body, 200, () => control.applyDefinitions(ctx.principal, factoryUid, body, base(ctx)));
     },
   };
 }

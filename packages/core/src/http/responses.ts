@@ -9,7 +9,7 @@ export const jsonResponse = (body: unknown, status = 200, headers: Record<string
 
 /**
  * RFC 9457 problem details (docs/run-api.md, "Errors"):
- * `{ type, title, status, error, detail?, retryable? }`.
+ * `{ type, title, status, error, detail?, retryable?, errors? }`.
  */
 export function problemResponse(error: AgentRunError): Response {
   const body: Record<string, unknown> = {
@@ -20,6 +20,7 @@ export function problemResponse(error: AgentRunError): Response {
     detail: error.detail,
   };
   if (error.retryable !== undefined) body.retryable = error.retryable;
+  if (error.errors !== undefined) body.errors = error.errors;
   const headers: Record<string, string> = { 'content-type': PROBLEM_TYPE, ...error.headers };
   // Clients (the published SDK among them) retry 409 by default; a state conflict will not go away.
   if (error.status === 409 && error.retryable !== true) headers['x-should-retry'] = 'false';

@@ -31,6 +31,15 @@ const PROBLEM = {
     detail: { type: 'string' },
     retryable: { type: 'boolean' },
     request_id: { type: 'string', description: 'The x-request-id of the answer.' },
+    errors: {
+      type: 'array',
+      description: 'Every problem found, each at its dot path (e.g. webhooks.2.secret_name), when a request has several.',
+      items: {
+        type: 'object',
+        properties: { path: { type: 'string' }, detail: { type: 'string' } },
+        required: ['path', 'detail'],
+      },
+    },
   },
   required: ['type', 'title', 'status', 'error'],
 };

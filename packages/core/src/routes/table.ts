@@ -24,6 +24,8 @@ import {
   WebhookViewSchema,
   WebhookWithSecretSchema,
 } from '../control/wire.js';
+import { ApplyDefinitionsSchema } from '../definitions/schemas.js';
+import { ApplyResultSchema } from '../definitions/wire.js';
 import {
   ListDeliveriesQuerySchema,
   ListRunEventsQuerySchema,
@@ -397,6 +399,19 @@ export const ROUTES = {
     params: automation,
     body: required(TestFilterSchema),
     responses: { 200: json('The verdict and each check.', TestFilterResultSchema) },
+    idempotent: true,
+  }),
+  applyDefinitions: route({
+    method: 'POST',
+    area: 'api',
+    path: '/factories/{factoryUid}/apply',
+    auth: 'api_key',
+    tag: 'factories',
+    summary:
+      "Make the factory's webhooks and automations what its definition files say, as one operation (docs/definitions.md); `dry_run` answers the plan only.",
+    params: factory,
+    body: required(ApplyDefinitionsSchema),
+    responses: { 200: json('The plan, and whether it was applied.', ApplyResultSchema) },
     idempotent: true,
   }),
 

@@ -3,6 +3,7 @@
 // leased and terminal states, notifications). Its conformance suites are `@agentrun/core/testing`.
 
 export * from '../control/records.js';
+export type * from '../definitions/records.js';
 export { AgentRunError, isAgentRunError } from '../errors.js';
 export * from '../ingress/records.js';
 export { RUN_SOURCES, RUN_STATES, type RunSourceType, type RunState } from '../models/run-state.js';
@@ -32,6 +33,7 @@ export { CANCELLABLE_STATES, isTerminal, LEASED_STATES, nextUpdatedAt, TERMINAL_
 export { isoTime } from '../util/clock.js';
 export type * from './api-keys.js';
 export type * from './control-plane.js';
+export type * from './definitions.js';
 export type * from './idempotency.js';
 export type * from './ingress.js';
 export type * from './run-events.js';

@@ -1,6 +1,7 @@
 import type { Notifications } from '../notify/notification.js';
 import type { ApiKeyStore } from './api-keys.js';
 import type { AutomationStore, FactoryStore, SecretStore, WebhookStore } from './control-plane.js';
+import type { DefinitionStore } from './definitions.js';
 import type { IdempotencyStore } from './idempotency.js';
 import type { DeliveryStore, RateLimitStore } from './ingress.js';
 import type { RunEventStore } from './run-events.js';
@@ -8,7 +9,7 @@ import type { RunStore } from './runs.js';
 
 // The Store port is cut into one file per part, and the stores and the conformance suites are cut
 // the same way, file for file (docs/stores.md, "The shape of the interface"): runs.ts,
-// idempotency.ts, api-keys.ts, control-plane.ts, ingress.ts, run-events.ts, and this assembly. The `notifications`
+// idempotency.ts, api-keys.ts, control-plane.ts, definitions.ts, ingress.ts, run-events.ts, and this assembly. The `notifications`
 // member's port lives in notify/ (notify/notification.ts), beside the hub that delivers it in
 // process; stores implement it in their notifications.ts.
 
@@ -33,6 +34,8 @@ export interface Store {
   readonly secrets: SecretStore;
   readonly webhooks: WebhookStore;
   readonly automations: AutomationStore;
+  /** What the last apply of each factory's definition files left, and the write of the next (docs/definitions.md). */
+  readonly definitions: DefinitionStore;
   readonly deliveries: DeliveryStore;
   readonly rateLimits: RateLimitStore;
   /**

@@ -3,6 +3,7 @@
  */
 
 export { makeAutomation, makeFactory, makeSecret, makeWebhook } from './control-plane-conformance.js';
+export { type DefinitionsConformanceOptions, describeDefinitionsConformance } from './definitions-conformance.js';
 export { makeRun, testPrincipal } from './fixtures.js';
 export { describeHttpConformance, type HttpConformanceOptions } from './http-conformance.js';
 export { makeDelivery } from './ingress-conformance.js';

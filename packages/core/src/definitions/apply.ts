@@ -1,0 +1,82 @@
+import type { Principal } from '../auth/principal.js';
+import { requireFactory, requireManage } from '../control/access.js';
+import { appliedCopy, openTeamSecret } from '../control/applied-secret.js';
+import { type ControlContext, ingressOrigin, nowIso } from '../control/control-context.js';
+import { conflict } from '../errors.js';
+import { invalidWithErrors, parseAllOrThrow } from '../models/validate.js';
+import { planApply } from './plan.js';
+import { ApplyDefinitionsSchema } from './schemas.js';
+import type { ApplyResult } from './wire.js';
+
+/** Plans computed and found stale (another apply wrote first) before the apply gives up with a 409. */
+const ATTEMPTS = 3;
+
+/**
+ * `POST /factories/{factoryUid}/apply` (docs/definitions.md): make the factory what its definition
+ * files say, as one operation. Every problem of every file is answered at once, each at its path;
+ * nothing is written unless all files apply. The write is one store transaction guarded by the
+ * factory's definition version, so two concurrent applies never half-apply: the later one plans
+ * again on what the first wrote.
+ */
+export async function applyDefinitions(
+  ctx: ControlContext,
+  p: Principal,
+  factoryUid: string,
+  input: unknown,
+  requestOrigin: string,
+): Promise<ApplyResult> {
+  requireManage(p);
+  const body = parseAllOrThrow(ApplyDefinitionsSchema, input, 'definitions');
+  await requireFactory(ctx, p, factoryUid);
+  const teamUid = p.team_uid;
+
+  for (let attempt = 1; ; attempt++) {
+    const [set, webhooks, automations] = await Promise.all([
+      ctx.store.definitions.get(teamUid, factoryUid),
+      ctx.store.webhooks.list(teamUid, factoryUid),
+      ctx.store.automations.list(teamUid, factoryUid),
+    ]);
+    const secrets = new Map<string, NonNullable<Awaited<ReturnType<typeof openTeamSecret>>>>();
+    for (const name of new Set(body.webhooks.map((w) => w.secret_name))) {
+      const opened = await openTeamSecret(ctx, teamUid, name);
+      if (opened) secrets.set(name, opened);
+    }
+    const plan = planApply({
+      teamUid,
+      factoryUid,
+      body,
+      set,
+      webhooks,
+      automations,
+      secrets,
+      now: nowIso(ctx),
+      origin: ingressOrigin(ctx, requestOrigin),
+      maxWebhooksPerFactory: ctx.maxWebhooksPerFactory,
+    });
+    if (plan.errors.length > 0) throw invalidWithErrors(plan.errors, 'definitions');
+
+    const version = set?.version ?? 0;
+    const result: ApplyResult = { applied: false, dry_run: body.dry_run, version, webhooks: plan.webhooks, automations: plan.automations };
+    if (body.dry_run || !plan.changes) return result;
+
+    const putSecrets = await Promise.all(
+      plan.putWebhooks.flatMap(({ record, copyOf }) =>
+        copyOf ? [appliedCopy(ctx, teamUid, copyOf.secretName, record.uid, copyOf.value)] : [],
+      ),
+    );
+    const outcome = await ctx.store.definitions.write({
+      set: { ...plan.set, version: version + 1 },
+      expectedVersion: version,
+      putSecrets,
+      deleteSecrets: plan.deleteSecrets,
+      putWebhooks: plan.putWebhooks.map((w) => w.record),
+      putAutomations: plan.putAutomations,
+      deleteAutomations: plan.deleteAutomations,
+      maxWebhooksPerFactory: ctx.maxWebhooksPerFactory,
+    });
+    if (outcome.applied) return { ...result, applied: true, version: version + 1 };
+    if (outcome.reason === 'limit')
+      throw conflict(`factory ${factoryUid} would have more than ${ctx.maxWebhooksPerFactory} webhooks, the most it may have`);
+    if (attempt >= ATTEMPTS) throw conflict(`factory ${factoryUid} kept changing while this apply was planned; apply again`, true);
+  }
+}

@@ -1,0 +1,62 @@
+import * as v from 'valibot';
+import { AUTH_MODES } from '../control/records.js';
+import { automationFields, HeaderNameSchema, SecretNameSchema, SIGNATURE_SCHEMES } from '../control/schemas.js';
+import { jsonObject } from '../models/json.js';
+
+// The body of `POST /factories/{factoryUid}/apply` (docs/definitions.md): a factory's definition
+// files, read and converted to snake_case by the CLI (or any caller), applied as one operation.
+
+/** A definition's name is its file name without `.yaml`: the webhook's or automation's name too. */
+const DefinitionNameSchema = v.pipe(
+  v.string(),
+  v.regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/, 'must be 1-100 of A-Z a-z 0-9 _ - . and start with a letter or digit (the file name)'),
+);
+
+/** `webhooks/<name>.yaml`. */
+const WebhookDefinitionSchema = v.pipe(
+  jsonObject({
+    name: DefinitionNameSchema,
+    auth_mode: v.optional(v.picklist(AUTH_MODES, `must be one of ${AUTH_MODES.join(', ')}`), 'token'),
+    signature_scheme: v.optional(v.picklist(SIGNATURE_SCHEMES, `must be one of ${SIGNATURE_SCHEMES.join(', ')}`)),
+    // Required: a file-defined webhook's secret is a team secret created first (seed 2.4).
+    secret_name: SecretNameSchema,
+    delivery_id_header: v.optional(HeaderNameSchema),
+    enabled: v.optional(v.boolean(), true),
+  }),
+  v.forward(
+    v.check(
+      (w) => (w.auth_mode === 'signature') === (w.signature_scheme !== undefined),
+      'is required with auth_mode signature, and only then',
+    ),
+    ['signature_scheme'],
+  ),
+);
+
+/** A trigger names webhooks by file name; the apply turns the names into UIDs. */
+const TriggerDefinitionSchema = jsonObject({
+  webhooks: v.pipe(v.array(DefinitionNameSchema), v.minLength(1, 'select at least one webhook'), v.maxLength(20)),
+  // Checked and compiled by the payload filter rules, which name the failing path.
+  payload: v.optional(v.unknown()),
+});
+
+/** An automation file (`automations/<name>.yaml`). */
+const AutomationDefinitionSchema = jsonObject({
+  name: DefinitionNameSchema,
+  prompt: automationFields.prompt,
+  enabled: v.optional(v.boolean(), true),
+  config: automationFields.config,
+  triggers: v.pipe(v.array(TriggerDefinitionSchema), v.maxLength(10)),
+});
+
+export const ApplyDefinitionsSchema = jsonObject({
+  webhooks: v.optional(v.pipe(v.array(WebhookDefinitionSchema), v.maxLength(100)), []),
+  automations: v.optional(v.pipe(v.array(AutomationDefinitionSchema), v.maxLength(200)), []),
+  /** Delete the factory's webhooks and automations that have no file; without it, they are an error. */
+  prune: v.optional(v.boolean(), false),
+  /** Plan only: answer what would change and write nothing. */
+  dry_run: v.optional(v.boolean(), false),
+});
+
+export type ApplyDefinitions = v.InferOutput<typeof ApplyDefinitionsSchema>;
+export type WebhookDefinition = ApplyDefinitions['webhooks'][number];
+export type AutomationDefinition = ApplyDefinitions['automations'][number];

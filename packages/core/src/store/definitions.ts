@@ -1,0 +1,40 @@
+import type { AutomationRecord, SecretRecord, WebhookRecord } from '../control/records.js';
+import type { DefinitionSetRecord } from '../definitions/records.js';
+
+// The definitions part of the Store port (docs/stores.md, "The shape of the interface"): what the
+// last apply of a factory's definition files left, and the one write that applies the next.
+
+/**
+ * Everything one apply writes (docs/definitions.md, "How an apply is written"): written whole or
+ * not at all, and only if the factory's set is still at `expectedVersion`.
+ */
+export interface DefinitionWrite {
+  /** The factory's set after this write; its `version` is `expectedVersion + 1`. */
+  set: DefinitionSetRecord;
+  /** The version the write was planned on; 0: the factory had no set. */
+  expectedVersion: number;
+  /** Secrets to create or replace (a replace keeps `createdAt`), then names to delete. */
+  putSecrets: readonly SecretRecord[];
+  deleteSecrets: readonly string[];
+  /** Webhooks created or replaced whole, by `uid` (a delete is a replace with `deletedAt`). */
+  putWebhooks: readonly WebhookRecord[];
+  /** Automations created or replaced whole, by `id` (a replace keeps `createdAt`), then ids to delete. */
+  putAutomations: readonly AutomationRecord[];
+  deleteAutomations: readonly string[];
+  /** Live webhooks the factory may have after the write. */
+  maxWebhooksPerFactory: number;
+}
+
+export type DefinitionWriteResult = { applied: true } | { applied: false; reason: 'stale' | 'limit' };
+
+export interface DefinitionStore {
+  /** The factory's set, or `undefined` when no definitions were ever applied to it. */
+  get(teamUid: string, factoryUid: string): Promise<DefinitionSetRecord | undefined>;
+  /**
+   * In one transaction: refused as `stale` (nothing written) unless the factory's set is at
+   * `expectedVersion`, as `limit` (nothing written) if the factory would have more live webhooks
+   * than allowed; otherwise every part of the write. Two concurrent writes planned on one version:
+   * one applies, the other is `stale`.
+   */
+  write(change: DefinitionWrite): Promise<DefinitionWriteResult>;
+}

@@ -1,0 +1,281 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createApiKey } from '../auth/api-keys.js';
+import { type AgentRunHandler, createAgentRunHandler } from '../http/handler.js';
+import type { Store } from '../store/store.js';
+import { base64UrlEncode } from '../util/ids.js';
+import { makeSecret, makeWebhook } from './control-plane-conformance.js';
+import { testPrincipal } from './fixtures.js';
+
+/**
+ * Definition files applied through the HTTP surface (docs/definitions.md), against a store: every
+ * answer the same on every store, each refusal writing nothing, and the managed-secret rule of
+ * seed 4.9 item 4 (a new value takes effect at the next apply, never before).
+ */
+export interface DefinitionsConformanceOptions {
+  /** A fresh, empty store for each test. */
+  create: () => Store | Promise<Store>;
+  destroy?: (store: Store) => void | Promise<void>;
+}
+
+const ORIGIN = 'http://agentrun.test';
+const SECRET_KEY = base64UrlEncode(new Uint8Array(32).fill(5)).replace(/-/g, '+').replace(/_/g, '/');
+
+// biome-ignore lint/suspicious/noExplicitAny: answers are read loosely here; their shapes are the route table's to check
+type Json = Record<string, any>;
+
+export function describeDefinitionsConformance(name: string, options: DefinitionsConformanceOptions): void {
+  describe(`${name}: definition files`, () => {
+    let store: Store;
+    let handler: AgentRunHandler;
+    let key: string;
+    let factory: string;
+    let errors: unknown[];
+
+    const call = (method: string, path: string, body?: unknown, auth: string | null = key) =>
+      handler(
+        new Request(ORIGIN + path, {
+          method,
+          headers: {
+            ...(auth !== null ? { authorization: `Bearer ${auth}` } : {}),
+            ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+          },
+          ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+        }),
+      );
+    const ok = async (method: string, path: string, body?: unknown): Promise<Json> => {
+      const res = await call(method, path, body);
+      const text = await res.text();
+      expect(res.status, text).toBeLessThan(300);
+      return text ? JSON.parse(text) : {};
+    };
+    const problem = async (status: number, method: string, path: string, body?: unknown): Promise<Json> => {
+      const res = await call(method, path, body);
+      const text = await res.text();
+      expect(res.status, text).toBe(status);
+      expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      return JSON.parse(text);
+    };
+    const apply = (body: Json) => ok('POST', `/api/v1/factories/${factory}/apply`, body);
+    const refused = (body: Json) => problem(400, 'POST', `/api/v1/factories/${factory}/apply`, body);
+    const putSecret = (secret: string, value: string) => ok('PUT', `/api/v1/team/secrets/${secret}`, { value });
+    const webhooks = async () => (await ok('GET', `/api/v1/factories/${factory}/webhooks`)).webhooks as Json[];
+    const deliver = (uid: string, token: string) =>
+      call('POST', `/webhooks/w/${uid}`, { n: Math.random() }, token).then(async (r) => {
+        await r.body?.cancel();
+        return r.status;
+      });
+    /** The factory's state as the API shows it, to compare before and after a refusal. */
+    const snapshot = async () => ({
+      webhooks: await webhooks(),
+      automations: (await ok('GET', `/api/v1/factories/${factory}/automations`)).automations,
+      secrets: (await ok('GET', '/api/v1/team/secrets')).secrets,
+    });
+
+    const github = { name: 'github', auth_mode: 'token', secret_name: 'github-token' };
+    const triage = { name: 'triage', prompt: 'Triage it', triggers: [{ webhooks: ['github'], payload: { action: ['opened'] } }] };
+
+    beforeEach(async () => {
+      store = await options.create();
+      errors = [];
+      handler = createAgentRunHandler({ store, secretKey: SECRET_KEY, onError: (e) => errors.push(e) });
+      key = await createApiKey(store.apiKeys, testPrincipal({ uid: `defs-${name}`, team_uid: `defs-team-${name}` }));
+      factory = (await ok('POST', '/api/v1/factories', { name: 'from files' })).uid;
+      await putSecret('github-token', 'token-one');
+    });
+    afterEach(async () => {
+      expect(errors).toEqual([]);
+      await options.destroy?.(store);
+    });
+
+    it('first apply creates each file; the webhook verifies with the team secret; re-apply changes nothing', async () => {
+      const first = await apply({ webhooks: [github], automations: [triage] });
+      expect(first).toMatchObject({ applied: true, dry_run: false, version: 1 });
+      expect(first.webhooks).toEqual([expect.objectContaining({ name: 'github', action: 'create', changes: [], secret_pending: false })]);
+      expect(first.automations).toEqual([expect.objectContaining({ name: 'triage', action: 'create' })]);
+      const uid = first.webhooks[0].uid;
+      expect(first.webhooks[0].ingress_url).toBe(`${ORIGIN}/webhooks/w/${uid}`);
+
+      // Shown with the secret its file names; the copy it verifies with is no secret of the team's.
+      expect(await webhooks()).toEqual([expect.objectContaining({ uid, name: 'github', secret_name: 'github-token', enabled: true })]);
+      expect((await ok('GET', '/api/v1/team/secrets')).secrets.map((s: Json) => s.name)).toEqual(['github-token']);
+      const [automation] = (await ok('GET', `/api/v1/factories/${factory}/automations`)).automations;
+      expect(automation.triggers).toEqual([
+        { provider: 'webhook', event: 'received', filter: { webhook_ids: [uid], payload: { action: ['opened'] } } },
+      ]);
+      expect(await deliver(uid, 'token-one')).toBe(202);
+      expect(await deliver(uid, 'token-two')).toBe(401);
+
+      const again = await apply({ webhooks: [github], automations: [triage] });
+      expect(again).toMatchObject({ applied: false, version: 1 });
+      expect(again.webhooks).toEqual([expect.objectContaining({ uid, action: 'unchanged' })]);
+      expect(again.automations).toEqual([expect.objectContaining({ id: automation.id, action: 'unchanged' })]);
+    });
+
+    it('a changed key updates in place: same UID, only the changed keys named', async () => {
+      const {
+        webhooks: [created],
+      } = await apply({ webhooks: [github], automations: [triage] });
+      const changed = await apply({
+        webhooks: [{ ...github, delivery_id_header: 'X-GitHub-Delivery', enabled: false }],
+        automations: [{ ...triage, prompt: 'Triage it, kindly' }],
+      });
+      expect(changed).toMatchObject({ applied: true, version: 2 });
+      expect(changed.webhooks[0]).toMatchObject({ uid: created.uid, action: 'update', changes: ['delivery_id_header', 'enabled'] });
+      expect(changed.automations[0]).toMatchObject({ action: 'update', changes: ['prompt'] });
+      expect(await webhooks()).toEqual([
+        expect.objectContaining({ uid: created.uid, delivery_id_header: 'X-GitHub-Delivery', enabled: false }),
+      ]);
+      expect(await deliver(created.uid, 'token-one')).toBe(404);
+    });
+
+    it('a dry run answers the plan and writes nothing', async () => {
+      const plan = await apply({ webhooks: [github], automations: [triage], dry_run: true });
+      expect(plan).toMatchObject({ applied: false, dry_run: true, version: 0 });
+      expect(plan.webhooks[0]).toMatchObject({ action: 'create' });
+      expect(await webhooks()).toEqual([]);
+    });
+
+    it('refuses a missing team secret and a url_token secret that is not URL-safe, naming file and key, writing nothing', async () => {
+      await putSecret('spaced', 'not url safe!');
+      const before = await snapshot();
+      const answer = await refused({
+        webhooks: [github, { name: 'ci', secret_name: 'nope' }, { name: 'pager', auth_mode: 'url_token', secret_name: 'spaced' }],
+        automations: [triage],
+      });
+      expect(answer.error).toBe('invalid_request');
+      expect(answer.errors).toEqual([
+        { path: 'webhooks.1.secret_name', detail: expect.stringContaining('no team secret named nope') },
+        { path: 'webhooks.2.secret_name', detail: expect.stringContaining('not URL-safe') },
+      ]);
+      expect(await snapshot()).toEqual(before);
+    });
+
+    it('refuses bad files with every problem at its path', async () => {
+      const answer = await refused({
+        webhooks: [{ name: 'bad name', secret_name: 'github-token', auth_mode: 'signature', colour: 'red' }],
+        automations: [],
+      });
+      const paths = answer.errors.map((e: Json) => e.path);
+      expect(paths).toEqual(expect.arrayContaining(['webhooks.0.name', 'webhooks.0.colour']));
+      const triggers = await refused({
+        webhooks: [github],
+        automations: [{ ...triage, triggers: [{ webhooks: ['gitlab'] }, { webhooks: ['github'], payload: { action: { $regex: 'x' } } }] }],
+      });
+      expect(triggers.errors.map((e: Json) => e.path)).toEqual([
+        'automations.0.triggers.0.webhooks.0',
+        'automations.0.triggers.1.payload.action.$regex',
+      ]);
+      expect(await webhooks()).toEqual([]);
+    });
+
+    it('a new value of the team secret takes effect when the definition next applies, never before', async () => {
+      const {
+        webhooks: [w],
+      } = await apply({ webhooks: [github] });
+      await putSecret('github-token', 'token-two');
+      expect(await deliver(w.uid, 'token-one')).toBe(202);
+      expect(await deliver(w.uid, 'token-two')).toBe(401);
+      // An unchanged file does not apply again; the plan says the value is waiting.
+      const unchanged = await apply({ webhooks: [github] });
+      expect(unchanged.webhooks[0]).toMatchObject({ action: 'unchanged', secret_pending: true });
+      expect(await deliver(w.uid, 'token-two')).toBe(401);
+      // Toggling Enabled off and on applies it again.
+      await ok('PATCH', `/api/v1/factories/${factory}/webhooks/${w.uid}`, { enabled: false });
+      expect(await deliver(w.uid, 'token-one')).toBe(404);
+      await ok('PATCH', `/api/v1/factories/${factory}/webhooks/${w.uid}`, { enabled: true });
+      expect(await deliver(w.uid, 'token-two')).toBe(202);
+      expect(await deliver(w.uid, 'token-one')).toBe(401);
+      expect((await apply({ webhooks: [github] })).webhooks[0]).toMatchObject({ action: 'unchanged', secret_pending: false });
+    });
+
+    it('refuses a rename, with or without --prune, and a missing file without --prune', async () => {
+      const {
+        webhooks: [w],
+      } = await apply({ webhooks: [github], automations: [triage] });
+      const moved = { ...github, name: 'gh' };
+      const renamed = { webhooks: [moved], automations: [{ ...triage, triggers: [{ webhooks: ['gh'] }] }] };
+      for (const prune of [false, true]) {
+        const answer = await refused({ ...renamed, prune });
+        expect(answer.errors).toEqual([
+          { path: 'webhooks.0.name', detail: expect.stringContaining('renaming a webhook is not supported') },
+        ]);
+      }
+      const missing = await refused({ webhooks: [], automations: [] });
+      expect(missing.errors).toEqual([
+        { path: 'webhooks', detail: expect.stringContaining('--prune') },
+        { path: 'automations', detail: expect.stringContaining('--prune') },
+      ]);
+      expect((await webhooks()).map((x) => x.uid)).toEqual([w.uid]);
+
+      const pruned = await apply({ webhooks: [], automations: [], prune: true });
+      expect(pruned.webhooks).toEqual([expect.objectContaining({ uid: w.uid, action: 'delete' })]);
+      expect(pruned.automations).toEqual([expect.objectContaining({ action: 'delete' })]);
+      expect(await webhooks()).toEqual([]);
+      expect(await deliver(w.uid, 'token-one')).toBe(404);
+    });
+
+    it('a file-defined factory refuses the API changes its files own', async () => {
+      const {
+        webhooks: [w],
+      } = await apply({ webhooks: [github] });
+      const base = `/api/v1/factories/${factory}/webhooks`;
+      expect((await problem(409, 'POST', base, { name: 'other' })).detail).toContain('webhooks/other.yaml');
+      expect((await problem(409, 'POST', `${base}/${w.uid}/rotate-secret`)).detail).toContain('agentrun secret update github-token --team');
+      expect((await problem(409, 'DELETE', `${base}/${w.uid}`)).detail).toContain('--prune');
+      expect((await problem(409, 'PATCH', `${base}/${w.uid}`, { delivery_id_header: 'X-Id' })).detail).toContain('webhooks/github.yaml');
+      await problem(404, 'DELETE', `/api/v1/team/secrets/${encodeURIComponent(`~github-token@${w.uid}`)}`);
+    });
+
+    it('adopts a webhook made through the API by its name, keeping its UID and URL', async () => {
+      const made = await ok('POST', `/api/v1/factories/${factory}/webhooks`, { name: 'github' });
+      const adopted = await apply({ webhooks: [github] });
+      expect(adopted.webhooks[0]).toMatchObject({ uid: made.webhook.uid, action: 'adopt', changes: ['secret_name'] });
+      expect(await deliver(made.webhook.uid, 'token-one')).toBe(202);
+      expect(await deliver(made.webhook.uid, made.secret)).toBe(401);
+    });
+
+    it('two concurrent applies never half-apply: the factory ends as one of them says', async () => {
+      await putSecret('other-token', 'token-other');
+      const a = { webhooks: [github, { name: 'a', secret_name: 'other-token' }], prune: true };
+      const b = { webhooks: [github, { name: 'b', secret_name: 'github-token' }], prune: true };
+      const answers = await Promise.all([a, b, a, b].map((body) => call('POST', `/api/v1/factories/${factory}/apply`, body)));
+      for (const res of answers) expect([200, 409], await res.text()).toContain(res.status);
+      const names = (await webhooks()).map((w) => w.name).sort();
+      expect([
+        ['a', 'github'],
+        ['b', 'github'],
+      ]).toContainEqual(names);
+    });
+
+    it('the store refuses a write planned on a stale version, or past the limit, writing nothing', async () => {
+      const set = {
+        teamUid: 'team-1',
+        factoryUid: 'factory-x',
+        version: 1,
+        appliedAt: '2026-01-01T00:00:00.000Z',
+        webhooks: [],
+        automations: [],
+      };
+      const write = {
+        set,
+        expectedVersion: 0,
+        putSecrets: [makeSecret({ name: '~s@w' })],
+        deleteSecrets: [],
+        putWebhooks: [makeWebhook({ factoryUid: 'factory-x' })],
+        putAutomations: [],
+        deleteAutomations: [],
+        maxWebhooksPerFactory: 20,
+      };
+      expect(await store.definitions.write({ ...write, maxWebhooksPerFactory: 0 })).toEqual({ applied: false, reason: 'limit' });
+      expect(await store.definitions.get('team-1', 'factory-x')).toBeUndefined();
+      expect(await store.secrets.get('team-1', '~s@w')).toBeUndefined();
+      expect(await store.definitions.write(write)).toEqual({ applied: true });
+      expect(await store.definitions.get('team-1', 'factory-x')).toEqual(set);
+      const stale = { ...write, putWebhooks: [makeWebhook({ factoryUid: 'factory-x' })], set: { ...set, version: 2 }, expectedVersion: 0 };
+      expect(await store.definitions.write(stale)).toEqual({ applied: false, reason: 'stale' });
+      expect(await store.webhooks.getByUid(stale.putWebhooks[0]!.uid)).toBeUndefined();
+      expect(await store.definitions.write({ ...stale, expectedVersion: 1 })).toEqual({ applied: true });
+      expect((await store.webhooks.list('team-1', 'factory-x')).length).toBe(2);
+    });
+  });
+}
