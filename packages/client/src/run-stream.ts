@@ -54,7 +54,11 @@ export async function* streamRunEvents(
       // Errors before the first byte (404, 401, …) are thrown as the client's error classes,
       // after the client's own retries for retryable ones.
       const response = await client.requestResponse('listRunEvents', { params: { runId }, headers, signal, maxRetries });
-      if (!response.body) throw new AgentRunError(`run ${runId}: the event stream answered no body`);
+      const type = response.headers.get('content-type') ?? '';
+      if (!type.startsWith('text/event-stream') || !response.body) {
+        await response.body?.cancel();
+        throw new AgentRunError(`run ${runId}: asked for text/event-stream, the server answered ${type || 'no content type'}`);
+      }
       reader = response.body.getReader();
       const decoder = new TextDecoder();
       const parser = new SseParser();

@@ -94,5 +94,7 @@ describe('stream()', () => {
     await expect(notJson.runs.stream('r').next()).rejects.toThrow(/not JSON/);
     const notEvent = client(async () => sse('data: {"hello":1}\n\n'));
     await expect(notEvent.runs.stream('r').next()).rejects.toBeInstanceOf(AgentRunError);
+    const notStream = client(async () => Response.json({ events: [], page_info: {} }));
+    await expect(notStream.runs.stream('r').next()).rejects.toThrow(/asked for text\/event-stream, the server answered application\/json/);
   });
 });
