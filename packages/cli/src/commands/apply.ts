@@ -1,0 +1,94 @@
+import { BadRequestError } from '@agentrun/client';
+import type { ApplyResult } from '@agentrun/core/api';
+import type { Command, Context } from '../command.js';
+import { explainProblems, type FieldProblem } from '../definitions/explain.js';
+import { fileKey } from '../definitions/keys.js';
+import { type LoadedDefinitions, loadDefinitions } from '../definitions/load.js';
+import { CliError, UsageError } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
+
+/** `agentrun apply [dir]` (docs/definitions.md): plan, print the plan, then apply it as one operation. */
+export const apply: Command = {
+  name: 'apply',
+  summary: 'Apply a factory’s definition files (webhooks/*.yaml, automations/*.yaml)',
+  description:
+    'Prints the plan first, then applies it as one operation. The factory is --factory, else factory.yaml (uid: …) in the directory. Files removed since the last apply are refused unless --prune deletes what they defined.',
+  arguments: ['[dir]'],
+  options: {
+    factory: { type: 'string', valueName: 'uid', description: 'the factory to apply to (default: uid in <dir>/factory.yaml)' },
+    'dry-run': { type: 'boolean', description: 'print the plan and change nothing' },
+    prune: { type: 'boolean', description: 'delete webhooks and automations that have no file' },
+  },
+  examples: ['agentrun apply ./factory --dry-run', 'agentrun apply ./factory --factory fac_123 --prune'],
+  async run(context) {
+    const dir = context.positionals[0] ?? '.';
+    const loaded = loadDefinitions(dir);
+    const factoryUid = context.string('factory') ?? loaded.factoryUid;
+    if (factoryUid === undefined) throw new UsageError(`no factory: give --factory <uid>, or put "uid: <factory uid>" in ${dir}/factory.yaml`);
+    const client = context.client();
+    const body = { webhooks: loaded.webhooks, automations: loaded.automations, prune: context.flag('prune') } as Parameters<
+      typeof client.factories.apply
+    >[1];
+    const call = (dryRun: boolean) => client.factories.apply(factoryUid, { ...body, dry_run: dryRun }).catch(explained(loaded, dir));
+
+    const plan = await call(true);
+    const pending = changeCount(plan);
+    if (context.flag('dry-run') || pending === 0) {
+      if (context.json) context.printJson(plan);
+      else {
+        context.print(planText(plan, factoryUid));
+        context.note(pending === 0 ? 'No changes.' : `Dry run: ${summary(plan)}; nothing applied.`);
+      }
+      return EXIT.ok;
+    }
+    if (!context.json) context.print(planText(plan, factoryUid));
+    const applied = await call(false);
+    if (context.json) context.printJson(applied);
+    else context.note(`Applied (definitions version ${applied.version}): ${summary(applied)}.`);
+    return EXIT.ok;
+  },
+};
+
+/** A 400 with `errors`: each at its file, key and line; exit 3 (the server refused). */
+const explained =
+  (loaded: LoadedDefinitions, dir: string) =>
+  (error: unknown): never => {
+    const problems = error instanceof BadRequestError ? (error.body as { errors?: FieldProblem[] } | undefined)?.errors : undefined;
+    if (!Array.isArray(problems)) throw error;
+    const lines = explainProblems(problems, loaded, dir);
+    throw new CliError(`the definitions were not applied (nothing changed):\n${lines.map((l) => `  ${l}`).join('\n')}`, EXIT.api);
+  };
+
+const MARK = { create: '+', adopt: '+', update: '~', unchanged: '=', delete: '-' } as const;
+
+function planText(plan: ApplyResult, factoryUid: string): string {
+  const lines = [`Plan for factory ${factoryUid}:`];
+  for (const w of plan.webhooks) {
+    const detail =
+      w.action === 'unchanged'
+        ? w.secret_pending
+          ? 'its team secret has a new value, which takes effect when this webhook next applies'
+          : ''
+        : [w.changes.map(fileKey).join(', '), w.action === 'delete' ? '' : w.ingress_url].filter(Boolean).join('  ');
+    lines.push(row(MARK[w.action], `webhooks/${w.name}.yaml`, w.action, detail));
+  }
+  for (const a of plan.automations)
+    lines.push(row(MARK[a.action], `automations/${a.name}.yaml`, a.action, a.changes.map(fileKey).join(', ')));
+  return lines.join('\n');
+}
+
+const row = (mark: string, file: string, action: string, detail: string) =>
+  `  ${mark} ${file.padEnd(32)} ${action.padEnd(9)} ${detail}`.trimEnd();
+
+const changeCount = (plan: ApplyResult) => [...plan.webhooks, ...plan.automations].filter((x) => x.action !== 'unchanged').length;
+
+function summary(plan: ApplyResult): string {
+  const counts = new Map<string, number>();
+  for (const x of [...plan.webhooks, ...plan.automations]) counts.set(x.action, (counts.get(x.action) ?? 0) + 1);
+  return (
+    (['create', 'adopt', 'update', 'delete', 'unchanged'] as const)
+      .filter((a) => counts.has(a))
+      .map((a) => `${counts.get(a)} ${a === 'unchanged' ? 'unchanged' : `to ${a}`}`)
+      .join(', ') || 'nothing'
+  );
+}

@@ -1,0 +1,80 @@
+import type { Command, OptionSpec } from '../command.js';
+import { UsageError } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
+import { cell, details, table } from '../output.js';
+
+/** `agentrun deliveries list|show`: a webhook's delivery log (docs/management-api.md, "The delivery log"). */
+
+const WHERE: Record<string, OptionSpec> = {
+  factory: { type: 'string', valueName: 'uid', description: 'the factory (required)' },
+  webhook: { type: 'string', valueName: 'uid', description: 'the webhook (required)' },
+};
+
+export const deliveriesList: Command = {
+  name: 'deliveries list',
+  summary: 'List a webhook’s deliveries, newest first',
+  options: { ...WHERE, limit: { type: 'string', valueName: 'n', description: 'at most this many (default: all kept)' } },
+  examples: ['agentrun deliveries list --factory $FACTORY --webhook $WEBHOOK --limit 20'],
+  async run(context) {
+    const factory = context.requireString('factory');
+    const webhook = context.requireString('webhook');
+    const limitText = context.string('limit');
+    if (limitText !== undefined && (!/^\d{1,9}$/.test(limitText) || Number(limitText) < 1)) {
+      throw new UsageError(`--limit ${limitText}: must be a whole number of at least 1`);
+    }
+    const limit = limitText === undefined ? undefined : Number(limitText);
+    const deliveries = [];
+    for await (const delivery of context.client().deliveries.list(factory, webhook, { limit: Math.min(limit ?? 200, 200) })) {
+      deliveries.push(delivery);
+      if (limit !== undefined && deliveries.length >= limit) break;
+    }
+    if (context.json) context.printJson(deliveries);
+    else if (deliveries.length === 0) context.note('No deliveries.');
+    else
+      context.print(
+        table(
+          ['DELIVERY ID', 'STATUS', 'SIZE', 'RECEIVED', 'IDENTITY'],
+          deliveries.map((d) => [d.delivery_id, d.status, String(d.size), d.received_at, cell(d.identity, 40)]),
+        ),
+      );
+    return EXIT.ok;
+  },
+};
+
+export const deliveriesShow: Command = {
+  name: 'deliveries show',
+  summary: 'Show one delivery, with the payload of an accepted one',
+  description: '--raw prints the payload’s bytes exactly as received (for replaying or checking a signature).',
+  arguments: ['<delivery-id>'],
+  options: { ...WHERE, raw: { type: 'boolean', description: 'print only the payload, byte for byte' } },
+  examples: [
+    'agentrun deliveries show $DELIVERY --factory $FACTORY --webhook $WEBHOOK',
+    'agentrun deliveries show $DELIVERY --factory $F --webhook $W --raw > payload.json',
+  ],
+  async run(context) {
+    const factory = context.requireString('factory');
+    const webhook = context.requireString('webhook');
+    const id = context.positionals[0] as string;
+    const client = context.client();
+    if (context.flag('raw')) {
+      context.io.stdout.write(Buffer.from(await client.deliveries.payload(factory, webhook, id)).toString('utf8'));
+      return EXIT.ok;
+    }
+    const delivery = await client.deliveries.get(factory, webhook, id);
+    if (context.json) {
+      context.printJson(delivery);
+      return EXIT.ok;
+    }
+    context.print(
+      details([
+        ['delivery_id', delivery.delivery_id],
+        ['status', delivery.status],
+        ['size', delivery.size],
+        ['received_at', delivery.received_at],
+        ['identity', delivery.identity],
+      ]),
+    );
+    if (delivery.payload !== undefined) context.print(`payload:\n${JSON.stringify(delivery.payload, null, 2)}`);
+    return EXIT.ok;
+  },
+};

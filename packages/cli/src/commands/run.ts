@@ -1,0 +1,148 @@
+import { type BodyOf, type ResponseOf, WaitTimeoutError } from '@agentrun/client';
+import { RunAgentRequestSchema } from '@agentrun/core/api';
+import * as v from 'valibot';
+import { type Attachment, readAttachment } from '../attachments.js';
+import type { Command, Context } from '../command.js';
+import { CliError, UsageError } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
+import { readDataFile } from '../files.js';
+import { describeIssues } from '../issues.js';
+import { formatEvent } from '../run-events-view.js';
+import { printRun } from '../run-view.js';
+import { startSpinner } from '../spinner.js';
+
+/** `agentrun run`: start a run (`POST /agent/run`), and with --wait or --follow stay until it ends (docs/cli.md, "run"). */
+
+type RunBody = BodyOf<'runAgent'>;
+
+export const run: Command = {
+  name: 'run',
+  summary: 'Start a run; --wait until it ends, or --follow its transcript live',
+  description: [
+    'The body is checked here before it is sent (a bad one exits 2). With --wait or --follow the exit code',
+    'is the run’s: 0 when it SUCCEEDED, 5 when it ended otherwise (FAILED, ERROR, CANCELLED).',
+    '--mcp takes a JSON or YAML file of MCP servers: a map of name to server ({ "command": … } or',
+    '{ "url": … }), or that map under "mcpServers" or "mcp_servers".',
+  ].join('\n'),
+  arguments: ['[prompt]'],
+  options: {
+    name: { type: 'string', description: 'the config name (config.name)' },
+    skill: { type: 'string', valueName: 'spec', description: 'a skill to run (the prompt is then optional)' },
+    model: { type: 'string', valueName: 'id', description: 'the model (config.model_id)' },
+    environment: { type: 'string', valueName: 'id', description: 'the environment (config.environment_id)' },
+    mcp: { type: 'string', valueName: 'file', description: 'MCP servers, a JSON or YAML file (config.mcp_servers)' },
+    title: { type: 'string', description: 'the run’s title' },
+    attach: { type: 'string', multiple: true, valueName: 'file', description: 'a file sent with the run (at most 5, 5 MB each)' },
+    'idempotency-key': {
+      type: 'string',
+      valueName: 'key',
+      description: 'the same key with the same body starts one run, however often sent',
+    },
+    wait: { type: 'boolean', description: 'wait until the run ends, then print it' },
+    follow: { type: 'boolean', description: 'print the run’s transcript live until it ends (--json: one event per line)' },
+    timeout: { type: 'string', valueName: 'seconds', description: 'with --wait: give up after this long (exit 4)' },
+  },
+  examples: [
+    'agentrun run "Fix the flaky test in auth.test.ts" --wait',
+    'agentrun run "Summarise this log" --attach build.log --title "CI failure" --follow',
+    'agentrun run --skill acme/triage --mcp mcp.yaml --json',
+  ],
+  async run(context) {
+    const body = requestBody(context);
+    const timeoutMs = waitTimeout(context);
+    const idempotencyKey = context.string('idempotency-key');
+    const client = context.client();
+    const created = await client.runs.create(body, idempotencyKey ? { idempotencyKey } : {});
+    if (context.flag('follow')) return follow(context, created.run_id);
+    if (context.flag('wait')) return wait(context, created.run_id, timeoutMs);
+    if (context.json) context.printJson(created);
+    else context.print(`Started run ${created.run_id} (${created.state})`);
+    return EXIT.ok;
+  },
+};
+
+function requestBody(context: Context): RunBody {
+  const prompt = context.positionals[0];
+  const config: NonNullable<RunBody['config']> = {};
+  const name = context.string('name');
+  const model = context.string('model');
+  const environment = context.string('environment');
+  const mcp = context.string('mcp');
+  if (name !== undefined) config.name = name;
+  if (model !== undefined) config.model_id = model;
+  if (environment !== undefined) config.environment_id = environment;
+  if (mcp !== undefined) config.mcp_servers = mcpServers(mcp);
+  const attachments: Attachment[] = context.strings('attach').map(readAttachment);
+  const skill = context.string('skill');
+  const title = context.string('title');
+  const body: RunBody = {
+    ...(prompt !== undefined ? { prompt } : {}),
+    ...(skill !== undefined ? { skill } : {}),
+    ...(title !== undefined ? { title } : {}),
+    ...(Object.keys(config).length > 0 ? { config } : {}),
+    ...(attachments.length > 0 ? { attachments } : {}),
+  };
+  // The server's own schema, so a bad request is a usage error (exit 2) naming the field, before any request.
+  const checked = v.safeParse(RunAgentRequestSchema, body, { abortPipeEarly: true });
+  if (!checked.success) throw new UsageError(`invalid run: ${describeIssues(checked.issues)}`);
+  return body;
+}
+
+/** The servers map of an --mcp file, in any of the shapes help names. */
+function mcpServers(path: string): NonNullable<RunBody['config']>['mcp_servers'] {
+  const data = readDataFile(path, 'the MCP file');
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+    throw new UsageError(`the MCP file ${path} must hold an object of MCP servers by name`);
+  }
+  const record = data as Record<string, unknown>;
+  const servers = record.mcpServers ?? record.mcp_servers ?? record;
+  return servers as NonNullable<RunBody['config']>['mcp_servers'];
+}
+
+function waitTimeout(context: Context): number | undefined {
+  const text = context.string('timeout');
+  if (text === undefined) return undefined;
+  if (!context.flag('wait') || context.flag('follow')) throw new UsageError('--timeout goes with --wait (not --follow)');
+  if (!/^\d+(\.\d+)?$/.test(text) || Number(text) <= 0) throw new UsageError(`--timeout ${text}: must be a number of seconds above 0`);
+  return Number(text) * 1000;
+}
+
+/** Poll until the run ends (client.runs.wait), a spinner on a terminal's stderr meanwhile. */
+async function wait(context: Context, runId: string, timeoutMs: number | undefined): Promise<number> {
+  const spinner = startSpinner(context.io, `Run ${runId}: waiting for it to finish`);
+  let finished: ResponseOf<'getRun'>;
+  try {
+    finished = await context.client().runs.wait(runId, timeoutMs !== undefined ? { timeoutMs } : {});
+  } catch (error) {
+    if (error instanceof WaitTimeoutError) {
+      throw new CliError(
+        `gave up waiting for run ${runId} after ${timeoutMs! / 1000} s${error.lastState ? `; it is ${error.lastState}` : ''}`,
+        EXIT.network,
+      );
+    }
+    throw error;
+  } finally {
+    spinner.stop();
+  }
+  if (context.json) context.printJson(finished);
+  else printRun(context, finished);
+  return outcome(context, finished);
+}
+
+/** Print the transcript as it happens (client.runs.stream), then answer by the run's final state. */
+async function follow(context: Context, runId: string): Promise<number> {
+  const client = context.client();
+  context.note(`Run ${runId}: following its transcript`);
+  for await (const event of client.runs.stream(runId)) {
+    if (context.json) context.io.stdout.write(`${JSON.stringify(event)}\n`);
+    else context.print(formatEvent(event));
+  }
+  // The stream ends when the run does; the run itself says how.
+  return outcome(context, await client.runs.get(runId));
+}
+
+function outcome(context: Context, finished: ResponseOf<'getRun'>): number {
+  if (finished.state === 'SUCCEEDED') return EXIT.ok;
+  context.note(`Run ${finished.run_id} ended ${finished.state}${finished.status_message ? `: ${finished.status_message.message}` : ''}`);
+  return EXIT.runNotSucceeded;
+}

@@ -1,0 +1,142 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { type Document, isMap, LineCounter, parseDocument } from 'yaml';
+import { UsageError } from '../errors.js';
+import { apiKey } from './keys.js';
+
+/**
+ * A factory's definitions directory (docs/definitions.md, "The directory"):
+ *
+ *     factory.yaml             optional: `uid: <factory uid>` (or --factory)
+ *     webhooks/<name>.yaml     one per webhook: authMode, signatureScheme, secretName, deliveryIdHeader, enabled
+ *     automations/<name>.yaml  one per automation: prompt, enabled, config, triggers
+ *
+ * read into the body of `POST /factories/{uid}/apply`. Each definition remembers its file, so a
+ * problem the server finds at `webhooks.1.secret_name` is shown at the file, key and line.
+ */
+
+/** One definition file, parsed. */
+export interface DefinitionFile {
+  /** As shown to the user: relative to the working directory. */
+  path: string;
+  document: Document;
+  lines: LineCounter;
+}
+
+export interface LoadedDefinitions {
+  factoryUid: string | undefined;
+  webhooks: Record<string, unknown>[];
+  automations: Record<string, unknown>[];
+  /** The file of `webhooks.<i>` and `automations.<i>`, in the same order. */
+  files: { webhooks: DefinitionFile[]; automations: DefinitionFile[] };
+}
+
+const YAML_FILE = /^([^.].*)\.ya?ml$/i;
+
+export function loadDefinitions(dir: string): LoadedDefinitions {
+  const problems: string[] = [];
+  const read = (kind: 'webhooks' | 'automations') => {
+    const files: DefinitionFile[] = [];
+    const bodies: Record<string, unknown>[] = [];
+    for (const name of listYaml(join(dir, kind))) {
+      const file = parseFile(join(dir, kind, name), problems);
+      if (!file) continue;
+      const content = file.document.toJS() as unknown;
+      if (!isMap(file.document.contents) || content === null || typeof content !== 'object') {
+        problems.push(`${file.path}:1: must be a mapping of keys (authMode: token, …)`);
+        continue;
+      }
+      const body: Record<string, unknown> = { name: (YAML_FILE.exec(name) as RegExpExecArray)[1] };
+      for (const [key, value] of Object.entries(content)) {
+        if (key === 'name') {
+          problems.push(`${file.path}:${lineOf(file, ['name'])}: name: a definition's name is its file name; renaming is not supported`);
+          continue;
+        }
+        body[apiKey(key)] = value;
+      }
+      files.push(file);
+      bodies.push(body);
+    }
+    return { files, bodies };
+  };
+
+  const factory = readFactoryUid(dir, problems);
+  const webhooks = read('webhooks');
+  const automations = read('automations');
+  if (problems.length > 0) throw new UsageError(`invalid definitions in ${dir}:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+  if (webhooks.files.length === 0 && automations.files.length === 0)
+    throw new UsageError(`${dir} has no webhooks/*.yaml and no automations/*.yaml (docs/definitions.md)`);
+  return {
+    factoryUid: factory,
+    webhooks: webhooks.bodies,
+    automations: automations.bodies,
+    files: { webhooks: webhooks.files, automations: automations.files },
+  };
+}
+
+/** The line (1-based) of the deepest node on `path` the file has: a key's own line where it is there. */
+export function lineOf(file: DefinitionFile, path: readonly (string | number)[]): number {
+  let node: unknown = file.document.contents;
+  let offset = 0;
+  for (const segment of path) {
+    if (isMap(node)) {
+      const pair = node.items.find((p) => (p.key as { value?: unknown } | null)?.value === segment);
+      if (!pair) break;
+      offset = (pair.key as { range?: [number, number, number] }).range?.[0] ?? offset;
+      node = pair.value;
+    } else if (node && typeof node === 'object' && 'items' in node && Array.isArray(node.items)) {
+      const item = node.items[Number(segment)] as { range?: [number, number, number] } | undefined;
+      if (!item) break;
+      offset = item.range?.[0] ?? offset;
+      node = item;
+    } else break;
+  }
+  return file.lines.linePos(offset).line;
+}
+
+function listYaml(dir: string): string[] {
+  try {
+    return readdirSync(dir)
+      .filter((name) => YAML_FILE.test(name))
+      .sort();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw new UsageError(`cannot read ${dir}: ${(error as Error).message}`);
+  }
+}
+
+function parseFile(path: string, problems: string[]): DefinitionFile | undefined {
+  const shown = relative(process.cwd(), path) || path;
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    problems.push(`${shown}: cannot read: ${(error as Error).message}`);
+    return undefined;
+  }
+  const lines = new LineCounter();
+  const document = parseDocument(text, { lineCounter: lines, prettyErrors: false });
+  const [error] = document.errors;
+  if (error) {
+    problems.push(`${shown}:${lines.linePos(error.pos[0]).line}: not valid YAML: ${error.message.split('\n')[0]}`);
+    return undefined;
+  }
+  return { path: shown, document, lines };
+}
+
+function readFactoryUid(dir: string, problems: string[]): string | undefined {
+  const path = join(dir, 'factory.yaml');
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const document = parseDocument(text);
+  const uid = (document.toJS() as { uid?: unknown } | null)?.uid;
+  if (document.errors.length > 0 || typeof uid !== 'string' || uid === '') {
+    problems.push(`${relative(process.cwd(), path) || path}: must say uid: <factory uid>`);
+    return undefined;
+  }
+  return uid;
+}
