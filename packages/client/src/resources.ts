@@ -91,10 +91,12 @@ export class Runs extends Resource {
 }
 
 export class Factories extends Resource {
-  static readonly operations = { create: 'createFactory', list: 'listFactories', get: 'getFactory' } as const satisfies Record<
-    string,
-    ClientOperationId
-  >;
+  static readonly operations = {
+    create: 'createFactory',
+    list: 'listFactories',
+    get: 'getFactory',
+    apply: 'applyDefinitions',
+  } as const satisfies Record<string, ClientOperationId>;
 
   create(body: BodyOf<'createFactory'>, options?: RequestOptions): Promise<ResponseOf<'createFactory'>> {
     return this.client.request('createFactory', { ...options, body });
@@ -106,6 +108,11 @@ export class Factories extends Resource {
 
   get(factoryUid: string, options?: RequestOptions): Promise<ResponseOf<'getFactory'>> {
     return this.client.request('getFactory', { ...options, params: { factoryUid } });
+  }
+
+  /** Apply a factory's definition files as one operation (docs/definitions.md); `dry_run: true` answers the plan only. */
+  apply(factoryUid: string, body: BodyOf<'applyDefinitions'>, options?: RequestOptions): Promise<ResponseOf<'applyDefinitions'>> {
+    return this.client.request('applyDefinitions', { ...options, params: { factoryUid }, body });
   }
 }
 

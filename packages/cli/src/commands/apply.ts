@@ -1,6 +1,6 @@
 import { BadRequestError } from '@agentrun/client';
 import type { ApplyResult } from '@agentrun/core/api';
-import type { Command, Context } from '../command.js';
+import type { Command } from '../command.js';
 import { explainProblems, type FieldProblem } from '../definitions/explain.js';
 import { fileKey } from '../definitions/keys.js';
 import { type LoadedDefinitions, loadDefinitions } from '../definitions/load.js';
@@ -24,7 +24,8 @@ export const apply: Command = {
     const dir = context.positionals[0] ?? '.';
     const loaded = loadDefinitions(dir);
     const factoryUid = context.string('factory') ?? loaded.factoryUid;
-    if (factoryUid === undefined) throw new UsageError(`no factory: give --factory <uid>, or put "uid: <factory uid>" in ${dir}/factory.yaml`);
+    if (factoryUid === undefined)
+      throw new UsageError(`no factory: give --factory <uid>, or put "uid: <factory uid>" in ${dir}/factory.yaml`);
     const client = context.client();
     const body = { webhooks: loaded.webhooks, automations: loaded.automations, prune: context.flag('prune') } as Parameters<
       typeof client.factories.apply
@@ -44,7 +45,12 @@ export const apply: Command = {
     if (!context.json) context.print(planText(plan, factoryUid));
     const applied = await call(false);
     if (context.json) context.printJson(applied);
-    else context.note(`Applied (definitions version ${applied.version}): ${summary(applied)}.`);
+    else {
+      const created = applied.webhooks.filter((w) => w.action === 'create');
+      if (created.length > 0)
+        context.print(['Ingress URLs:', ...created.map((w) => `  webhooks/${w.name}.yaml  ${w.ingress_url}`)].join('\n'));
+      context.note(`Applied (definitions version ${applied.version}): ${summary(applied)}.`);
+    }
     return EXIT.ok;
   },
 };
@@ -69,7 +75,10 @@ function planText(plan: ApplyResult, factoryUid: string): string {
         ? w.secret_pending
           ? 'its team secret has a new value, which takes effect when this webhook next applies'
           : ''
-        : [w.changes.map(fileKey).join(', '), w.action === 'delete' ? '' : w.ingress_url].filter(Boolean).join('  ');
+        : // A create's UID (so its URL) is only provisional until it applies: shown after, not here.
+          [w.changes.map(fileKey).join(', '), w.action === 'create' || w.action === 'delete' ? '' : w.ingress_url]
+            .filter(Boolean)
+            .join('  ');
     lines.push(row(MARK[w.action], `webhooks/${w.name}.yaml`, w.action, detail));
   }
   for (const a of plan.automations)

@@ -1,0 +1,112 @@
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AgentRunClient } from '@agentrun/client';
+import type { ApplyResult } from '@agentrun/core/api';
+import type { ReferenceServer } from '@agentrun/server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cli, envFor, startServer } from './support.js';
+
+// `agentrun apply` on the sample directory of examples/ (docs/definitions.md), as a subprocess
+// against a reference server: each refusal names file, key and line and changes nothing.
+
+const SAMPLE = 'examples/definitions/acme-ci';
+const SECRETS = {
+  'github-webhook-secret': 'gh-signing-secret-value',
+  'ci-alerts-token': 'ci-token-value-1',
+  'pager-url-token': 'pager-token-1',
+};
+
+describe('agentrun apply', () => {
+  let server: ReferenceServer;
+  let client: AgentRunClient;
+  let factory: string;
+  let env: Record<string, string>;
+  const outputs: string[] = [];
+  const run = async (args: string[]) => {
+    const result = await cli(['apply', ...args, '--factory', factory], { env });
+    outputs.push(result.stdout, result.stderr);
+    return result;
+  };
+
+  beforeAll(async () => {
+    server = await startServer();
+    client = new AgentRunClient({ apiKey: server.apiKey, baseURL: server.url });
+    env = envFor(server);
+    factory = (await client.factories.create({ name: 'Acme CI' })).uid;
+  });
+  afterAll(async () => {
+    // No secret value ever reached the output.
+    for (const value of Object.values(SECRETS)) for (const text of outputs) expect(text).not.toContain(value);
+    await server?.close();
+  });
+
+  it('refuses a missing team secret and a url_token secret that is not URL-safe, at file, key and line; applies nothing', async () => {
+    await client.secrets.put('github-webhook-secret', { value: SECRETS['github-webhook-secret'] });
+    await client.secrets.put('pager-url-token', { value: 'not url safe!' });
+    const refused = await run([SAMPLE]);
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toContain(`${SAMPLE}/webhooks/ci-alerts.yaml:3: secretName: no team secret named ci-alerts-token`);
+    expect(refused.stderr).toContain(`${SAMPLE}/webhooks/pager.yaml:3: secretName: team secret pager-url-token is not URL-safe`);
+    expect((await client.webhooks.list(factory)).webhooks).toEqual([]);
+  });
+
+  it('first apply prints the plan and creates everything; a re-apply changes nothing', async () => {
+    await client.secrets.put('ci-alerts-token', { value: SECRETS['ci-alerts-token'] });
+    await client.secrets.put('pager-url-token', { value: SECRETS['pager-url-token'] });
+    const first = await run([SAMPLE]);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toMatch(/\+ webhooks\/github\.yaml\s+create\n/);
+    expect(first.stdout).toMatch(/Ingress URLs:\n(.*\n)*\s+webhooks\/pager\.yaml\s+http:\/\/\S+\/webhooks\/w\/[\w-]+\/\{token\}/);
+    expect(first.stdout).toMatch(/\+ automations\/triage-issues\.yaml\s+create/);
+    expect(first.stderr).toContain('Applied (definitions version 1): 5 to create.');
+    const webhooks = (await client.webhooks.list(factory)).webhooks;
+    expect(webhooks.map((w) => [w.name, w.secret_name]).sort()).toEqual([
+      ['ci-alerts', 'ci-alerts-token'],
+      ['github', 'github-webhook-secret'],
+      ['pager', 'pager-url-token'],
+    ]);
+
+    const again = await run([SAMPLE]);
+    expect(again.code).toBe(0);
+    expect(again.stderr).toContain('No changes.');
+    expect(again.stdout).toMatch(/= webhooks\/github\.yaml\s+unchanged/);
+  });
+
+  it('a changed key is an update of the same webhook; --json prints the answer', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentrun-defs-'));
+    cpSync(SAMPLE, dir, { recursive: true });
+    const file = join(dir, 'webhooks', 'ci-alerts.yaml');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('X-Build-Id', 'X-Pipeline-Id'));
+    const before = (await client.webhooks.list(factory)).webhooks.find((w) => w.name === 'ci-alerts');
+
+    const plan = await run([dir, '--dry-run']);
+    expect(plan.code).toBe(0);
+    expect(plan.stdout).toMatch(/~ webhooks\/ci-alerts\.yaml\s+update\s+deliveryIdHeader/);
+    expect(plan.stderr).toContain('Dry run: 1 to update, 4 unchanged; nothing applied.');
+
+    const applied = await run([dir, '--json']);
+    expect(applied.code, applied.stderr).toBe(0);
+    const answer = JSON.parse(applied.stdout) as ApplyResult;
+    expect(answer).toMatchObject({ applied: true, version: 2 });
+    expect(answer.webhooks.find((w) => w.name === 'ci-alerts')).toMatchObject({ uid: before?.uid, action: 'update' });
+    expect((await client.webhooks.get(factory, before?.uid as string)).delivery_id_header).toBe('X-Pipeline-Id');
+  });
+
+  it('refuses a renamed webhook file and a YAML error, naming the file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentrun-defs-'));
+    cpSync(SAMPLE, dir, { recursive: true });
+    cpSync(join(dir, 'webhooks', 'pager.yaml'), join(dir, 'webhooks', 'oncall.yaml'));
+    writeFileSync(join(dir, 'webhooks', 'pager.yaml'), 'authMode: [unclosed\n');
+    const broken = await run([dir]);
+    expect(broken.code).toBe(2);
+    expect(broken.stderr).toMatch(/webhooks\/pager\.yaml:\d+: not valid YAML/);
+
+    rmSync(join(dir, 'webhooks', 'pager.yaml'));
+    const automation = join(dir, 'automations', 'fix-failed-build.yaml');
+    writeFileSync(automation, readFileSync(automation, 'utf8').replace('pager]', 'oncall]'));
+    const renamed = await run([dir, '--prune']);
+    expect(renamed.code).toBe(3);
+    expect(renamed.stderr).toMatch(/webhooks\/oncall\.yaml:1: name: .*renaming a webhook is not supported/);
+  });
+});
