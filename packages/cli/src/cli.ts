@@ -4,7 +4,7 @@ import { AgentRunClient } from '@agentrun/client';
 import type { Command, Context, Io, OptionSpec } from './command.js';
 import * as registry from './commands/index.js';
 import { resolveConnection } from './config.js';
-import { UsageError } from './errors.js';
+import { InvalidInputError, UsageError } from './errors.js';
 import { EXIT } from './exit-codes.js';
 import { commandHelp, GLOBAL_OPTIONS, groupHelp, mainHelp } from './help.js';
 import { reportError } from './report.js';
@@ -152,7 +152,7 @@ function makeContext(io: Io, values: Values, positionals: string[]): Context {
       const connection = resolveConnection(io.env, string('profile'));
       const maxRetries = io.env.AGENTRUN_MAX_RETRIES;
       if (maxRetries !== undefined && !/^\d{1,2}$/.test(maxRetries))
-        throw new UsageError('AGENTRUN_MAX_RETRIES must be a whole number from 0 to 99');
+        throw new InvalidInputError('AGENTRUN_MAX_RETRIES must be a whole number from 0 to 99');
       client = new AgentRunClient({
         apiKey: connection.apiKey,
         baseURL: connection.baseUrl,

@@ -33,7 +33,7 @@ export interface Command {
   options?: Readonly<Record<string, OptionSpec>>;
   /** Whole command lines shown in help. */
   examples?: readonly string[];
-  /** Does the work; answers the exit code (exit-codes.ts). Throw `UsageError`/`CliError`, or let the client's errors through. */
+  /** Does the work; answers the exit code (exit-codes.ts). Throw `UsageError` (bad flags or arguments: help is pointed to), `InvalidInputError` or `CliError`, or let the client's errors through. */
   run(context: Context): Promise<number>;
 }
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import * as v from 'valibot';
-import { UsageError } from './errors.js';
+import { InvalidInputError } from './errors.js';
 import { describeIssues } from './issues.js';
 
 /**
@@ -43,7 +43,7 @@ export function resolveConnection(env: Env, profileFlag: string | undefined): Co
   const profile = named !== undefined || envKey === undefined || envUrl === undefined ? readProfile(env, named) : {};
   const apiKey = envKey ?? profile.apiKey;
   if (apiKey === undefined) {
-    throw new UsageError(
+    throw new InvalidInputError(
       `no API key: set AGENTRUN_API_KEY, or an apiKey in the "${named ?? 'default'}" profile of ${configPath(env)} (docs/cli.md, "Configuration")`,
     );
   }
@@ -58,21 +58,21 @@ function readProfile(env: Env, named: string | undefined): Profile {
     text = readFileSync(path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT' && named === undefined) return {};
-    throw new UsageError(`cannot read the config file ${path}: ${(error as Error).message}`);
+    throw new InvalidInputError(`cannot read the config file ${path}: ${(error as Error).message}`);
   }
   let data: unknown;
   try {
     data = JSON.parse(text);
   } catch (error) {
-    throw new UsageError(`the config file ${path} is not valid JSON: ${(error as Error).message}`);
+    throw new InvalidInputError(`the config file ${path} is not valid JSON: ${(error as Error).message}`);
   }
   const parsed = v.safeParse(ConfigFileSchema, data);
-  if (!parsed.success) throw new UsageError(`the config file ${path} is invalid: ${describeIssues(parsed.issues)}`);
+  if (!parsed.success) throw new InvalidInputError(`the config file ${path} is invalid: ${describeIssues(parsed.issues)}`);
   const name = named ?? 'default';
   const profile = Object.hasOwn(parsed.output.profiles, name) ? parsed.output.profiles[name] : undefined;
   if (profile === undefined && named !== undefined) {
     const known = Object.keys(parsed.output.profiles);
-    throw new UsageError(`no profile "${name}" in ${path}${known.length > 0 ? ` (it has ${known.join(', ')})` : ''}`);
+    throw new InvalidInputError(`no profile "${name}" in ${path}${known.length > 0 ? ` (it has ${known.join(', ')})` : ''}`);
   }
   return profile ?? {};
 }
@@ -82,6 +82,6 @@ function readProfile(env: Env, named: string | undefined): Profile {
  * published client (ending in `/api/v1`) is taken back to the mount.
  */
 function normaliseBaseUrl(url: string): string {
-  if (!URL.canParse(url)) throw new UsageError(`the base URL ${JSON.stringify(url)} is not a URL`);
+  if (!URL.canParse(url)) throw new InvalidInputError(`the base URL ${JSON.stringify(url)} is not a URL`);
   return url.replace(/\/+$/, '').replace(/\/api\/v1$/, '');
 }

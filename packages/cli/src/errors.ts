@@ -21,3 +21,11 @@ export class UsageError extends CliError {
     super(message, EXIT.usage);
   }
 }
+
+/** Input refused before any request: a file that cannot be read or does not parse, a value that would be refused. Exit 2, no help pointer. */
+export class InvalidInputError extends CliError {
+  override name = 'InvalidInputError';
+  constructor(message: string) {
+    super(message, EXIT.usage);
+  }
+}

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { UsageError } from './errors.js';
+import { InvalidInputError } from './errors.js';
 
 /**
  * Files named on the command line. Every failure is a usage error (exit 2) naming the file:
@@ -12,7 +12,7 @@ export function readBytes(path: string, what: string): Buffer {
   try {
     return readFileSync(path);
   } catch (error) {
-    throw new UsageError(`cannot read ${what} ${path}: ${describeFsError(error)}`);
+    throw new InvalidInputError(`cannot read ${what} ${path}: ${describeFsError(error)}`);
   }
 }
 
@@ -23,7 +23,7 @@ export function readDataFile(path: string, what: string): unknown {
   try {
     return yaml ? parseYaml(text) : JSON.parse(text);
   } catch (error) {
-    throw new UsageError(`${what} ${path} is not valid ${yaml ? 'YAML' : 'JSON'}: ${firstLine((error as Error).message)}`);
+    throw new InvalidInputError(`${what} ${path} is not valid ${yaml ? 'YAML' : 'JSON'}: ${firstLine((error as Error).message)}`);
   }
 }
 

@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import type { Io } from './command.js';
-import { CliError, UsageError } from './errors.js';
+import { CliError, InvalidInputError } from './errors.js';
 import { EXIT } from './exit-codes.js';
 
 /**
@@ -11,7 +11,7 @@ import { EXIT } from './exit-codes.js';
  */
 export async function readSecretValue(io: Io, prompt: string): Promise<string> {
   const value = io.stdin.isTTY ? await promptHidden(io, prompt) : stripNewline(await readAll(io.stdin));
-  if (value === '') throw new UsageError('the secret value is empty (give it on stdin, or type it at the prompt)');
+  if (value === '') throw new InvalidInputError('the secret value is empty (give it on stdin, or type it at the prompt)');
   return value;
 }
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { configPath, resolveConnection } from '../src/config.js';
-import { UsageError } from '../src/errors.js';
+import { InvalidInputError } from '../src/errors.js';
 
 // Where the command line connects (docs/cli.md, "Configuration"): the environment wins field by
 // field over a profile of the config file; every problem with the file is a usage error (exit 2).
@@ -68,7 +68,7 @@ describe('resolveConnection', () => {
       ],
     ];
     for (const [env, profile, message] of cases) {
-      expect(() => resolveConnection(env, profile)).toThrow(UsageError);
+      expect(() => resolveConnection(env, profile)).toThrow(InvalidInputError);
       expect(() => resolveConnection(env, profile)).toThrow(message);
     }
   });

@@ -1,6 +1,6 @@
 import { explainFilter, type PayloadFilter, parseFilter } from '@agentrun/core/filter';
 import type { Command } from '../command.js';
-import { UsageError } from '../errors.js';
+import { CliError, InvalidInputError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { readDataFile } from '../files.js';
 
@@ -25,8 +25,8 @@ export const filterTest: Command = {
     try {
       filter = parseFilter(readDataFile(filterFile, 'the filter file'), 'filter');
     } catch (error) {
-      if (error instanceof UsageError) throw error;
-      throw new UsageError(`invalid filter in ${filterFile}: ${(error as Error).message}`);
+      if (error instanceof CliError) throw error;
+      throw new InvalidInputError(`invalid filter in ${filterFile}: ${(error as Error).message}`);
     }
     const payload = readDataFile(payloadFile, 'the payload file');
     const result = explainFilter(filter, payload);

@@ -1,5 +1,7 @@
 // Every command of the command line: one export each, read by cli.ts as the whole module, so a
 // new command is its own file in this folder plus one line here (docs/cli.md, "Adding a command").
+
+export { apply } from './apply.js';
 export { deliveriesList, deliveriesShow } from './deliveries.js';
 export { factoryCreate, factoryList } from './factory.js';
 export { filterTest } from './filter-test.js';
@@ -7,4 +9,3 @@ export { run } from './run.js';
 export { runsCancel, runsFollowup, runsGet, runsList } from './runs.js';
 export { secretCreate, secretDelete, secretList, secretUpdate } from './secret.js';
 export { webhookCreate, webhookDelete, webhookDisable, webhookEnable, webhookList, webhookRotate } from './webhook.js';
-export { apply } from './apply.js';

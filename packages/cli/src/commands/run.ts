@@ -3,7 +3,7 @@ import { RunAgentRequestSchema } from '@agentrun/core/api';
 import * as v from 'valibot';
 import { type Attachment, readAttachment } from '../attachments.js';
 import type { Command, Context } from '../command.js';
-import { CliError, UsageError } from '../errors.js';
+import { CliError, InvalidInputError, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { readDataFile } from '../files.js';
 import { describeIssues } from '../issues.js';
@@ -84,7 +84,7 @@ function requestBody(context: Context): RunBody {
   };
   // The server's own schema, so a bad request is a usage error (exit 2) naming the field, before any request.
   const checked = v.safeParse(RunAgentRequestSchema, body, { abortPipeEarly: true });
-  if (!checked.success) throw new UsageError(`invalid run: ${describeIssues(checked.issues)}`);
+  if (!checked.success) throw new InvalidInputError(`invalid run: ${describeIssues(checked.issues)}`);
   return body;
 }
 
@@ -92,7 +92,7 @@ function requestBody(context: Context): RunBody {
 function mcpServers(path: string): NonNullable<RunBody['config']>['mcp_servers'] {
   const data = readDataFile(path, 'the MCP file');
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
-    throw new UsageError(`the MCP file ${path} must hold an object of MCP servers by name`);
+    throw new InvalidInputError(`the MCP file ${path} must hold an object of MCP servers by name`);
   }
   const record = data as Record<string, unknown>;
   const servers = record.mcpServers ?? record.mcp_servers ?? record;

@@ -1,7 +1,7 @@
 import type { QueryOf } from '@agentrun/client';
 import { RUN_SOURCES, RUN_STATES } from '@agentrun/core/api';
 import type { Command, Context, OptionSpec } from '../command.js';
-import { UsageError } from '../errors.js';
+import { InvalidInputError, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { printRun, printRuns } from '../run-view.js';
 
@@ -133,7 +133,7 @@ export const runsFollowup: Command = {
   examples: ['agentrun runs followup $RUN_ID "Also update the changelog"'],
   async run(context) {
     const [runId, message] = context.positionals as [string, string];
-    if (message.trim() === '') throw new UsageError('the follow-up message is empty');
+    if (message.trim() === '') throw new InvalidInputError('the follow-up message is empty');
     const answer = await context.client().runs.followup(runId, { message });
     if (context.json) context.printJson(answer);
     else context.print(`Follow-up sent to ${runId}`);
