@@ -82,49 +82,29 @@ type WireInput<S> = S extends { readonly type: 'union'; readonly options: readon
         : WireInput<First>
     : SchemaInput<S>;
 
-/**
- * The schemas of each operation. The table's own entries type their schemas as any valibot
- * schema, so the exact ones are named here, from `@agentrun/core/api`.
- */
-interface Schemas {
-  runAgent: { body: typeof api.RunAgentRequestSchema; response: typeof api.RunAgentResponseSchema };
-  createRun: { body: typeof api.RunAgentRequestSchema; response: typeof api.RunAgentResponseSchema };
-  listRuns: { query: typeof api.ListRunsQuerySchema; response: typeof api.ListRunsResponseSchema };
-  getRun: { response: typeof api.RunItemSchema };
-  followupRun: { body: typeof api.RunFollowupRequestSchema; response: typeof api.RunFollowupResponseSchema };
-  listRunEvents: { query: typeof api.ListRunEventsQuerySchema; response: typeof api.ListRunEventsResponseSchema };
-  createFactory: { body: typeof api.CreateFactorySchema; response: typeof api.FactoryViewSchema };
-  listFactories: { response: typeof api.FactoryListSchema };
-  getFactory: { response: typeof api.FactoryViewSchema };
-  listSecrets: { response: typeof api.SecretListSchema };
-  putSecret: { body: typeof api.PutSecretSchema; response: typeof api.SecretViewSchema };
-  createWebhook: { body: typeof api.CreateWebhookSchema; response: typeof api.WebhookWithSecretSchema };
-  listWebhooks: { response: typeof api.WebhookListSchema };
-  getWebhook: { response: typeof api.WebhookViewSchema };
-  patchWebhook: { body: typeof api.PatchWebhookSchema; response: typeof api.WebhookViewSchema };
-  rotateWebhookSecret: { response: typeof api.WebhookWithSecretSchema };
-  putProviderSecret: { body: typeof api.ProviderSecretSchema; response: typeof api.WebhookViewSchema };
-  listDeliveries: { query: typeof api.ListDeliveriesQuerySchema; response: typeof api.DeliveryListSchema };
-  getDelivery: { response: typeof api.DeliveryDetailSchema };
-  listAutomations: { response: typeof api.AutomationListSchema };
-  createAutomation: { body: typeof api.CreateAutomationSchema; response: typeof api.AutomationViewSchema };
-  getAutomation: { response: typeof api.AutomationViewSchema };
-  patchAutomation: { body: typeof api.PatchAutomationSchema; response: typeof api.AutomationViewSchema };
-  testFilter: { body: typeof api.TestFilterSchema; response: typeof api.TestFilterResultSchema };
-  applyDefinitions: { body: typeof api.ApplyDefinitionsSchema; response: typeof api.ApplyResultSchema };
-}
-
-type SchemaOf<K extends ClientOperationId, F extends string> = K extends keyof Schemas
-  ? Schemas[K] extends Record<F, infer S>
+/** The schema a route declares for a part (`body`, `query`), read from the table's literal types. */
+type SchemaOf<K extends ClientOperationId, F extends 'body' | 'query'> = F extends 'body'
+  ? Routes[K] extends { body: { schema: infer S } }
     ? S
     : undefined
-  : undefined;
+  : Routes[K] extends { query: infer S }
+    ? S
+    : undefined;
+
+/** The schema of a route's success answer (its 2xx statuses share one), read from the table. */
+type ResponseSchemaOf<K extends ClientOperationId> = {
+  [Status in keyof Routes[K]['responses']]: Status extends 200 | 201 | 202
+    ? Routes[K]['responses'][Status] extends { schema: infer S }
+      ? S
+      : never
+    : never;
+}[keyof Routes[K]['responses']];
 
 type ByContent = { json: never; text: string; binary: ArrayBuffer; none: undefined };
 
 /** What an operation answers, read as its table entry says. */
 export type ResponseOf<K extends ClientOperationId> = (typeof OPERATIONS)[K]['content'] extends 'json'
-  ? SchemaOutput<SchemaOf<K, 'response'>>
+  ? SchemaOutput<ResponseSchemaOf<K>>
   : ByContent[(typeof OPERATIONS)[K]['content']];
 
 /** The JSON body an operation takes (its schema's input type). */

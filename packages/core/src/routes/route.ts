@@ -50,8 +50,11 @@ export interface RouteSpec<P extends string = string, A extends RouteAuth = Rout
   aliasOf?: string;
 }
 
-/** Declare a route, keeping its path and auth as literal types so its handler is typed. */
-export const route = <const P extends string, const A extends RouteAuth>(spec: RouteSpec<P, A>): RouteSpec<P, A> => spec;
+/**
+ * Declare a route, keeping everything about it as literal types: its path and auth type its
+ * handler, its schemas type the client's bodies, queries and answers (packages/client).
+ */
+export const route = <const S extends RouteSpec>(spec: S & { params: { [K in PathParamNames<S['path']>]: string } }): S => spec;
 
 /** The base path of each area, relative to where agentrun is mounted. */
 export const AREA_BASE: Record<RouteArea, string> = { api: '/api/v1', webhooks: '/webhooks' };

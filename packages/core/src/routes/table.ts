@@ -41,9 +41,9 @@ const runId = 'The run ID.';
 const factory = { factoryUid: 'The factory UID.' } as const;
 const webhook = { ...factory, webhookUid: 'The webhook UID.' } as const;
 const automation = { ...factory, automationId: 'The automation ID.' } as const;
-const json = (description: string, schema: v.GenericSchema) => ({ description, schema });
+const json = <S extends v.GenericSchema>(description: string, schema: S) => ({ description, schema });
 const noContent = { 204: { description: 'Done; no body.', content: 'none' } } as const;
-const required = (schema: v.GenericSchema) => ({ schema, presence: 'required' }) as const;
+const required = <S extends v.GenericSchema>(schema: S) => ({ schema, presence: 'required' }) as const;
 
 /**
  * Every route agentrun serves, keyed by operation ID. The router, `owns()`, the OpenAPI document
