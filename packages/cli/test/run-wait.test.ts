@@ -35,4 +35,19 @@ describe.concurrent('run --wait / --follow', () => {
     expect(result.stdout).toMatch(/→ SUCCEEDED/);
     expect(result.stderr).toMatch(/^Run \S+: following its transcript$/m);
   });
+
+  it('runs wait and runs follow stay with a run started earlier; follow replays a finished run’s transcript', async () => {
+    const started = await cli(['run', 'Update the changelog', '--json'], { env });
+    const { run_id } = JSON.parse(started.stdout) as { run_id: string };
+    const waited = await cli(['runs', 'wait', run_id, '--timeout', '30', '--json'], { env });
+    expect(waited.code, waited.stderr).toBe(0);
+    expect(JSON.parse(waited.stdout)).toMatchObject({ run_id, state: 'SUCCEEDED' });
+    const followed = await cli(['runs', 'follow', run_id, '--json'], { env });
+    expect(followed.code, followed.stderr).toBe(0);
+    const events = followed.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; data: { to?: string } });
+    expect(events.at(-1)).toMatchObject({ type: 'state', data: { to: 'SUCCEEDED' } });
+  });
 });

@@ -6,6 +6,6 @@ export { deliveriesList, deliveriesShow } from './deliveries.js';
 export { factoryCreate, factoryList } from './factory.js';
 export { filterTest } from './filter-test.js';
 export { run } from './run.js';
-export { runsCancel, runsFollowup, runsGet, runsList } from './runs.js';
+export { runsCancel, runsFollow, runsFollowup, runsGet, runsList, runsWait } from './runs.js';
 export { secretCreate, secretDelete, secretList, secretUpdate } from './secret.js';
 export { webhookCreate, webhookDelete, webhookDisable, webhookEnable, webhookList, webhookRotate } from './webhook.js';

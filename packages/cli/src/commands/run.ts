@@ -1,15 +1,13 @@
-import { type BodyOf, type ResponseOf, WaitTimeoutError } from '@agentrun/client';
+import type { BodyOf } from '@agentrun/client';
 import { RunAgentRequestSchema } from '@agentrun/core/api';
 import * as v from 'valibot';
 import { type Attachment, readAttachment } from '../attachments.js';
 import type { Command, Context } from '../command.js';
-import { CliError, InvalidInputError, UsageError } from '../errors.js';
+import { InvalidInputError, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { readDataFile } from '../files.js';
 import { describeIssues } from '../issues.js';
-import { formatEvent } from '../run-events-view.js';
-import { printRun } from '../run-view.js';
-import { startSpinner } from '../spinner.js';
+import { follow, WAIT_TIMEOUT_OPTION, wait, waitTimeoutMs } from '../run-watch.js';
 
 /** `agentrun run`: start a run (`POST /agent/run`), and with --wait or --follow stay until it ends (docs/cli.md, "run"). */
 
@@ -40,7 +38,7 @@ export const run: Command = {
     },
     wait: { type: 'boolean', description: 'wait until the run ends, then print it' },
     follow: { type: 'boolean', description: 'print the run’s transcript live until it ends (--json: one event per line)' },
-    timeout: { type: 'string', valueName: 'seconds', description: 'with --wait: give up after this long (exit 4)' },
+    timeout: WAIT_TIMEOUT_OPTION,
   },
   examples: [
     'agentrun run "Fix the flaky test in auth.test.ts" --wait',
@@ -100,49 +98,8 @@ function mcpServers(path: string): NonNullable<RunBody['config']>['mcp_servers']
 }
 
 function waitTimeout(context: Context): number | undefined {
-  const text = context.string('timeout');
-  if (text === undefined) return undefined;
-  if (!context.flag('wait') || context.flag('follow')) throw new UsageError('--timeout goes with --wait (not --follow)');
-  if (!/^\d+(\.\d+)?$/.test(text) || Number(text) <= 0) throw new UsageError(`--timeout ${text}: must be a number of seconds above 0`);
-  return Number(text) * 1000;
-}
-
-/** Poll until the run ends (client.runs.wait), a spinner on a terminal's stderr meanwhile. */
-async function wait(context: Context, runId: string, timeoutMs: number | undefined): Promise<number> {
-  const spinner = startSpinner(context.io, `Run ${runId}: waiting for it to finish`);
-  let finished: ResponseOf<'getRun'>;
-  try {
-    finished = await context.client().runs.wait(runId, timeoutMs !== undefined ? { timeoutMs } : {});
-  } catch (error) {
-    if (error instanceof WaitTimeoutError) {
-      throw new CliError(
-        `gave up waiting for run ${runId} after ${timeoutMs! / 1000} s${error.lastState ? `; it is ${error.lastState}` : ''}`,
-        EXIT.network,
-      );
-    }
-    throw error;
-  } finally {
-    spinner.stop();
+  if (context.string('timeout') !== undefined && (!context.flag('wait') || context.flag('follow'))) {
+    throw new UsageError('--timeout goes with --wait (not --follow)');
   }
-  if (context.json) context.printJson(finished);
-  else printRun(context, finished);
-  return outcome(context, finished);
-}
-
-/** Print the transcript as it happens (client.runs.stream), then answer by the run's final state. */
-async function follow(context: Context, runId: string): Promise<number> {
-  const client = context.client();
-  context.note(`Run ${runId}: following its transcript`);
-  for await (const event of client.runs.stream(runId)) {
-    if (context.json) context.io.stdout.write(`${JSON.stringify(event)}\n`);
-    else context.print(formatEvent(event));
-  }
-  // The stream ends when the run does; the run itself says how.
-  return outcome(context, await client.runs.get(runId));
-}
-
-function outcome(context: Context, finished: ResponseOf<'getRun'>): number {
-  if (finished.state === 'SUCCEEDED') return EXIT.ok;
-  context.note(`Run ${finished.run_id} ended ${finished.state}${finished.status_message ? `: ${finished.status_message.message}` : ''}`);
-  return EXIT.runNotSucceeded;
+  return waitTimeoutMs(context);
 }

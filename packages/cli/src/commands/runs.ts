@@ -4,8 +4,9 @@ import type { Command, Context, OptionSpec } from '../command.js';
 import { InvalidInputError, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { printRun, printRuns } from '../run-view.js';
+import { follow, WAIT_TIMEOUT_OPTION, wait, waitTimeoutMs } from '../run-watch.js';
 
-/** `agentrun runs list|get|cancel|followup` (docs/cli.md, "Runs"; docs/run-api.md for the API). */
+/** `agentrun runs list|get|wait|follow|cancel|followup` (docs/cli.md, "Runs"; docs/run-api.md for the API). */
 
 type ListQuery = Omit<QueryOf<'listRuns'>, 'cursor'>;
 
@@ -139,4 +140,22 @@ export const runsFollowup: Command = {
     else context.print(`Follow-up sent to ${runId}`);
     return EXIT.ok;
   },
+};
+
+export const runsWait: Command = {
+  name: 'runs wait',
+  summary: 'Wait until a run ends, then print it (exit 0 when it SUCCEEDED, 5 otherwise)',
+  arguments: ['<run-id>'],
+  options: { timeout: { ...WAIT_TIMEOUT_OPTION, description: 'give up after this long (exit 4)' } },
+  examples: ['agentrun runs wait $RUN_ID --timeout 600'],
+  run: (context) => wait(context, context.positionals[0] as string, waitTimeoutMs(context)),
+};
+
+export const runsFollow: Command = {
+  name: 'runs follow',
+  summary: 'Print a run’s transcript, from its start and then live, until it ends (exit 0 or 5)',
+  description: '--json prints one event per line (JSON Lines), as the API sends them.',
+  arguments: ['<run-id>'],
+  examples: ['agentrun runs follow $RUN_ID'],
+  run: (context) => follow(context, context.positionals[0] as string),
 };

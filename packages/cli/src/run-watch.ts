@@ -1,0 +1,66 @@
+import { type ResponseOf, WaitTimeoutError } from '@agentrun/client';
+import type { Context, OptionSpec } from './command.js';
+import { CliError, UsageError } from './errors.js';
+import { EXIT } from './exit-codes.js';
+import { formatEvent } from './run-events-view.js';
+import { printRun } from './run-view.js';
+import { startSpinner } from './spinner.js';
+
+/**
+ * Staying with a run until it ends (`run --wait/--follow`, `runs wait/follow`; docs/cli.md):
+ * the exit code is the run's, 0 when it SUCCEEDED and 5 otherwise.
+ */
+
+/** Poll until the run ends (client.runs.wait), a spinner on a terminal's stderr meanwhile. */
+export const WAIT_TIMEOUT_OPTION: OptionSpec = {
+  type: 'string',
+  valueName: 'seconds',
+  description: 'with --wait: give up after this long (exit 4)',
+};
+
+/** `--timeout <seconds>` in milliseconds, when given. */
+export function waitTimeoutMs(context: Context): number | undefined {
+  const text = context.string('timeout');
+  if (text === undefined) return undefined;
+  if (!/^\d+(\.\d+)?$/.test(text) || Number(text) <= 0) throw new UsageError(`--timeout ${text}: must be a number of seconds above 0`);
+  return Number(text) * 1000;
+}
+
+export async function wait(context: Context, runId: string, timeoutMs: number | undefined): Promise<number> {
+  const spinner = startSpinner(context.io, `Run ${runId}: waiting for it to finish`);
+  let finished: ResponseOf<'getRun'>;
+  try {
+    finished = await context.client().runs.wait(runId, timeoutMs !== undefined ? { timeoutMs } : {});
+  } catch (error) {
+    if (error instanceof WaitTimeoutError) {
+      throw new CliError(
+        `gave up waiting for run ${runId} after ${timeoutMs! / 1000} s${error.lastState ? `; it is ${error.lastState}` : ''}`,
+        EXIT.network,
+      );
+    }
+    throw error;
+  } finally {
+    spinner.stop();
+  }
+  if (context.json) context.printJson(finished);
+  else printRun(context, finished);
+  return outcome(context, finished);
+}
+
+/** Print the transcript as it happens (client.runs.stream), then answer by the run's final state. */
+export async function follow(context: Context, runId: string): Promise<number> {
+  const client = context.client();
+  context.note(`Run ${runId}: following its transcript`);
+  for await (const event of client.runs.stream(runId)) {
+    if (context.json) context.io.stdout.write(`${JSON.stringify(event)}\n`);
+    else context.print(formatEvent(event));
+  }
+  // The stream ends when the run does; the run itself says how.
+  return outcome(context, await client.runs.get(runId));
+}
+
+function outcome(context: Context, finished: ResponseOf<'getRun'>): number {
+  if (finished.state === 'SUCCEEDED') return EXIT.ok;
+  context.note(`Run ${finished.run_id} ended ${finished.state}${finished.status_message ? `: ${finished.status_message.message}` : ''}`);
+  return EXIT.runNotSucceeded;
+}
