@@ -1,0 +1,60 @@
+"""
+The operations the client calls, as the route table declares them
+(packages/core/src/routes/table.ts; docs/architecture.md, "The route table"): method, full path
+and how the answer's body is read. tests/test_operations.py compares this table with
+docs/openapi.json, so a route the server gains without a line here fails the suite.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, Literal, NamedTuple
+
+Content = Literal["json", "text", "binary", "none"]
+"""How an answer's body is read: parsed JSON, text, bytes, or nothing (204)."""
+
+
+class Operation(NamedTuple):
+    """One operation of the route table: its HTTP method, its full path template, its answer's content."""
+
+    method: str
+    path: str
+    content: Content
+
+
+# All but the webhook ingress (called by providers) and the OpenAPI document, as in the TS client.
+OPERATIONS: Dict[str, Operation] = {
+    "runAgent": Operation("POST", "/api/v1/agent/run", "json"),
+    "createRun": Operation("POST", "/api/v1/agent/runs", "json"),
+    "listRuns": Operation("GET", "/api/v1/agent/runs", "json"),
+    "getRun": Operation("GET", "/api/v1/agent/runs/{runId}", "json"),
+    "followupRun": Operation("POST", "/api/v1/agent/runs/{runId}/followups", "json"),
+    "cancelRun": Operation("POST", "/api/v1/agent/runs/{runId}/cancel", "text"),
+    "getRunAttachment": Operation("GET", "/api/v1/agent/runs/{runId}/attachments/{fileName}", "binary"),
+    "listRunEvents": Operation("GET", "/api/v1/agent/runs/{runId}/events", "json"),
+    "getRunTranscript": Operation("GET", "/api/v1/agent/runs/{runId}/transcript", "text"),
+    "createFactory": Operation("POST", "/api/v1/factories", "json"),
+    "listFactories": Operation("GET", "/api/v1/factories", "json"),
+    "getFactory": Operation("GET", "/api/v1/factories/{factoryUid}", "json"),
+    "applyDefinitions": Operation("POST", "/api/v1/factories/{factoryUid}/apply", "json"),
+    "listSecrets": Operation("GET", "/api/v1/team/secrets", "json"),
+    "putSecret": Operation("PUT", "/api/v1/team/secrets/{name}", "json"),
+    "deleteSecret": Operation("DELETE", "/api/v1/team/secrets/{name}", "none"),
+    "createWebhook": Operation("POST", "/api/v1/factories/{factoryUid}/webhooks", "json"),
+    "listWebhooks": Operation("GET", "/api/v1/factories/{factoryUid}/webhooks", "json"),
+    "getWebhook": Operation("GET", "/api/v1/factories/{factoryUid}/webhooks/{webhookUid}", "json"),
+    "patchWebhook": Operation("PATCH", "/api/v1/factories/{factoryUid}/webhooks/{webhookUid}", "json"),
+    "deleteWebhook": Operation("DELETE", "/api/v1/factories/{factoryUid}/webhooks/{webhookUid}", "none"),
+    "rotateWebhookSecret": Operation("POST", "/api/v1/factories/{factoryUid}/webhooks/{webhookUid}/rotate-secret", "json"),
+    "putProviderSecret": Operation("PUT", "/api/v1/factories/{factoryUid}/webhooks/{webhookUid}/provider-secret", "json"),
+    "listDeliveries": Operation("GET", "/api/v1/factories/{factoryUid}/webhooks/{webhookUid}/deliveries", "json"),
+    "getDelivery": Operation("GET", "/api/v1/factories/{factoryUid}/webhooks/{webhookUid}/deliveries/{deliveryId}", "json"),
+    "getDeliveryPayload": Operation(
+        "GET", "/api/v1/factories/{factoryUid}/webhooks/{webhookUid}/deliveries/{deliveryId}/payload", "binary"
+    ),
+    "createAutomation": Operation("POST", "/api/v1/factories/{factoryUid}/automations", "json"),
+    "listAutomations": Operation("GET", "/api/v1/factories/{factoryUid}/automations", "json"),
+    "getAutomation": Operation("GET", "/api/v1/factories/{factoryUid}/automations/{automationId}", "json"),
+    "patchAutomation": Operation("PATCH", "/api/v1/factories/{factoryUid}/automations/{automationId}", "json"),
+    "deleteAutomation": Operation("DELETE", "/api/v1/factories/{factoryUid}/automations/{automationId}", "none"),
+    "testFilter": Operation("POST", "/api/v1/factories/{factoryUid}/automations/{automationId}/test-filter", "json"),
+}

@@ -1,0 +1,329 @@
+"""
+The wire types, as TypedDicts: the bodies the client sends and the answers it gets back, as the
+route table's schemas define them (docs/openapi.json; docs/run-api.md and docs/management-api.md
+describe each field). Answers are the server's JSON as parsed: extra members the server adds
+later are kept, and a key marked optional here may be absent.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Literal, Optional, TypedDict, Union
+
+RunState = Literal["QUEUED", "PENDING", "CLAIMED", "INPROGRESS", "SUCCEEDED", "FAILED", "BLOCKED", "ERROR", "CANCELLED"]
+"""A run's state (docs/state-machine.md)."""
+
+RunMode = Literal["normal", "plan", "orchestrate"]
+"""The published clients' run mode: accepted, not acted on."""
+
+
+class McpServerConfig(TypedDict, total=False):
+    """One MCP server of a run's config: exactly one of ``warp_id``, ``command`` (with ``args``, ``env``) or ``url`` (with ``headers``)."""
+
+    warp_id: str
+    command: str
+    args: List[str]
+    env: Dict[str, str]
+    url: str
+    headers: Dict[str, str]
+
+
+class HarnessConfig(TypedDict, total=False):
+    """Which agent program runs the run (``type`` such as ``oz``, ``claude``, ``gemini``, ``codex``)."""
+
+    type: str
+    auth_secret_name: str
+    model_id: str
+    reasoning_level: str
+
+
+class AmbientAgentConfig(TypedDict, total=False):
+    """A run's configuration (docs/run-api.md, "Start a run"); every field optional. Other accepted fields may be added as a plain dict."""
+
+    name: str
+    model_id: str
+    base_prompt: str
+    environment_id: str
+    skill_spec: str
+    mcp_servers: Dict[str, McpServerConfig]
+    computer_use_enabled: bool
+    idle_timeout_minutes: int
+    worker_host: str
+    harness: HarnessConfig
+    skills: List[Any]
+
+
+class AttachmentInput(TypedDict):
+    """A file sent with a run: standard base64 ``data`` (e.g. ``base64.b64encode(raw).decode()``), at most 5 MiB decoded."""
+
+    file_name: str
+    mime_type: str
+    data: str
+
+
+class ImageInput(TypedDict):
+    """An image sent with a run (stored as attachment ``image-<n>``)."""
+
+    mime_type: str
+    data: str
+
+
+class RunAgentResponse(TypedDict):
+    """The answer to a create: the new run's ID and state (``task_id`` is a deprecated alias of ``run_id``)."""
+
+    run_id: str
+    task_id: str
+    state: RunState
+
+
+class RunFollowupResponse(TypedDict):
+    """The answer to a follow-up: the run and its state after it."""
+
+    run_id: str
+    state: RunState
+
+
+class _RunItemRequired(TypedDict):
+    run_id: str
+    task_id: str
+    title: str
+    state: RunState
+    prompt: str
+    created_at: str
+    updated_at: str
+
+
+class RunItem(_RunItemRequired, total=False):
+    """One run (docs/run-api.md, "The run: RunItem"); optional members appear when set."""
+
+    started_at: str
+    status_message: Dict[str, Any]
+    source: str
+    creator: Dict[str, Any]
+    scope: Dict[str, Any]
+    agent_config: Dict[str, Any]
+    conversation_id: str
+    attachments: List[Dict[str, Any]]
+    session_id: str
+    session_link: str
+    parent_run_id: str
+    agent_identity_uid: str
+    agent_skill: Dict[str, Any]
+    trigger: Dict[str, Any]
+
+
+class _PageInfoRequired(TypedDict):
+    has_next_page: bool
+
+
+class PageInfo(_PageInfoRequired, total=False):
+    """Where a keyset page ends: ``next_cursor`` is the next page's ``cursor`` (or ``after``)."""
+
+    next_cursor: str
+
+
+class ListRunsResponse(TypedDict):
+    """One page of runs."""
+
+    runs: List[RunItem]
+    page_info: PageInfo
+
+
+class RunEvent(TypedDict):
+    """One event of a run's transcript (docs/run-api.md, "Run events"): ``type`` is ``state``, ``status``, ``followup``, ``output``, ``artifact`` or ``truncated``."""
+
+    id: int
+    at: str
+    type: str
+    data: Any
+
+
+class ListRunEventsResponse(TypedDict):
+    """One page of a run's events."""
+
+    events: List[RunEvent]
+    page_info: PageInfo
+
+
+class _FactoryRequired(TypedDict):
+    uid: str
+    name: str
+    created_at: str
+    updated_at: str
+
+
+class Factory(_FactoryRequired, total=False):
+    """A factory (docs/management-api.md)."""
+
+    foreman_agent_identity_uid: str
+
+
+class FactoryList(TypedDict):
+    """The team's factories."""
+
+    factories: List[Factory]
+
+
+class Secret(TypedDict):
+    """A team secret, by name (its value is never answered)."""
+
+    name: str
+    created_at: str
+    updated_at: str
+
+
+class SecretList(TypedDict):
+    """The team's secrets."""
+
+    secrets: List[Secret]
+
+
+WebhookAuthMode = Literal["token", "url_token", "signature"]
+"""How a webhook authenticates its deliveries (docs/webhooks.md)."""
+
+
+class _WebhookRequired(TypedDict):
+    uid: str
+    name: str
+    auth_mode: WebhookAuthMode
+    secret_name: str
+    enabled: bool
+    ingress_url: str
+    created_at: str
+    updated_at: str
+
+
+class Webhook(_WebhookRequired, total=False):
+    """A webhook (docs/management-api.md)."""
+
+    signature_scheme: str
+    delivery_id_header: str
+
+
+class _WebhookWithSecretRequired(TypedDict):
+    webhook: Webhook
+    ingress_url: str
+
+
+class WebhookWithSecret(_WebhookWithSecretRequired, total=False):
+    """A created or rotated webhook, with its secret (shown in this answer only)."""
+
+    secret: str
+
+
+class WebhookList(TypedDict):
+    """A factory's webhooks."""
+
+    webhooks: List[Webhook]
+
+
+class Delivery(TypedDict):
+    """One entry of a webhook's delivery log."""
+
+    delivery_id: str
+    identity: Optional[str]
+    size: int
+    received_at: str
+    status: str
+
+
+class DeliveryDetail(Delivery, total=False):
+    """One log entry; an accepted one with its payload."""
+
+    payload: Any
+
+
+class DeliveryList(TypedDict):
+    """One page of a webhook's delivery log, newest first."""
+
+    deliveries: List[Delivery]
+    page_info: PageInfo
+
+
+class Trigger(TypedDict):
+    """What starts an automation: e.g. ``{"provider": "webhook", "event": "received", "filter": {...}}`` (docs/filters.md)."""
+
+    provider: str
+    event: str
+    filter: Dict[str, Any]
+
+
+class _AutomationRequired(TypedDict):
+    id: str
+    name: str
+    prompt: str
+    enabled: bool
+    triggers: List[Trigger]
+    created_at: str
+    updated_at: str
+
+
+class Automation(_AutomationRequired, total=False):
+    """An automation: a prompt run for deliveries its triggers select."""
+
+    config: AmbientAgentConfig
+
+
+class AutomationList(TypedDict):
+    """A factory's automations."""
+
+    automations: List[Automation]
+
+
+class FilterCheck(TypedDict):
+    """One check of a filter test."""
+
+    passed: bool
+    detail: str
+
+
+class _TestFilterResultRequired(TypedDict):
+    result: Literal["Would trigger", "Would not trigger"]
+    webhook_check: FilterCheck
+    payload_check: FilterCheck
+
+
+class TestFilterResult(_TestFilterResultRequired, total=False):
+    """Whether a payload would start the automation, and why not."""
+
+    note: str
+
+
+class _WebhookDefinitionRequired(TypedDict):
+    name: str
+    secret_name: str
+
+
+class WebhookDefinition(_WebhookDefinitionRequired, total=False):
+    """A webhook as a definition file declares it (docs/definitions.md)."""
+
+    auth_mode: WebhookAuthMode
+    signature_scheme: str
+    delivery_id_header: str
+    enabled: bool
+
+
+class _AutomationDefinitionRequired(TypedDict):
+    name: str
+    prompt: str
+    triggers: List[Trigger]
+
+
+class AutomationDefinition(_AutomationDefinitionRequired, total=False):
+    """An automation as a definition file declares it (docs/definitions.md)."""
+
+    enabled: bool
+    config: AmbientAgentConfig
+
+
+class ApplyResult(TypedDict):
+    """The plan of a definitions apply, and whether it was applied (docs/definitions.md)."""
+
+    applied: bool
+    dry_run: bool
+    version: int
+    webhooks: List[Dict[str, Any]]
+    automations: List[Dict[str, Any]]
+
+
+JsonBody = Union[Dict[str, Any], List[Any]]
+"""Any JSON object or array, for ``Client.request()``."""
