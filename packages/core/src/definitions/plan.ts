@@ -30,7 +30,7 @@ export interface PlanInput {
 }
 
 /** A webhook to write, and the team secret whose value it is to verify with from now on. */
-export interface WebhookWrite {
+interface WebhookWrite {
   record: WebhookRecord;
   copyOf?: { secretName: string; value: string };
 }
