@@ -11,13 +11,20 @@ const config: KnipConfig = {
   // Strict: an export no other module imports fails too, even when its own module uses it. A name
   // is exported because something outside needs it, or it is not exported.
   ignoreExportsUsedInFile: false,
+  // A system tool, not an npm package: clients/python/python.test.ts runs it when installed (.ci/run installs it).
+  ignoreBinaries: ['mypy'],
   workspaces: {
     '.': {
       // Started as files, not imported: the README's examples (test/examples.test.ts runs them)
       // and the preload that test passes to `node --import`.
       entry: ['examples/*.mjs', 'test/support/*.mjs'],
       // Run as binaries from node_modules/.bin by scripts/lint-packages.mjs.
-      ignoreDependencies: ['publint', '@arethetypeswrong/cli'],
+      // preact: tsconfig.base.json's jsxImportSource, for the dashboard's app (a devDependency there).
+      ignoreDependencies: ['publint', '@arethetypeswrong/cli', 'preact'],
+    },
+    'packages/dashboard': {
+      // The app's entry: bundled by scripts/build-app.ts (esbuild) into dist/app/, not imported.
+      entry: ['src/app/main.tsx'],
     },
     'packages/core': {
       // Optional peers on purpose: only @agentrun/core/testing (the store conformance suite) uses

@@ -48,6 +48,7 @@ console.log(
   `agentrun reference server listening on ${server.url}${shown !== server.url ? ` (all interfaces; from this machine: ${shown})` : ''}`,
 );
 console.log(`  run API:  ${shown}/api/v1  (store: ${store ? `postgres, schema ${store.schema}` : 'memory'}, executor: ${chosen.name})`);
+console.log(`  dashboard: ${shown}/dashboard`);
 console.log(
   `  API key:  ${server.apiKey}${process.env.AGENTRUN_API_KEY ? ' (from AGENTRUN_API_KEY)' : ' (generated; set AGENTRUN_API_KEY to fix it)'}`,
 );

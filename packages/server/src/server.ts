@@ -2,6 +2,7 @@ import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   type AgentRun,
+  composeMounts,
   createAgentRun,
   createApiKey,
   demoExecutor,
@@ -11,6 +12,7 @@ import {
   type Worker,
 } from '@agentrun/core';
 import { sha256Hex } from '@agentrun/core/internal';
+import { createDashboard } from '@agentrun/dashboard';
 import { createNodeListener } from '@agentrun/node';
 import { createMemoryStore } from '@agentrun/store-memory';
 
@@ -75,8 +77,8 @@ async function bootstrapKey(store: Store, key: string | undefined): Promise<stri
 }
 
 /**
- * The reference server (README.md, "Try it"): the whole HTTP surface, a worker and the demo
- * executor.
+ * The reference server (README.md, "Try it"): the whole HTTP surface, the dashboard at
+ * `/dashboard`, a worker and the demo executor.
  */
 export async function startReferenceServer(options: ReferenceServerOptions = {}): Promise<ReferenceServer> {
   const store = options.store ?? createMemoryStore();
@@ -98,7 +100,8 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
     webhookBaseUrl: options.webhookBaseUrl ?? `http://localhost:${address.port}`,
     ...(options.secretKey !== undefined ? { secretKey: options.secretKey } : {}),
   });
-  listener = createNodeListener(agentrun);
+  // The dashboard (docs/dashboard.md) beside the API: /dashboard is its own, every other path agentrun's.
+  listener = createNodeListener(composeMounts([agentrun, createDashboard()], (request) => agentrun.fetch(request)));
   const worker = agentrun.worker(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {});
   worker.start();
 

@@ -1,0 +1,103 @@
+import type { ResponseOf } from '@agentrun/client';
+import { useState } from 'preact/hooks';
+import { useClient } from '../api-context.js';
+import { ErrorText } from '../components/error-text.js';
+import { JsonView } from '../components/json-view.js';
+import { formatBytes, formatTime } from '../format.js';
+import { describe, type Problem } from '../problems.js';
+import { useLoad } from '../use-load.js';
+
+type Delivery = ResponseOf<'getDelivery'>;
+
+/** A webhook's delivery log, newest first (docs/management-api.md, "The delivery log"). */
+export function Deliveries({ factoryUid, webhookUid }: { factoryUid: string; webhookUid: string }) {
+  const client = useClient();
+  const [cursor, setCursor] = useState<string | undefined>();
+  const page = useLoad(
+    () => client.deliveries.listPage(factoryUid, webhookUid, cursor ? { cursor, limit: 50 } : { limit: 50 }),
+    [factoryUid, webhookUid, cursor],
+  );
+  const [shown, setShown] = useState<Delivery | undefined>();
+  const [problem, setProblem] = useState<Problem | undefined>();
+  return (
+    <section aria-labelledby="deliveries-heading">
+      <h2 id="deliveries-heading">Recent deliveries</h2>
+      <button type="button" onClick={page.reload}>
+        Refresh deliveries
+      </button>
+      <ErrorText problem={page.problem} />
+      {page.data && page.data.deliveries.length === 0 ? (
+        <p class="empty">No deliveries yet. Send a POST to the ingress URL with the secret, and it shows up here.</p>
+      ) : null}
+      {page.data && page.data.deliveries.length > 0 ? (
+        <table class="list">
+          <caption class="visually-hidden">Deliveries, newest first</caption>
+          <thead>
+            <tr>
+              <th scope="col">Status</th>
+              <th scope="col">Size</th>
+              <th scope="col">Received</th>
+              <th scope="col">Delivery ID</th>
+              <th scope="col">Payload</th>
+            </tr>
+          </thead>
+          <tbody>
+            {page.data.deliveries.map((d) => (
+              <tr key={d.delivery_id}>
+                <td>
+                  <span class={`label label-${d.status === 'Accepted' ? 'ok' : d.status === 'Duplicate' ? 'neutral' : 'bad'}`}>
+                    {d.status}
+                  </span>
+                </td>
+                <td>{formatBytes(d.size)}</td>
+                <td>{formatTime(d.received_at)}</td>
+                <td>
+                  <code>{d.delivery_id}</code>
+                </td>
+                <td>
+                  {d.status === 'Accepted' ? (
+                    <button
+                      type="button"
+                      aria-label={`Show payload of ${d.delivery_id}`}
+                      onClick={async () => {
+                        try {
+                          setShown(await client.deliveries.get(factoryUid, webhookUid, d.delivery_id));
+                          setProblem(undefined);
+                        } catch (error) {
+                          setProblem(describe(error));
+                        }
+                      }}
+                    >
+                      Show payload
+                    </button>
+                  ) : (
+                    <span class="hint">not kept</span>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+      {page.data?.page_info.has_next_page && page.data.page_info.next_cursor ? (
+        <button type="button" onClick={() => setCursor(page.data!.page_info.next_cursor!)}>
+          Older deliveries
+        </button>
+      ) : null}
+      {cursor ? (
+        <button type="button" onClick={() => setCursor(undefined)}>
+          Newest deliveries
+        </button>
+      ) : null}
+      <ErrorText problem={problem} />
+      {shown ? (
+        <section class="panel" aria-labelledby="payload-heading">
+          <h3 id="payload-heading">
+            Payload of <code>{shown.delivery_id}</code>
+          </h3>
+          <JsonView value={shown.payload} />
+        </section>
+      ) : null}
+    </section>
+  );
+}

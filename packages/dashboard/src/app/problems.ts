@@ -1,0 +1,38 @@
+import { APIConnectionError, APIError } from '@agentrun/client';
+
+/**
+ * API errors in words (docs/dashboard.md, "Errors"): the problem+json `detail`, and for a 400
+ * with several problems, each at its dot path (`triggers.0.filter.payload.action`) so a form can
+ * show it beside the field it is about.
+ */
+
+export interface FieldProblem {
+  path: string;
+  detail: string;
+}
+
+export interface Problem {
+  /** One sentence for the whole error. */
+  message: string;
+  fields: FieldProblem[];
+}
+
+export function describe(error: unknown): Problem {
+  if (error instanceof APIError) {
+    const body = (typeof error.body === 'object' && error.body !== null ? error.body : {}) as { errors?: unknown };
+    const fields = Array.isArray(body.errors)
+      ? body.errors.flatMap((e: unknown) => {
+          const { path, detail } = (e ?? {}) as { path?: unknown; detail?: unknown };
+          return typeof detail === 'string' ? [{ path: typeof path === 'string' ? path : '', detail }] : [];
+        })
+      : [];
+    const words = error.detail ?? error.title ?? error.error ?? (typeof error.body === 'string' ? error.body : undefined);
+    return { message: `${words ?? 'The request failed'} (HTTP ${error.status})`, fields };
+  }
+  if (error instanceof APIConnectionError) return { message: 'Could not reach the API. Check the connection and try again.', fields: [] };
+  return { message: error instanceof Error ? error.message : String(error), fields: [] };
+}
+
+/** The problems at `prefix` or below it (a field's own, and its parts'). */
+export const problemsAt = (problem: Problem | undefined, prefix: string): FieldProblem[] =>
+  problem?.fields.filter((f) => f.path === prefix || f.path.startsWith(`${prefix}.`)) ?? [];

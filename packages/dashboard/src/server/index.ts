@@ -1,0 +1,2 @@
+export { createDashboard } from './dashboard.js';
+export type { AuthHook, DashboardOptions } from './options.js';

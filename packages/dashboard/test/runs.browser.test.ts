@@ -1,0 +1,130 @@
+import { AgentRunClient } from '@agentrun/client';
+import type { ReferenceServer } from '@agentrun/server';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { browserAvailable, launchBrowser, openPage, screenshot, seriousViolations } from './support/browser.js';
+import { startDashboardServer } from './support/server.js';
+
+/**
+ * The runs pages in a real headless Chromium against the reference server (docs/dashboard.md,
+ * "Tests"): sign-in, the list with its filters and pages, a run followed live from QUEUED to
+ * SUCCEEDED, Cancel, Send follow-up, and axe on each page.
+ */
+describe.runIf(browserAvailable())('dashboard: runs', () => {
+  let server: ReferenceServer;
+  let browser: Browser;
+  let client: AgentRunClient;
+  let page: Page;
+  let problems: string[];
+
+  beforeAll(async () => {
+    [server, browser] = await Promise.all([startDashboardServer(), launchBrowser()]);
+    client = new AgentRunClient({ apiKey: server.apiKey, baseURL: server.url });
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+  afterEach(() => expect(problems).toEqual([]));
+
+  const signIn = async () => {
+    ({ page, problems } = await openPage(browser, server.url));
+    await page.goto(`${server.url}/dashboard/runs`);
+    await page.getByLabel('API key').fill(server.apiKey);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Runs', level: 1 }).waitFor();
+  };
+
+  it('refuses a wrong key in words, then signs in with the right one, keeping it in sessionStorage only', async () => {
+    ({ page, problems } = await openPage(browser, server.url));
+    await page.goto(`${server.url}/dashboard/`);
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.getByLabel('API key').fill('not-a-key');
+    await page.keyboard.press('Enter');
+    await page.getByText('This API key was not accepted').waitFor();
+    await page.getByLabel('API key').fill(server.apiKey);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Runs', level: 1 }).waitFor();
+    expect(page.url()).not.toContain(server.apiKey);
+    expect(await page.evaluate(() => sessionStorage.getItem('agentrun.dashboard.apiKey'))).toBe(server.apiKey);
+    expect(await page.evaluate(() => localStorage.length)).toBe(0);
+    // A reload keeps the session; signing out forgets it.
+    await page.reload();
+    await page.getByRole('heading', { name: 'Runs', level: 1 }).waitFor();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('API key').waitFor();
+    expect(await page.evaluate(() => sessionStorage.getItem('agentrun.dashboard.apiKey'))).toBeNull();
+    await page.context().close();
+  });
+
+  it('says what to do when there is no run yet', async () => {
+    await signIn();
+    await page.getByText('No runs yet.').waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.context().close();
+  });
+
+  it('follows a run live from QUEUED to SUCCEEDED, with its prompt, config, creator and source', async () => {
+    await signIn();
+    await client.runs.create({ prompt: 'Fix the flaky test', title: 'Flaky test', config: { model_id: 'demo-model' } });
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await page.getByRole('link', { name: 'Flaky test' }).click();
+    await page.getByRole('heading', { name: 'Flaky test', level: 1 }).waitFor();
+    await page.getByText('Fix the flaky test').waitFor();
+    await page.getByText('demo-model').waitFor();
+    await page.getByText('Bootstrap key (service_account, bootstrap)').waitFor();
+    // The transcript starts from the run's first state change and goes on live until SUCCEEDED.
+    await page.locator('.transcript').getByText('QUEUED →', { exact: false }).first().waitFor();
+    await page.locator('.transcript').getByText('→ SUCCEEDED').waitFor({ timeout: 15_000 });
+    await page.locator('.badge', { hasText: 'SUCCEEDED' }).waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+
+    // A follow-up re-queues the finished run, and the transcript follows it again.
+    await page.getByLabel('Message').fill('Also update the changelog');
+    await page.getByRole('button', { name: 'Send follow-up' }).click();
+    await page.locator('.transcript').getByText('follow-up: Also update the changelog').waitFor();
+    await expect.poll(() => page.locator('.transcript').getByText('→ SUCCEEDED').count(), { timeout: 15_000 }).toBe(2);
+    await page.context().close();
+  });
+
+  it('cancels a running run after asking, with the keyboard only', async () => {
+    await signIn();
+    const { run_id } = await client.runs.create({ prompt: 'hold until cancelled', title: 'Held run' });
+    await page.goto(`${server.url}/dashboard/runs/${run_id}`);
+    await page.getByText('Holding until cancelled').waitFor();
+    await page.getByRole('button', { name: 'Cancel run' }).focus();
+    await page.keyboard.press('Enter');
+    // The confirming button takes the focus.
+    await page.keyboard.press('Enter');
+    await page.locator('.badge', { hasText: 'CANCELLED' }).waitFor();
+    expect((await client.runs.get(run_id)).state).toBe('CANCELLED');
+    await page.context().close();
+  });
+
+  it('filters by state, pages with cursors, and shows the runs page', async () => {
+    await signIn();
+    for (let i = 0; i < 3; i++) await client.runs.create({ prompt: `hold page ${i}`, title: `Paged ${i}` });
+    await page.goto(`${server.url}/dashboard/runs?limit=2`);
+    await page.getByRole('button', { name: 'Next page' }).click();
+    await page.getByRole('button', { name: 'Previous page' }).waitFor();
+    await page.getByRole('button', { name: 'Previous page' }).click();
+    await page.getByRole('button', { name: 'Next page' }).waitFor();
+
+    await page.goto(`${server.url}/dashboard/runs`);
+    await page.getByLabel('CANCELLED').check();
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.getByRole('link', { name: 'Held run' }).waitFor();
+    expect(await page.locator('tbody tr').count()).toBe(1);
+    expect(page.url()).toContain('state=CANCELLED');
+
+    // An invalid filter is the API's 400, in words.
+    await page.goto(`${server.url}/dashboard/runs?limit=0`);
+    await page.getByRole('alert').getByText('limit', { exact: false }).waitFor();
+
+    await page.goto(`${server.url}/dashboard/runs`);
+    await page.getByRole('link', { name: 'Paged 2' }).waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, 'dashboard-runs.png');
+    await page.context().close();
+  });
+});
