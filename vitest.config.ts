@@ -11,7 +11,8 @@ export default defineConfig({
   ssr: { resolve: { conditions } },
   test: {
     // examples/filter-rules: a team's own filter tests, as docs/filters.md shows them, run as written.
-    include: ['packages/*/test/**/*.test.ts', 'test/**/*.test.ts', 'examples/**/*.test.ts'],
+    // clients/python/python.test.ts: the Python client's unittest suite and mypy (docs/python.md).
+    include: ['packages/*/test/**/*.test.ts', 'test/**/*.test.ts', 'examples/**/*.test.ts', 'clients/*/*.test.ts'],
     testTimeout: 20_000,
   },
 });

@@ -302,10 +302,20 @@ class WebhookDefinition(_WebhookDefinitionRequired, total=False):
     enabled: bool
 
 
+class _TriggerDefinitionRequired(TypedDict):
+    webhooks: List[str]
+
+
+class TriggerDefinition(_TriggerDefinitionRequired, total=False):
+    """A definition file's trigger: the webhooks it selects by file name, and an optional payload filter (docs/filters.md)."""
+
+    payload: Any
+
+
 class _AutomationDefinitionRequired(TypedDict):
     name: str
     prompt: str
-    triggers: List[Trigger]
+    triggers: List[TriggerDefinition]
 
 
 class AutomationDefinition(_AutomationDefinitionRequired, total=False):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict
+from typing import TYPE_CHECKING, Any, ClassVar, Dict
 
 if TYPE_CHECKING:
     from .._client import Client
@@ -10,6 +10,9 @@ if TYPE_CHECKING:
 
 class Resource:
     """A group of operations over one client (``client.runs``, ``client.factories``, …)."""
+
+    operations: ClassVar[Dict[str, str]] = {}
+    """Each method's name and the route-table operation it calls."""
 
     def __init__(self, client: Client) -> None:
         self._client = client

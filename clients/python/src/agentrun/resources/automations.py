@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, Mapping, Optional, Sequence, Union, cast
+from typing import Any, ClassVar, Dict, Mapping, Optional, Sequence, Union, cast
 
 from .._omitted import OMITTED
 from ..types import AmbientAgentConfig, Automation, AutomationList, TestFilterResult, Trigger
@@ -12,7 +12,7 @@ from ._base import Resource, given
 class Automations(Resource):
     """Create, list, get, update, delete automations; test a filter on a payload."""
 
-    operations = {
+    operations: ClassVar[Dict[str, str]] = {
         "create": "createAutomation",
         "list": "listAutomations",
         "get": "getAutomation",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator, List, Optional, cast
+from typing import ClassVar, Dict, Iterator, List, Optional, cast
 
 from .._pagination import paginate
 from ..types import Delivery, DeliveryDetail, DeliveryList
@@ -12,7 +12,7 @@ from ._base import Resource, given
 class Deliveries(Resource):
     """List a webhook's deliveries, newest first; get one, and its payload's bytes."""
 
-    operations = {"list": "listDeliveries", "list_page": "listDeliveries", "get": "getDelivery", "payload": "getDeliveryPayload"}
+    operations: ClassVar[Dict[str, str]] = {"list": "listDeliveries", "list_page": "listDeliveries", "get": "getDelivery", "payload": "getDeliveryPayload"}
     """Each method's operation (tests/test_operations.py proves every operation has a method)."""
 
     def list(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Optional, Sequence, cast
+from typing import ClassVar, Dict, Optional, Sequence, cast
 
 from ..types import ApplyResult, AutomationDefinition, Factory, FactoryList, WebhookDefinition
 from ._base import Resource, given
@@ -11,7 +11,7 @@ from ._base import Resource, given
 class Factories(Resource):
     """Create, list and get factories; apply a factory's definition files."""
 
-    operations = {"create": "createFactory", "list": "listFactories", "get": "getFactory", "apply": "applyDefinitions"}
+    operations: ClassVar[Dict[str, str]] = {"create": "createFactory", "list": "listFactories", "get": "getFactory", "apply": "applyDefinitions"}
     """Each method's operation (tests/test_operations.py proves every operation has a method)."""
 
     def create(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Union, cast
+from typing import Any, ClassVar, Dict, Iterator, List, Mapping, Optional, Sequence, Union, cast
 
 from .._pagination import paginate
 from .._stream import RunStream
@@ -29,7 +29,7 @@ Instant = Union[str, datetime]
 class Runs(Resource):
     """Start, list, follow up, cancel, wait for and follow runs."""
 
-    operations = {
+    operations: ClassVar[Dict[str, str]] = {
         "create": "runAgent",
         "list": "listRuns",
         "list_page": "listRuns",

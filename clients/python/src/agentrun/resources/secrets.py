@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Optional, cast
+from typing import ClassVar, Dict, Optional, cast
 
 from ..types import Secret, SecretList
 from ._base import Resource
@@ -11,7 +11,7 @@ from ._base import Resource
 class Secrets(Resource):
     """List, create or replace, and delete team secrets."""
 
-    operations = {"list": "listSecrets", "put": "putSecret", "delete": "deleteSecret"}
+    operations: ClassVar[Dict[str, str]] = {"list": "listSecrets", "put": "putSecret", "delete": "deleteSecret"}
     """Each method's operation (tests/test_operations.py proves every operation has a method)."""
 
     def list(self, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> SecretList:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional, cast
+from typing import Any, ClassVar, Dict, Optional, cast
 
 from .._omitted import OMITTED
 from ..types import Webhook, WebhookAuthMode, WebhookList, WebhookWithSecret
@@ -12,7 +12,7 @@ from ._base import Resource, given
 class Webhooks(Resource):
     """Create, list, get, update, delete webhooks; rotate their secret; set a provider-issued secret."""
 
-    operations = {
+    operations: ClassVar[Dict[str, str]] = {
         "create": "createWebhook",
         "list": "listWebhooks",
         "get": "getWebhook",
