@@ -148,6 +148,24 @@ class StreamAnswersTest(StubTestCase):
         self.assertEqual(server.seen[0][2]["last-event-id"], "1")
 
 
+class WaitTest(StubTestCase):
+    def test_with_a_timeout_a_failed_look_is_retried_by_the_polling(self) -> None:
+        running = {"run_id": "r1", "task_id": "r1", "title": "t", "state": "INPROGRESS", "prompt": "p", "created_at": "x", "updated_at": "x"}
+        done = dict(running, state="SUCCEEDED")
+        as_json = {"content-type": "application/json"}
+        script = [Scripted(200, json.dumps(running).encode(), as_json), problem(503, "unavailable"), Scripted(200, json.dumps(done).encode(), as_json)]
+        server = self.stub(script)
+        self.assertEqual(self.client(server).runs.wait("r1", poll_interval=0, timeout=30)["state"], "SUCCEEDED")
+        self.assertEqual(len(server.seen), 3)
+
+    def test_past_its_timeout_it_is_a_wait_timeout_error_with_the_last_state(self) -> None:
+        running = {"run_id": "r1", "task_id": "r1", "title": "t", "state": "CLAIMED", "prompt": "p", "created_at": "x", "updated_at": "x"}
+        server = self.stub([Scripted(200, json.dumps(running).encode(), {"content-type": "application/json"})] * 200)
+        with self.assertRaises(agentrun.WaitTimeoutError) as caught:
+            self.client(server).runs.wait("r1", poll_interval=0.01, timeout=0.2)
+        self.assertEqual((caught.exception.run_id, caught.exception.last_state), ("r1", "CLAIMED"))
+
+
 class BadInputTest(unittest.TestCase):
     def test_bad_construction_and_arguments_are_clear_errors(self) -> None:
         with self.assertRaisesRegex(ValueError, "api_key is required"):

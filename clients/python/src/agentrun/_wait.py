@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, FrozenSet, Optional
 
-from ._errors import APIConnectionTimeoutError, WaitTimeoutError
+from ._errors import APIConnectionError, InternalServerError, RateLimitError, WaitTimeoutError
 from .types import RunItem
 
 if TYPE_CHECKING:
@@ -30,6 +30,7 @@ def wait_for_run(client: Client, run_id: str, poll_interval: float = 1.0, timeou
         raise ValueError(f"runs.wait: timeout must be a number of seconds >= 0, got {timeout!r}")
     deadline = None if timeout is None else time.monotonic() + timeout
     last_state: Optional[str] = None
+    failures = 0
     while True:
         call_timeout: Optional[float] = None
         if deadline is not None:
@@ -39,11 +40,20 @@ def wait_for_run(client: Client, run_id: str, poll_interval: float = 1.0, timeou
             # A look in flight is cut at the deadline too, so the wait never outlasts it by a request's time.
             call_timeout = min(client.timeout, remaining)
         try:
-            run = client.runs.get(run_id, timeout=call_timeout)
-        except APIConnectionTimeoutError:
-            if deadline is not None and time.monotonic() >= deadline:
-                raise WaitTimeoutError(run_id, float(timeout or 0), last_state) from None
-            raise
+            # With a deadline, a failed look is retried by the polling itself (up to the client's
+            # max_retries in a row), so that no retry's backoff outlasts the deadline.
+            run = client.runs.get(run_id, timeout=call_timeout, max_retries=None if deadline is None else 0)
+        except (APIConnectionError, InternalServerError, RateLimitError) as error:
+            failures += 1
+            if deadline is None:
+                raise
+            if time.monotonic() >= deadline:
+                raise WaitTimeoutError(run_id, float(timeout or 0), last_state) from error
+            if failures > client.max_retries:
+                raise
+            time.sleep(min(poll_interval, max(0.0, deadline - time.monotonic())))
+            continue
+        failures = 0
         last_state = run["state"]
         if last_state in TERMINAL_STATES:
             return run
