@@ -58,7 +58,14 @@ class RunStream(Iterator[RunEvent]):
         self.close()
 
     def __del__(self) -> None:
-        self._events.close()
+        # A stream left without close() (a `break` out of a plain for loop) closes its connection
+        # when it is collected; never raise from here (e.g. during interpreter shutdown).
+        events = getattr(self, "_events", None)
+        if events is not None:
+            try:
+                events.close()
+            except Exception:  # noqa: BLE001
+                pass
 
     def _generate(self) -> Generator[RunEvent, None, None]:
         run_id = self._run_id
