@@ -10,7 +10,7 @@ import { startDashboardServer } from './support/server.js';
  * "Tests"): sign-in, the list with its filters and pages, a run followed live from QUEUED to
  * SUCCEEDED, Cancel, Send follow-up, and axe on each page.
  */
-describe.runIf(browserAvailable())('dashboard: runs', () => {
+describe.runIf(browserAvailable())('dashboard: runs', { timeout: 30_000 }, () => {
   let server: ReferenceServer;
   let browser: Browser;
   let client: AgentRunClient;

@@ -17,6 +17,9 @@ export interface Problem {
   fields: FieldProblem[];
 }
 
+// `path: what is wrong`, after an optional lead-in such as `invalid webhook: `.
+const PATH_DETAIL = /(?:^|: )([A-Za-z_][\w-]*(?:\.[\w-]+|\[\d+\]|\["[^"]*"\])*): (.+)$/s;
+
 export function describe(error: unknown): Problem {
   if (error instanceof APIError) {
     const body = (typeof error.body === 'object' && error.body !== null ? error.body : {}) as { errors?: unknown };
@@ -27,6 +30,9 @@ export function describe(error: unknown): Problem {
         })
       : [];
     const words = error.detail ?? error.title ?? error.error ?? (typeof error.body === 'string' ? error.body : undefined);
+    // A single problem is named in its detail, `path: what is wrong` (docs/filters.md, "Errors").
+    const named = fields.length === 0 && error.status === 400 ? PATH_DETAIL.exec(error.detail ?? '') : null;
+    if (named) fields.push({ path: named[1]!, detail: named[2]! });
     return { message: `${words ?? 'The request failed'} (HTTP ${error.status})`, fields };
   }
   if (error instanceof APIConnectionError) return { message: 'Could not reach the API. Check the connection and try again.', fields: [] };

@@ -31,6 +31,8 @@ export async function openPage(browser: Browser, origin: string): Promise<{ page
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
   const page = await context.newPage();
+  // Well inside the test's own timeout, so a wait that fails names what it waited for.
+  page.setDefaultTimeout(10_000);
   const problems: string[] = [];
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   page.on('console', (message) => {

@@ -15,14 +15,16 @@ export function ErrorText({ problem, id }: { problem: Problem | string | undefin
 export function FieldErrors({ problems, id }: { problems: FieldProblem[]; id: string }) {
   if (problems.length === 0) return null;
   return (
-    <ul class="field-errors" id={id} role="alert">
-      {problems.map((p) => (
-        <li key={p.path + p.detail}>
-          {p.path ? <code>{p.path}</code> : null}
-          {p.path ? ': ' : ''}
-          {p.detail}
-        </li>
-      ))}
-    </ul>
+    <div role="alert" id={id}>
+      <ul class="field-errors">
+        {problems.map((p) => (
+          <li key={p.path + p.detail}>
+            {p.path ? <code>{p.path}</code> : null}
+            {p.path ? ': ' : ''}
+            {p.detail}
+          </li>
+        ))}
+      </ul>
+    </div>
   );
 }

@@ -36,6 +36,7 @@ export function AutomationPage({ factoryUid, automationId }: { factoryUid: strin
   );
   const webhooks = useLoad(() => client.webhooks.list(factoryUid), [factoryUid]);
   const factoryPath = `/factories/${encodeURIComponent(factoryUid)}`;
+  // The editor stays while a saved automation reloads (its "Saved." with it).
   return (
     <>
       <p class="crumbs">
@@ -43,7 +44,7 @@ export function AutomationPage({ factoryUid, automationId }: { factoryUid: strin
       </p>
       <h1 tabIndex={-1}>{automationId ? `Automation ${loaded.data?.name ?? ''}` : 'New automation'}</h1>
       <ErrorText problem={loaded.problem ?? webhooks.problem} />
-      {!loaded.loading && webhooks.data && !loaded.problem ? (
+      {(automationId ? loaded.data !== undefined : !loaded.loading) && webhooks.data && !loaded.problem ? (
         <>
           <Editor
             key={automationId ?? 'new'}

@@ -38,6 +38,7 @@ export function Deliveries({ factoryUid, webhookUid }: { factoryUid: string; web
               <th scope="col">Size</th>
               <th scope="col">Received</th>
               <th scope="col">Delivery ID</th>
+              <th scope="col">Sender's ID</th>
               <th scope="col">Payload</th>
             </tr>
           </thead>
@@ -54,6 +55,7 @@ export function Deliveries({ factoryUid, webhookUid }: { factoryUid: string; web
                 <td>
                   <code>{d.delivery_id}</code>
                 </td>
+                <td>{d.identity ? <code>{d.identity}</code> : '—'}</td>
                 <td>
                   {d.status === 'Accepted' ? (
                     <button

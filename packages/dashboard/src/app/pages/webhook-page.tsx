@@ -8,8 +8,8 @@ import { describe, type Problem } from '../problems.js';
 import { Link, useRouter } from '../router.js';
 import { useLoad } from '../use-load.js';
 import { Deliveries } from './deliveries.js';
-import { ProviderSecretStep } from './webhook-create.js';
 import { SecretOnce } from './secret-once.js';
+import { ProviderSecretStep } from './webhook-create.js';
 
 type Rotated = ResponseOf<'rotateWebhookSecret'>;
 
@@ -24,6 +24,7 @@ export function WebhookPage({ factoryUid, webhookUid }: { factoryUid: string; we
   const [problem, setProblem] = useState<Problem | undefined>();
   const [rotated, setRotated] = useState<Rotated | undefined>();
   const [newProviderSecret, setNewProviderSecret] = useState('');
+  const [enabledShown, setEnabledShown] = useState<boolean | undefined>();
   const factoryPath = `/factories/${encodeURIComponent(factoryUid)}`;
   const w = webhook.data;
   const providerIssued = w?.auth_mode === 'signature' && w.signature_scheme !== 'standard-webhooks';
@@ -66,12 +67,18 @@ export function WebhookPage({ factoryUid, webhookUid }: { factoryUid: string; we
             <label class="check">
               <input
                 type="checkbox"
-                checked={w.enabled}
+                checked={enabledShown ?? w.enabled}
                 onChange={(e) => {
+                  // Shown at once; put back when the API refuses.
                   const enabled = e.currentTarget.checked;
+                  setEnabledShown(enabled);
                   void act(async () => {
-                    await client.webhooks.update(factoryUid, webhookUid, { enabled });
-                    webhook.reload();
+                    try {
+                      await client.webhooks.update(factoryUid, webhookUid, { enabled });
+                    } catch (error) {
+                      setEnabledShown(!enabled);
+                      throw error;
+                    }
                   });
                 }}
               />{' '}
