@@ -1,9 +1,10 @@
 // server.mjs: agentrun inside an Express app. Run it with `node server.mjs` (an ES module: the
 // .mjs name, or "type": "module" in package.json, lets it use top-level await).
-//   npm install express @agentrun/core @agentrun/store-memory @agentrun/adapter-express
+//   npm install express @agentrun/core @agentrun/store-memory @agentrun/adapter-express @agentrun/dashboard
 //   AGENTRUN_SECRET_KEY=$(openssl rand -base64 32) node server.mjs
 import { agentrunExpress } from '@agentrun/adapter-express';
 import { createAgentRun, createApiKey, demoExecutor } from '@agentrun/core';
+import { createDashboard } from '@agentrun/dashboard';
 import { createMemoryStore } from '@agentrun/store-memory';
 import express from 'express';
 
@@ -18,6 +19,7 @@ const worker = agentrun.worker(); // claims runs, runs the executor, and does th
 
 const app = express();
 app.use('/agents', agentrunExpress(agentrun)); // before body parsers such as express.json()
+app.use('/agents', agentrunExpress(createDashboard())); // the web UI at /agents/dashboard
 app.use(express.json());
 app.get('/health', (_req, res) => res.send('ok')); // your routes keep working
 
@@ -31,4 +33,5 @@ const key = await createApiKey(store.apiKeys, {
 const server = app.listen(Number(process.env.PORT ?? 3000), () => {
   worker.start();
   console.log(`run API at http://localhost:${server.address().port}/agents/api/v1, key ${key}`);
+  console.log(`dashboard at http://localhost:${server.address().port}/agents/dashboard`);
 });

@@ -1,9 +1,10 @@
 // server.mjs: agentrun inside a Fastify app. Run it with `node server.mjs` (an ES module: the
 // .mjs name, or "type": "module" in package.json, lets it use top-level await).
-//   npm install fastify @agentrun/core @agentrun/store-memory @agentrun/adapter-fastify
+//   npm install fastify @agentrun/core @agentrun/store-memory @agentrun/adapter-fastify @agentrun/dashboard
 //   AGENTRUN_SECRET_KEY=$(openssl rand -base64 32) node server.mjs
 import { agentrunFastify } from '@agentrun/adapter-fastify';
-import { createAgentRun, createApiKey, demoExecutor } from '@agentrun/core';
+import { composeMounts, createAgentRun, createApiKey, demoExecutor } from '@agentrun/core';
+import { createDashboard } from '@agentrun/dashboard';
 import { createMemoryStore } from '@agentrun/store-memory';
 import Fastify from 'fastify';
 
@@ -17,7 +18,9 @@ const agentrun = createAgentRun({ store, secretKey, executor: demoExecutor() });
 const worker = agentrun.worker(); // claims runs, runs the executor, and does the housekeeping
 
 const app = Fastify();
-await app.register(agentrunFastify, { handler: agentrun, prefix: '/agents' });
+// One plugin per prefix: the API and the web UI (at /agents/dashboard) joined into one handler.
+const handler = composeMounts([agentrun, createDashboard()], (request) => agentrun.fetch(request));
+await app.register(agentrunFastify, { handler, prefix: '/agents' });
 app.get('/health', async () => 'ok'); // your routes and parsers are untouched
 
 // manage_factory lets this key create factories, webhooks and automations too.
@@ -30,3 +33,4 @@ const key = await createApiKey(store.apiKeys, {
 await app.listen({ port: Number(process.env.PORT ?? 3000) });
 worker.start();
 console.log(`run API at http://localhost:${app.server.address().port}/agents/api/v1, key ${key}`);
+console.log(`dashboard at http://localhost:${app.server.address().port}/agents/dashboard`);

@@ -2,7 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ensureAppBuilt } from '../packages/dashboard/scripts/build-app.js';
 
 // The README's embedding examples are files, and each runs as written: the key it prints can use
 // the run API and set up a webhook whose printed URL starts a run. And with no hashing option
@@ -13,6 +14,9 @@ const EXAMPLES = ['express', 'fastify'] as const;
 const COUNT_HMAC = './test/support/count-hmac.mjs';
 /** The ingress's largest body (docs/webhooks.md): 256 KB. */
 const MAX_BODY = 262_144;
+
+// The examples mount the dashboard, whose app a fresh clone has not built yet.
+beforeAll(() => ensureAppBuilt(), 60_000);
 
 describe.each(EXAMPLES)('examples/%s.mjs', (name) => {
   const file = `examples/${name}.mjs`;
@@ -36,6 +40,11 @@ describe.each(EXAMPLES)('examples/%s.mjs', (name) => {
     });
     const output = watchOutput(child);
     const [api, key] = (await output.next(/run API at (\S+), key (\S+)/)) as [string, string];
+    // The dashboard beside the API, under the same prefix (docs/dashboard.md).
+    const [dashboard] = (await output.next(/dashboard at (\S+)/)) as [string];
+    const page = await fetch(`${dashboard}/runs`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('data-base-path="/agents/dashboard"');
     const call = async (method: string, path: string, body?: unknown) => {
       const res = await fetch(`${api}${path}`, {
         method,
