@@ -17,59 +17,31 @@ Each request's method, path and headers are recorded in ``seen``.
 from __future__ import annotations
 
 import http.client
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Dict, List, Optional, Tuple
 from urllib.parse import urlsplit
+
+from local_server import LocalServer
 
 CUT_AFTER = 250
 
 
-class FaultyProxy:
+class FaultyProxy(LocalServer):
     """The proxy, listening on a free port of 127.0.0.1 (``url``); ``close()`` stops it."""
 
     def __init__(self, upstream: str, plan: Optional[List[str]] = None) -> None:
         parts = urlsplit(upstream)
         self.upstream: Tuple[str, int] = (parts.hostname or "127.0.0.1", parts.port or 80)
         self.plan: List[str] = list(plan or [])
-        self.seen: List[Tuple[str, str, Dict[str, str]]] = []
-        self._lock = threading.Lock()
-        proxy = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: object) -> None:  # noqa: A002 (the base class's name)
-                pass
-
-            def do_GET(self) -> None:
-                proxy._handle(self)
-
-            do_POST = do_PUT = do_PATCH = do_DELETE = do_GET
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
-        threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True).start()
-
-    def close(self) -> None:
-        """Stop listening."""
-        self._server.shutdown()
-        self._server.server_close()
+        super().__init__()
 
     def _next_fault(self) -> str:
         with self._lock:
             return self.plan.pop(0) if self.plan else "forward"
 
-    def _handle(self, handler: BaseHTTPRequestHandler) -> None:
-        length = int(handler.headers.get("content-length") or 0)
-        body = handler.rfile.read(length) if length else None
-        headers = {name.lower(): value for name, value in handler.headers.items()}
-        with self._lock:
-            self.seen.append((handler.command, handler.path, headers))
+    def _answer(self, handler: BaseHTTPRequestHandler, headers: Dict[str, str], body: Optional[bytes]) -> None:
         fault = self._next_fault()
-        handler.close_connection = True
         if fault == "503":
             payload = b'{"title":"Service unavailable","error":"unavailable","status":503}'
             handler.send_response(503)

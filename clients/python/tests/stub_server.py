@@ -8,10 +8,11 @@ request's method, path and headers are recorded in ``seen``.
 from __future__ import annotations
 
 import json
-import threading
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Dict, List, Optional, Tuple
+from http.server import BaseHTTPRequestHandler
+from typing import Dict, List, Optional
+
+from local_server import LocalServer
 
 
 @dataclass
@@ -31,44 +32,16 @@ def problem(status: int, error: str, headers: Optional[Dict[str, str]] = None, *
     return Scripted(status, json.dumps(body).encode(), {"content-type": "application/problem+json", **(headers or {})})
 
 
-class StubServer:
+class StubServer(LocalServer):
     """Listening on a free port of 127.0.0.1 (``url``); answers ``script`` in order, then 599s."""
 
     def __init__(self, script: List[Scripted]) -> None:
         self.script = list(script)
-        self.seen: List[Tuple[str, str, Dict[str, str]]] = []
-        self._lock = threading.Lock()
-        stub = self
+        super().__init__()
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: object) -> None:  # noqa: A002 (the base class's name)
-                pass
-
-            def do_GET(self) -> None:
-                stub._handle(self)
-
-            do_POST = do_PUT = do_PATCH = do_DELETE = do_GET
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
-        threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True).start()
-
-    def close(self) -> None:
-        """Stop listening."""
-        self._server.shutdown()
-        self._server.server_close()
-
-    def _handle(self, handler: BaseHTTPRequestHandler) -> None:
-        length = int(handler.headers.get("content-length") or 0)
-        if length:
-            handler.rfile.read(length)
+    def _answer(self, handler: BaseHTTPRequestHandler, headers: Dict[str, str], body: Optional[bytes]) -> None:
         with self._lock:
-            self.seen.append((handler.command, handler.path, {k.lower(): v for k, v in handler.headers.items()}))
             answer = self.script.pop(0) if self.script else Scripted(599, b"script exhausted")
-        handler.close_connection = True
         handler.send_response(answer.status)
         for name, value in answer.headers.items():
             handler.send_header(name, value)
