@@ -91,10 +91,11 @@ describe.runIf(browserAvailable())('dashboard: runs', { timeout: 30_000 }, () =>
     await signIn();
     const { run_id } = await client.runs.create({ prompt: 'hold until cancelled', title: 'Held run' });
     await page.goto(`${server.url}/dashboard/runs/${run_id}`);
-    await page.getByText('Holding until cancelled').waitFor();
+    await page.locator('.transcript').getByText('Holding until cancelled').waitFor();
     await page.getByRole('button', { name: 'Cancel run' }).focus();
     await page.keyboard.press('Enter');
     // The confirming button takes the focus.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Yes, cancel it');
     await page.keyboard.press('Enter');
     await page.locator('.badge', { hasText: 'CANCELLED' }).waitFor();
     expect((await client.runs.get(run_id)).state).toBe('CANCELLED');
