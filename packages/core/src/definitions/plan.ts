@@ -69,9 +69,14 @@ export function planApply(input: PlanInput): Plan {
 function planWebhooks(input: PlanInput, plan: Plan): Map<string, string> {
   const { body, now } = input;
   const error = (path: string, detail: string) => plan.errors.push({ path, detail });
-  const live = new Map(input.webhooks.map((w) => [w.uid, w]));
   const applied = new Map((input.set?.webhooks ?? []).map((e) => [e.name, e]));
-  const appliedUids = new Set((input.set?.webhooks ?? []).map((e) => e.uid));
+  // A webhook of a file's name made through the API (never applied) is taken over, keeping its UID and URL.
+  const identity = identities(
+    input.webhooks,
+    (input.set?.webhooks ?? []).map((e) => ({ name: e.name, id: e.uid })),
+    (w) => w.uid,
+    (w) => !isFileDefined(w),
+  );
   const claimed = new Set<string>();
   const uidByName = new Map<string, string>();
   const created: { index: number; definition: WebhookDefinition }[] = [];
@@ -85,17 +90,13 @@ function planWebhooks(input: PlanInput, plan: Plan): Map<string, string> {
       continue;
     }
     const entry = applied.get(d.name);
-    let current = entry ? live.get(entry.uid) : undefined;
-    let action: DefinitionAction = current ? 'update' : 'create';
-    if (!current) {
-      // A webhook of this name made through the API (never applied) is taken over, keeping its UID and URL.
-      const namesakes = input.webhooks.filter((w) => w.name === d.name && !appliedUids.has(w.uid) && !isFileDefined(w));
-      if (namesakes.length > 1) {
-        error(`webhooks.${i}.name`, `the factory has ${namesakes.length} webhooks named ${d.name}; delete all but one first`);
-        continue;
-      }
-      if (namesakes[0]) [current, action] = [namesakes[0], 'adopt'];
+    const found = identity.find(d.name);
+    if ('ambiguous' in found) {
+      error(`webhooks.${i}.name`, `the factory has ${found.ambiguous} webhooks named ${d.name}; delete all but one first`);
+      continue;
     }
+    const { current } = found;
+    let action: DefinitionAction = found.action;
     const uid = current?.uid ?? newId();
     uidByName.set(d.name, uid);
     if (current) claimed.add(current.uid);
@@ -184,6 +185,31 @@ function planWebhooks(input: PlanInput, plan: Plan): Map<string, string> {
   return uidByName;
 }
 
+/**
+ * How the files of one kind find what they are: the record their last apply made, else one record
+ * of their name that no apply made (adopted), else a new one. Several such namesakes: ambiguous.
+ */
+function identities<R extends { name: string }>(
+  records: readonly R[],
+  applied: readonly { name: string; id: string }[],
+  idOf: (record: R) => string,
+  adoptable: (record: R) => boolean,
+) {
+  const byId = new Map(records.map((r) => [idOf(r), r]));
+  const byName = new Map(applied.map((e) => [e.name, e.id]));
+  const appliedIds = new Set(applied.map((e) => e.id));
+  return {
+    find(name: string): { current: R | undefined; action: 'create' | 'update' | 'adopt' } | { ambiguous: number } {
+      const id = byName.get(name);
+      const current = id === undefined ? undefined : byId.get(id);
+      if (current) return { current, action: 'update' };
+      const namesakes = records.filter((r) => r.name === name && !appliedIds.has(idOf(r)) && adoptable(r));
+      if (namesakes.length > 1) return { ambiguous: namesakes.length };
+      return namesakes[0] ? { current: namesakes[0], action: 'adopt' } : { current: undefined, action: 'create' };
+    },
+  };
+}
+
 /** The definition keys whose value the apply changes (snake_case, as the API names them). */
 function changedKeys(current: WebhookRecord, next: WebhookRecord, secretName: string): string[] {
   const changes: string[] = [];
@@ -198,9 +224,12 @@ function changedKeys(current: WebhookRecord, next: WebhookRecord, secretName: st
 function planAutomations(input: PlanInput, plan: Plan, uidByName: ReadonlyMap<string, string>): void {
   const { body, now } = input;
   const error = (path: string, detail: string) => plan.errors.push({ path, detail });
-  const existing = new Map(input.automations.map((a) => [a.id, a]));
-  const applied = new Map((input.set?.automations ?? []).map((e) => [e.name, e]));
-  const appliedIds = new Set((input.set?.automations ?? []).map((e) => e.id));
+  const identity = identities(
+    input.automations,
+    input.set?.automations ?? [],
+    (a) => a.id,
+    () => true,
+  );
   const claimed = new Set<string>();
   const seen = new Set<string>();
 
@@ -210,17 +239,13 @@ function planAutomations(input: PlanInput, plan: Plan, uidByName: ReadonlyMap<st
       continue;
     }
     seen.add(d.name);
-    const entry = applied.get(d.name);
-    let current = entry ? existing.get(entry.id) : undefined;
-    let action: DefinitionAction = current ? 'update' : 'create';
-    if (!current) {
-      const namesakes = input.automations.filter((a) => a.name === d.name && !appliedIds.has(a.id));
-      if (namesakes.length > 1) {
-        error(`automations.${i}.name`, `the factory has ${namesakes.length} automations named ${d.name}; delete all but one first`);
-        continue;
-      }
-      if (namesakes[0]) [current, action] = [namesakes[0], 'adopt'];
+    const found = identity.find(d.name);
+    if ('ambiguous' in found) {
+      error(`automations.${i}.name`, `the factory has ${found.ambiguous} automations named ${d.name}; delete all but one first`);
+      continue;
     }
+    const { current } = found;
+    let action: DefinitionAction = found.action;
     const triggers = triggersOf(d, i, uidByName, error);
     const record: AutomationRecord = {
       id: current?.id ?? newId(),
