@@ -198,6 +198,10 @@ describe.runIf(browserAvailable())('dashboard: webhooks, deliveries, automations
     await page.locator('#secret-new-value').fill('first-value-123');
     await page.getByRole('button', { name: 'Create secret' }).click();
     await page.getByText('Created deploy-token.').waitFor();
+    await page.locator('#secret-new-name').fill('deploy-token');
+    await page.locator('#secret-new-value').fill('would-replace');
+    await page.getByRole('button', { name: 'Create secret' }).click();
+    await page.getByText('deploy-token already exists').waitFor();
     const row = page.getByRole('row', { name: /deploy-token/ });
     await row.getByLabel('New value for deploy-token').fill('second-value-456');
     await row.getByRole('button', { name: 'Update' }).click();

@@ -48,13 +48,13 @@ export function SecretsPage() {
         </table>
       ) : null}
       <h2>Create a secret</h2>
-      <SecretForm onSaved={secrets.reload} />
+      <SecretForm onSaved={secrets.reload} taken={secrets.data?.secrets.map((secret) => secret.name) ?? []} />
     </>
   );
 }
 
-/** Create (a name and a value) or update (the value of `fixedName`). */
-function SecretForm({ fixedName, onSaved }: { fixedName?: string; onSaved: () => void }) {
+/** Create (a name and a value; not one of the `taken` names) or update (the value of `fixedName`). */
+function SecretForm({ fixedName, onSaved, taken = [] }: { fixedName?: string; onSaved: () => void; taken?: string[] }) {
   const client = useClient();
   const [name, setName] = useState('');
   const [value, setValue] = useState('');
@@ -68,6 +68,10 @@ function SecretForm({ fixedName, onSaved }: { fixedName?: string; onSaved: () =>
         event.preventDefault();
         const target = fixedName ?? name.trim();
         if (!target) return setProblem({ message: 'Give the secret a name.', fields: [] });
+        // Creating never replaces a value by accident: an existing secret is updated in its row.
+        if (!fixedName && taken.includes(target)) {
+          return setProblem({ message: `${target} already exists: give it a new value in its row above.`, fields: [] });
+        }
         if (!value) return setProblem({ message: 'Enter a value.', fields: [] });
         try {
           await client.secrets.put(target, { value });
