@@ -82,6 +82,8 @@ describe.runIf(browserAvailable())('dashboard: webhooks, deliveries, automations
     expect(answer.status).toBe(202);
     await page.getByRole('link', { name: 'Open the webhook' }).click();
     await page.getByRole('heading', { name: 'Webhook GitHub', level: 1 }).waitFor();
+    // The way back names the factory.
+    await page.locator('.crumbs').getByRole('link', { name: 'Acme CI' }).waitFor();
     webhookPath = new URL(page.url()).pathname;
     const row = page.locator('tbody tr', { hasText: 'delivery-1' });
     await row.getByText('Accepted').waitFor();

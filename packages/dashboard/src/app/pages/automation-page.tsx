@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { useClient } from '../api-context.js';
 import { ConfirmButton } from '../components/confirm-button.js';
 import { ErrorText, FieldErrors } from '../components/error-text.js';
+import { FactoryCrumbs } from '../components/factory-crumbs.js';
 import { describe, type Problem, problemsAt } from '../problems.js';
 import { Link, useRouter } from '../router.js';
 import { useLoad } from '../use-load.js';
@@ -35,13 +36,10 @@ export function AutomationPage({ factoryUid, automationId }: { factoryUid: strin
     [factoryUid, automationId],
   );
   const webhooks = useLoad(() => client.webhooks.list(factoryUid), [factoryUid]);
-  const factoryPath = `/factories/${encodeURIComponent(factoryUid)}`;
   // The editor stays while a saved automation reloads (its "Saved." with it).
   return (
     <>
-      <p class="crumbs">
-        <Link to="/factories">Factories</Link> / <Link to={factoryPath}>Factory</Link> /
-      </p>
+      <FactoryCrumbs factoryUid={factoryUid} />
       <h1 tabIndex={-1}>{automationId ? `Automation ${loaded.data?.name ?? ''}` : 'New automation'}</h1>
       <ErrorText problem={loaded.problem ?? webhooks.problem} />
       {(automationId ? loaded.data !== undefined : !loaded.loading) && webhooks.data && !loaded.problem ? (

@@ -3,9 +3,10 @@ import { useState } from 'preact/hooks';
 import { useClient } from '../api-context.js';
 import { ConfirmButton } from '../components/confirm-button.js';
 import { ErrorText } from '../components/error-text.js';
+import { FactoryCrumbs } from '../components/factory-crumbs.js';
 import { formatTime } from '../format.js';
 import { describe, type Problem } from '../problems.js';
-import { Link, useRouter } from '../router.js';
+import { useRouter } from '../router.js';
 import { useLoad } from '../use-load.js';
 import { Deliveries } from './deliveries.js';
 import { SecretOnce } from './secret-once.js';
@@ -40,9 +41,7 @@ export function WebhookPage({ factoryUid, webhookUid }: { factoryUid: string; we
 
   return (
     <>
-      <p class="crumbs">
-        <Link to="/factories">Factories</Link> / <Link to={factoryPath}>Factory</Link> /
-      </p>
+      <FactoryCrumbs factoryUid={factoryUid} />
       <h1 tabIndex={-1}>{w ? `Webhook ${w.name}` : 'Webhook'}</h1>
       <ErrorText problem={webhook.problem} />
       {w ? (
@@ -54,7 +53,7 @@ export function WebhookPage({ factoryUid, webhookUid }: { factoryUid: string; we
             </dd>
             <dt>Authentication</dt>
             <dd>{w.auth_mode === 'signature' ? `signature (${w.signature_scheme})` : w.auth_mode}</dd>
-            <dt>Secret</dt>
+            <dt>Secret name</dt>
             <dd>
               <code>{w.secret_name}</code>
             </dd>
