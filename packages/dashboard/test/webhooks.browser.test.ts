@@ -213,4 +213,20 @@ describe.runIf(browserAvailable())('dashboard: webhooks, deliveries, automations
     expect(html).not.toContain('second-value-456');
     expect(await seriousViolations(page)).toEqual([]);
   });
+
+  it('shows a file-defined webhook as its file, without the actions its file owns', async () => {
+    const key = { authorization: `Bearer ${server.apiKey}`, 'content-type': 'application/json' };
+    const api = (path: string, method: string, body: unknown) =>
+      fetch(`${server.url}/api/v1${path}`, { method, headers: key, body: JSON.stringify(body) }).then((r) => r.json());
+    const factory = await api('/factories', 'POST', { name: 'From files' });
+    const applied = await api(`/factories/${factory.uid}/apply`, 'POST', { webhooks: [{ name: 'ci', secret_name: 'deploy-token' }] });
+    await page.goto(`${server.url}/dashboard/factories/${factory.uid}/webhooks/${applied.webhooks[0].uid}`);
+    await page.getByRole('heading', { name: 'Webhook ci', level: 1 }).waitFor();
+    await page.getByText('webhooks/ci.yaml').first().waitFor();
+    await page.getByText('agentrun secret update deploy-token --team').waitFor();
+    expect(await page.getByRole('button', { name: 'Rotate secret' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Delete webhook' }).count()).toBe(0);
+    expect(await page.getByLabel('Enabled').isChecked()).toBe(true);
+    expect(await seriousViolations(page)).toEqual([]);
+  });
 });

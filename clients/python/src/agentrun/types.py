@@ -193,10 +193,11 @@ class _WebhookRequired(TypedDict):
 
 
 class Webhook(_WebhookRequired, total=False):
-    """A webhook (docs/management-api.md)."""
+    """A webhook (docs/management-api.md); ``definition_file`` is set for one defined by a file (docs/definitions.md)."""
 
     signature_scheme: str
     delivery_id_header: str
+    definition_file: str
 
 
 class _WebhookWithSecretRequired(TypedDict):

@@ -1,4 +1,4 @@
-import { teamSecretNameOf } from './applied-secret.js';
+import { isFileDefined, teamSecretNameOf } from './applied-secret.js';
 import type { AutomationRecord, FactoryRecord, SecretRecord, WebhookRecord } from './records.js';
 
 /**
@@ -30,6 +30,8 @@ export interface WebhookView {
   delivery_id_header?: string;
   enabled: boolean;
   ingress_url: string;
+  /** The file that defines it (docs/definitions.md); absent for a webhook made through the API. */
+  definition_file?: string;
   created_at: string;
   updated_at: string;
 }
@@ -49,6 +51,7 @@ export function webhookView(w: WebhookRecord, origin: string, token?: string): W
     ...(w.deliveryIdHeader !== null ? { delivery_id_header: w.deliveryIdHeader } : {}),
     enabled: w.enabled,
     ingress_url: w.authMode === 'url_token' ? `${base}/${token ?? '{token}'}` : base,
+    ...(isFileDefined(w) ? { definition_file: `webhooks/${w.name}.yaml` } : {}),
     created_at: w.createdAt,
     updated_at: w.updatedAt,
   };

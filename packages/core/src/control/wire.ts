@@ -36,6 +36,8 @@ export const WebhookViewSchema = v.object({
   enabled: v.boolean(),
   /** A URL-token webhook's URL carries `{token}` in place of its token, except when created or rotated. */
   ingress_url: v.string(),
+  /** Set for a webhook defined by a file (docs/definitions.md): the API refuses changes its file owns. */
+  definition_file: v.optional(v.string()),
   created_at: instant,
   updated_at: instant,
 });

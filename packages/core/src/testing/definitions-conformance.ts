@@ -96,7 +96,15 @@ export function describeDefinitionsConformance(name: string, options: Definition
       expect(first.webhooks[0].ingress_url).toBe(`${ORIGIN}/webhooks/w/${uid}`);
 
       // Shown with the secret its file names; the copy it verifies with is no secret of the team's.
-      expect(await webhooks()).toEqual([expect.objectContaining({ uid, name: 'github', secret_name: 'github-token', enabled: true })]);
+      expect(await webhooks()).toEqual([
+        expect.objectContaining({
+          uid,
+          name: 'github',
+          secret_name: 'github-token',
+          enabled: true,
+          definition_file: 'webhooks/github.yaml',
+        }),
+      ]);
       expect((await ok('GET', '/api/v1/team/secrets')).secrets.map((s: Json) => s.name)).toEqual(['github-token']);
       const [automation] = (await ok('GET', `/api/v1/factories/${factory}/automations`)).automations;
       expect(automation.triggers).toEqual([
@@ -228,6 +236,7 @@ export function describeDefinitionsConformance(name: string, options: Definition
 
     it('adopts a webhook made through the API by its name, keeping its UID and URL', async () => {
       const made = await ok('POST', `/api/v1/factories/${factory}/webhooks`, { name: 'github' });
+      expect(made.webhook.definition_file).toBeUndefined();
       const adopted = await apply({ webhooks: [github] });
       expect(adopted.webhooks[0]).toMatchObject({ uid: made.webhook.uid, action: 'adopt', changes: ['secret_name'] });
       expect(await deliver(made.webhook.uid, 'token-one')).toBe(202);

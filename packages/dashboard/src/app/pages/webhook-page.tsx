@@ -61,7 +61,22 @@ export function WebhookPage({ factoryUid, webhookUid }: { factoryUid: string; we
             <dd>{w.delivery_id_header ?? '—'}</dd>
             <dt>Created</dt>
             <dd>{formatTime(w.created_at)}</dd>
+            {w.definition_file ? (
+              <>
+                <dt>Defined by</dt>
+                <dd>
+                  <code>{w.definition_file}</code>
+                </dd>
+              </>
+            ) : null}
           </dl>
+          {w.definition_file ? (
+            <p class="hint">
+              This webhook is defined by a file: change <code>{w.definition_file}</code> and run <code>agentrun apply</code>. To give it a
+              new secret, update the team secret <code>{w.secret_name}</code> (<code>agentrun secret update {w.secret_name} --team</code>),
+              then turn Enabled off and on.
+            </p>
+          ) : null}
           <div class="actions">
             <label class="check">
               <input
@@ -83,48 +98,52 @@ export function WebhookPage({ factoryUid, webhookUid }: { factoryUid: string; we
               />{' '}
               Enabled
             </label>
-            <ConfirmButton
-              label="Rotate secret"
-              question={
-                providerIssued
-                  ? 'Rotate? Paste the new signing secret from the provider; the old one stops at once.'
-                  : 'Rotate the secret? The old one stops working at once.'
-              }
-              confirmLabel="Yes, rotate"
-              onConfirm={() =>
-                act(async () => {
-                  const body = providerIssued ? { secret: newProviderSecret } : undefined;
-                  setRotated(await client.webhooks.rotateSecret(factoryUid, webhookUid, body));
-                  setNewProviderSecret('');
-                })
-              }
-            >
-              {providerIssued ? (
-                <label>
-                  New signing secret{' '}
-                  <input
-                    type="password"
-                    autoComplete="off"
-                    value={newProviderSecret}
-                    onInput={(e) => setNewProviderSecret(e.currentTarget.value)}
-                  />
-                </label>
-              ) : null}
-            </ConfirmButton>
-            <ConfirmButton
-              label="Delete webhook"
-              question="Delete this webhook? Senders are refused at once."
-              confirmLabel="Yes, delete"
-              onConfirm={() =>
-                act(async () => {
-                  await client.webhooks.delete(factoryUid, webhookUid);
-                  navigate(factoryPath);
-                })
-              }
-            />
+            {w.definition_file ? null : (
+              <>
+                <ConfirmButton
+                  label="Rotate secret"
+                  question={
+                    providerIssued
+                      ? 'Rotate? Paste the new signing secret from the provider; the old one stops at once.'
+                      : 'Rotate the secret? The old one stops working at once.'
+                  }
+                  confirmLabel="Yes, rotate"
+                  onConfirm={() =>
+                    act(async () => {
+                      const body = providerIssued ? { secret: newProviderSecret } : undefined;
+                      setRotated(await client.webhooks.rotateSecret(factoryUid, webhookUid, body));
+                      setNewProviderSecret('');
+                    })
+                  }
+                >
+                  {providerIssued ? (
+                    <label>
+                      New signing secret{' '}
+                      <input
+                        type="password"
+                        autoComplete="off"
+                        value={newProviderSecret}
+                        onInput={(e) => setNewProviderSecret(e.currentTarget.value)}
+                      />
+                    </label>
+                  ) : null}
+                </ConfirmButton>
+                <ConfirmButton
+                  label="Delete webhook"
+                  question="Delete this webhook? Senders are refused at once."
+                  confirmLabel="Yes, delete"
+                  onConfirm={() =>
+                    act(async () => {
+                      await client.webhooks.delete(factoryUid, webhookUid);
+                      navigate(factoryPath);
+                    })
+                  }
+                />
+              </>
+            )}
           </div>
           <ErrorText problem={problem} />
-          {providerIssued ? (
+          {providerIssued && !w.definition_file ? (
             <details class="panel">
               <summary>Set the signing secret from {w.signature_scheme}</summary>
               <ProviderSecretStep factoryUid={factoryUid} webhookUid={webhookUid} scheme={w.signature_scheme} />
