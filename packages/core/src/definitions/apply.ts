@@ -2,14 +2,11 @@ import type { Principal } from '../auth/principal.js';
 import { requireFactory, requireManage } from '../control/access.js';
 import { appliedCopy, openTeamSecret } from '../control/applied-secret.js';
 import { type ControlContext, ingressOrigin, nowIso } from '../control/control-context.js';
-import { conflict } from '../errors.js';
 import { invalidWithErrors, parseAllOrThrow } from '../models/validate.js';
 import { planApply } from './plan.js';
 import { ApplyDefinitionsSchema } from './schemas.js';
 import type { ApplyResult } from './wire.js';
-
-/** Plans computed and found stale (another apply wrote first) before the apply gives up with a 409. */
-const ATTEMPTS = 3;
+import { writePlanned } from './write.js';
 
 /**
  * `POST /factories/{factoryUid}/apply` (docs/definitions.md): make the factory what its definition
@@ -30,7 +27,7 @@ export async function applyDefinitions(
   await requireFactory(ctx, p, factoryUid);
   const teamUid = p.team_uid;
 
-  for (let attempt = 1; ; attempt++) {
+  return writePlanned(ctx, factoryUid, async () => {
     const [set, webhooks, automations] = await Promise.all([
       ctx.store.definitions.get(teamUid, factoryUid),
       ctx.store.webhooks.list(teamUid, factoryUid),
@@ -56,27 +53,26 @@ export async function applyDefinitions(
     if (plan.errors.length > 0) throw invalidWithErrors(plan.errors, 'definitions');
 
     const version = set?.version ?? 0;
-    const result: ApplyResult = { applied: false, dry_run: body.dry_run, version, webhooks: plan.webhooks, automations: plan.automations };
-    if (body.dry_run || !plan.changes) return result;
+    const answer: ApplyResult = { applied: false, dry_run: body.dry_run, version, webhooks: plan.webhooks, automations: plan.automations };
+    if (body.dry_run || !plan.changes) return { answer };
 
     const putSecrets = await Promise.all(
       plan.putWebhooks.flatMap(({ record, copyOf }) =>
         copyOf ? [appliedCopy(ctx, teamUid, copyOf.secretName, record.uid, copyOf.value)] : [],
       ),
     );
-    const outcome = await ctx.store.definitions.write({
-      set: { ...plan.set, version: version + 1 },
-      expectedVersion: version,
-      putSecrets,
-      deleteSecrets: plan.deleteSecrets,
-      putWebhooks: plan.putWebhooks.map((w) => w.record),
-      putAutomations: plan.putAutomations,
-      deleteAutomations: plan.deleteAutomations,
-      maxWebhooksPerFactory: ctx.maxWebhooksPerFactory,
-    });
-    if (outcome.applied) return { ...result, applied: true, version: version + 1 };
-    if (outcome.reason === 'limit')
-      throw conflict(`factory ${factoryUid} would have more than ${ctx.maxWebhooksPerFactory} webhooks, the most it may have`);
-    if (attempt >= ATTEMPTS) throw conflict(`factory ${factoryUid} kept changing while this apply was planned; apply again`, true);
-  }
+    return {
+      answer: { ...answer, applied: true, version: version + 1 },
+      write: {
+        set: { ...plan.set, version: version + 1 },
+        expectedVersion: version,
+        putSecrets,
+        deleteSecrets: plan.deleteSecrets,
+        putWebhooks: plan.putWebhooks.map((w) => w.record),
+        putAutomations: plan.putAutomations,
+        deleteAutomations: plan.deleteAutomations,
+        maxWebhooksPerFactory: ctx.maxWebhooksPerFactory,
+      },
+    };
+  });
 }

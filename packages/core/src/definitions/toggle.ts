@@ -3,8 +3,7 @@ import { type ControlContext, nowIso } from '../control/control-context.js';
 import type { WebhookRecord } from '../control/records.js';
 import { secretUnfitFor } from '../control/secret-fit.js';
 import { conflict, invalidRequest } from '../errors.js';
-
-const ATTEMPTS = 3;
+import { writePlanned } from './write.js';
 
 /**
  * Enable or disable a file-defined webhook (docs/definitions.md, "Managed secrets"). Turning it on
@@ -14,36 +13,42 @@ const ATTEMPTS = 3;
  */
 export async function toggleFileDefined(ctx: ControlContext, webhook: WebhookRecord, enabled: boolean): Promise<WebhookRecord> {
   const { teamUid, factoryUid, uid } = webhook;
-  for (let attempt = 1; ; attempt++) {
-    const set = await ctx.store.definitions.get(teamUid, factoryUid);
+  return writePlanned(ctx, factoryUid, async () => {
+    // Read again on each planning: a concurrent apply may have changed the webhook.
+    const [set, current] = await Promise.all([
+      ctx.store.definitions.get(teamUid, factoryUid),
+      ctx.store.webhooks.get(teamUid, factoryUid, uid),
+    ]);
     const entry = set?.webhooks.find((e) => e.uid === uid);
-    if (!set || !entry) throw conflict(`webhook ${uid} is not in its factory's definitions any more; apply them again`);
+    if (!set || !entry || !current || current.deletedAt !== null)
+      throw conflict(`webhook ${uid} is not in its factory's definitions any more; apply them again`);
     const now = nowIso(ctx);
-    const record: WebhookRecord = { ...webhook, enabled, updatedAt: now };
+    const record: WebhookRecord = { ...current, enabled, updatedAt: now };
     let next = entry;
     const putSecrets = [];
-    if (enabled && !webhook.enabled) {
+    if (enabled && !current.enabled) {
       const secret = await openTeamSecret(ctx, teamUid, entry.secretName);
       if (!secret)
         throw invalidRequest(
-          `webhook ${webhook.name} names team secret ${entry.secretName}, which does not exist; create it first (agentrun secret create ${entry.secretName} --team)`,
+          `webhook ${current.name} names team secret ${entry.secretName}, which does not exist; create it first (agentrun secret create ${entry.secretName} --team)`,
         );
-      const problem = secretUnfitFor(webhook.authMode, secret.value);
-      if (problem) throw invalidRequest(`webhook ${webhook.name}: team secret ${entry.secretName} ${problem}`);
+      const problem = secretUnfitFor(current.authMode, secret.value);
+      if (problem) throw invalidRequest(`webhook ${current.name}: team secret ${entry.secretName} ${problem}`);
       putSecrets.push(await appliedCopy(ctx, teamUid, entry.secretName, uid, secret.value));
       next = { ...entry, secretUpdatedAt: secret.record.updatedAt };
     }
-    const outcome = await ctx.store.definitions.write({
-      set: { ...set, version: set.version + 1, appliedAt: now, webhooks: set.webhooks.map((e) => (e.uid === uid ? next : e)) },
-      expectedVersion: set.version,
-      putSecrets,
-      deleteSecrets: [],
-      putWebhooks: [record],
-      putAutomations: [],
-      deleteAutomations: [],
-      maxWebhooksPerFactory: ctx.maxWebhooksPerFactory,
-    });
-    if (outcome.applied) return record;
-    if (attempt >= ATTEMPTS) throw conflict(`factory ${factoryUid} kept changing; try again`, true);
-  }
+    return {
+      answer: record,
+      write: {
+        set: { ...set, version: set.version + 1, appliedAt: now, webhooks: set.webhooks.map((e) => (e.uid === uid ? next : e)) },
+        expectedVersion: set.version,
+        putSecrets,
+        deleteSecrets: [],
+        putWebhooks: [record],
+        putAutomations: [],
+        deleteAutomations: [],
+        maxWebhooksPerFactory: ctx.maxWebhooksPerFactory,
+      },
+    };
+  });
 }

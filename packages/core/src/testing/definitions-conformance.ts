@@ -196,6 +196,19 @@ export function describeDefinitionsConformance(name: string, options: Definition
       expect((await apply({ webhooks: [github] })).webhooks[0]).toMatchObject({ action: 'unchanged', secret_pending: false });
     });
 
+    it('turning a file-defined webhook on needs its team secret: gone, the webhook stays off and keeps its copy', async () => {
+      const { webhooks: [w] } = await apply({ webhooks: [github] });
+      const path = `/api/v1/factories/${factory}/webhooks/${w.uid}`;
+      await ok('PATCH', path, { enabled: false });
+      await ok('DELETE', '/api/v1/team/secrets/github-token');
+      expect((await problem(400, 'PATCH', path, { enabled: true })).detail).toContain('github-token, which does not exist');
+      expect(await webhooks()).toEqual([expect.objectContaining({ uid: w.uid, enabled: false })]);
+      // With the team secret back, turning it on copies its value.
+      await putSecret('github-token', 'token-one');
+      await ok('PATCH', path, { enabled: true });
+      expect(await deliver(w.uid, 'token-one')).toBe(202);
+    });
+
     it('refuses a rename, with or without --prune, and a missing file without --prune', async () => {
       const {
         webhooks: [w],
