@@ -196,8 +196,10 @@ export function describeDefinitionsConformance(name: string, options: Definition
       expect((await apply({ webhooks: [github] })).webhooks[0]).toMatchObject({ action: 'unchanged', secret_pending: false });
     });
 
-    it('turning a file-defined webhook on needs its team secret: gone, the webhook stays off and keeps its copy', async () => {
-      const { webhooks: [w] } = await apply({ webhooks: [github] });
+    it('turning a file-defined webhook on needs its team secret: without it, a 400 and the webhook stays off', async () => {
+      const {
+        webhooks: [w],
+      } = await apply({ webhooks: [github] });
       const path = `/api/v1/factories/${factory}/webhooks/${w.uid}`;
       await ok('PATCH', path, { enabled: false });
       await ok('DELETE', '/api/v1/team/secrets/github-token');
