@@ -11,12 +11,20 @@ export interface BuildExtras {
   external?: string[];
 }
 
+/**
+ * `AGENTRUN_BUILD=js` leaves out the .d.ts files: the JavaScript alone is a few seconds' work where
+ * the declarations take a minute on a small machine, and it is all `npm install` needs for the
+ * bin, `npm start` and the examples to run (scripts/prepare.mjs; docs/development.md, "What `npm
+ * install` builds"). `npm run build`, packing and publishing always build everything.
+ */
+const javascriptOnly = process.env.AGENTRUN_BUILD === 'js';
+
 /** The one build every package uses: ESM + CJS + .d.ts for Node 20, from the given public entries. */
 export const packageBuild = (entry: string[], extras: BuildExtras = {}): Options | Options[] =>
   defineConfig({
     entry: [...entry, ...(extras.internal ?? [])],
     format: ['esm', 'cjs'],
-    dts: { entry, compilerOptions: { composite: false } },
+    dts: javascriptOnly ? false : { entry, compilerOptions: { composite: false } },
     external: extras.external ?? [],
     // Its `customConditions: ["agentrun-source"]` lets the .d.ts build read sibling packages'
     // sources, so packages build in any order (docs/development.md, "How packages resolve to their sources").
