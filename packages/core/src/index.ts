@@ -17,7 +17,15 @@ export { AgentRunError, type AgentRunErrorOptions, ERROR_STATUS, type ErrorCode,
 export { type AgentRunEventMap, type AgentRunEvents, createEvents } from './events.js';
 // Execution
 export { type DemoExecutorOptions, demoExecutor } from './executor/demo-executor.js';
-export type { ExecutionContext, ExecutionInput, ExecutionOutcome, Executor, ProgressUpdate, TranscriptEntry } from './executor/executor.js';
+export type {
+  ExecutionContext,
+  ExecutionInput,
+  ExecutionOutcome,
+  Executor,
+  ProgressUpdate,
+  RecordOptions,
+  TranscriptEntry,
+} from './executor/executor.js';
 export { type AgentRunHandler, type AgentRunHandlerOptions, API_BASE, createAgentRunHandler } from './http/handler.js';
 export { composeMounts, type Mountable } from './http/mountable.js';
 // Limits and options of the ingress

@@ -68,6 +68,51 @@ describe('transcript writers', () => {
     ]);
   });
 
+  it('keeps the order the executor wrote in, awaited or not; a status given with record sets status_message with no event of its own', async () => {
+    const store = createMemoryStore();
+    const handler = createAgentRunHandler({ store });
+    let ctx: ExecutionContext | undefined;
+    const executor: Executor = {
+      execute: (_input, context) =>
+        new Promise((_resolve, reject) => {
+          ctx = context;
+          context.signal.addEventListener('abort', () => reject(context.signal.reason));
+        }),
+    };
+    const runId = (await handler.service.create(principal, { prompt: 'do it' })).body.run_id;
+    worker = handler.app.worker({ executor, pollIntervalMs: 20 });
+    worker.start();
+    await until(async () => (await handler.service.get(principal, runId)).state === 'INPROGRESS', 'INPROGRESS');
+    const context = ctx as ExecutionContext;
+    // None awaited: a report costs a read and a conditional write before its append, a record
+    // only its append; still, each lands after the one called before it.
+    const writes = [
+      context.report({ message: 'first' }),
+      context.record?.([{ type: 'output', data: { text: 'one' } }]),
+      context.report({ message: 'second', session_id: 'sess-2' }),
+      context.record?.(
+        [
+          { type: 'output', data: { text: 'two' } },
+          { type: 'status', data: { message: 'third' } },
+          { type: 'output', data: { text: 'three' } },
+        ],
+        { status: { message: 'three' } },
+      ),
+    ];
+    await Promise.all(writes);
+    const events = await store.runEvents.list(runId, { limit: 100 });
+    expect(events.slice(2).map((e) => [e.id, e.type, e.data])).toEqual([
+      [3, 'status', { message: 'first' }],
+      [4, 'output', { text: 'one' }],
+      [5, 'status', { message: 'second', session_id: 'sess-2' }],
+      [6, 'output', { text: 'two' }],
+      [7, 'status', { message: 'third' }],
+      [8, 'output', { text: 'three' }],
+    ]);
+    // The last line is the run's status, without a status event that repeats it.
+    expect(await handler.service.get(principal, runId)).toMatchObject({ status_message: { message: 'three' }, session_id: 'sess-2' });
+  });
+
   it('an execution that was aborted records nothing more', async () => {
     const store = createMemoryStore();
     const handler = createAgentRunHandler({ store });

@@ -30,16 +30,36 @@ export interface ExecutionContext {
   /** Called for each follow-up sent while this execution runs. Returns an unsubscribe function. */
   onFollowup(listener: (followup: FollowupRecord) => void): () => void;
   /**
-   * Append to the run's transcript what `status_message` cannot keep: the agent's output lines
-   * and its artifacts (docs/run-api.md, "Run events"). Nothing is written once the execution was
-   * aborted. Optional so that a context made by hand (in a test) need not have it; the worker's
-   * always does.
+   * Append to the run's transcript, in the order given and in one write, what `status_message`
+   * cannot keep: the agent's output lines, its artifacts and its status lines (docs/run-api.md,
+   * "Run events"). With `options.status`, the run's `status_message` (and session) is set first,
+   * in the same ordered step, with no event of its own: `report(u)` is
+   * `record([{ type: 'status', data: u }], { status: u })`. The context's writes (report, record,
+   * block, resume) are made one at a time in the order they were called, so a transcript keeps
+   * the order the executor wrote it in (docs/executors.md, "The Executor interface"). Nothing is
+   * written once the execution was aborted. Optional so that a context made by hand (in a test)
+   * need not have it; the worker's always does.
    */
-  record?(entries: readonly TranscriptEntry[]): Promise<void>;
+  record?(entries: readonly TranscriptEntry[], options?: RecordOptions): Promise<void>;
 }
 
-/** An entry an executor adds to the transcript; an output line longer than 16,384 characters is cut there. */
-export type TranscriptEntry = { type: 'output'; data: { text: string } } | { type: 'artifact'; data: Record<string, unknown> };
+/**
+ * An entry an executor adds to the transcript, one event each: an output line (longer than
+ * 16,384 characters is cut there), an artifact, or a status line.
+ */
+export type TranscriptEntry =
+  | { type: 'output'; data: { text: string } }
+  | { type: 'artifact'; data: Record<string, unknown> }
+  | { type: 'status'; data: ProgressUpdate };
+
+export interface RecordOptions {
+  /**
+   * What the run's `status_message` (and session) becomes, written before the entries: a status
+   * taken from a line that is already an entry (an output line, an artifact) is not a second
+   * event.
+   */
+  status?: ProgressUpdate;
+}
 
 export interface ProgressUpdate {
   message: string;

@@ -34,11 +34,13 @@ export const statusEvent = (update: ProgressUpdate, at: string): NewRunEvent => 
 /** The longest output line kept (docs/run-api.md, "Run events"): a transcript is for reading. */
 const MAX_OUTPUT_TEXT = 16_384;
 
-/** An executor's entry (output line or artifact), as stored. */
+/** An executor's entry (output line, artifact or status line), as stored. */
 export const executorEvent = (entry: TranscriptEntry, at: string): NewRunEvent =>
   entry.type === 'output'
     ? { at, type: 'output', data: { text: String(entry.data.text).slice(0, MAX_OUTPUT_TEXT) } }
-    : { at, type: 'artifact', data: entry.data };
+    : entry.type === 'status'
+      ? statusEvent(entry.data, at)
+      : { at, type: 'artifact', data: entry.data };
 
 /**
  * Append to a run's transcript after the change it tells of committed. A failure is reported,

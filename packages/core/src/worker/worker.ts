@@ -1,5 +1,5 @@
 import { type AgentRunEvents, emitSafely } from '../events.js';
-import type { ExecutionContext, ExecutionOutcome, Executor } from '../executor/executor.js';
+import type { ExecutionContext, ExecutionOutcome, Executor, ProgressUpdate, TranscriptEntry } from '../executor/executor.js';
 import type { Maintenance } from '../maintenance/maintenance.js';
 import type { Notification } from '../notify/notification.js';
 import { fullPath } from '../routes/route.js';
@@ -9,7 +9,7 @@ import type { FollowupRecord, RunRecord } from '../run/record.js';
 import { toRunItem } from '../run/record.js';
 import type { RunService } from '../run/run-service.js';
 import { isTerminal } from '../run/state-machine.js';
-import { appendTranscript, executorEvent, stateEvent, statusEvent } from '../run/transcript.js';
+import { appendTranscript, executorEvent, stateEvent } from '../run/transcript.js';
 import type { RunPatch } from '../store/runs.js';
 import type { Store } from '../store/store.js';
 import { type Clock, isoTime } from '../util/clock.js';
@@ -307,33 +307,46 @@ export function createWorker(options: WorkerOptions): Worker {
         (await store.runs.transition({ runId, expect: { state: run.state, workerId: id }, patch: patch(), now })).result?.applied === true
       );
     };
+    // One at a time, in the order called: a write of the transcript never overtakes an earlier
+    // one (docs/executors.md, "The Executor interface"), even when the executor did not wait.
+    let previous: Promise<unknown> = Promise.resolve();
+    const inOrder = <T>(write: () => Promise<T>): Promise<T> => {
+      const next = previous.then(write);
+      previous = next.catch(() => {});
+      return next;
+    };
+    // An entry goes in only once its status (if any) was applied: the transcript keeps every
+    // report, where status_message keeps only the last.
+    const record = (entries: readonly TranscriptEntry[], status: ProgressUpdate | undefined, afterAbort: boolean) =>
+      inOrder(async () => {
+        if (!afterAbort && execution.controller.signal.aborted) return;
+        const applied =
+          status === undefined ||
+          (await write(null, () => ({
+            statusMessage: { message: status.message },
+            ...(status.session_id !== undefined ? { sessionId: status.session_id } : {}),
+            ...(status.session_link !== undefined ? { sessionLink: status.session_link } : {}),
+          })));
+        const at = isoTime(clock.now());
+        if (applied)
+          await appendTranscript(
+            store,
+            onError,
+            runId,
+            entries.map((entry) => executorEvent(entry, at)),
+          );
+      });
     return {
       signal: execution.controller.signal,
-      async report(update) {
-        const applied = await write(null, () => ({
-          statusMessage: { message: update.message },
-          ...(update.session_id !== undefined ? { sessionId: update.session_id } : {}),
-          ...(update.session_link !== undefined ? { sessionLink: update.session_link } : {}),
-        }));
-        // The transcript keeps every report, where status_message keeps only the last.
-        if (applied) await appendTranscript(store, onError, runId, [statusEvent(update, isoTime(clock.now()))]);
-      },
-      block: async (message) => void (await write('block', () => ({ statusMessage: { message } }))),
-      resume: async () => void (await write('resume', () => ({ statusMessage: { message: 'Resumed' } }))),
+      // A report after an abort still lands while the run is ours (write() checks); a record does not.
+      report: (update) => record([{ type: 'status', data: update }], update, true),
+      block: (message) => inOrder(async () => void (await write('block', () => ({ statusMessage: { message } })))),
+      resume: () => inOrder(async () => void (await write('resume', () => ({ statusMessage: { message: 'Resumed' } })))),
       onFollowup(listener) {
         execution.listeners.add(listener);
         return () => execution.listeners.delete(listener);
       },
-      async record(entries) {
-        if (execution.controller.signal.aborted) return;
-        const at = isoTime(clock.now());
-        await appendTranscript(
-          store,
-          onError,
-          runId,
-          entries.map((entry) => executorEvent(entry, at)),
-        );
-      },
+      record: (entries, options) => record(entries, options?.status, false),
     };
   }
 
