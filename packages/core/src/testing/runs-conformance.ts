@@ -15,6 +15,7 @@ import type { Store } from '../store/store.js';
 import { isoTime } from '../util/clock.js';
 import { newId } from '../util/ids.js';
 import { makeRun } from './fixtures.js';
+import { describeListWalkConformance } from './list-walk-conformance.js';
 import type { StoreConformanceOptions } from './store-conformance.js';
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -446,6 +447,8 @@ export function describeRunsConformance(current: () => Store, options: StoreConf
         }
       }
     });
+
+    describeListWalkConformance(current, options);
 
     it('treats LIKE wildcards in q literally', async () => {
       const store = current();
