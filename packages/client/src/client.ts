@@ -10,7 +10,11 @@ export type Fetch = (input: string, init: RequestInit) => Promise<Response>;
 export interface ClientOptions {
   /** The API key, sent as `Authorization: Bearer …`. */
   apiKey: string;
-  /** Where agentrun is mounted, e.g. `https://agents.example.com` (the client adds `/api/v1/…`). */
+  /**
+   * Where agentrun is mounted, e.g. `https://agents.example.com` (the client adds `/api/v1/…`). A
+   * URL ending in `/api/v1`, as the published `oz-agent-sdk` clients take it, is taken back to
+   * the mount (`AgentRunClient#baseURL` shows it).
+   */
   baseURL: string;
   /** Retries after the first attempt. Default 2. */
   maxRetries?: number;
@@ -66,7 +70,7 @@ export class AgentRunClient {
     if (!options.apiKey) throw new TypeError('AgentRunClient: apiKey is required');
     if (!options.baseURL) throw new TypeError('AgentRunClient: baseURL is required');
     this.#apiKey = options.apiKey;
-    this.baseURL = options.baseURL.replace(/\/+$/, '');
+    this.baseURL = mountURL(options.baseURL);
     this.maxRetries = options.maxRetries ?? 2;
     this.timeoutMs = options.timeoutMs ?? 60_000;
     this.#fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
@@ -128,6 +132,13 @@ export class AgentRunClient {
     }
   }
 }
+
+/**
+ * Where agentrun is mounted: `baseURL` without trailing slashes and without a final `/api/v1`
+ * (docs/client.md, "Install and construct"), so the operations' `/api/v1/…` paths are not doubled.
+ * Not when `/api/v1` is the host and path of a URL such as `http://api/v1`.
+ */
+const mountURL = (baseURL: string): string => baseURL.replace(/\/+$/, '').replace(/(?<!\/)\/api\/v1$/, '');
 
 const fillPath = (path: string, params: Record<string, string> | undefined): string =>
   path.replace(/\{(\w+)\}/g, (_, name: string) => {

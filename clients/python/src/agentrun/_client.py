@@ -13,7 +13,7 @@ import time
 import uuid
 from datetime import date, datetime
 from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
-from urllib.parse import quote, urlencode, urlsplit
+from urllib.parse import quote, urlencode, urlsplit, urlunsplit
 
 from ._errors import AgentRunError, error_for_status
 from ._http import Answer, OpenAnswer, Origin, attempt
@@ -41,7 +41,8 @@ class Client:
 
     ``api_key`` and ``base_url`` default to the environment's ``AGENTRUN_API_KEY`` and
     ``AGENTRUN_BASE_URL``. ``base_url`` is where agentrun is mounted (e.g.
-    ``https://agents.example.com``; the client adds ``/api/v1/…``). ``max_retries`` (default 2) is
+    ``https://agents.example.com``; the client adds ``/api/v1/…``); one that ends in ``/api/v1``,
+    as the ``oz-agent-sdk`` clients take it, is taken back to the mount. ``max_retries`` (default 2) is
     the retries after a first attempt; ``timeout`` (seconds, default 60) bounds connecting and each
     wait for the answer. Every method also takes ``timeout=`` and ``max_retries=`` for one call.
     """
@@ -74,8 +75,8 @@ class Client:
             raise ValueError(f"agentrun.Client: max_retries must be a whole number >= 0, got {max_retries!r}")
         _check_timeout("agentrun.Client", timeout)
         self._api_key = key
-        self._origin = _origin(url)
-        self.base_url = url.rstrip("/")
+        self.base_url = _mount_url(url)
+        self._origin = _origin(self.base_url)
         self.max_retries = max_retries
         self.timeout = float(timeout)
         self.runs = Runs(self)
@@ -208,6 +209,22 @@ def _check_timeout(where: str, timeout: Any) -> float:
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0 or timeout == float("inf"):
         raise ValueError(f"{where}: timeout must be a number of seconds > 0, got {timeout!r}")
     return float(timeout)
+
+
+_API_PREFIX = "/api/v1"
+
+
+def _mount_url(base_url: str) -> str:
+    """
+    Where agentrun is mounted: ``base_url`` without trailing slashes and without a final
+    ``/api/v1`` in its path, which the published clients' base URLs end in (docs/python.md,
+    "Construct"), so that the operations' ``/api/v1/…`` paths are not doubled.
+    """
+    parts = urlsplit(base_url.rstrip("/"))
+    path = parts.path.rstrip("/")
+    if path.endswith(_API_PREFIX):
+        path = path[: -len(_API_PREFIX)]
+    return urlunsplit(parts._replace(path=path))
 
 
 def _origin(base_url: str) -> Origin:
