@@ -88,17 +88,25 @@ describe('oz-agent-sdk against the reference server', () => {
     for (let i = 0; i < 7; i++)
       ids.push((await client.agent.run({ prompt: `task ${i}`, config: { name, model_id: i % 2 ? 'odd' : 'even' } })).run_id);
 
-    const seen: string[] = [];
+    // The stable walk: the demo executor moves these runs along meanwhile, and in the default
+    // updated_at order a run updated mid-walk jumps behind the cursor and is skipped; created_at
+    // never changes (docs/run-api.md, "Cursors"). The SDK's params lack sort_by but send it as given.
+    const seen: { run_id: string; created_at: string }[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < 10; page++) {
-      const res = await client.agent.runs.list({ name, limit: 3, ...(cursor ? { cursor } : {}) });
+      const params = { name, limit: 3, sort_by: 'created_at', ...(cursor ? { cursor } : {}) };
+      const res = await client.agent.runs.list(params);
       expect(res.runs.length).toBeLessThanOrEqual(3);
-      seen.push(...res.runs.map((r) => r.run_id));
+      seen.push(...res.runs);
       if (!res.page_info.has_next_page) break;
       cursor = res.page_info.next_cursor;
       expect(cursor).toEqual(expect.any(String));
     }
-    expect([...seen].sort()).toEqual([...ids].sort());
+    expect(seen.map((r) => r.run_id).sort()).toEqual([...ids].sort());
+    // Newest first by creation (sort_order desc, the default), ties on the instant by run ID.
+    const key = (r: { run_id: string; created_at: string }) => `${r.created_at} ${r.run_id}`;
+    const byCreation = [...seen].sort((a, b) => (key(a) < key(b) ? 1 : -1));
+    expect(seen).toEqual(byCreation);
 
     const odd = await client.agent.runs.list({ name, model_id: 'odd' });
     expect(odd.runs.map((r) => r.run_id).sort()).toEqual(ids.filter((_, i) => i % 2).sort());
