@@ -27,9 +27,13 @@ const ConfigFileSchema = v.object({ profiles: v.record(v.string(), ProfileSchema
 type Profile = v.InferOutput<typeof ProfileSchema>;
 type Env = Readonly<Record<string, string | undefined>>;
 
-/** `$AGENTRUN_CONFIG`, else `$XDG_CONFIG_HOME/agentrun/config.json`, else `~/.config/agentrun/config.json`. */
+/**
+ * `$AGENTRUN_CONFIG`, else `$XDG_CONFIG_HOME/agentrun/config.json`, else
+ * `~/.config/agentrun/config.json`. Home is the `HOME` of the environment the command line was
+ * given (runCli's, not necessarily the process's); `os.homedir()` only where it has none (Windows).
+ */
 export const configPath = (env: Env): string =>
-  env.AGENTRUN_CONFIG || join(env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'agentrun', 'config.json');
+  env.AGENTRUN_CONFIG || join(env.XDG_CONFIG_HOME || join(env.HOME || homedir(), '.config'), 'agentrun', 'config.json');
 
 /**
  * The connection for this invocation. The config file is read only when the environment leaves a

@@ -7,8 +7,9 @@ import type { ReferenceServer } from '@agentrun/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, envFor, startServer } from './support.js';
 
-// `agentrun apply` on the sample directory of examples/ (docs/definitions.md), as a subprocess
-// against a reference server: each refusal names file, key and line and changes nothing.
+// `agentrun apply` on the sample directory of examples/ (docs/definitions.md), against a reference
+// server: each refusal names file, key and line and changes nothing. Paths are relative to the
+// working directory, the repository's root, where Vitest runs.
 
 const SAMPLE = 'examples/definitions/acme-ci';
 const SECRETS = {

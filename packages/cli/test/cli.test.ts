@@ -1,10 +1,15 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { ReferenceServer } from '@agentrun/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, cliJson, envFor, startServer } from './support.js';
+import { cli, cliJson, cliProcess, envFor, startServer } from './support.js';
 
-// The command line end to end (docs/cli.md): child processes against one reference server whose
-// runs never finish by themselves. Each class of exit code, --json parsed, the secret given on
-// stdin nowhere in the output, the runs list filters, the webhook lifecycle and its delivery log.
+// The command line end to end (docs/cli.md), against one reference server whose runs never finish
+// by themselves: runCli in this process with its own streams and environment, and two child
+// processes for what only a process shows. Each class of exit code, --json parsed, the secret
+// given on stdin or at a prompt nowhere in the output, the runs list filters, the webhook
+// lifecycle and its delivery log.
 
 let server: ReferenceServer;
 let env: Record<string, string>;
@@ -76,6 +81,57 @@ describe.concurrent('exit codes and messages', () => {
     const result = await cli(['run', '--title', 'x'.repeat(301)], { env });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('invalid run:');
+  });
+});
+
+describe.concurrent('as a process', () => {
+  it('exits with the code runCli answers, the message on stderr', async () => {
+    const result = await cliProcess(['runs', 'get', 'no-such-run'], { env });
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain('error: not_found (HTTP 404');
+    expect(result.stdout).toBe('');
+  });
+
+  it('reads a secret value piped to stdin and never prints it', async () => {
+    const value = 'tok_piped-into-a-process';
+    const result = await cliProcess(['secret', 'create', 'process-token'], { env, input: `${value}\n` });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('Created secret process-token\n');
+    expect(result.stdout + result.stderr).not.toContain(value);
+  });
+});
+
+describe('in this process', () => {
+  it('uses only the environment it is given: the config file under its HOME, none of the process’s AGENTRUN_*', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'agentrun-cli-other-home-'));
+    mkdirSync(join(home, '.config', 'agentrun'), { recursive: true });
+    writeFileSync(
+      join(home, '.config', 'agentrun', 'config.json'),
+      JSON.stringify({ profiles: { local: { apiKey: server.apiKey, baseUrl: server.url } } }),
+    );
+    const result = await cli(['factory', 'list', '--profile', 'local'], { env: { HOME: home, XDG_CONFIG_HOME: undefined } });
+    expect(result.code, result.stderr).toBe(0);
+  });
+
+  it('leaves nothing process-wide behind: no exit code set, no signal handler', async () => {
+    const sigint = process.listenerCount('SIGINT');
+    const results = await Promise.all([
+      cli(['runs', 'list', '--bogus'], { env }),
+      cli(['runs', 'get', 'no-such-run'], { env }),
+      cli(['secret', 'create', 'prompted-nothing'], { env, terminal: true }),
+    ]);
+    expect(results.map((r) => r.code)).toEqual([2, 3, 2]);
+    expect(process.exitCode).toBeUndefined();
+    expect(process.listenerCount('SIGINT')).toBe(sigint);
+  });
+
+  it('prompts for a secret value when stdin is a terminal, and does not echo what is typed', async () => {
+    const value = 'tok_typed-at-the-prompt';
+    const result = await cli(['secret', 'create', 'typed-token'], { env, input: `${value}\r`, terminal: true });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain('Value of typed-token (not shown): ');
+    expect(result.stdout).toBe('Created secret typed-token\n');
+    expect(result.stdout + result.stderr).not.toContain(value);
   });
 });
 

@@ -73,9 +73,11 @@ describe('resolveConnection', () => {
     }
   });
 
-  it('finds the file at $AGENTRUN_CONFIG, else under $XDG_CONFIG_HOME, else ~/.config', () => {
+  it('finds the file at $AGENTRUN_CONFIG, else under $XDG_CONFIG_HOME, else $HOME/.config', () => {
     expect(configPath({ AGENTRUN_CONFIG: '/etc/agentrun.json' })).toBe('/etc/agentrun.json');
     expect(configPath({ XDG_CONFIG_HOME: '/xdg' })).toBe('/xdg/agentrun/config.json');
+    // Home is the given environment's HOME, not the process's: runCli may be given another one.
+    expect(configPath({ HOME: '/home/someone-else' })).toBe('/home/someone-else/.config/agentrun/config.json');
     expect(configPath({})).toMatch(/\.config\/agentrun\/config\.json$/);
   });
 });

@@ -18,7 +18,7 @@ describe.concurrent('run --wait / --follow', () => {
     const result = await cli(['run', 'Tidy the README', '--wait', '--json'], { env });
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ state: 'SUCCEEDED', prompt: 'Tidy the README' });
-    // stderr is a pipe here, not a terminal: no spinner drawn.
+    // stderr is not a terminal here: no spinner drawn.
     expect(result.stderr).not.toContain('\r');
   });
 
