@@ -40,7 +40,10 @@ function start(command, args, env, pattern) {
   children.add(child);
   let output = '';
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${command} ${args.join(' ')} printed no ${pattern} in ${START_TIMEOUT_MS} ms:\n${output}`)), START_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => reject(new Error(`${command} ${args.join(' ')} printed no ${pattern} in ${START_TIMEOUT_MS} ms:\n${output}`)),
+      START_TIMEOUT_MS,
+    );
     const onData = (chunk) => {
       output += chunk;
       const match = pattern.exec(output);
@@ -83,13 +86,14 @@ async function expectRun(apiBase, key) {
     body: JSON.stringify({ prompt: 'Say hello' }),
   });
   const body = await response.json();
-  if (response.status !== 200 || typeof body.run_id !== 'string') throw new Error(`POST ${apiBase}/agent/run answered ${response.status}: ${JSON.stringify(body)}`);
+  if (response.status !== 200 || typeof body.run_id !== 'string')
+    throw new Error(`POST ${apiBase}/agent/run answered ${response.status}: ${JSON.stringify(body)}`);
 }
 
 async function checkExample(name) {
   const env = { PORT: '0', AGENTRUN_SECRET_KEY: randomBytes(32).toString('base64') };
   const started = performance.now();
-  const match = await start(process.execPath, [`examples/${name}.mjs`], env, /run API at (\S+), key (\S+)\n[^]*dashboard at (\S+)\n/);
+  const match = await start(process.execPath, [`examples/${name}.mjs`], env, /run API at (\S+), key (\S+)\n[\s\S]*dashboard at (\S+)\n/);
   const [, api, key, dashboard] = match;
   await expectRun(api, key);
   await expectPage(`${dashboard}/runs`, 'data-base-path=');

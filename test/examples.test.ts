@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ensureAppBuilt } from '../packages/dashboard/scripts/build-app.js';
+import { watchOutput } from './support/child-output.js';
 
 // The README's embedding examples are files, and each runs as written: the key it prints can use
 // the run API and set up a webhook whose printed URL starts a run. And with no hashing option
@@ -100,7 +101,7 @@ describe.each(EXAMPLES)('examples/%s.mjs', (name) => {
         },
         body,
       });
-    expect(output.hmacCalls(), 'createHmac before any signed delivery').toBe(0);
+    expect(hmacCalls(output.text()), 'createHmac before any signed delivery').toBe(0);
 
     const signed = await deliver(createHmac('sha256', providerSecret).update(body).digest('hex'));
     expect(signed.status, await signed.clone().text()).toBe(202);
@@ -109,50 +110,9 @@ describe.each(EXAMPLES)('examples/%s.mjs', (name) => {
     const forged = await deliver(createHmac('sha256', 'not the secret').update(body).digest('hex'));
     expect(forged.status, await forged.clone().text()).toBe(401);
     await output.next(/count-hmac: createHmac call 2\n/);
-    expect(output.hmacCalls()).toBe(2);
+    expect(hmacCalls(output.text())).toBe(2);
   }, 30_000);
 });
 
-/** A child's stdout and stderr, kept together: wait for a line, count the preload's createHmac reports. */
-function watchOutput(child: ChildProcess) {
-  let out = '';
-  const waiters = new Set<() => void>();
-  const onData = (chunk: Buffer) => {
-    out += chunk.toString();
-    for (const check of [...waiters]) check();
-  };
-  child.stdout?.on('data', onData);
-  child.stderr?.on('data', onData);
-  return {
-    /** The groups of the first match of `pattern` in the output so far or to come; fails with the output after 20 s or an exit. */
-    next(pattern: RegExp): Promise<string[]> {
-      return new Promise((resolve, reject) => {
-        const done = () => {
-          waiters.delete(check);
-          clearTimeout(timer);
-          child.off('exit', onExit);
-        };
-        const check = () => {
-          const match = pattern.exec(out);
-          if (match) {
-            done();
-            resolve(match.slice(1));
-          }
-        };
-        const onExit = (code: number | null) => {
-          done();
-          reject(new Error(`exited with ${code} before printing ${pattern}:\n${out}`));
-        };
-        const timer = setTimeout(() => {
-          done();
-          reject(new Error(`no output matching ${pattern} in 20 s:\n${out}`));
-        }, 20_000);
-        waiters.add(check);
-        child.once('exit', onExit);
-        check();
-      });
-    },
-    /** How many node:crypto createHmac calls the child has reported so far. */
-    hmacCalls: () => out.match(/count-hmac: createHmac call \d+\n/g)?.length ?? 0,
-  };
-}
+/** How many node:crypto createHmac calls the child's preload has reported in `output`. */
+const hmacCalls = (output: string) => output.match(/count-hmac: createHmac call \d+\n/g)?.length ?? 0;

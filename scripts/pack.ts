@@ -1,0 +1,94 @@
+// `npm run pack -- [--out DIR] [--no-build] [@agentrun/NAME ...]`: the packages as the registry
+// will serve them, from this clone, for an app that embeds agentrun before it is published
+// (README, "Use it from a clone"; docs/development.md, "Packing"). Writes one tarball per package
+// (`npm pack`) into DIR (default ./packed): the named packages and every @agentrun package they
+// depend on, or every published package when none is named. Then prints the `npm install` line
+// that installs them together, so the dependencies between them resolve to the tarballs and never
+// to the registry. It builds first (`npm run build`: JavaScript and declarations) unless
+// --no-build says `dist/` is already what should ship.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const root = fileURLToPath(new URL('../', import.meta.url));
+
+/** A published workspace package: its folder and the @agentrun packages it needs. */
+interface Published {
+  folder: string;
+  needs: string[];
+}
+
+export interface PackOptions {
+  /** Packages to pack with what they need; every published package when empty. */
+  names?: readonly string[];
+  /** Where the tarballs go (default ./packed). */
+  out?: string;
+  /** `npm run build` first (default true); false packs `dist/` as it is. */
+  build?: boolean;
+}
+
+/** The published workspace packages by name. */
+function publishedPackages(): Map<string, Published> {
+  const found = new Map<string, Published>();
+  for (const folder of readdirSync(join(root, 'packages')).sort()) {
+    const path = join(root, 'packages', folder, 'package.json');
+    if (!existsSync(path)) continue;
+    const manifest = JSON.parse(readFileSync(path, 'utf8'));
+    if (manifest.private) continue;
+    const needs = Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies }).filter((name) => name.startsWith('@agentrun/'));
+    found.set(manifest.name, { folder: join(root, 'packages', folder), needs });
+  }
+  return found;
+}
+
+/** `names` and everything they need, in a stable order. */
+function closure(packages: Map<string, Published>, names: readonly string[]): string[] {
+  const wanted = new Set<string>();
+  const visit = (name: string) => {
+    if (wanted.has(name)) return;
+    const found = packages.get(name);
+    if (!found) throw new Error(`${name} is not a published package of this repository (${[...packages.keys()].join(', ')})`);
+    wanted.add(name);
+    for (const need of found.needs) visit(need);
+  };
+  for (const name of names) visit(name);
+  return [...packages.keys()].filter((name) => wanted.has(name));
+}
+
+/** Packs `names` into `out`; returns the tarballs' paths. */
+export function pack({ names = [], out = join(root, 'packed'), build = true }: PackOptions = {}): string[] {
+  const packages = publishedPackages();
+  const chosen = closure(packages, names.length > 0 ? names : [...packages.keys()]);
+  if (build) execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' });
+  const folder = (name: string) => (packages.get(name) as Published).folder;
+  for (const name of chosen) {
+    if (!existsSync(join(folder(name), 'dist'))) {
+      throw new Error(`${name} is not built (no dist/): run \`npm install\` or \`npm run build\` first, or leave out --no-build`);
+    }
+  }
+  mkdirSync(out, { recursive: true });
+  const tarballs: string[] = [];
+  for (const name of chosen) {
+    const written = execFileSync('npm', ['pack', '--silent', '--pack-destination', out], {
+      cwd: folder(name),
+      encoding: 'utf8',
+    }).trim();
+    tarballs.push(join(out, written.split('\n').at(-1) as string));
+  }
+  return tarballs;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === resolve(process.argv[1])) {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: { out: { type: 'string' }, 'no-build': { type: 'boolean', default: false } },
+  });
+  // Paths as the user typed them: from where `npm run pack` was called (npm's INIT_CWD), not the root.
+  const cwd = process.env.INIT_CWD ?? process.cwd();
+  const out = resolve(cwd, values.out ?? join(root, 'packed'));
+  const tarballs = pack({ names: positionals, out, build: !values['no-build'] });
+  console.log(`\nwrote ${tarballs.length} packages into ${out}; install them together in your app:\n`);
+  console.log(`  npm install ${tarballs.map((t) => relative(cwd, t)).join(' ')}`);
+}

@@ -1,0 +1,67 @@
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { copyFileSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pack } from '../scripts/pack.js';
+import { watchOutput } from './support/child-output.js';
+
+// Embedding agentrun before it is on the registry (README, "Use it from a clone"): the packages
+// packed from this clone as `npm run pack` packs them, installed together with Express into an app
+// in a temporary folder outside the repository, and the README's Express example run there with
+// plain node. Packs what `dist/` holds (the `npm install` of the clone builds it; CI's full build
+// adds the declarations) rather than building, so it never rewrites `dist/` under other tests.
+const EXAMPLE = new URL('../examples/express.mjs', import.meta.url);
+
+let app: string;
+let child: ChildProcess | undefined;
+beforeAll(() => {
+  app = realpathSync(mkdtempSync(join(tmpdir(), 'agentrun-packed-app-')));
+  const tarballs = pack({
+    names: ['@agentrun/adapter-express', '@agentrun/store-memory', '@agentrun/dashboard'],
+    out: join(app, 'vendor'),
+    build: false,
+  });
+  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'embedding-app', private: true, type: 'module' }));
+  // --prefer-offline: Express comes from npm's cache, where the repository's own install put it.
+  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...tarballs, 'express'], { cwd: app, stdio: 'pipe' });
+  copyFileSync(EXAMPLE, join(app, 'server.mjs'));
+}, 120_000);
+afterAll(() => {
+  child?.kill('SIGKILL');
+  if (app) rmSync(app, { recursive: true, force: true });
+});
+
+describe('the packed packages in an app outside the repository', () => {
+  it('install from their tarballs alone: every @agentrun package resolves inside the app', () => {
+    const where = execFileSync(process.execPath, ['--input-type=module', '-e', "console.log(import.meta.resolve('@agentrun/core'))"], {
+      cwd: app,
+      encoding: 'utf8',
+    });
+    expect(where.trim()).toBe(`file://${join(app, 'node_modules', '@agentrun', 'core', 'dist', 'index.js')}`);
+  });
+
+  it('run the Express example as written: a run through the API, the dashboard page', async () => {
+    child = spawn(process.execPath, ['server.mjs'], {
+      cwd: app,
+      env: { PATH: process.env.PATH, PORT: '0', AGENTRUN_SECRET_KEY: randomBytes(32).toString('base64') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const output = watchOutput(child);
+    const [api, key] = (await output.next(/run API at (\S+), key (\S+)/)) as [string, string];
+    const [dashboard] = (await output.next(/dashboard at (\S+)/)) as [string];
+    const started = await fetch(`${api}/agent/run`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt: 'Fix the bug in auth.go' }),
+    });
+    expect(started.status, await started.clone().text()).toBe(200);
+    const { run_id } = (await started.json()) as { run_id: string };
+    const read = await fetch(`${api}/agent/runs/${run_id}`, { headers: { authorization: `Bearer ${key}` } });
+    expect(await read.json()).toMatchObject({ run_id, prompt: 'Fix the bug in auth.go' });
+    const page = await fetch(`${dashboard}/runs`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('data-base-path="/agents/dashboard"');
+  });
+});
