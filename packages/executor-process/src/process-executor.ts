@@ -10,7 +10,7 @@ import { followupLine, parseAgentLine } from './protocol.js';
 import { transcriptWriter } from './transcript-writer.js';
 import { createWorkspace, directoryBytes, removeWorkspace, type Workspace } from './workspace.js';
 
-/** Plain output lines reach `status_message` at most this often, so a chatty agent does not write the store per line. */
+/** Plain output lines reach `status_message` at most this often (transcript-writer.ts). */
 const PROGRESS_INTERVAL_MS = 1000;
 /** How often the workspace's size is checked against `maxWorkspaceBytes`. */
 const DISK_CHECK_MS = 1000;
@@ -102,8 +102,12 @@ async function runAgent(
   for (const f of input.followups) child.stdin?.write(followupLine(f));
   const unsubscribe = context.onFollowup((f) => child.stdin?.write(followupLine(f)));
 
-  const progress = progressReporter(context, config.onError);
-  const transcript = transcriptWriter(context, config.onError);
+  // Every line goes through this one queue, in the order printed: its event, and the status it
+  // leaves (transcript-writer.ts). stdout waits while the store is behind.
+  const transcript = transcriptWriter(context, config.onError, {
+    statusIntervalMs: PROGRESS_INTERVAL_MS,
+    backpressure: { pause: () => child.stdout?.pause(), resume: () => child.stdout?.resume() },
+  });
   let result: ExecutionOutcome | undefined;
   let stderrTail = '';
   child.stderr?.setEncoding('utf8');
@@ -113,25 +117,36 @@ async function runAgent(
   const lines = boundedLines(MAX_LINE, (line) => {
     const message = parseAgentLine(line);
     if (message === undefined || typeof message === 'string') {
-      // A plain line, or not a valid message (shown as it is): the transcript keeps every one,
-      // the run's status shows the latest.
+      // A plain line, or not a valid message (shown as it is): an output event, and the run's
+      // status (throttled) without a status event repeating it.
       if (line.trim() === '') return;
-      transcript.add({ type: 'output', data: { text: line } });
-      progress.line(line.slice(0, MAX_MESSAGE));
-    } else if (message.agentrun === 'status') {
-      progress.now({ message: message.message.slice(0, MAX_MESSAGE) });
-    } else if (message.agentrun === 'session') {
-      progress.now({
-        message: 'Session started',
-        ...(message.id !== undefined ? { session_id: message.id } : {}),
-        ...(message.link !== undefined ? { session_link: message.link } : {}),
+      transcript.add({
+        entry: { type: 'output', data: { text: line } },
+        status: { update: { message: line.slice(0, MAX_MESSAGE) }, throttled: true },
       });
+    } else if (message.agentrun === 'status' || message.agentrun === 'session') {
+      const update =
+        message.agentrun === 'status'
+          ? { message: message.message.slice(0, MAX_MESSAGE) }
+          : {
+              message: 'Session started',
+              ...(message.id !== undefined ? { session_id: message.id } : {}),
+              ...(message.link !== undefined ? { session_link: message.link } : {}),
+            };
+      transcript.add({ entry: { type: 'status', data: update }, status: { update, throttled: false } });
     } else if (message.agentrun === 'artifact') {
+      // An artifact event; the status it leaves says so, without an event of its own.
       const { agentrun: _, ...artifact } = message;
-      transcript.add({ type: 'artifact', data: artifact });
       const what = message.url ?? message.path ?? message.name ?? 'unnamed';
-      progress.now({ message: `Artifact${message.type ? ` (${message.type})` : ''}: ${what}`.slice(0, MAX_MESSAGE) });
+      transcript.add({
+        entry: { type: 'artifact', data: artifact },
+        status: {
+          update: { message: `Artifact${message.type ? ` (${message.type})` : ''}: ${what}`.slice(0, MAX_MESSAGE) },
+          throttled: false,
+        },
+      });
     } else {
+      // The outcome: the run's final state event tells it.
       result =
         message.status === 'succeeded'
           ? { status: 'succeeded', ...(message.message !== undefined ? { message: message.message } : {}) }
@@ -152,7 +167,6 @@ async function runAgent(
     // the pipes is still read to the end.
     group.kill();
     await closed;
-    await progress.settle();
     await transcript.close();
     const tail = stderrTail.trim();
     if (stop?.reason === 'cancel') return { status: 'failed', message: 'Cancelled' };
@@ -185,44 +199,4 @@ function started(child: ChildProcess, config: ResolvedOptions): Promise<void> {
       reject(new Error(`the agent command ${JSON.stringify(config.command)} could not start: ${error.message}`)),
     );
   });
-}
-
-/**
- * Progress writes, one at a time and in order: plain lines throttled to one per
- * PROGRESS_INTERVAL_MS (the latest wins), protocol messages at once.
- */
-function progressReporter(context: ExecutionContext, onError: (error: unknown) => void) {
-  let chain = Promise.resolve();
-  let last = Number.NEGATIVE_INFINITY;
-  let pending: string | undefined;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const write = (update: Parameters<ExecutionContext['report']>[0]) => {
-    last = Date.now();
-    chain = chain.then(() => context.report(update)).catch(onError);
-  };
-  const flush = () => {
-    timer = undefined;
-    if (pending !== undefined) write({ message: pending });
-    pending = undefined;
-  };
-  return {
-    line(message: string) {
-      pending = message;
-      const wait = last + PROGRESS_INTERVAL_MS - Date.now();
-      if (wait <= 0) flush();
-      else timer ??= setTimeout(flush, wait);
-    },
-    now(update: Parameters<ExecutionContext['report']>[0]) {
-      clearTimeout(timer);
-      timer = undefined;
-      pending = undefined;
-      write(update);
-    },
-    /** Drop a throttled line (the outcome's message follows) and wait for writes under way. */
-    async settle() {
-      clearTimeout(timer);
-      pending = undefined;
-      await chain;
-    },
-  };
 }

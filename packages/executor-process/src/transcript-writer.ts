@@ -1,43 +1,161 @@
-import type { ExecutionContext, TranscriptEntry } from '@agentrun/core';
+import type { ExecutionContext, ProgressUpdate, TranscriptEntry } from '@agentrun/core';
 
 /**
- * The agent's output lines and artifacts into the run's transcript (`context.record`), in
- * batches: entries gathered for up to `intervalMs` (or `maxBatch` of them) go in one write, so a
- * chatty agent costs a write per batch, not per line, and a follower sees a line within about
- * `intervalMs` (docs/executors.md, "The process executor"). Writes go one at a time, in order.
+ * One line the agent printed, as the run takes it: its one transcript event, and what it makes
+ * the run's `status_message` (docs/executors.md, "The JSON-lines protocol").
+ */
+export interface AgentLine {
+  entry: TranscriptEntry;
+  /**
+   * The run's status after this line. A protocol message's (`throttled: false`) is written at
+   * once; a plain line's (`throttled: true`) at most once per `statusIntervalMs`, the latest
+   * winning. Either way it is no event of its own: the line's entry is.
+   */
+  status?: { update: ProgressUpdate; throttled: boolean };
+}
+
+/** Stops and restarts the agent's stdout, so lines wait in the pipe, not in memory, while the store is behind. */
+export interface Backpressure {
+  pause(): void;
+  resume(): void;
+}
+
+export interface TranscriptWriterOptions {
+  /** How long plain lines are gathered before they are written. Default 50 ms. */
+  intervalMs?: number;
+  /** The most lines in one write; as many waiting while a write is under way pause stdout. Default 100. */
+  maxBatch?: number;
+  /** How often a plain line may become the run's status. Default 1000 ms. */
+  statusIntervalMs?: number;
+  backpressure?: Backpressure;
+}
+
+/**
+ * Every line of one run, in the order printed, into the run's transcript and status through one
+ * queue: each write (`context.record`) takes the next lines, at most `maxBatch`, with the status
+ * the last of them leaves, so event ids follow the agent's order and a status line is one event,
+ * never a copy of an output line. One write at a time. Plain lines are gathered for up to
+ * `intervalMs` (a chatty agent costs a write per batch, not per line); a protocol message is
+ * written at once, with the lines before it; lines that came during a write follow it when they
+ * fill a batch or hold a protocol message, else after `intervalMs`. While a full batch waits for
+ * the write before it, stdout is paused (`backpressure`), so memory holds at most a batch and the
+ * lines of one read. See docs/executors.md, "The process executor".
  */
 export interface TranscriptWriter {
-  add(entry: TranscriptEntry): void;
-  /** Write what is gathered and wait for every write under way. */
+  add(line: AgentLine): void;
+  /**
+   * Write every line left and wait for it. A plain line's status still held back by the throttle
+   * is dropped: the outcome's message comes next.
+   */
   close(): Promise<void>;
 }
 
 export function transcriptWriter(
   context: ExecutionContext,
   onError: (error: unknown) => void,
-  { intervalMs = 50, maxBatch = 100 } = {},
+  { intervalMs = 50, maxBatch = 100, statusIntervalMs = 1000, backpressure }: TranscriptWriterOptions = {},
 ): TranscriptWriter {
-  let batch: TranscriptEntry[] = [];
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let chain = Promise.resolve();
-  const flush = () => {
-    clearTimeout(timer);
-    timer = undefined;
-    if (batch.length === 0 || !context.record) return;
-    const entries = batch;
-    batch = [];
-    chain = chain.then(() => context.record?.(entries)).catch(onError);
+  const queue: AgentLine[] = [];
+  let writing: Promise<void> | undefined;
+  /** A write was asked for while one was under way: the next follows it at once. */
+  let again = false;
+  let gather: ReturnType<typeof setTimeout> | undefined;
+  let paused = false;
+  let closing = false;
+  const status = statusThrottle(statusIntervalMs, () => start());
+
+  const writeNext = async () => {
+    const batch = queue.splice(0, maxBatch);
+    if (paused && queue.length < maxBatch) {
+      paused = false;
+      backpressure?.resume();
+    }
+    const update = status.take(batch, closing);
+    if (batch.length === 0 && update === undefined) return;
+    const entries = batch.map((line) => line.entry);
+    try {
+      if (context.record) await context.record(entries, update ? { status: update } : undefined);
+      else if (update) await context.report(update);
+    } catch (error) {
+      onError(error);
+    }
   };
+  /** The next batch, now or right after the write under way. */
+  function start() {
+    clearTimeout(gather);
+    gather = undefined;
+    if (writing) {
+      again = true;
+      return;
+    }
+    again = false;
+    writing = writeNext().finally(() => {
+      writing = undefined;
+      if (again) start();
+      else if (queue.length > 0) gather ??= setTimeout(start, intervalMs);
+    });
+  }
+
   return {
-    add(entry) {
-      if (!context.record) return;
-      batch.push(entry);
-      if (batch.length >= maxBatch) flush();
-      else timer ??= setTimeout(flush, intervalMs);
+    add(line) {
+      queue.push(line);
+      if ((line.status !== undefined && !line.status.throttled) || queue.length >= maxBatch) start();
+      else gather ??= setTimeout(start, intervalMs);
+      if (writing && !paused && queue.length >= maxBatch) {
+        paused = true;
+        backpressure?.pause();
+      }
     },
     async close() {
-      flush();
-      await chain;
+      closing = true;
+      status.stop();
+      for (;;) {
+        if (writing) await writing;
+        else if (queue.length > 0) start();
+        else break;
+      }
+      clearTimeout(gather);
+    },
+  };
+}
+
+/**
+ * The status a batch of lines leaves: the last protocol message's, or a plain line's after it
+ * when one may be written (the session fields of the batch's messages kept). A plain line that
+ * must wait is held, and `due` is called when it may go; a later protocol message replaces it.
+ */
+function statusThrottle(intervalMs: number, due: () => void) {
+  let held: string | undefined;
+  let lastAt = Number.NEGATIVE_INFINITY;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return {
+    take(batch: readonly AgentLine[], closing: boolean): ProgressUpdate | undefined {
+      let message: ProgressUpdate | undefined;
+      let plain = held;
+      for (const { status } of batch) {
+        if (!status) continue;
+        if (status.throttled) {
+          plain = status.update.message;
+          continue;
+        }
+        message = { ...message, ...status.update };
+        plain = undefined;
+      }
+      held = undefined;
+      clearTimeout(timer);
+      timer = undefined;
+      const now = performance.now();
+      if (plain !== undefined && now - lastAt >= intervalMs) message = { ...message, message: plain };
+      else if (plain !== undefined && !closing) {
+        held = plain;
+        timer = setTimeout(due, lastAt + intervalMs - now);
+      }
+      if (message) lastAt = now;
+      return message;
+    },
+    stop() {
+      held = undefined;
+      clearTimeout(timer);
     },
   };
 }

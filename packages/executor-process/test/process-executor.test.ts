@@ -41,7 +41,7 @@ describe('processExecutor, end to end through a worker', () => {
       onError: (e) => errors.push(e),
       ...options,
     });
-    agentrun = createAgentRun({ store: createMemoryStore(), executor: recording(executor, (u) => messages.push(u.message)) });
+    agentrun = createAgentRun({ store: createMemoryStore(), executor: recording(executor, (m) => messages.push(m)) });
     worker = agentrun.worker({ pollIntervalMs: 20, onError: (e) => errors.push(e) });
     worker.start();
   };
@@ -73,6 +73,77 @@ describe('processExecutor, end to end through a worker', () => {
     expect(output.some((t) => t.includes('"agentrun"'))).toBe(false);
     expect(events.filter((e) => e.type === 'artifact').map((e) => e.data)).toEqual([
       expect.objectContaining({ type: 'file', path: 'summary.md' }),
+    ]);
+  });
+
+  it('stores one event per line, in the order printed, across plain lines and protocol messages, bursts larger than a batch included', async () => {
+    // What the agent prints, in three bursts (the second, of 260 lines, written at once: more than
+    // one batch), and the one event each line should leave; blank and result lines leave none.
+    const bursts: string[][] = [[], [], []];
+    const expected: { type: string; data: unknown }[] = [];
+    const plain = (burst: number, text: string) => {
+      bursts[burst]?.push(text);
+      expected.push({ type: 'output', data: { text } });
+    };
+    const message = (burst: number, line: Record<string, unknown>, event?: { type: string; data: unknown }) => {
+      bursts[burst]?.push(JSON.stringify({ agentrun: line.agentrun, ...line }));
+      if (event) expected.push(event);
+    };
+    plain(0, 'starting');
+    message(0, { agentrun: 'session', id: 's-1' }, { type: 'status', data: { message: 'Session started', session_id: 's-1' } });
+    message(0, { agentrun: 'status', message: 'Read the prompt' }, { type: 'status', data: { message: 'Read the prompt' } });
+    plain(0, 'thinking');
+    for (let i = 0; i < 260; i++) {
+      if (i % 5 === 0) message(1, { agentrun: 'status', message: `step ${i}` }, { type: 'status', data: { message: `step ${i}` } });
+      else if (i % 40 === 7)
+        message(
+          1,
+          { agentrun: 'artifact', type: 'file', path: `f${i}.md` },
+          { type: 'artifact', data: { type: 'file', path: `f${i}.md` } },
+        );
+      else if (i === 101) plain(1, '{"agentrun":"not a message"}');
+      else plain(1, `line ${i}`);
+    }
+    plain(2, 'all done');
+    bursts[2]?.push('');
+    message(2, { agentrun: 'status', message: 'Finished' }, { type: 'status', data: { message: 'Finished' } });
+    message(2, { agentrun: 'result', status: 'succeeded', message: 'Did it all' });
+    // The first two bursts in one write each; the last a line at a time. The pauses between them
+    // only vary how lines meet the writer's batches: no assertion depends on them.
+    const agent = `
+      const bursts = JSON.parse(process.env.BURSTS);
+      const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+      (async () => {
+        process.stdout.write(bursts[0].join('\\n') + '\\n');
+        await pause(0);
+        process.stdout.write(bursts[1].join('\\n') + '\\n');
+        await pause(80);
+        for (const line of bursts[2]) { process.stdout.write(line + '\\n'); await new Promise(setImmediate); }
+      })();`;
+    start({ args: ['-e', agent], env: { set: { BURSTS: JSON.stringify(bursts) } } });
+    const runId = await create('interleave');
+    const run = await settled(runId, 'SUCCEEDED');
+    expect(run.status_message).toEqual({ message: 'Did it all' });
+    const events = await agentrun.store.runEvents.list(runId, { limit: 1000 });
+    expect(events.map((e) => e.id)).toEqual(events.map((_, i) => i + 1));
+    expect(events.map((e) => ({ type: e.type, data: e.data }))).toEqual([
+      { type: 'state', data: { from: 'QUEUED', to: 'CLAIMED', status_message: null } },
+      { type: 'state', data: { from: 'CLAIMED', to: 'INPROGRESS', status_message: 'Started' } },
+      ...expected,
+      { type: 'state', data: { from: 'INPROGRESS', to: 'SUCCEEDED', status_message: 'Did it all' } },
+    ]);
+  });
+
+  it('a plain line is the run’s status without a status event repeating it', async () => {
+    // One line, then the agent waits for a follow-up, so the status can be seen while it runs.
+    start({ args: ['-e', "console.log('working hard'); process.stdin.once('data', () => process.exit(0))"] });
+    const runId = await create('go');
+    await until(async () => (await get(runId)).status_message?.message === 'working hard', 'the line to be the status');
+    await agentrun.services.runs.followup(principal, runId, { message: 'you can stop' });
+    await settled(runId, 'SUCCEEDED');
+    const events = await agentrun.store.runEvents.list(runId, { limit: 100 });
+    expect(events.filter((e) => e.type !== 'state' && e.type !== 'followup').map((e) => ({ type: e.type, data: e.data }))).toEqual([
+      { type: 'output', data: { text: 'working hard' } },
     ]);
   });
 

@@ -1,25 +1,37 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { Executor, ProgressUpdate } from '@agentrun/core';
+import type { Executor, RecordOptions, TranscriptEntry } from '@agentrun/core';
 
 /** The example agent the package ships, run by the tests as a real child process. */
 export const EXAMPLE_AGENT = fileURLToPath(new URL('../../examples/agent.mjs', import.meta.url));
 
-/** The executor, with every progress update it reports also kept (or printed), for tests to watch. */
-export function recording(executor: Executor, onReport: (update: ProgressUpdate) => void): Executor {
+/**
+ * The executor, with every message it shows also kept (or printed), for tests to watch: each
+ * report, each output line and status line it records, and each status it sets with them.
+ */
+export function recording(executor: Executor, onMessage: (message: string) => void): Executor {
   return {
     execute(input, context) {
+      const record = context.record?.bind(context);
       return executor.execute(input, {
         signal: context.signal,
         report: (update) => {
-          onReport(update);
+          onMessage(update.message);
           return context.report(update);
         },
         block: (message) => context.block(message),
         resume: () => context.resume(),
         onFollowup: (listener) => context.onFollowup(listener),
-        ...(context.record
-          ? { record: (entries: Parameters<NonNullable<typeof context.record>>[0]) => context.record?.(entries) ?? Promise.resolve() }
+        ...(record
+          ? {
+              record: (entries: readonly TranscriptEntry[], options?: RecordOptions) => {
+                for (const entry of entries)
+                  if (entry.type === 'output') onMessage(entry.data.text);
+                  else if (entry.type === 'status') onMessage(entry.data.message);
+                if (options?.status) onMessage(options.status.message);
+                return record(entries, options);
+              },
+            }
           : {}),
       });
     },

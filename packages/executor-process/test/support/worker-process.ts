@@ -5,10 +5,10 @@ import { processExecutor } from '../../src/index.js';
 import { EXAMPLE_AGENT, recording } from './agents.js';
 
 // A worker process for the "worker SIGKILL leaves no orphan" test: it runs the example agent on
-// the prompt given as its argument and prints every progress message, one per line.
+// the prompt given as its argument and prints every message it shows, one per line.
 const [workspaceRoot, prompt] = process.argv.slice(-2) as [string, string];
-const executor = recording(processExecutor({ command: process.execPath, args: [EXAMPLE_AGENT], workspaceRoot }), (update) =>
-  console.log(update.message),
+const executor = recording(processExecutor({ command: process.execPath, args: [EXAMPLE_AGENT], workspaceRoot }), (message) =>
+  console.log(message),
 );
 const agentrun = createAgentRun({ store: createMemoryStore(), executor });
 await agentrun.services.runs.create(testPrincipal(), { prompt });

@@ -1,0 +1,116 @@
+import type { ExecutionContext, ProgressUpdate, RecordOptions, TranscriptEntry } from '@agentrun/core';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { type AgentLine, transcriptWriter } from '../src/transcript-writer.js';
+
+/** A context whose writes are kept, each held until `release` lets it finish (else at once). */
+function fakeContext({ held = false } = {}) {
+  const writes: { entries: TranscriptEntry[]; status?: ProgressUpdate }[] = [];
+  const pending: (() => void)[] = [];
+  let underWay = 0;
+  let mostAtOnce = 0;
+  const context: ExecutionContext = {
+    signal: new AbortController().signal,
+    report: async () => {},
+    block: async () => {},
+    resume: async () => {},
+    onFollowup: () => () => {},
+    async record(entries: readonly TranscriptEntry[], options?: RecordOptions) {
+      writes.push({ entries: [...entries], ...(options?.status ? { status: options.status } : {}) });
+      mostAtOnce = Math.max(mostAtOnce, ++underWay);
+      if (held) await new Promise<void>((resolve) => pending.push(resolve));
+      underWay--;
+    },
+  };
+  return {
+    context,
+    writes,
+    mostAtOnce: () => mostAtOnce,
+    /** Finish the oldest write held, once there is one. */
+    async release() {
+      while (pending.length === 0) await new Promise(setImmediate);
+      pending.shift()?.();
+    },
+  };
+}
+
+const plain = (text: string): AgentLine => ({
+  entry: { type: 'output', data: { text } },
+  status: { update: { message: text }, throttled: true },
+});
+const status = (message: string, session?: { session_id?: string; session_link?: string }): AgentLine => {
+  const update = { message, ...session };
+  return { entry: { type: 'status', data: update }, status: { update, throttled: false } };
+};
+const texts = (entries: TranscriptEntry[]) =>
+  entries.map((e) => (e.type === 'output' ? e.data.text : e.type === 'status' ? `status: ${e.data.message}` : 'artifact'));
+
+describe('transcriptWriter', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it('writes every line once, in order, at most a batch a write and one write at a time; a full batch waiting pauses stdout until it can go', async () => {
+    const fake = fakeContext({ held: true });
+    const flow: string[] = [];
+    const writer = transcriptWriter(fake.context, (e) => flow.push(`error ${e}`), {
+      maxBatch: 100,
+      backpressure: { pause: () => flow.push('pause'), resume: () => flow.push('resume') },
+    });
+    const lines = [status('first')];
+    for (let i = 0; i < 250; i++) lines.push(i % 9 === 4 ? status(`step ${i}`) : plain(`line ${i}`));
+    // The first (a protocol message) is written at once and held; the 250 after it wait for it.
+    for (const line of lines) writer.add(line);
+    expect(flow).toEqual(['pause']);
+    const closed = writer.close();
+    for (let i = 0; i < 4; i++) await fake.release();
+    await closed;
+    expect(flow).toEqual(['pause', 'resume']);
+    expect(fake.mostAtOnce()).toBe(1);
+    expect(fake.writes.map((w) => w.entries.length)).toEqual([1, 100, 100, 50]);
+    expect(fake.writes.flatMap((w) => texts(w.entries))).toEqual(lines.flatMap((l) => texts([l.entry])));
+  });
+
+  it('a protocol message goes at once with the lines before it, its status the batch’s (session fields kept); a plain line’s status is no event of its own', async () => {
+    const fake = fakeContext({ held: true });
+    const writer = transcriptWriter(fake.context, () => {}, { intervalMs: 60_000, statusIntervalMs: 60_000 });
+    writer.add(status('Starting'));
+    // While that write is under way:
+    writer.add(plain('reading'));
+    writer.add(status('Session started', { session_id: 's-1', session_link: 'https://agents.example/s/1' }));
+    writer.add(status('Read the prompt'));
+    writer.add(plain('thinking'));
+    const closed = writer.close();
+    await fake.release();
+    await fake.release();
+    await closed;
+    expect(fake.writes).toEqual([
+      { entries: [{ type: 'status', data: { message: 'Starting' } }], status: { message: 'Starting' } },
+      {
+        entries: [
+          { type: 'output', data: { text: 'reading' } },
+          { type: 'status', data: { message: 'Session started', session_id: 's-1', session_link: 'https://agents.example/s/1' } },
+          { type: 'status', data: { message: 'Read the prompt' } },
+          { type: 'output', data: { text: 'thinking' } },
+        ],
+        // "thinking" came within the status interval, and the writer closed: its status is dropped.
+        status: { message: 'Read the prompt', session_id: 's-1', session_link: 'https://agents.example/s/1' },
+      },
+    ]);
+  });
+
+  it('a plain line becomes the status at most once per interval, the latest winning, by itself once due', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    const fake = fakeContext();
+    const writer = transcriptWriter(fake.context, () => {}, { intervalMs: 50, statusIntervalMs: 1000 });
+    for (const text of ['one', 'two', 'three']) {
+      writer.add(plain(text));
+      await vi.advanceTimersByTimeAsync(50);
+    }
+    await vi.advanceTimersByTimeAsync(1000);
+    await writer.close();
+    expect(fake.writes.map((w) => [texts(w.entries), w.status?.message])).toEqual([
+      [['one'], 'one'],
+      [['two'], undefined],
+      [['three'], undefined],
+      [[], 'three'],
+    ]);
+  });
+});
