@@ -1,9 +1,12 @@
 // The agent of the `executor` bench (bench/executor.ts), a wrapper around the example agent
 // (packages/executor-process/examples/agent.mjs). It leaves stamps in the directory
 // AGENTRUN_BENCH_STAMPS (set through the executor's `env.set`): `<run id>.start` when the agent
-// process starts and `<run id>.term` when it receives SIGTERM, each holding the time on the clock
-// every process of the bench shares (performance.timeOrigin + performance.now()).
-// A prompt with "bench: lines N" writes N status lines, each carrying the time it was written.
+// process starts, holding the time and the agent's pid (its process group's id: the executor
+// spawns it detached), and `<run id>.term` when it receives SIGTERM, holding the time. Times are
+// on the clock every process of the bench shares (performance.timeOrigin + performance.now()).
+// A prompt with "bench: lines N" writes N lines, each carrying the time it was written: odd ones
+// as protocol status messages (the worker reports them at once), even ones as plain output (the
+// executor gathers those into transcript batches).
 // A prompt with "bench: wait" waits for the signal here: the example agent's own wait (a `sleep`
 // child in its process group) ends with the same group signal and lets the agent exit 0 before
 // its SIGTERM handler ran, so its receipt could not be stamped. Any other prompt runs the example
@@ -15,20 +18,21 @@ const dir = process.env.AGENTRUN_BENCH_STAMPS;
 const runId = process.env.AGENTRUN_RUN_ID;
 if (!dir || !runId) throw new Error('AGENTRUN_BENCH_STAMPS and AGENTRUN_RUN_ID are required');
 
+const now = () => performance.timeOrigin + performance.now();
+
 /** Written then renamed, so the bench never reads half a stamp. */
-function stamp(kind) {
-  const now = performance.timeOrigin + performance.now();
+function stamp(kind, text) {
   const file = join(dir, `${runId}.${kind}`);
-  writeFileSync(`${file}.tmp`, String(now));
+  writeFileSync(`${file}.tmp`, text);
   renameSync(`${file}.tmp`, file);
 }
 
 // The handler first: a cancel may come as soon as the start stamp is there.
 process.on('SIGTERM', () => {
-  stamp('term');
+  stamp('term', String(now()));
   process.exit(143);
 });
-stamp('start');
+stamp('start', `${now()} ${process.pid}`);
 
 const prompt = readFileSync(process.env.AGENTRUN_PROMPT_FILE, 'utf8');
 const lines = /bench: lines (\d+)/.exec(prompt);
@@ -36,13 +40,12 @@ if (prompt.includes('bench: wait')) {
   console.log('waiting for a cancel');
   setInterval(() => {}, 60_000);
 } else if (lines) {
-  // Status lines of the protocol, each saying when it was written, LINE_GAP_MS apart (the first
-  // after a pause, so the bench's stream is open), then a clean exit.
+  // LINE_GAP_MS apart (the first after a pause, so the bench's stream is open), then a clean exit.
   const LINE_GAP_MS = 20;
   await new Promise((resolve) => setTimeout(resolve, 300));
   for (let i = 0; i < Number(lines[1]); i++) {
-    const message = `lag ${performance.timeOrigin + performance.now()}`;
-    console.log(JSON.stringify({ agentrun: 'status', message }));
+    const message = `lag ${now()}`;
+    console.log(i % 2 === 0 ? JSON.stringify({ agentrun: 'status', message }) : message);
     await new Promise((resolve) => setTimeout(resolve, LINE_GAP_MS));
   }
   process.exit(0);

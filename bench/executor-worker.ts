@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { createAgentRun } from '@agentrun/core';
+import { createAgentRun, type Executor } from '@agentrun/core';
 import { processExecutor } from '@agentrun/executor-process';
 import { createPostgresStore } from '@agentrun/store-postgres';
 import { runIdleWorker } from './idle-worker.js';
@@ -8,9 +8,10 @@ import { runIdleWorker } from './idle-worker.js';
  * A worker process of the `executor` bench (bench/executor.ts), forked with an IPC channel: a
  * PostgreSQL store on EXECUTOR_PG_URL in the schema EXECUTOR_PG_SCHEMA, and a worker running the
  * process executor on bench/executor-agent.mjs (the example agent, wrapped to stamp the agent's
- * start and its SIGTERM into EXECUTOR_STAMPS). Polls and heartbeats are an hour
- * apart, so only notifications make it act. It tells the parent, over IPC, each run it moves to
- * INPROGRESS and each run that ends; the parent times them on its clock.
+ * start and its SIGTERM into EXECUTOR_STAMPS). Polls and heartbeats are an hour apart, so only
+ * notifications make it act. It tells the parent, over IPC, when it claimed each run and when it
+ * called the executor's `execute` for it (both on the clock every process of the bench shares,
+ * so the IPC hop is not timed), and each run that ends.
  */
 
 export const EXECUTOR_PG_URL_ENV = 'EXECUTOR_PG_URL';
@@ -20,8 +21,14 @@ export const EXECUTOR_CONCURRENCY_ENV = 'EXECUTOR_CONCURRENCY';
 
 export type ExecutorWorkerReport =
   | { kind: 'ready' }
-  | { kind: 'inprogress'; runId: string }
+  /** The worker claimed the run (its `run.state_changed` to CLAIMED); `at` on the shared clock. */
+  | { kind: 'claimed'; runId: string; at: number }
+  /** The run is INPROGRESS and the worker called `execute` (the agent is not spawned yet). */
+  | { kind: 'executing'; runId: string; at: number }
   | { kind: 'ended'; runId: string; state: string };
+
+/** The clock every process of the bench shares: wall-clock time with performance.now()'s resolution. */
+export const sharedClock = () => performance.timeOrigin + performance.now();
 
 const AGENT = fileURLToPath(new URL('./executor-agent.mjs', import.meta.url));
 
@@ -34,15 +41,21 @@ async function main(send: (report: ExecutorWorkerReport) => void): Promise<void>
   }
   const concurrency = Number(process.env[EXECUTOR_CONCURRENCY_ENV] ?? 1);
   const store = createPostgresStore({ connectionString, schema, poolSize: 4 });
-  const executor = processExecutor({
+  const processes = processExecutor({
     command: process.execPath,
     args: [AGENT],
     env: { set: { AGENTRUN_BENCH_STAMPS: stamps } },
     killGraceMs: 2000,
   });
+  const executor: Executor = {
+    execute(input, context) {
+      send({ kind: 'executing', runId: input.run.run_id, at: sharedClock() });
+      return processes.execute(input, context);
+    },
+  };
   const agentrun = createAgentRun({ store, executor });
   agentrun.events.on('run.state_changed', (e) => {
-    if (e.to === 'INPROGRESS') send({ kind: 'inprogress', runId: e.run.run_id });
+    if (e.to === 'CLAIMED') send({ kind: 'claimed', runId: e.run.run_id, at: sharedClock() });
     else if (['SUCCEEDED', 'FAILED', 'ERROR', 'CANCELLED'].includes(e.to)) send({ kind: 'ended', runId: e.run.run_id, state: e.to });
   });
   await runIdleWorker(agentrun, store, send, concurrency);
