@@ -42,6 +42,23 @@ export function describeRunEventsConformance(current: () => Store): void {
       expect(await store.runEvents.list(a, { after: 3, limit: 5 })).toEqual([]);
     });
 
+    it('keeps the order of a batch across types, however large, and each later batch after it, whatever their times', async () => {
+      // The process executor writes an agent's lines in batches of mixed types (docs/executors.md):
+      // ids follow the order given, never the time or the type. All share one time here.
+      const store = current();
+      const id = await created();
+      const types = ['output', 'status', 'artifact', 'output', 'state'] as const;
+      const event = (n: number): NewRunEvent => ({ at: at(0), type: types[n % types.length] as NewRunEvent['type'], data: { n } });
+      const range = (from: number, count: number) => Array.from({ length: count }, (_, i) => event(from + i));
+      await store.runEvents.append(id, range(0, 250));
+      for (let n = 250; n < 260; n++) await store.runEvents.append(id, [event(n)]);
+      await store.runEvents.append(id, range(260, 40));
+      const events = await store.runEvents.list(id, { limit: 1000 });
+      expect(events.map((e) => [e.id, e.type, e.data])).toEqual(
+        Array.from({ length: 300 }, (_, n) => [n + 1, types[n % types.length], { n }]),
+      );
+    });
+
     it('keeps nothing for a run that does not exist, and lists none', async () => {
       const store = current();
       await store.runEvents.append('no-such-run', [output(1)]);
