@@ -24,6 +24,7 @@ interface Run {
   state: string;
   title: string;
   source?: string;
+  created_at: string;
 }
 
 describe.concurrent('exit codes and messages', () => {
@@ -156,6 +157,8 @@ describe('runs', () => {
     expect(human.stdout).toMatch(/^RUN ID\s+STATE\s+TITLE\s+SOURCE\s+CREATED$/m);
     expect(human.stdout).toContain(started.run_id);
 
+    // Started after the first and updated before it: the two orders differ.
+    const second = await cliJson<Run>(['run', 'Another task', '--title', 'cli-e2e-2'], { env });
     const followup = await cli(['runs', 'followup', started.run_id, 'Also update the changelog'], { env });
     expect(followup.code, followup.stderr).toBe(0);
     const cancelled = await cliJson<string>(['runs', 'cancel', started.run_id], { env });
@@ -164,6 +167,14 @@ describe('runs', () => {
     expect(shown.stdout).toMatch(/^state:\s+CANCELLED$/m);
     // Cancelling again: the API refuses (a run that has ended), exit 3.
     expect((await cli(['runs', 'cancel', started.run_id], { env })).code).toBe(3);
+
+    // Every page, newest created first: the walk that skips no run updated meanwhile (docs/cli.md).
+    const everything = await cliJson<Run[]>(['runs', 'list'], { env });
+    const position = (r: Run) => `${r.created_at} ${r.run_id}`;
+    expect(everything.map(position)).toEqual(everything.map(position).sort().reverse());
+    const order = everything.map((r) => r.run_id);
+    expect(order.indexOf(second.run_id)).toBeGreaterThanOrEqual(0);
+    expect(order.indexOf(second.run_id)).toBeLessThan(order.indexOf(started.run_id));
   });
 });
 

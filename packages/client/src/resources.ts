@@ -33,18 +33,24 @@ export class Runs extends Resource {
     return this.client.request('runAgent', { ...options, body });
   }
 
-  /** Every run matching the filters, page after page: `for await (const run of client.runs.list({ state: ['FAILED'] }))`. */
+  /**
+   * Every run matching the filters, page after page: `for await (const run of client.runs.list({ state: ['FAILED'] }))`.
+   * Newest created first unless `sort_by` says otherwise: a walk by `created_at` never skips or
+   * repeats a run that changes meanwhile, which one by `updated_at` (the API's default) can
+   * (docs/run-api.md, "Cursors"; docs/client.md, "Pagination").
+   */
   list(
     query: Omit<QueryOf<'listRuns'>, 'cursor'> = {},
     options?: RequestOptions,
   ): AsyncGenerator<Item<'listRuns', 'runs'>, void, undefined> {
+    const walk = { ...query, sort_by: query.sort_by ?? 'created_at' };
     return paginate(
-      (cursor) => this.listPage({ ...query, cursor }, options),
+      (cursor) => this.listPage({ ...walk, cursor }, options),
       (page) => page.runs,
     );
   }
 
-  /** One page of runs. */
+  /** One page of runs, in the API's order unless `sort_by` says otherwise (most recently updated first). */
   listPage(query: QueryOf<'listRuns'> = {}, options?: RequestOptions): Promise<ResponseOf<'listRuns'>> {
     return this.client.request('listRuns', { ...options, query });
   }

@@ -74,7 +74,8 @@ function sharedSuite(kind: StoreKind): void {
       expect(first!.headers.get('idempotency-key')).toMatch(/^[0-9a-f-]{36}$/);
       expect(second!.headers.get('idempotency-key')).toBe(`my-key-${kind}`);
       expect(list!.headers.get('idempotency-key')).toBeNull();
-      expect(list!.url).toBe('http://agentrun.test/api/v1/agent/runs?limit=1');
+      // list() walks in creation order unless told otherwise (docs/client.md, "Pagination").
+      expect(list!.url).toBe('http://agentrun.test/api/v1/agent/runs?limit=1&sort_by=created_at');
     });
 
     it('manages factories, secrets, webhooks, automations and deliveries', async () => {
@@ -226,14 +227,17 @@ function sharedSuite(kind: StoreKind): void {
       const seen: Request[] = [];
       const paging = clientFor(server, { fetch: inProcessFetch(server, seen) });
       const listed: string[] = [];
-      // Ordered by creation: the held server's worker claims some of them meanwhile, which moves
-      // updated_at (the default order) but not created_at.
-      for await (const run of paging.runs.list({ limit: 100, sort_by: 'created_at' })) listed.push(run.run_id);
+      // list() walks by creation unless told otherwise: the held server's worker claims some of
+      // these runs meanwhile, which moves updated_at (the API's default order) but not created_at.
+      for await (const run of paging.runs.list({ limit: 100 })) listed.push(run.run_id);
       expect(new Set(listed).size).toBe(listed.length);
       const mine = listed.filter((id) => created.includes(id));
       expect(mine.length).toBe(1000);
       expect(seen.length).toBeGreaterThanOrEqual(10);
-      expect(seen.every((request) => new URL(request.url).searchParams.get('limit') === '100')).toBe(true);
+      for (const request of seen) {
+        expect(new URL(request.url).searchParams.get('limit')).toBe('100');
+        expect(new URL(request.url).searchParams.get('sort_by')).toBe('created_at');
+      }
 
       const cancelled = created.slice(0, 7);
       for (const id of cancelled) await paging.runs.cancel(id);

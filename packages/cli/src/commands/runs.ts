@@ -39,7 +39,14 @@ const LIST_FILTERS = {
   ],
   'execution-location': ['execution_location', { type: 'string', valueName: 'where', description: 'REMOTE (every run) or LOCAL (none)' }],
   executor: ['executor', { type: 'string', valueName: 'uid', description: 'the UID that executed the run (its creator)' }],
-  'sort-by': ['sort_by', { type: 'string', valueName: 'key', description: 'updated_at (default), created_at, title or agent' }],
+  'sort-by': [
+    'sort_by',
+    {
+      type: 'string',
+      valueName: 'key',
+      description: 'created_at (default: a walk that never skips a run), updated_at (may skip runs updated meanwhile), title or agent',
+    },
+  ],
   'sort-order': ['sort_order', { type: 'string', valueName: 'order', description: 'desc (default) or asc' }],
 } as const satisfies Record<string, readonly [keyof ListQuery, OptionSpec]>;
 
@@ -80,8 +87,11 @@ function listQuery(context: Context): { query: ListQuery; limit: number | undefi
 
 export const runsList: Command = {
   name: 'runs list',
-  summary: 'List runs, most recently updated first, with every filter of the API',
-  description: 'Without --limit every matching run is listed, page after page; --json prints them as one array.',
+  summary: 'List runs, newest first, with every filter of the API',
+  description:
+    'Without --limit every matching run is listed, page after page; --json prints them as one array. ' +
+    'Newest created first: a run updated while the pages are read keeps its place, so none is skipped or repeated ' +
+    '(with --sort-by updated_at such a run moves and may be skipped).',
   options: LIST_OPTIONS,
   examples: [
     'agentrun runs list --state FAILED --state ERROR --created-after 2026-01-01T00:00:00Z',
