@@ -1,6 +1,6 @@
 // server.mjs: agentrun inside an Express app. Run it with `node server.mjs` (an ES module: the
 // .mjs name, or "type": "module" in package.json, lets it use top-level await).
-//   npm install express @agentrun/core @agentrun/store-memory @agentrun/adapter-express @agentrun/dashboard
+//   npm install express ./vendor/agentrun-*.tgz   # the packages packed in a clone (README, "Use it from a clone")
 //   AGENTRUN_SECRET_KEY=$(openssl rand -base64 32) node server.mjs
 import { agentrunExpress } from '@agentrun/adapter-express';
 import { createAgentRun, createApiKey, demoExecutor } from '@agentrun/core';

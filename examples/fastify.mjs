@@ -1,6 +1,6 @@
 // server.mjs: agentrun inside a Fastify app. Run it with `node server.mjs` (an ES module: the
 // .mjs name, or "type": "module" in package.json, lets it use top-level await).
-//   npm install fastify @agentrun/core @agentrun/store-memory @agentrun/adapter-fastify @agentrun/dashboard
+//   npm install fastify ./vendor/agentrun-*.tgz   # the packages packed in a clone (README, "Use it from a clone")
 //   AGENTRUN_SECRET_KEY=$(openssl rand -base64 32) node server.mjs
 import { agentrunFastify } from '@agentrun/adapter-fastify';
 import { composeMounts, createAgentRun, createApiKey, demoExecutor } from '@agentrun/core';
