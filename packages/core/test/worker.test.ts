@@ -71,7 +71,8 @@ describe('worker', () => {
   });
 
   it('drives a run through CLAIMED and INPROGRESS to SUCCEEDED, reporting progress', async () => {
-    handler = createAgentRunHandler({ store: createMemoryStore() });
+    const store = createMemoryStore();
+    handler = createAgentRunHandler({ store });
     const transitions: string[] = [];
     handler.events.on('run.state_changed', (e) => transitions.push(`${e.from}->${e.to}`));
     const runId = await create();
@@ -81,6 +82,17 @@ describe('worker', () => {
     const run = await handler.service.get(principal, runId);
     expect(run.status_message).toEqual({ message: 'Done' });
     expect(run.started_at).toEqual(expect.any(String));
+    // Its transcript: one event per step it reported, in order (docs/run-api.md, "Run events").
+    const events = await store.runEvents.list(runId, { limit: 100 });
+    const said = (data: unknown) => (data as { message?: string }).message ?? (data as { to?: string }).to;
+    expect(events.map((e) => [e.id, e.type, said(e.data)])).toEqual([
+      [1, 'state', 'CLAIMED'],
+      [2, 'state', 'INPROGRESS'],
+      [3, 'status', 'Reading the task (1/3)'],
+      [4, 'status', 'Working on it (2/3)'],
+      [5, 'status', 'Wrapping up (3/3)'],
+      [6, 'state', 'SUCCEEDED'],
+    ]);
   });
 
   it('fails a run the demo executor is asked to fail, and succeeds it after a follow-up', async () => {
