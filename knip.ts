@@ -15,9 +15,9 @@ const config: KnipConfig = {
   ignoreBinaries: ['mypy'],
   workspaces: {
     '.': {
-      // Started as files, not imported: the README's examples (test/examples.test.ts runs them)
-      // and the preload that test passes to `node --import`.
-      entry: ['examples/*.mjs', 'test/support/*.mjs'],
+      // Started as files, not imported: the README's examples (test/examples.test.ts runs them),
+      // the preload that test passes to `node --import`, and the fresh-clone check .ci/run runs.
+      entry: ['examples/*.mjs', 'test/support/*.mjs', 'scripts/check-fresh-clone.mjs'],
       // Run as binaries from node_modules/.bin by scripts/lint-packages.mjs.
       // preact: tsconfig.base.json's jsxImportSource, for the dashboard's app (a devDependency there).
       ignoreDependencies: ['publint', '@arethetypeswrong/cli', 'preact'],
