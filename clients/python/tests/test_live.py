@@ -294,12 +294,13 @@ class LiveSuite:
 
         proxy = self.proxy(self.held, [])
         paging = self.client(base_url=proxy.url)
-        # By creation: the held server's worker claims some meanwhile, which moves updated_at.
-        listed = [run["run_id"] for run in paging.runs.list(limit=100, sort_by="created_at", q=title)]
+        # list() walks by creation unless told otherwise: the held server's worker claims some of
+        # these runs meanwhile, which moves updated_at (the API's default order) but not created_at.
+        listed = [run["run_id"] for run in paging.runs.list(limit=100, q=title)]
         self.assertEqual(len(listed), len(set(listed)))
         self.assertEqual(sorted(listed), sorted(created))
         self.assertIn(len(proxy.seen), (10, 11))  # ten full pages (and an empty one, if the tenth said there may be more)
-        self.assertTrue(all("limit=100" in path for _, path, _ in proxy.seen))
+        self.assertTrue(all("limit=100" in path and "sort_by=created_at" in path for _, path, _ in proxy.seen))
 
         cancelled = created[:7]
         for run_id in cancelled:

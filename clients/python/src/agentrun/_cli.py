@@ -78,7 +78,7 @@ def _parser() -> argparse.ArgumentParser:
     run.set_defaults(handler=_run)
 
     runs = commands.add_parser("runs", help="list, get or cancel runs").add_subparsers(title="runs commands")
-    listing = runs.add_parser("list", help="list runs, newest change first")
+    listing = runs.add_parser("list", help="list runs, newest first")
     listing.add_argument("--state", action="append", choices=RUN_STATES, help="repeatable: any of these states")
     listing.add_argument("--limit", type=_positive, default=20, help="how many runs to show (default 20)")
     listing.add_argument("--q", help="a substring of the title, prompt or skill")
@@ -118,7 +118,7 @@ def _runs_list(client: Client, args: argparse.Namespace, out: TextIO) -> int:
     if args.json:
         print(json.dumps(runs), file=out)
     else:
-        _table(out, ["RUN ID", "STATE", "UPDATED", "TITLE"], [[r["run_id"], r["state"], r["updated_at"], r["title"]] for r in runs])
+        _table(out, ["RUN ID", "STATE", "CREATED", "TITLE"], [[r["run_id"], r["state"], r["created_at"], r["title"]] for r in runs])
     return EXIT_OK
 
 

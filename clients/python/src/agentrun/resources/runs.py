@@ -121,7 +121,12 @@ class Runs(Resource):
         Every run matching the filters, page after page: ``for run in client.runs.list(state=["FAILED"])``.
         A page (``limit`` runs, 1–500) is fetched only when the previous one is used up. Filters are
         those of docs/run-api.md, "List runs"; ``extra_query`` sends any other parameter as is.
+        Newest created first unless ``sort_by`` says otherwise: a walk by ``created_at`` never skips
+        or repeats a run that changes meanwhile, which one by ``updated_at`` (the API's default) can
+        (docs/run-api.md, "Cursors").
         """
+        if sort_by is None:
+            sort_by = "created_at"
         query = _runs_query(locals())
 
         def page(cursor: Optional[str]) -> ListRunsResponse:
@@ -159,7 +164,10 @@ class Runs(Resource):
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
     ) -> ListRunsResponse:
-        """One page of runs (with its ``page_info``), for a caller that keeps cursors itself."""
+        """
+        One page of runs (with its ``page_info``), for a caller that keeps cursors itself; in the
+        API's order (most recently updated first) unless ``sort_by`` says otherwise.
+        """
         query = _runs_query(locals())
         return cast(ListRunsResponse, self._client.request("listRuns", query=query, timeout=timeout, max_retries=max_retries))
 
