@@ -1,5 +1,6 @@
 import type { Command, OptionSpec } from './command.js';
 import { DEFAULT_BASE_URL } from './config.js';
+import { columns } from './output.js';
 
 /** What `--help` prints: the command list, a group's subcommands, or one command's usage. */
 
@@ -10,18 +11,16 @@ export const GLOBAL_OPTIONS = {
 } as const satisfies Record<string, OptionSpec>;
 
 export function mainHelp(commands: readonly Command[], version: string): string {
-  const width = Math.max(...commands.map((c) => c.name.length));
   return [
     `agentrun ${version}: the agentrun command line (docs/cli.md)`,
     '',
     'Usage: agentrun <command> [arguments] [options]',
     '',
     'Commands:',
-    ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    ...commandLines(commands),
     '',
     'Global options:',
-    ...optionLines(GLOBAL_OPTIONS),
-    '  --version             print the version',
+    ...columns([...optionRows(GLOBAL_OPTIONS), ['--version', 'print the version']], INDENT),
     '',
     `Configuration: AGENTRUN_API_KEY and AGENTRUN_BASE_URL (default ${DEFAULT_BASE_URL}), else a profile`,
     'of ~/.config/agentrun/config.json ($AGENTRUN_CONFIG). Exit codes: 0 ok, 1 a negative answer,',
@@ -32,28 +31,34 @@ export function mainHelp(commands: readonly Command[], version: string): string 
 
 /** `agentrun runs` alone: the commands of the group. */
 export function groupHelp(group: string, commands: readonly Command[]): string {
-  const width = Math.max(...commands.map((c) => c.name.length));
-  return [`Usage: agentrun ${group} <command>`, '', 'Commands:', ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`)].join(
-    '\n',
-  );
+  return [`Usage: agentrun ${group} <command>`, '', 'Commands:', ...commandLines(commands)].join('\n');
 }
 
 export function commandHelp(command: Command): string {
   const args = (command.arguments ?? []).join(' ');
   const lines = [`Usage: agentrun ${command.name}${args ? ` ${args}` : ''} [options]`, '', command.summary];
   if (command.description) lines.push('', command.description);
-  if (command.options && Object.keys(command.options).length > 0) lines.push('', 'Options:', ...optionLines(command.options));
-  lines.push('', 'Global options:', ...optionLines(GLOBAL_OPTIONS));
+  // The command's options and the global ones as one table, so the two lists align.
+  const own = optionRows(command.options ?? {});
+  const options = columns([...own, ...optionRows(GLOBAL_OPTIONS)], INDENT);
+  if (own.length > 0) lines.push('', 'Options:', ...options.slice(0, own.length));
+  lines.push('', 'Global options:', ...options.slice(own.length));
   if (command.examples?.length) lines.push('', 'Examples:', ...command.examples.map((e) => `  ${e}`));
   return lines.join('\n');
 }
 
-function optionLines(options: Readonly<Record<string, OptionSpec>>): string[] {
-  const flags = Object.entries(options).map(([name, spec]) => {
+const INDENT = { indent: '  ' };
+
+const commandLines = (commands: readonly Command[]): string[] =>
+  columns(
+    commands.map((c) => [c.name, c.summary]),
+    INDENT,
+  );
+
+function optionRows(options: Readonly<Record<string, OptionSpec>>): string[][] {
+  return Object.entries(options).map(([name, spec]) => {
     const short = spec.short ? `-${spec.short}, ` : '';
     const value = spec.type === 'string' ? ` <${spec.valueName ?? 'value'}>` : '';
-    return [`${short}--${name}${value}`, `${spec.description}${spec.multiple ? ' (repeatable)' : ''}`] as const;
+    return [`${short}--${name}${value}`, `${spec.description}${spec.multiple ? ' (repeatable)' : ''}`];
   });
-  const width = Math.max(20, ...flags.map(([flag]) => flag.length));
-  return flags.map(([flag, text]) => `  ${flag.padEnd(width)}  ${text}`);
 }

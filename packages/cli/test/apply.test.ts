@@ -61,6 +61,14 @@ describe('agentrun apply', () => {
     expect(first.stdout).toMatch(/Ingress URLs:\n(.*\n)*\s+webhooks\/pager\.yaml\s+http:\/\/\S+\/webhooks\/w\/[\w-]+\/\{token\}/);
     expect(first.stdout).toMatch(/\+ automations\/triage-issues\.yaml\s+create/);
     expect(first.stderr).toContain('Applied (definitions version 1): 5 to create.');
+    // The plan's actions and the ingress URLs each start at one column, whatever the file names' lengths.
+    const [plan = '', urls = ''] = first.stdout.split('Ingress URLs:\n');
+    const actionAt = [...plan.matchAll(/^( {2}[+~=-] \S+ +)\S/gm)].map((m) => m[1]?.length);
+    const urlAt = [...urls.matchAll(/^( {2}\S+ +)http/gm)].map((m) => m[1]?.length);
+    expect(actionAt).toHaveLength(5);
+    expect(new Set(actionAt).size).toBe(1);
+    expect(urlAt).toHaveLength(3);
+    expect(new Set(urlAt).size).toBe(1);
     const webhooks = (await client.webhooks.list(factory)).webhooks;
     expect(webhooks.map((w) => [w.name, w.secret_name]).sort()).toEqual([
       ['ci-alerts', 'ci-alerts-token'],

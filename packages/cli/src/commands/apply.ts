@@ -6,6 +6,7 @@ import { fileKey } from '../definitions/keys.js';
 import { type LoadedDefinitions, loadDefinitions } from '../definitions/load.js';
 import { CliError, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
+import { columns } from '../output.js';
 
 /** `agentrun apply [dir]` (docs/definitions.md): plan, print the plan, then apply it as one operation. */
 export const apply: Command = {
@@ -48,7 +49,15 @@ export const apply: Command = {
     else {
       const created = applied.webhooks.filter((w) => w.action === 'create');
       if (created.length > 0)
-        context.print(['Ingress URLs:', ...created.map((w) => `  webhooks/${w.name}.yaml  ${w.ingress_url}`)].join('\n'));
+        context.print(
+          [
+            'Ingress URLs:',
+            ...columns(
+              created.map((w) => [`webhooks/${w.name}.yaml`, w.ingress_url]),
+              INDENT,
+            ),
+          ].join('\n'),
+        );
       context.note(`Applied (definitions version ${applied.version}): ${summary(applied)}.`);
     }
     return EXIT.ok;
@@ -68,26 +77,25 @@ const explained =
 const MARK = { create: '+', adopt: '+', update: '~', unchanged: '=', delete: '-' } as const;
 
 function planText(plan: ApplyResult, factoryUid: string): string {
-  const lines = [`Plan for factory ${factoryUid}:`];
+  const rows: string[][] = [];
   for (const w of plan.webhooks) {
-    const detail =
-      w.action === 'unchanged'
-        ? w.secret_pending
+    const changes = w.changes.map(fileKey).join(', ');
+    // A create's UID (so its URL) is only provisional until it applies: shown after, not here.
+    const url = w.action === 'create' || w.action === 'delete' ? '' : w.ingress_url;
+    const last =
+      w.action !== 'unchanged'
+        ? url
+        : w.secret_pending
           ? 'its team secret has a new value, which takes effect when this webhook next applies'
-          : ''
-        : // A create's UID (so its URL) is only provisional until it applies: shown after, not here.
-          [w.changes.map(fileKey).join(', '), w.action === 'create' || w.action === 'delete' ? '' : w.ingress_url]
-            .filter(Boolean)
-            .join('  ');
-    lines.push(row(MARK[w.action], `webhooks/${w.name}.yaml`, w.action, detail));
+          : '';
+    rows.push([`${MARK[w.action]} webhooks/${w.name}.yaml`, w.action, changes, last]);
   }
   for (const a of plan.automations)
-    lines.push(row(MARK[a.action], `automations/${a.name}.yaml`, a.action, a.changes.map(fileKey).join(', ')));
-  return lines.join('\n');
+    rows.push([`${MARK[a.action]} automations/${a.name}.yaml`, a.action, a.changes.map(fileKey).join(', ')]);
+  return [`Plan for factory ${factoryUid}:`, ...columns(rows, INDENT)].join('\n');
 }
 
-const row = (mark: string, file: string, action: string, detail: string) =>
-  `  ${mark} ${file.padEnd(32)} ${action.padEnd(9)} ${detail}`.trimEnd();
+const INDENT = { indent: '  ' };
 
 const changeCount = (plan: ApplyResult) => [...plan.webhooks, ...plan.automations].filter((x) => x.action !== 'unchanged').length;
 
