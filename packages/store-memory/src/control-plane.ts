@@ -137,10 +137,7 @@ export function createMemoryControlPlane(): {
         return w ? { ...w } : undefined;
       },
       async list(teamUid, factoryUid) {
-        return [...webhooks.values()]
-          .filter((w) => w.teamUid === teamUid && w.factoryUid === factoryUid && w.deletedAt === null)
-          .sort(byCreated)
-          .map(clone);
+        return liveWebhooksOf(teamUid, factoryUid);
       },
       async update(teamUid, factoryUid, uid, patch, now) {
         const w = webhooks.get(uid);
@@ -164,10 +161,7 @@ export function createMemoryControlPlane(): {
         return a && a.teamUid === teamUid && a.factoryUid === factoryUid ? clone(a) : undefined;
       },
       async list(teamUid, factoryUid) {
-        return [...automations.values()]
-          .filter((a) => a.teamUid === teamUid && a.factoryUid === factoryUid)
-          .sort(byCreated)
-          .map(clone);
+        return automationsOf(teamUid, factoryUid);
       },
       async replace(record) {
         const a = automations.get(record.id);
@@ -191,6 +185,15 @@ export function createMemoryControlPlane(): {
       async get(teamUid, factoryUid) {
         const set = definitionSets.get(key(teamUid, factoryUid));
         return set ? clone(set) : undefined;
+      },
+      async snapshot(teamUid, factoryUid) {
+        // Synchronous, so of one moment: no write can come between the three reads.
+        const set = definitionSets.get(key(teamUid, factoryUid));
+        return {
+          set: set ? clone(set) : undefined,
+          webhooks: liveWebhooksOf(teamUid, factoryUid),
+          automations: automationsOf(teamUid, factoryUid),
+        };
       },
       async write(change) {
         const { set } = change;
@@ -225,6 +228,20 @@ export function createMemoryControlPlane(): {
       return { webhook: { ...webhook }, secret: secret && { ...secret }, automations: automationsFor(uid) as AutomationRecord[] };
     },
   };
+
+  function liveWebhooksOf(teamUid: string, factoryUid: string): WebhookRecord[] {
+    return [...webhooks.values()]
+      .filter((w) => w.teamUid === teamUid && w.factoryUid === factoryUid && w.deletedAt === null)
+      .sort(byCreated)
+      .map(clone);
+  }
+
+  function automationsOf(teamUid: string, factoryUid: string): AutomationRecord[] {
+    return [...automations.values()]
+      .filter((a) => a.teamUid === teamUid && a.factoryUid === factoryUid)
+      .sort(byCreated)
+      .map(clone);
+  }
 
   function automationsFor(webhookUid: string): readonly AutomationRecord[] {
     let answer = forWebhook.get(webhookUid);

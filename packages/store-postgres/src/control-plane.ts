@@ -1,6 +1,14 @@
 import type { Store } from '@agentrun/core';
 import { AgentRunError } from '@agentrun/core';
-import type { AutomationRecord, AutomationStore, FactoryStore, SecretStore, WebhookPatch, WebhookStore } from '@agentrun/core/store';
+import type {
+  AutomationRecord,
+  AutomationStore,
+  FactoryStore,
+  SecretStore,
+  WebhookPatch,
+  WebhookRecord,
+  WebhookStore,
+} from '@agentrun/core/store';
 import { type RawBuilder, sql } from 'kysely';
 import type { Db, Tx } from './db.js';
 import {
@@ -140,12 +148,7 @@ export function createControlPlane(db: Db, t: Tables): Pick<Store, 'factories' |
       const [row] = await rows<WebhookRow>(sql`SELECT * FROM ${t.webhooks} WHERE uid = ${uid}`);
       return row ? webhookFromRow(row) : undefined;
     },
-    async list(teamUid, factoryUid) {
-      const found = await rows<WebhookRow>(sql`
-        SELECT * FROM ${t.webhooks} WHERE factory_uid = ${factoryUid} AND team_uid = ${teamUid} AND deleted_at IS NULL
-        ORDER BY created_at, uid`);
-      return found.map(webhookFromRow);
-    },
+    list: (teamUid, factoryUid) => listLiveWebhooks(db, t, teamUid, factoryUid),
     async update(teamUid, factoryUid, uid, patch, now) {
       const [row] = await rows<WebhookRow>(sql`
         UPDATE ${t.webhooks} SET ${sql.join(webhookAssignments(patch, now))}
@@ -174,11 +177,7 @@ export function createControlPlane(db: Db, t: Tables): Pick<Store, 'factories' |
       );
       return row ? automationFromRow(row) : undefined;
     },
-    async list(teamUid, factoryUid) {
-      const found = await rows<AutomationRow>(sql`
-        SELECT * FROM ${t.automations} WHERE team_uid = ${teamUid} AND factory_uid = ${factoryUid} ORDER BY created_at, id`);
-      return found.map(automationFromRow);
-    },
+    list: (teamUid, factoryUid) => listAutomations(db, t, teamUid, factoryUid),
     async replace(a: AutomationRecord) {
       // Everything but the identity and created_at: a replace keeps when the automation was made.
       const changed = await affected(sql`
@@ -203,6 +202,21 @@ export function createControlPlane(db: Db, t: Tables): Pick<Store, 'factories' |
   };
 
   return { factories, secrets, webhooks, automations };
+}
+
+/** A factory's live webhooks, oldest first: `webhooks.list`, and part of a definitions snapshot (definitions.ts). */
+export async function listLiveWebhooks(q: Db | Tx, t: Tables, teamUid: string, factoryUid: string): Promise<WebhookRecord[]> {
+  const { rows } = await sql<WebhookRow>`
+    SELECT * FROM ${t.webhooks} WHERE factory_uid = ${factoryUid} AND team_uid = ${teamUid} AND deleted_at IS NULL
+    ORDER BY created_at, uid`.execute(q);
+  return rows.map(webhookFromRow);
+}
+
+/** A factory's automations, oldest first: `automations.list`, and part of a definitions snapshot (definitions.ts). */
+export async function listAutomations(q: Db | Tx, t: Tables, teamUid: string, factoryUid: string): Promise<AutomationRecord[]> {
+  const { rows } = await sql<AutomationRow>`
+    SELECT * FROM ${t.automations} WHERE team_uid = ${teamUid} AND factory_uid = ${factoryUid} ORDER BY created_at, id`.execute(q);
+  return rows.map(automationFromRow);
 }
 
 /** SET assignments for the fields a patch gives, and `updated_at`. */

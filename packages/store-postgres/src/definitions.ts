@@ -1,5 +1,6 @@
-import type { AppliedAutomation, AppliedWebhook, DefinitionStore, DefinitionWrite } from '@agentrun/core/store';
+import type { AppliedAutomation, AppliedWebhook, DefinitionSetRecord, DefinitionStore, DefinitionWrite } from '@agentrun/core/store';
 import { sql } from 'kysely';
+import { listAutomations, listLiveWebhooks } from './control-plane.js';
 import type { Db, Tx } from './db.js';
 import { iso, json } from './rows.js';
 import type { Tables } from './tables.js';
@@ -20,18 +21,26 @@ interface DefinitionSetRow {
 /**
  * Definition sets (table of 0009): the set is one row per factory; a write is one transaction
  * that first moves the row from the version it was planned on (or inserts it), so a concurrent
- * write planned on the same version finds no row to move and rolls back.
+ * write planned on the same version finds no row to move and rolls back. What a write is planned
+ * on is read in one snapshot, so the version the guard checks is the version of all of it.
  */
 export function createDefinitions(db: Db, t: Tables): DefinitionStore {
   return {
-    async get(teamUid, factoryUid) {
-      const { rows } = await sql<DefinitionSetRow>`
-        SELECT version, applied_at, state FROM ${t.definition_sets} WHERE team_uid = ${teamUid} AND factory_uid = ${factoryUid}`.execute(
-        db,
-      );
-      const row = rows[0];
-      if (!row) return undefined;
-      return { teamUid, factoryUid, version: row.version, appliedAt: iso(row.applied_at), ...row.state };
+    get: (teamUid, factoryUid) => readSet(db, t, teamUid, factoryUid),
+
+    snapshot(teamUid, factoryUid) {
+      // REPEATABLE READ: the three statements see the database as of the first. At READ COMMITTED
+      // each sees what had committed when it began, so an apply committing between them would show
+      // its webhooks beside the set it replaced (docs/stores.md: core never strings calls together).
+      return db
+        .transaction()
+        .setIsolationLevel('repeatable read')
+        .setAccessMode('read only')
+        .execute(async (tx) => ({
+          set: await readSet(tx, t, teamUid, factoryUid),
+          webhooks: await listLiveWebhooks(tx, t, teamUid, factoryUid),
+          automations: await listAutomations(tx, t, teamUid, factoryUid),
+        }));
     },
 
     async write(change) {
@@ -58,6 +67,14 @@ export function createDefinitions(db: Db, t: Tables): DefinitionStore {
       }
     },
   };
+}
+
+async function readSet(q: Db | Tx, t: Tables, teamUid: string, factoryUid: string): Promise<DefinitionSetRecord | undefined> {
+  const { rows } = await sql<DefinitionSetRow>`
+    SELECT version, applied_at, state FROM ${t.definition_sets} WHERE team_uid = ${teamUid} AND factory_uid = ${factoryUid}`.execute(q);
+  const row = rows[0];
+  if (!row) return undefined;
+  return { teamUid, factoryUid, version: row.version, appliedAt: iso(row.applied_at), ...row.state };
 }
 
 /** The set's row from `expectedVersion` to the new set; false when it is no longer there. */

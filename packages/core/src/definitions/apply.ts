@@ -28,11 +28,8 @@ export async function applyDefinitions(
   const teamUid = p.team_uid;
 
   return writePlanned(ctx, factoryUid, async () => {
-    const [set, webhooks, automations] = await Promise.all([
-      ctx.store.definitions.get(teamUid, factoryUid),
-      ctx.store.webhooks.list(teamUid, factoryUid),
-      ctx.store.automations.list(teamUid, factoryUid),
-    ]);
+    // One snapshot: the version guard covers what the plan read only if all of it is of that version.
+    const { set, webhooks, automations } = await ctx.store.definitions.snapshot(teamUid, factoryUid);
     const secrets = new Map<string, NonNullable<Awaited<ReturnType<typeof openTeamSecret>>>>();
     for (const name of new Set(body.webhooks.map((w) => w.secret_name))) {
       const opened = await openTeamSecret(ctx, teamUid, name);

@@ -14,14 +14,12 @@ import { writePlanned } from './write.js';
 export async function toggleFileDefined(ctx: ControlContext, webhook: WebhookRecord, enabled: boolean): Promise<WebhookRecord> {
   const { teamUid, factoryUid, uid } = webhook;
   return writePlanned(ctx, factoryUid, async () => {
-    // Read again on each planning: a concurrent apply may have changed the webhook.
-    const [set, current] = await Promise.all([
-      ctx.store.definitions.get(teamUid, factoryUid),
-      ctx.store.webhooks.get(teamUid, factoryUid, uid),
-    ]);
+    // Read again on each planning, the set and the webhook from one snapshot: a concurrent apply
+    // may have changed the webhook, and a webhook older than the set it is written under would undo it.
+    const { set, webhooks } = await ctx.store.definitions.snapshot(teamUid, factoryUid);
     const entry = set?.webhooks.find((e) => e.uid === uid);
-    if (!set || !entry || !current || current.deletedAt !== null)
-      throw conflict(`webhook ${uid} is not in its factory's definitions any more; apply them again`);
+    const current = webhooks.find((w) => w.uid === uid);
+    if (!set || !entry || !current) throw conflict(`webhook ${uid} is not in its factory's definitions any more; apply them again`);
     const now = nowIso(ctx);
     const record: WebhookRecord = { ...current, enabled, updatedAt: now };
     let next = entry;

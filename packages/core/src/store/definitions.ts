@@ -25,11 +25,29 @@ export interface DefinitionWrite {
   maxWebhooksPerFactory: number;
 }
 
+/**
+ * What a definitions write is planned on (docs/definitions.md, "Two applies at once"): the
+ * factory's set with its live webhooks and its automations, all as of one moment.
+ */
+export interface DefinitionSnapshot {
+  set: DefinitionSetRecord | undefined;
+  /** Live ones only (`deletedAt` null), as `webhooks.list` answers. */
+  webhooks: WebhookRecord[];
+  /** As `automations.list` answers. */
+  automations: AutomationRecord[];
+}
+
 export type DefinitionWriteResult = { applied: true } | { applied: false; reason: 'stale' | 'limit' };
 
 export interface DefinitionStore {
   /** The factory's set, or `undefined` when no definitions were ever applied to it. */
   get(teamUid: string, factoryUid: string): Promise<DefinitionSetRecord | undefined>;
+  /**
+   * The set, webhooks and automations of the factory read at one moment, so no write is half in
+   * it. Read apart, a write committing between the reads shows its webhooks without its set, and a
+   * plan made on that refuses its own files as renames or orphans the webhooks it cannot see.
+   */
+  snapshot(teamUid: string, factoryUid: string): Promise<DefinitionSnapshot>;
   /**
    * In one transaction: refused as `stale` (nothing written) unless the factory's set is at
    * `expectedVersion`, as `limit` (nothing written) if the factory would have more live webhooks

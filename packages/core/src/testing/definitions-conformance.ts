@@ -271,6 +271,21 @@ export function describeDefinitionsConformance(name: string, options: Definition
       ]).toContainEqual(names);
     });
 
+    it("the store's snapshot, what an apply plans on, is the set with the live webhooks and the automations", async () => {
+      const team = `defs-team-${name}`;
+      expect(await store.definitions.snapshot(team, factory)).toEqual({ set: undefined, webhooks: [], automations: [] });
+      await apply({ webhooks: [github, { name: 'ci', secret_name: 'github-token' }], automations: [triage] });
+      await apply({ webhooks: [github], automations: [triage], prune: true });
+      const snapshot = await store.definitions.snapshot(team, factory);
+      expect(snapshot.webhooks.map((w) => w.name)).toEqual(['github']);
+      expect(snapshot).toEqual({
+        set: await store.definitions.get(team, factory),
+        webhooks: await store.webhooks.list(team, factory),
+        automations: await store.automations.list(team, factory),
+      });
+      expect(snapshot.set).toMatchObject({ version: 2 });
+    });
+
     it('the store refuses a write planned on a stale version, or past the limit, writing nothing', async () => {
       const set = {
         teamUid: 'team-1',
