@@ -137,31 +137,6 @@ describe('transcript writers', () => {
     expect(events.at(-1)?.data).toMatchObject({ to: 'CANCELLED' });
   });
 
-  it('a run started without a session is its own session, linked to its transcript page; the agent’s own wins', async () => {
-    const handler = createAgentRunHandler({ store: createMemoryStore() });
-    let ctx: ExecutionContext | undefined;
-    const executor: Executor = {
-      execute: (_input, context) =>
-        new Promise((_resolve, reject) => {
-          ctx = context;
-          context.signal.addEventListener('abort', () => reject(context.signal.reason));
-        }),
-    };
-    const runId = (await handler.service.create(principal, { prompt: 'do it' })).body.run_id;
-    worker = handler.app.worker({ executor, pollIntervalMs: 20, transcriptBaseUrl: 'https://agents.example.com/' });
-    worker.start();
-    await until(async () => (await handler.service.get(principal, runId)).state === 'INPROGRESS', 'INPROGRESS');
-    expect(await handler.service.get(principal, runId)).toMatchObject({
-      session_id: runId,
-      session_link: `https://agents.example.com/api/v1/agent/runs/${runId}/transcript`,
-    });
-    await ctx?.report({ message: 'session', session_id: 'agent-7', session_link: 'https://agent.example.com/s/1' });
-    expect(await handler.service.get(principal, runId)).toMatchObject({
-      session_id: 'agent-7',
-      session_link: 'https://agent.example.com/s/1',
-    });
-  });
-
   it('a cancel of a queued run is one state event; a refused change appends nothing', async () => {
     const store = createMemoryStore();
     const handler = createAgentRunHandler({ store });

@@ -8,7 +8,7 @@ import { startDashboardServer } from './support/server.js';
 /**
  * The runs pages in a real headless Chromium against the reference server (docs/dashboard.md,
  * "Tests"): sign-in, the list with its filters and pages, a run followed live from QUEUED to
- * SUCCEEDED, Cancel, Send follow-up, and axe on each page.
+ * SUCCEEDED, Cancel, Send follow-up, a run opened from its session_link, and axe on each page.
  */
 describe.runIf(browserAvailable())('dashboard: runs', { timeout: 30_000 }, () => {
   let server: ReferenceServer;
@@ -126,6 +126,21 @@ describe.runIf(browserAvailable())('dashboard: runs', { timeout: 30_000 }, () =>
     await page.getByRole('link', { name: 'Paged 2' }).waitFor();
     expect(await seriousViolations(page)).toEqual([]);
     await screenshot(page, 'dashboard-runs.png');
+    await page.context().close();
+  });
+
+  it('opens a run from its session_link: the sign-in form there, then that run, at the same URL', async () => {
+    const { run_id } = await client.runs.create({ prompt: 'Open me from a link', title: 'Linked run' });
+    await expect.poll(async () => (await client.runs.get(run_id)).session_link, { timeout: 10_000 }).toBeDefined();
+    const link = (await client.runs.get(run_id)).session_link as string;
+    expect(link).toMatch(new RegExp(`^http://localhost:\\d+/dashboard/runs/${run_id}$`));
+    ({ page, problems } = await openPage(browser, new URL(link).origin));
+    await page.goto(link);
+    await page.getByLabel('API key').fill(server.apiKey);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Linked run', level: 1 }).waitFor();
+    await page.getByText('Open me from a link').waitFor();
+    expect(page.url()).toBe(link);
     await page.context().close();
   });
 });

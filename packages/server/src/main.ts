@@ -33,6 +33,8 @@ const secretKey = process.env.AGENTRUN_SECRET_KEY || (store ? undefined : random
 
 const server = await startReferenceServer({
   ...(secretKey !== undefined ? { secretKey } : {}),
+  // Where people reach this server (runs' session_link, ingress URLs); default http://localhost:PORT.
+  ...(process.env.AGENTRUN_PUBLIC_URL ? { publicBaseUrl: process.env.AGENTRUN_PUBLIC_URL } : {}),
   ...(process.env.WEBHOOK_BASE_URL ? { webhookBaseUrl: process.env.WEBHOOK_BASE_URL } : {}),
   ...(store ? { store } : {}),
   ...(chosen.executor ? { executor: chosen.executor } : {}),

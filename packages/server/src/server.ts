@@ -30,7 +30,13 @@ export interface ReferenceServerOptions {
   pollIntervalMs?: number;
   /** Seals team secrets; see `createAgentRun`. */
   secretKey?: string | Uint8Array;
-  /** Base of ingress URLs. Default: `http://localhost:<port>`. */
+  /**
+   * Where people reach this server (`https://agents.example.com`): a run's `session_link` is its
+   * dashboard page under it (`<publicBaseUrl>/dashboard/runs/<id>`), and ingress URLs start with
+   * it unless `webhookBaseUrl` is given. Default: `http://localhost:<port>`.
+   */
+  publicBaseUrl?: string;
+  /** Base of ingress URLs. Default: `publicBaseUrl`. */
   webhookBaseUrl?: string;
 }
 
@@ -84,7 +90,7 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
   const store = options.store ?? createMemoryStore();
   const apiKey = await bootstrapKey(store, options.apiKey);
 
-  // Listen first: the default ingress base needs the port. Until the handler exists (a moment), 503.
+  // Listen first: the default public URL needs the port. Until the handler exists (a moment), 503.
   let listener: RequestListener = (_req, res) => res.writeHead(503).end();
   const server = createServer((req, res) => listener(req, res));
   await new Promise<void>((resolve, reject) => {
@@ -97,7 +103,9 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
   const agentrun = createAgentRun({
     store,
     executor: options.executor ?? demoExecutor(options.demoDurationMs !== undefined ? { durationMs: options.demoDurationMs } : {}),
-    webhookBaseUrl: options.webhookBaseUrl ?? `http://localhost:${address.port}`,
+    // The dashboard is mounted at /dashboard below, createAgentRun's default dashboardPath.
+    publicBaseUrl: options.publicBaseUrl ?? `http://localhost:${address.port}`,
+    ...(options.webhookBaseUrl !== undefined ? { webhookBaseUrl: options.webhookBaseUrl } : {}),
     ...(options.secretKey !== undefined ? { secretKey: options.secretKey } : {}),
   });
   // The dashboard (docs/dashboard.md) beside the API: /dashboard is its own, every other path agentrun's.

@@ -14,6 +14,7 @@ import { createIngress, DEFAULT_INGRESS_LIMITS } from '../ingress/pipeline.js';
 import { createMaintenance, type Maintenance } from '../maintenance/maintenance.js';
 import { DEFAULT_IDEMPOTENCY_TTL_MS } from '../run/idempotency.js';
 import { RunService } from '../run/run-service.js';
+import { sessionLinkFor } from '../run/session-link.js';
 import type { Store } from '../store/store.js';
 import { type Clock, systemClock } from '../util/clock.js';
 import { defaultHmac, defaultSha256 } from '../verify/crypto.js';
@@ -23,7 +24,10 @@ import type { AgentRunOptions } from './options.js';
 import { checkAgentRunOptions } from './options-check.js';
 
 /** Settings of one worker; its dependencies come from the root. */
-export type AgentRunWorkerOptions = Omit<WorkerOptions, 'runs' | 'store' | 'events' | 'clock' | 'maintenance' | 'executor'> & {
+export type AgentRunWorkerOptions = Omit<
+  WorkerOptions,
+  'runs' | 'store' | 'events' | 'clock' | 'maintenance' | 'sessionLink' | 'executor'
+> & {
   /** Default: the `executor` given to `createAgentRun`. */
   executor?: Executor;
 };
@@ -67,12 +71,14 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
     ...(options.idempotencyTtlMs !== undefined ? { idempotencyTtlMs: options.idempotencyTtlMs } : {}),
     ...(options.maxAttempts !== undefined ? { maxAttempts: options.maxAttempts } : {}),
   });
+  // Ingress URLs start where people reach agentrun unless the ingress has a base of its own.
+  const webhookBaseUrl = options.webhookBaseUrl ?? options.publicBaseUrl;
   const cipher = options.secretKey === undefined ? missingCipher : createSecretCipher(options.secretKey);
   const control = new ControlService({
     store,
     cipher,
     clock,
-    ...(options.webhookBaseUrl !== undefined ? { webhookBaseUrl: options.webhookBaseUrl } : {}),
+    ...(webhookBaseUrl !== undefined ? { webhookBaseUrl } : {}),
     ...(options.maxWebhooksPerFactory !== undefined ? { maxWebhooksPerFactory: options.maxWebhooksPerFactory } : {}),
   });
   const ingress = createIngress({
@@ -91,6 +97,9 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
     onError: reportError,
     ...(options.maintenanceTasks ? { tasks: options.maintenanceTasks } : {}),
   });
+
+  // The link a run gets when it starts without one (run/session-link.ts); none without publicBaseUrl.
+  const sessionLink = sessionLinkFor(options);
 
   const readers = jsonReaders(options.maxBodyBytes ?? DEFAULT_MAX_BODY);
   const idempotent = idempotentWrites({
@@ -133,6 +142,7 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
         events,
         clock,
         maintenance,
+        ...(sessionLink ? { sessionLink } : {}),
         onError: workerOptions.onError ?? reportError,
       } as WorkerOptions);
     },

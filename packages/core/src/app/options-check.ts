@@ -20,6 +20,8 @@ const httpUrl = v.pipe(
   v.check((s) => /^https?:\/\//i.test(s), 'must be an http or https URL'),
 );
 
+const dashboardPathRule = 'must be a path starting with / (where the dashboard is mounted, e.g. /dashboard), or false';
+
 const OptionsSchema = v.strictObject({
   store: v.custom<object>(
     (x) => typeof x === 'object' && x !== null && ['runs', 'apiKeys', 'deliveries'].every((k) => k in x),
@@ -32,6 +34,8 @@ const OptionsSchema = v.strictObject({
   idempotencyTtlMs: v.optional(positiveInt),
   maxAttempts: v.optional(positiveInt),
   secretKey: v.optional(v.union([v.string(), v.instance(Uint8Array)], 'must be a string (base64 or hex) or bytes')),
+  publicBaseUrl: v.optional(httpUrl),
+  dashboardPath: v.optional(v.union([v.literal(false), v.pipe(v.string(), v.regex(/^\/[^?#]*$/, dashboardPathRule))], dashboardPathRule)),
   webhookBaseUrl: v.optional(httpUrl),
   maxWebhooksPerFactory: v.optional(positiveInt),
   hmac: v.optional(v.custom<object>((x) => typeof x === 'object' && x !== null, 'must be an HmacPort')),

@@ -29,7 +29,20 @@ export interface AgentRunOptions {
    * it, the management operations that store a secret answer 503 and say why.
    */
   secretKey?: string | Uint8Array;
-  /** Base of webhook ingress URLs, e.g. `https://hooks.example.com`. Default: the request's origin. */
+  /**
+   * Where agentrun is mounted, as people and senders reach it (`https://agents.example.com/agents`,
+   * mount path included). A run's default `session_link` is its dashboard page under it
+   * (`<publicBaseUrl><dashboardPath>/runs/<id>`, run/session-link.ts); without it a run has a
+   * `session_link` only when its agent reports one. Also the default of `webhookBaseUrl`.
+   */
+  publicBaseUrl?: string;
+  /**
+   * Where the dashboard is mounted below `publicBaseUrl` (its `basePath`), for the default
+   * `session_link`; `false` when it is not mounted, so runs get no link that would not open.
+   * Default `/dashboard`.
+   */
+  dashboardPath?: string | false;
+  /** Base of webhook ingress URLs, e.g. `https://hooks.example.com`. Default: `publicBaseUrl`, else the request's origin and mount path. */
   webhookBaseUrl?: string;
   /** Default 20. */
   maxWebhooksPerFactory?: number;

@@ -150,7 +150,7 @@ export const ROUTES = {
     path: '/agent/runs/{runId}/transcript',
     auth: 'api_key',
     tag: 'runs',
-    summary: "A run's transcript as a page to read (the run's default `session_link`).",
+    summary: "A run's transcript as a page to read (with the API key; a person opens the run's `session_link`).",
     params: { runId },
     responses: { 200: { description: 'The transcript, as HTML.', content: 'html' } },
   }),

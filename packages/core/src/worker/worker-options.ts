@@ -28,7 +28,7 @@ const WorkerOptionsSchema = v.strictObject({
   pollIntervalMs: v.optional(positiveInt),
   leaseMs: v.optional(positiveInt),
   heartbeatMs: v.optional(positiveInt),
-  transcriptBaseUrl: v.optional(v.string('must be a string')),
+  sessionLink: v.optional(v.custom<(runId: string) => string>((x) => typeof x === 'function', 'must be a function')),
   onError: v.optional(v.custom<(e: unknown) => void>((x) => typeof x === 'function', 'must be a function')),
 });
 

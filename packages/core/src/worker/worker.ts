@@ -2,8 +2,6 @@ import { type AgentRunEvents, emitSafely } from '../events.js';
 import type { ExecutionContext, ExecutionOutcome, Executor, ProgressUpdate, TranscriptEntry } from '../executor/executor.js';
 import type { Maintenance } from '../maintenance/maintenance.js';
 import type { Notification } from '../notify/notification.js';
-import { fullPath } from '../routes/route.js';
-import { ROUTES } from '../routes/table.js';
 import { hasAttemptsLeft } from '../run/attempts.js';
 import type { FollowupRecord, RunRecord } from '../run/record.js';
 import { toRunItem } from '../run/record.js';
@@ -29,6 +27,11 @@ export interface WorkerDeps {
   clock: Clock;
   /** Housekeeping run on the worker's timer; none without it. */
   maintenance?: Maintenance;
+  /**
+   * The `session_link` a run gets when it starts without one: its dashboard page, from
+   * `createAgentRun`'s `publicBaseUrl` (run/session-link.ts). None without it.
+   */
+  sessionLink?: (runId: string) => string;
 }
 
 export interface WorkerOptions extends WorkerDeps {
@@ -43,13 +46,6 @@ export interface WorkerOptions extends WorkerDeps {
   leaseMs?: number;
   /** How often a running execution renews its lease. Default a third of `leaseMs`. */
   heartbeatMs?: number;
-  /**
-   * Where agentrun is served, as a browser reaches it (`https://agents.example.com`, with the mount
-   * path if any): a run started without a `session_link` gets
-   * `<transcriptBaseUrl>/api/v1/agent/runs/{runId}/transcript`, its transcript page
-   * (docs/run-api.md, "The transcript page"). Default `''`: the link is a path on the same host.
-   */
-  transcriptBaseUrl?: string;
   /** Errors of the worker itself (a store that failed, an executor that threw). */
   onError?: (error: unknown) => void;
 }
@@ -86,7 +82,7 @@ export interface Worker {
  */
 export function createWorker(options: WorkerOptions): Worker {
   checkWorkerOptions(options);
-  const { runs: service, store, events, clock, executor, maintenance } = options;
+  const { runs: service, store, events, clock, executor, maintenance, sessionLink } = options;
   const id = options.workerId ?? newId();
   const concurrency = options.concurrency ?? 4;
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
@@ -107,9 +103,6 @@ export function createWorker(options: WorkerOptions): Worker {
     seenFollowups: Set<string>;
     done: Promise<void>;
   }
-  const transcriptPath = fullPath(ROUTES.getRunTranscript);
-  const transcriptLink = (runId: string) =>
-    `${(options.transcriptBaseUrl ?? '').replace(/\/+$/, '')}${transcriptPath.replace('{runId}', encodeURIComponent(runId))}`;
   const running = new Map<string, Execution>();
   let started = false;
   /** Set from the first moment of `stop()`: nothing more is claimed, even on a notification. */
@@ -234,9 +227,9 @@ export function createWorker(options: WorkerOptions): Worker {
             startedAt: r.startedAt ?? startedAt,
             statusMessage: { message: 'Started' },
             // The run's own session (an agent's report) wins; until then, the session is the run
-            // itself and its link the run's transcript page.
+            // itself and its link the run's page in the dashboard, when agentrun knows where that is.
             ...(r.sessionId === null ? { sessionId: r.id } : {}),
-            ...(r.sessionLink === null ? { sessionLink: transcriptLink(r.id) } : {}),
+            ...(r.sessionLink === null && sessionLink ? { sessionLink: sessionLink(r.id) } : {}),
           }),
         },
       );

@@ -1,0 +1,29 @@
+/**
+ * A run's default `session_link`: its page in the dashboard, as a person's browser reaches it
+ * (docs/run-api.md, "The run"; docs/embedding.md, "Options"). The worker gives it to a run that
+ * starts without one; a link the agent reports (`context.report`) replaces it.
+ *
+ * It is built from `publicBaseUrl` because a worker has no request to take an origin from, and a
+ * relative path in an API answer opens nothing. Without `publicBaseUrl` (or with `dashboardPath:
+ * false`) there is no default: a run has a `session_link` only once its agent reports one.
+ */
+
+/** The options of `createAgentRun` the link is made from (app/options.ts says what each means). */
+interface SessionLinkOptions {
+  publicBaseUrl?: string | undefined;
+  dashboardPath?: string | false | undefined;
+}
+
+/** `createDashboard`'s own default `basePath` (packages/dashboard/src/server/options.ts). */
+const DEFAULT_DASHBOARD_PATH = '/dashboard';
+
+/**
+ * The link of a run by its ID, `<publicBaseUrl><dashboardPath>/runs/<runId>` (the dashboard's run
+ * page, packages/dashboard/src/app/app.tsx), or undefined when there is no default link.
+ */
+export function sessionLinkFor(options: SessionLinkOptions): ((runId: string) => string) | undefined {
+  const { publicBaseUrl, dashboardPath = DEFAULT_DASHBOARD_PATH } = options;
+  if (publicBaseUrl === undefined || dashboardPath === false) return undefined;
+  const base = `${publicBaseUrl.replace(/\/+$/, '')}${dashboardPath.replace(/\/+$/, '')}/runs/`;
+  return (runId) => base + encodeURIComponent(runId);
+}
