@@ -12,9 +12,11 @@ import express from 'express';
 const secretKey = process.env.AGENTRUN_SECRET_KEY;
 if (!secretKey) throw new Error('set AGENTRUN_SECRET_KEY to 32 random bytes in base64: openssl rand -base64 32');
 
+const port = Number(process.env.PORT ?? 3000);
 const store = createMemoryStore();
-// One composition root: the HTTP surface, the services and workers on one store.
-const agentrun = createAgentRun({ store, secretKey, executor: demoExecutor() });
+// One composition root: the HTTP surface, the services and workers on one store. publicBaseUrl is
+// where people reach it: a run's session_link opens the run in the dashboard mounted below.
+const agentrun = createAgentRun({ store, secretKey, executor: demoExecutor(), publicBaseUrl: `http://localhost:${port}/agents` });
 const worker = agentrun.worker(); // claims runs, runs the executor, and does the housekeeping
 
 const app = express();
@@ -30,7 +32,7 @@ const key = await createApiKey(store.apiKeys, {
   team_uid: 'acme',
   permissions: ['manage_factory'],
 });
-const server = app.listen(Number(process.env.PORT ?? 3000), () => {
+const server = app.listen(port, () => {
   worker.start();
   console.log(`run API at http://localhost:${server.address().port}/agents/api/v1, key ${key}`);
   console.log(`dashboard at http://localhost:${server.address().port}/agents/dashboard`);

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ensureAppBuilt } from '../packages/dashboard/scripts/build-app.js';
@@ -15,6 +16,19 @@ const EXAMPLES = ['express', 'fastify'] as const;
 const COUNT_HMAC = './test/support/count-hmac.mjs';
 /** The ingress's largest body (docs/webhooks.md): 256 KB. */
 const MAX_BODY = 262_144;
+
+/**
+ * A port nothing listens on now. The examples' public URL (runs' session_link, ingress URLs) is
+ * http://localhost:PORT/agents, known before they listen, so they get a real port, not PORT=0.
+ */
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const probe = createServer().once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
 
 // The examples mount the dashboard, whose app a fresh clone has not built yet.
 beforeAll(() => ensureAppBuilt(), 60_000);
@@ -32,11 +46,12 @@ describe.each(EXAMPLES)('examples/%s.mjs', (name) => {
     expect(readme).toContain(`\`\`\`js\n${readFileSync(`${ROOT}${file}`, 'utf8')}\`\`\``);
   });
 
-  it('runs as written: run API, factory, webhook, automation, a delivery to the printed ingress_url starts a run, and node:crypto verifies a 256 KB GitHub signature', async () => {
+  it('runs as written: run API, factory, webhook, automation, a delivery to the printed ingress_url starts a run, a run’s session_link opens its dashboard page, and node:crypto verifies a 256 KB GitHub signature', async () => {
+    const port = await freePort();
     // The agentrun-source condition resolves the @agentrun/* imports to the sources (tsx runs them), as in the other tests.
     child = spawn(process.execPath, ['--conditions=agentrun-source', '--import', 'tsx', '--import', COUNT_HMAC, file], {
       cwd: ROOT,
-      env: { ...process.env, PORT: '0', AGENTRUN_SECRET_KEY: randomBytes(32).toString('base64') },
+      env: { ...process.env, PORT: String(port), AGENTRUN_SECRET_KEY: randomBytes(32).toString('base64') },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const output = watchOutput(child);
@@ -59,6 +74,13 @@ describe.each(EXAMPLES)('examples/%s.mjs', (name) => {
 
     const run = await call('POST', '/agent/run', { prompt: 'Fix the bug in auth.go' });
     expect(run).toMatchObject({ run_id: expect.any(String), state: 'QUEUED' });
+    // Once started, the run's session_link is its page in the dashboard under the public URL (docs/embedding.md, "Session links").
+    await expect
+      .poll(async () => (await call('GET', `/agent/runs/${run.run_id}`)).session_link, { timeout: 10_000 })
+      .toBe(`http://localhost:${port}/agents/dashboard/runs/${run.run_id}`);
+    const runPage = await fetch(`http://localhost:${port}/agents/dashboard/runs/${run.run_id}`);
+    expect(runPage.status).toBe(200);
+    expect(await runPage.text()).toContain('data-base-path="/agents/dashboard"');
     const factory = await call('POST', '/factories', { name: 'Acme' });
     const webhook = await call('POST', `/factories/${factory.uid}/webhooks`, { name: 'CI' });
     expect(webhook.ingress_url).toMatch(/\/agents\/webhooks\/w\//);
