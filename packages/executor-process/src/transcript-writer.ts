@@ -15,7 +15,7 @@ export interface AgentLine {
 }
 
 /** Stops and restarts the agent's stdout, so lines wait in the pipe, not in memory, while the store is behind. */
-export interface Backpressure {
+interface Backpressure {
   pause(): void;
   resume(): void;
 }

@@ -20,8 +20,8 @@ export const followupEvent = (followup: FollowupRecord): NewRunEvent => ({
   data: { followup_id: followup.id, message: followup.message, creator_uid: followup.creatorUid },
 });
 
-/** A progress report of the worker running it. */
-export const statusEvent = (update: ProgressUpdate, at: string): NewRunEvent => ({
+/** A status: a progress report of the worker running it, or a status line its executor recorded. */
+const statusEvent = (update: ProgressUpdate, at: string): NewRunEvent => ({
   at,
   type: 'status',
   data: {
