@@ -1,11 +1,11 @@
-import { mkdirSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 /**
- * Bundles the app (src/app/, Preact + @agentrun/client) into dist/app/: app.js, app.css and
- * index.html (docs/dashboard.md, "Building"). `npm run build` runs it after tsup; the tests call
+ * Bundles the app (src/app/, Preact + @agentrun/client) into dist/app/: app.js, app.css,
+ * index.html and favicon.svg, copied as it is (docs/dashboard.md, "Building"). `npm run build` runs it after tsup; the tests call
  * `ensureAppBuilt()` so a fresh clone needs no build first.
  */
 
@@ -13,13 +13,18 @@ const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 const outDir = join(packageDir, 'dist', 'app');
 const sources = [join(packageDir, 'src', 'app'), join(packageDir, '..', 'client', 'src'), fileURLToPath(import.meta.url)];
 
-/** index.html: the server fills the `{{…}}` slots (src/server/index-page.ts); no inline script or style. */
+/**
+ * index.html: the server fills the `{{…}}` slots (src/server/index-page.ts); no inline script or
+ * style. The icon's link keeps a browser from asking for /favicon.ico at the site's root, which
+ * is not the dashboard's (it may be mounted under any prefix).
+ */
 const INDEX_HTML = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>agentrun dashboard</title>
+<link rel="icon" type="image/svg+xml" href="{{base}}/assets/favicon.svg">
 <link rel="stylesheet" href="{{base}}/assets/app.css">
 <script type="module" src="{{base}}/assets/app.js"></script>
 </head>
@@ -52,6 +57,7 @@ export async function buildApp(): Promise<void> {
   const files = [
     ...result.outputFiles.map((f) => ({ path: f.path, contents: f.contents })),
     { path: join(outDir, 'index.html'), contents: INDEX_HTML },
+    { path: join(outDir, 'favicon.svg'), contents: readFileSync(join(packageDir, 'src', 'app', 'favicon.svg')) },
   ];
   for (const file of files) {
     const temporary = `${file.path}.${process.pid}.${Math.random().toString(36).slice(2)}`;

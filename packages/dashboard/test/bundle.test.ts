@@ -13,7 +13,7 @@ it('ships at most 80 KB of gzipped JavaScript', () => {
 });
 
 it('loads nothing from another origin', () => {
-  for (const name of ['index.html', 'app.js', 'app.css']) {
+  for (const name of ['index.html', 'app.js', 'app.css', 'favicon.svg']) {
     expect(built(name).toString('utf8')).not.toMatch(/(src|href)=["']?https?:\/\//);
   }
   expect(built('app.css').toString('utf8')).not.toMatch(/url\(\s*["']?https?:/);

@@ -37,6 +37,7 @@ describe('createDashboard', () => {
       expect(html).toContain('data-base-path="/dashboard"');
       expect(html).toContain('data-api-base="http://dash.test"');
       expect(html).toContain('<script type="module" src="/dashboard/assets/app.js"></script>');
+      expect(html).toContain('<link rel="icon" type="image/svg+xml" href="/dashboard/assets/favicon.svg">');
       // No inline script: every <script> has a src.
       expect(html.match(/<script(?![^>]*\bsrc=)[^>]*>/g)).toBeNull();
       const csp = response.headers.get('content-security-policy')!;
@@ -48,6 +49,8 @@ describe('createDashboard', () => {
         "frame-ancestors 'none'",
         "base-uri 'none'",
         "form-action 'self'",
+        // The icon is an image of the page's own origin.
+        "img-src 'self'",
       ]) {
         expect(csp).toContain(directive);
       }
@@ -69,6 +72,25 @@ describe('createDashboard', () => {
     expect((await get(dashboard, '/dashboard/assets/../../package.json')).status).not.toBe(200);
   });
 
+  it('serves its icon at assets/favicon.svg and at favicon.ico, an SVG that needs nothing the CSP forbids', async () => {
+    const svg = await get(dashboard, '/dashboard/assets/favicon.svg');
+    expect(svg.status).toBe(200);
+    expect(svg.headers.get('content-type')).toBe('image/svg+xml');
+    const body = await svg.text();
+    expect(body).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"[^>]*>.*<\/svg>\s*$/s);
+    // No script, no inline style, nothing fetched (a favicon is drawn under the page's CSP).
+    expect(body).not.toMatch(/<script|<style|\sstyle=|\son\w+=|href=|url\(/i);
+
+    const ico = await get(dashboard, '/dashboard/favicon.ico');
+    expect(ico.status).toBe(200);
+    expect(ico.headers.get('content-type')).toBe('image/svg+xml');
+    expect(ico.headers.get('etag')).toBe(svg.headers.get('etag'));
+    expect(await ico.text()).toBe(body);
+    expect((await get(dashboard, '/dashboard/favicon.ico', { headers: { 'if-none-match': svg.headers.get('etag')! } })).status).toBe(304);
+    // Only at the dashboard's own root: deeper, it is a client route like any other.
+    expect((await get(dashboard, '/dashboard/runs/favicon.ico')).headers.get('content-type')).toBe('text/html; charset=utf-8');
+  });
+
   it('refuses other methods and paths outside its prefix', async () => {
     const post = await get(dashboard, '/dashboard/runs', { method: 'POST' });
     expect(post.status).toBe(405);
@@ -83,6 +105,8 @@ describe('createDashboard', () => {
     const response = await get(other, '/ui/runs');
     const html = await response.text();
     expect(html).toContain('data-base-path="/ui"');
+    expect(html).toContain('href="/ui/assets/favicon.svg"');
+    expect((await get(other, '/ui/favicon.ico')).headers.get('content-type')).toBe('image/svg+xml');
     expect(html).toContain('data-api-base="https://api.example.com/agents"');
     expect(response.headers.get('content-security-policy')).toContain("connect-src 'self' https://api.example.com");
   });
@@ -125,6 +149,10 @@ describe('mounted by the adapters under a prefix', () => {
     expect(html).toContain('data-base-path="/agents/dashboard"');
     expect(html).toContain(`data-api-base="${origin}/agents"`);
     expect((await fetch(`${origin}/agents/dashboard/assets/app.css`)).status).toBe(200);
+    // The icon's link under the prefix too, and what it names is there.
+    expect(html).toContain('href="/agents/dashboard/assets/favicon.svg"');
+    expect((await fetch(`${origin}/agents/dashboard/assets/favicon.svg`)).headers.get('content-type')).toBe('image/svg+xml');
+    expect((await fetch(`${origin}/agents/dashboard/favicon.ico`)).status).toBe(200);
     expect((await fetch(`${origin}/agents/api/v1/agent/runs`)).status).toBe(401);
   };
 

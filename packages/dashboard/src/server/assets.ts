@@ -17,13 +17,14 @@ interface Asset {
 export interface AppAssets {
   /** index.html with its `{{…}}` slots (see index-page.ts). */
   indexTemplate: string;
-  /** By file name: `app.js`, `app.css`. */
+  /** By file name: `app.js`, `app.css`, `favicon.svg`. */
   files: ReadonlyMap<string, Asset>;
 }
 
 const CONTENT_TYPES: Record<string, string> = {
   'app.js': 'text/javascript; charset=utf-8',
   'app.css': 'text/css; charset=utf-8',
+  'favicon.svg': 'image/svg+xml',
 };
 
 // CJS builds have __dirname; ESM builds and sources have import.meta.url.

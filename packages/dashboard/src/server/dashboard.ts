@@ -9,7 +9,8 @@ import { extraConnectSource, securityHeaders } from './security-headers.js';
  * The dashboard as a `Mountable` (docs/dashboard.md): mount it beside agentrun with
  * `composeMounts`, `agentrunExpress` or `agentrunFastify`. Under `basePath` it answers
  *
- * - `assets/app.js`, `assets/app.css`: the prebuilt app (ETag, revalidated on each load);
+ * - `assets/app.js`, `assets/app.css`, `assets/favicon.svg`: the prebuilt app (ETag, revalidated on each load);
+ * - `favicon.ico`: the same icon, for whatever asks there without reading index.html's `<link rel="icon">`;
  * - `auth/session`: the host's auth hook, when there is one (the key goes in a JSON body, never a URL);
  * - any other path: index.html, so that client-side routes (`/dashboard/runs/…`) survive a reload.
  *
@@ -44,8 +45,9 @@ export function createDashboard(options: DashboardOptions = {}): Mountable {
         return plain(503, (error as Error).message, headers);
       }
 
-      if (rest.startsWith('/assets/')) {
-        const asset = assets.files.get(rest.slice('/assets/'.length));
+      const assetName = rest === '/favicon.ico' ? 'favicon.svg' : rest.startsWith('/assets/') ? rest.slice('/assets/'.length) : undefined;
+      if (assetName !== undefined) {
+        const asset = assets.files.get(assetName);
         if (!asset) return plain(404, 'Not found', headers);
         const common = { ...headers, etag: asset.etag, 'cache-control': 'no-cache' };
         if (request.headers.get('if-none-match') === asset.etag) return new Response(null, { status: 304, headers: common });
