@@ -36,8 +36,8 @@ export interface TranscriptWriterOptions {
  * the last of them leaves, so event ids follow the agent's order and a status line is one event,
  * never a copy of an output line. One write at a time. Plain lines are gathered for up to
  * `intervalMs` (a chatty agent costs a write per batch, not per line); a protocol message is
- * written at once, with the lines before it; lines that came during a write follow it when they
- * fill a batch or hold a protocol message, else after `intervalMs`. While a full batch waits for
+ * written at once, with the lines before it; lines that came during a write follow it at once
+ * when they fill a batch or hold a protocol message, else within `intervalMs`. While a full batch waits for
  * the write before it, stdout is paused (`backpressure`), so memory holds at most a batch and the
  * lines of one read. See docs/executors.md, "The process executor".
  */
@@ -63,6 +63,8 @@ export function transcriptWriter(
   let paused = false;
   let closing = false;
   const status = statusThrottle(statusIntervalMs, () => start());
+  /** A protocol message: written at once, with the lines before it. */
+  const urgent = (line: AgentLine) => line.status !== undefined && !line.status.throttled;
 
   const writeNext = async () => {
     const batch = queue.splice(0, maxBatch);
@@ -91,7 +93,7 @@ export function transcriptWriter(
     again = false;
     writing = writeNext().finally(() => {
       writing = undefined;
-      if (again) start();
+      if (again || queue.length >= maxBatch || queue.some(urgent)) start();
       else if (queue.length > 0) gather ??= setTimeout(start, intervalMs);
     });
   }
@@ -99,7 +101,7 @@ export function transcriptWriter(
   return {
     add(line) {
       queue.push(line);
-      if ((line.status !== undefined && !line.status.throttled) || queue.length >= maxBatch) start();
+      if (urgent(line) || queue.length >= maxBatch) start();
       else gather ??= setTimeout(start, intervalMs);
       if (writing && !paused && queue.length >= maxBatch) {
         paused = true;
