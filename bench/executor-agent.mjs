@@ -4,9 +4,9 @@
 // process starts, holding the time and the agent's pid (its process group's id: the executor
 // spawns it detached), and `<run id>.term` when it receives SIGTERM, holding the time. Times are
 // on the clock every process of the bench shares (performance.timeOrigin + performance.now()).
-// A prompt with "bench: lines N" writes N lines, each carrying the time it was written: odd ones
-// as protocol status messages (the worker reports them at once), even ones as plain output (the
-// executor gathers those into transcript batches).
+// A prompt with "bench: status N" writes N protocol status messages (the executor writes each at
+// once), "bench: output N" N plain output lines (which it gathers into batches for up to 50 ms),
+// each carrying the time it was written.
 // A prompt with "bench: wait" waits for the signal here: the example agent's own wait (a `sleep`
 // child in its process group) ends with the same group signal and lets the agent exit 0 before
 // its SIGTERM handler ran, so its receipt could not be stamped. Any other prompt runs the example
@@ -35,7 +35,7 @@ process.on('SIGTERM', () => {
 stamp('start', `${now()} ${process.pid}`);
 
 const prompt = readFileSync(process.env.AGENTRUN_PROMPT_FILE, 'utf8');
-const lines = /bench: lines (\d+)/.exec(prompt);
+const lines = /bench: (status|output) (\d+)/.exec(prompt);
 if (prompt.includes('bench: wait')) {
   console.log('waiting for a cancel');
   setInterval(() => {}, 60_000);
@@ -43,9 +43,9 @@ if (prompt.includes('bench: wait')) {
   // LINE_GAP_MS apart (the first after a pause, so the bench's stream is open), then a clean exit.
   const LINE_GAP_MS = 20;
   await new Promise((resolve) => setTimeout(resolve, 300));
-  for (let i = 0; i < Number(lines[1]); i++) {
+  for (let i = 0; i < Number(lines[2]); i++) {
     const message = `lag ${now()}`;
-    console.log(i % 2 === 0 ? JSON.stringify({ agentrun: 'status', message }) : message);
+    console.log(lines[1] === 'status' ? JSON.stringify({ agentrun: 'status', message }) : message);
     await new Promise((resolve) => setTimeout(resolve, LINE_GAP_MS));
   }
   process.exit(0);

@@ -39,10 +39,11 @@ import type { BenchGroup } from './run.js';
  *   state is committed) and the agent's process group is gone (no process of it left, reaped by
  *   the worker; found by polling every millisecond). The printed line also gives cancel → the
  *   agent's SIGTERM handler runs (`cancel_term_*`).
- * - SSE lag (`sse_lag_*`): the agent writes lines carrying the time they were written, half as
- *   protocol status messages (reported at once), half as plain output (gathered into transcript
- *   batches of up to 50 ms, docs/executors.md "The JSON-lines protocol"); this process follows the
- *   run's events as Server-Sent Events through its own handler (woken by the workers' run.event
+ * - SSE lag (`sse_lag_*`): the agent writes lines carrying the time they were written, 20 ms
+ *   apart (bench/executor-agent.mjs), as protocol status messages in one run (the executor writes
+ *   each at once) and as plain output in the next (it gathers those for up to 50 ms,
+ *   docs/executors.md "The JSON-lines protocol"), alternately; this process follows each run's
+ *   events as Server-Sent Events through its own handler (woken by the workers' run.event
  *   notifications) and takes the difference on receipt. Both kinds count in `sse_lag_*`; the
  *   printed line gives each.
  * - no-op batch (`noop_*`): NOOP_RUNS runs of an agent that exits at once (the example agent),
@@ -175,13 +176,16 @@ async function pickupAndCancel(agentrun: AgentRun, reports: Reports, stamps: str
   return timed;
 }
 
+type LineKind = 'status' | 'output';
+
 /** Runs of SSE_LINES lines each, followed live, until SSE_SAMPLES lines were timed after SSE_WARMUP. */
 async function sseLag(agentrun: AgentRun) {
-  const lines: { kind: 'status' | 'output'; lag: number }[] = [];
+  const lines: { kind: LineKind; lag: number }[] = [];
   for (let i = 0; lines.length < SSE_SAMPLES + SSE_WARMUP; i++) {
-    const runId = (await agentrun.services.runs.create(principal, { prompt: `executor bench ${i}, bench: lines ${SSE_LINES}` })).body
-      .run_id;
-    lines.push(...(await followLag(agentrun.fetch, runId)));
+    const kind: LineKind = i % 2 === 0 ? 'status' : 'output';
+    const prompt = `executor bench ${i}, bench: ${kind} ${SSE_LINES}`;
+    const runId = (await agentrun.services.runs.create(principal, { prompt })).body.run_id;
+    lines.push(...(await followLag(agentrun.fetch, runId)).map((lag) => ({ kind, lag })));
   }
   const timed = lines.slice(SSE_WARMUP);
   return {
@@ -222,13 +226,13 @@ function p(xs: number[], q: number): number {
  * `lag <time>` lines (a status event or an output event), how long after it was written the
  * stream delivered it. A stream still open SAMPLE_TIMEOUT_MS after it began fails the bench.
  */
-async function followLag(fetch: (request: Request) => Promise<Response>, runId: string) {
+async function followLag(fetch: (request: Request) => Promise<Response>, runId: string): Promise<number[]> {
   const timeout = AbortSignal.timeout(SAMPLE_TIMEOUT_MS);
   const response = await fetch(
     new Request(`http://bench.local/api/v1/agent/runs/${runId}/events`, { headers: { accept: 'text/event-stream' }, signal: timeout }),
   );
   if (response.status !== 200 || !response.body) throw new Error(`the events stream answered ${response.status}: ${await response.text()}`);
-  const lags: { kind: 'status' | 'output'; lag: number }[] = [];
+  const lags: number[] = [];
   const decoder = new TextDecoder();
   let buffered = '';
   for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
@@ -241,7 +245,7 @@ async function followLag(fetch: (request: Request) => Promise<Response>, runId: 
       const event = JSON.parse(line.slice('data: '.length)) as { type: string; data: { message?: string; text?: string } };
       const kind = event.type === 'status' || event.type === 'output' ? event.type : undefined;
       const written = kind && /^lag (\d+(?:\.\d+)?)$/.exec((kind === 'status' ? event.data.message : event.data.text) ?? '');
-      if (kind && written) lags.push({ kind, lag: receivedAt - Number(written[1]) });
+      if (kind && written) lags.push(receivedAt - Number(written[1]));
     }
   }
   if (timeout.aborted) throw new Error(`the stream of ${runId} was still open after ${SAMPLE_TIMEOUT_MS} ms`);
