@@ -153,6 +153,145 @@ describe('payload filters', () => {
     });
   });
 
+  describe('negative conditions through arrays: no element may be excluded (docs/filters.md, "Negative conditions")', () => {
+    const notWip = { pull_request: { labels: { name: { not_in: ['wip'] } } } };
+    const pr = (labels: unknown) => ({ action: 'opened', pull_request: { number: 7, labels } });
+
+    it('"not labelled wip": a pull request labelled wip and ship-it does not trigger, ship-it alone does', () => {
+      expect(matches(notWip, pr([{ name: 'wip' }, { name: 'ship-it' }]))).toBe(false);
+      expect(matches(notWip, pr([{ name: 'ship-it' }, { name: 'wip' }]))).toBe(false);
+      expect(matches(notWip, pr([{ name: 'ship-it' }]))).toBe(true);
+      expect(matches(notWip, pr([{ name: 'ship-it' }, { name: 'agent' }]))).toBe(true);
+    });
+
+    it('"not labelled wip": no labels, null, or no pull request at all triggers (nothing to exclude)', () => {
+      expect(matches(notWip, pr([]))).toBe(true);
+      expect(matches(notWip, pr(null))).toBe(true);
+      expect(matches(notWip, { action: 'opened', pull_request: { number: 7 } })).toBe(true);
+      expect(matches(notWip, { action: 'opened' })).toBe(true);
+      // Elements that are not objects are not looked into, as for positive conditions.
+      expect(matches(notWip, pr(['wip', [{ name: 'wip' }], null]))).toBe(true);
+      // A label without a name has no excluded name.
+      expect(matches(notWip, pr([{ id: 1 }, { name: null }]))).toBe(true);
+    });
+
+    it('an array value of the leaf is compared whole and by element, on every element object', () => {
+      const filter = { labels: { name: { not_in: ['wip', ['a', 'b']] } } };
+      expect(matches(filter, { labels: [{ name: ['x', 'wip'] }] })).toBe(false);
+      expect(matches(filter, { labels: [{ name: 'x' }, { name: ['a', 'b'] }] })).toBe(false);
+      expect(matches(filter, { labels: [{ name: ['b', 'a'] }, { name: [['wip']] }] })).toBe(true);
+    });
+
+    it('a positive condition beside it still needs one element: "has a label, and none is wip"', () => {
+      const filter = { labels: { name: { exists: true, not_in: ['wip'] } } };
+      expect(matches(filter, { labels: [{ name: 'ship-it' }] })).toBe(true);
+      expect(matches(filter, { labels: [{ name: 'ship-it' }, { name: 'wip' }] })).toBe(false);
+      expect(matches(filter, { labels: [] })).toBe(false);
+      expect(matches(filter, {})).toBe(false);
+      expect(matches(filter, { labels: [{ id: 1 }] })).toBe(false);
+    });
+
+    it('in and not_in in one operator object: "labelled agent and not labelled wip"', () => {
+      const filter = { labels: { name: { in: ['agent'], not_in: ['wip'] } } };
+      expect(matches(filter, { labels: [{ name: 'agent' }] })).toBe(true);
+      expect(matches(filter, { labels: [{ name: 'agent' }, { name: 'ship-it' }] })).toBe(true);
+      expect(matches(filter, { labels: [{ name: 'agent' }, { name: 'wip' }] })).toBe(false);
+      expect(matches(filter, { labels: [{ name: 'wip' }] })).toBe(false);
+      expect(matches(filter, { labels: [{ name: 'ship-it' }] })).toBe(false);
+      expect(matches(filter, { labels: [] })).toBe(false);
+      // Written the other way round, the same.
+      expect(matches({ labels: { name: { not_in: ['wip'], in: ['agent'] } } }, { labels: [{ name: 'agent' }, { name: 'wip' }] })).toBe(
+        false,
+      );
+    });
+
+    it('positive and negative keys in one nested filter: positive ones on one element, negative ones on all', () => {
+      const filter = { labels: { name: ['agent'], color: { not_in: ['red'] } } };
+      expect(
+        matches(filter, {
+          labels: [
+            { name: 'agent', color: 'green' },
+            { name: 'bug', color: 'blue' },
+          ],
+        }),
+      ).toBe(true);
+      expect(
+        matches(filter, {
+          labels: [
+            { name: 'agent', color: 'green' },
+            { name: 'bug', color: 'red' },
+          ],
+        }),
+      ).toBe(false);
+      expect(matches(filter, { labels: [{ name: 'agent', color: 'red' }] })).toBe(false);
+      expect(matches(filter, { labels: [{ name: 'agent' }] })).toBe(true);
+      expect(matches(filter, { labels: [{ color: 'green' }] })).toBe(false);
+      // Positive keys still meet on one element.
+      const both = { labels: { name: ['agent'], color: ['green'], id: { exists: false } } };
+      expect(matches(both, { labels: [{ name: 'agent' }, { color: 'green' }] })).toBe(false);
+      expect(matches(both, { labels: [{ name: 'agent', color: 'green' }] })).toBe(true);
+      expect(matches(both, { labels: [{ name: 'agent', color: 'green' }, { id: 3 }] })).toBe(false);
+    });
+
+    it('exists: false through an array: no element has the key', () => {
+      const filter = { a: { b: { exists: false } } };
+      expect(matches(filter, { a: [{}, { c: 1 }] })).toBe(true);
+      expect(matches(filter, { a: [{}, { b: null }] })).toBe(false);
+      expect(matches(filter, { a: [{ b: 1 }, {}] })).toBe(false);
+      expect(matches(filter, { a: [] })).toBe(true);
+    });
+
+    it('arrays at several levels are each looked through; arrays inside arrays are not', () => {
+      const filter = { a: { b: { c: { not_in: [1] } } } };
+      expect(matches(filter, { a: [{ b: [{ c: 2 }] }, { b: [{ c: 3 }, { c: 1 }] }] })).toBe(false);
+      expect(matches(filter, { a: [{ b: [{ c: 2 }] }, { b: { c: 1 } }] })).toBe(false);
+      expect(matches(filter, { a: [{ b: [{ c: 2 }] }, { b: [{ c: 3 }, {}] }, { b: [] }, {}] })).toBe(true);
+      expect(matches(filter, { a: [[{ b: { c: 1 } }]] })).toBe(true);
+      expect(matches(filter, { a: [{ b: [[{ c: 1 }]] }] })).toBe(true);
+      // Negative at a deeper level, positive above it: one element of a, and none of any b excluded.
+      const mixed = { a: { id: [1], b: { c: { not_in: [1] } } } };
+      expect(
+        matches(mixed, {
+          a: [
+            { id: 1, b: [{ c: 2 }] },
+            { id: 2, b: [{ c: 1 }] },
+          ],
+        }),
+      ).toBe(false);
+      expect(
+        matches(mixed, {
+          a: [
+            { id: 1, b: [{ c: 2 }] },
+            { id: 2, b: [{ c: 3 }] },
+          ],
+        }),
+      ).toBe(true);
+    });
+
+    it('an empty nested filter counts as positive: it needs an element object to be on', () => {
+      const filter = { a: { b: {}, c: { not_in: [1] } } };
+      expect(matches(filter, { a: [] })).toBe(false);
+      expect(matches(filter, { a: [{}] })).toBe(true);
+      expect(matches(filter, { a: [{}, { c: 1 }] })).toBe(false);
+    });
+
+    it('keys named like Object.prototype members work through arrays too', () => {
+      const filter = json('{"a": {"__proto__": {"not_in": [1]}, "constructor": {"exists": false}}}') as PayloadFilter;
+      expect(matches(filter, json('{"a": [{"__proto__": 2}, {}]}'))).toBe(true);
+      expect(matches(filter, json('{"a": [{"__proto__": 2}, {"__proto__": 1}]}'))).toBe(false);
+      expect(matches(filter, json('{"a": [{}, {"constructor": 0}]}'))).toBe(false);
+      // Only own keys: an inherited __proto__ of 1 is not there.
+      expect(matches(filter, { a: [{}, Object.create(json('{"__proto__": 1}') as object)] })).toBe(true);
+    });
+
+    it('at the top level and on single objects nothing changes: one object is every element', () => {
+      expect(matches({ labels: { not_in: ['wip'] } }, { labels: ['ship-it', 'wip'] })).toBe(false);
+      expect(matches({ pr: { name: { not_in: ['wip'] } } }, { pr: { name: 'wip' } })).toBe(false);
+      expect(matches({ pr: { name: { not_in: ['wip'] } } }, { pr: { name: 'ok' } })).toBe(true);
+      expect(matches({ name: { not_in: ['wip'] } }, [{ name: 'ok' }])).toBe(false);
+    });
+  });
+
   describe('nested filters', () => {
     const filter = { pull_request: { base: { ref: ['main'] }, draft: [false] } };
 
@@ -162,15 +301,26 @@ describe('payload filters', () => {
       expect(matches(filter, { pull_request: { base: { ref: 'main' }, draft: true } })).toBe(false);
     });
 
-    it('need an object (or an array with one) where they look: missing, null or a scalar fails', () => {
+    it('need an object (or an array with one) where they look for a positive condition: missing, null or a scalar fails', () => {
       for (const pr of [undefined, null, 'main', 0, true, [], ['main']]) {
         expect(matches(filter, pr === undefined ? {} : { pull_request: pr })).toBe(false);
       }
-      // The same when the nested conditions alone would hold on a missing key.
-      expect(matches({ a: { b: { exists: false } } }, {})).toBe(false);
-      expect(matches({ a: { b: { exists: false } } }, { a: null })).toBe(false);
+      // A positive condition beside negative ones still needs the object.
+      const mixed = { a: { b: { exists: false }, c: { exists: true } } };
+      for (const a of [undefined, null, 'x', [], [1]]) expect(matches(mixed, a === undefined ? {} : { a })).toBe(false);
+      expect(matches(mixed, { a: { c: 1 } })).toBe(true);
+      expect(matches(mixed, { a: { b: 1, c: 1 } })).toBe(false);
+    });
+
+    it('with only negative conditions, hold where there is nothing to look into', () => {
+      for (const a of [undefined, null, 'x', 0, false, [], ['x', 1, [{ b: 1 }]]]) {
+        const payload = a === undefined ? {} : { a };
+        expect(matches({ a: { b: { exists: false } } }, payload)).toBe(true);
+        expect(matches({ a: { b: { not_in: [1] } } }, payload)).toBe(true);
+      }
       expect(matches({ a: { b: { exists: false } } }, { a: {} })).toBe(true);
-      expect(matches({ a: { b: { not_in: [1] } } }, { a: 'x' })).toBe(false);
+      expect(matches({ a: { b: { exists: false } } }, { a: { b: null } })).toBe(false);
+      expect(matches({ a: { b: { not_in: [1] } } }, { a: { b: 1 } })).toBe(false);
     });
 
     it('an empty nested filter has no conditions, so it holds, even on a missing key', () => {
@@ -410,6 +560,78 @@ describe('explainFilter', () => {
     expect(explainFilter({ commits: { author: ['ann'] } }, { commits: [1, 2] })).toMatchObject({
       path: 'commits',
       reason: 'is an array of 2 element(s) and none is an object',
+    });
+  });
+
+  describe('negative conditions through arrays', () => {
+    const notWip: PayloadFilter = { action: ['opened'], pull_request: { labels: { name: { not_in: ['wip'] } } } };
+    const pr = (labels: unknown) => ({ action: 'opened', pull_request: { labels } });
+
+    it('"not labelled wip": names the condition and the excluded element', () => {
+      expect(explainFilter(notWip, pr([{ name: 'ship-it' }, { name: 'wip' }]))).toEqual({
+        matched: false,
+        path: 'pull_request.labels.name',
+        reason: 'pull_request.labels[1].name is "wip", which not_in ["wip"] excludes',
+      });
+      expect(explainFilter(notWip, pr([{ name: 'ship-it' }]))).toEqual({ matched: true });
+      expect(explainFilter(notWip, pr([]))).toEqual({ matched: true });
+      expect(explainFilter(notWip, { action: 'opened' })).toEqual({ matched: true });
+    });
+
+    it('says which element of an array value, and what exists: false found', () => {
+      expect(explainFilter(notWip, pr([{ name: ['ship-it', 'wip'] }]))).toMatchObject({
+        path: 'pull_request.labels.name',
+        reason: 'pull_request.labels[0].name has the element "wip", which not_in ["wip"] excludes',
+      });
+      expect(
+        explainFilter({ labels: { color: { exists: false } } }, { labels: [{ name: 'ci' }, 'x', { name: 'ui', color: 'red' }] }),
+      ).toEqual({
+        matched: false,
+        path: 'labels.color',
+        reason: 'labels[2].color is present ("red"); exists: false requires it to be missing',
+      });
+      // Operators in the order written.
+      expect(explainFilter({ l: { n: { exists: false, not_in: [1] } } }, { l: [{ n: 1 }] })).toMatchObject({
+        reason: 'l[0].n is present (1); exists: false requires it to be missing',
+      });
+    });
+
+    it('names the first negative condition in filter order, then the first element in payload order', () => {
+      const filter: PayloadFilter = { a: { x: { not_in: [1] }, b: { c: { not_in: [2] } }, y: { not_in: [3] } } };
+      expect(explainFilter(filter, { a: [{ y: 3 }, { b: [{ c: 0 }, { c: 2 }] }, { x: 1 }] })).toMatchObject({
+        path: 'a.x',
+        reason: 'a[2].x is 1, which not_in [1] excludes',
+      });
+      expect(explainFilter(filter, { a: [{ y: 3 }, { b: [{ c: 0 }, { c: 2 }] }] })).toMatchObject({
+        path: 'a.b.c',
+        reason: 'a[1].b[1].c is 2, which not_in [2] excludes',
+      });
+      expect(explainFilter(filter, { a: [{ y: 3 }, { b: { c: 2 } }] })).toMatchObject({
+        path: 'a.b.c',
+        reason: 'a[1].b.c is 2, which not_in [2] excludes',
+      });
+      expect(explainFilter(filter, { a: [{ y: 3 }] })).toMatchObject({ path: 'a.y', reason: 'a[0].y is 3, which not_in [3] excludes' });
+    });
+
+    it('no element meeting the positive conditions comes first, explained on them alone', () => {
+      const filter: PayloadFilter = { labels: { name: { not_in: ['wip'], in: ['agent', 'wip'] } } };
+      expect(explainFilter(filter, { labels: [{ name: 'ship-it' }, { name: 'wip' }] })).toMatchObject({ path: 'labels.name' });
+      expect(explainFilter(filter, { labels: [{ name: 'ship-it' }] })).toEqual({
+        matched: false,
+        path: 'labels',
+        reason: 'no element of the array matches the nested filter; labels[0].name: "ship-it" is not one of ["agent","wip"]',
+      });
+      expect(explainFilter(filter, { labels: [] })).toMatchObject({
+        path: 'labels',
+        reason: 'is an array of 0 element(s) and none is an object',
+      });
+    });
+
+    it('through a single object, as for any condition', () => {
+      expect(explainFilter(notWip, { action: 'opened', pull_request: { labels: { name: 'wip' } } })).toMatchObject({
+        path: 'pull_request.labels.name',
+        reason: '"wip" is excluded by not_in ["wip"]',
+      });
     });
   });
 

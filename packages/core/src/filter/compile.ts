@@ -1,8 +1,19 @@
-import { allOfKeys, allOfValue, existsTest, inTest, nestedTest, notInTest, type ObjectTest, type ValueTest } from './conditions.js';
+import {
+  allOfKeys,
+  allOfValue,
+  everyTest,
+  existsTest,
+  inTest,
+  nestedTest,
+  notInTest,
+  type ObjectTest,
+  type ValueTest,
+} from './conditions.js';
 import { isObjectValue } from './json-equal.js';
 import { keyTest } from './key-sites.js';
 import { classifyCondition } from './operators.js';
 import { parseFilter } from './parse.js';
+import { splitFilter } from './polarity.js';
 import type { FilterCondition, PayloadFilter, PayloadMatcher } from './types.js';
 import { compileValueList } from './value-list.js';
 
@@ -46,9 +57,17 @@ export function compileCondition(condition: FilterCondition): ValueTest {
       }
       return allOfValue(tests);
     }
-    case 'nested':
+    case 'nested': {
       // A nested filter without conditions holds whatever is there, like `{}` at the top.
       if (Object.keys(classified.filter).length === 0) return alwaysValue;
-      return nestedTest(compileObject(classified.filter));
+      // One element must meet the positive conditions, every element the negative ones
+      // (docs/filters.md, "Negative conditions"). Each part is split again one level down, where
+      // it has only its own kind: a positive-only filter compiles as it always did.
+      const { positive, negative } = splitFilter(classified.filter);
+      const tests: ValueTest[] = [];
+      if (positive !== undefined) tests.push(nestedTest(compileObject(positive)));
+      if (negative !== undefined) tests.push(everyTest(compileObject(negative)));
+      return allOfValue(tests);
+    }
   }
 }

@@ -37,8 +37,9 @@ function someElement(array: readonly unknown[], contains: ValueListTest): boolea
 }
 
 /**
- * A nested filter: the value is an object that matches it, or an array with an element object that
- * matches it. A missing key or any other value fails (an empty nested filter never gets here).
+ * The positive part of a nested filter: the value is an object that matches it, or an array with an
+ * element object that matches it. A missing key or any other value fails (an empty nested filter
+ * never gets here).
  */
 export function nestedTest(matches: ObjectTest): ValueTest {
   return (value) => {
@@ -49,6 +50,24 @@ export function nestedTest(matches: ObjectTest): ValueTest {
       if (isObjectValue(element) && matches(element)) return true;
     }
     return false;
+  };
+}
+
+/**
+ * The negative part of a nested filter (docs/filters.md, "Negative conditions"): the value is an
+ * object that passes, or an array whose element objects all pass. Nothing to look into (a missing
+ * key, any other value, an empty array) passes, as a missing key passes `not_in`. Exactly the
+ * negation of `nestedTest` of the negated object test, so "every" here is "no element fails".
+ */
+export function everyTest(passes: ObjectTest): ValueTest {
+  return (value) => {
+    if (typeof value !== 'object' || value === null) return true;
+    if (!Array.isArray(value)) return passes(value as Record<string, unknown>);
+    for (let i = 0; i < value.length; i++) {
+      const element: unknown = value[i];
+      if (isObjectValue(element) && !passes(element)) return false;
+    }
+    return true;
   };
 }
 

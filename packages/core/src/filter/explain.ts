@@ -3,7 +3,8 @@ import { isObjectValue } from './json-equal.js';
 import { classifyCondition } from './operators.js';
 import { parseFilter } from './parse.js';
 import { childPath, indexPath } from './path.js';
-import type { FilterCondition, JsonValue, PayloadFilter } from './types.js';
+import { splitFilter } from './polarity.js';
+import type { FilterCondition, FilterOperators, JsonValue, PayloadFilter } from './types.js';
 import { compileValueList } from './value-list.js';
 
 /**
@@ -38,15 +39,100 @@ function explainObject(filter: PayloadFilter, object: Record<string, unknown>, p
     const value = Object.hasOwn(object, key) ? object[key] : undefined;
     const keyPath = childPath(path, key);
     if (compileCondition(condition)(value)) continue;
-    // A nested filter on an object fails somewhere inside: name that deeper path.
     const classified = classifyCondition(condition);
-    if (classified.kind === 'nested' && isObjectValue(value)) {
-      const inner = explainObject(classified.filter, value, keyPath);
-      if (inner !== null) return inner;
+    if (classified.kind === 'nested') {
+      // On an object a nested filter fails somewhere inside: name that deeper path.
+      if (isObjectValue(value)) {
+        const inner = explainObject(classified.filter, value, keyPath);
+        if (inner !== null) return inner;
+      }
+      if (Array.isArray(value)) return explainNestedArray(classified.filter, value, keyPath);
     }
     return { path: keyPath, reason: explainCondition(condition, value, keyPath) };
   }
   return null;
+}
+
+/**
+ * Why a nested filter fails on an array (docs/filters.md, "Negative conditions"): no element meets
+ * its positive conditions (named at the array's path, as the filter's own failure comes before its
+ * leaves'), else some element breaks a negative one: the first such condition in filter order, at
+ * its own path, and the first element that breaks it.
+ */
+function explainNestedArray(filter: PayloadFilter, array: readonly unknown[], path: string): Failure {
+  const { positive, negative } = splitFilter(filter);
+  if (positive !== undefined && !compileCondition(positive)(array)) {
+    return { path, reason: explainNested(positive, array, path) };
+  }
+  const excluded = negative === undefined ? null : firstExclusion(negative, objectsIn(array, path), path);
+  return excluded ?? { path, reason: 'does not match' };
+}
+
+/** An object found in the payload, with its path there (`labels[1]`). */
+interface Located {
+  value: unknown;
+  path: string;
+}
+
+/** What a negative condition looks through: an object itself, or the element objects of an array. */
+function objectsIn(value: unknown, path: string): Located[] {
+  if (!Array.isArray(value)) return isObjectValue(value) ? [{ value, path }] : [];
+  const objects: Located[] = [];
+  value.forEach((element, i) => {
+    if (isObjectValue(element)) objects.push({ value: element, path: indexPath(path, i) });
+  });
+  return objects;
+}
+
+/**
+ * The first value a negative-only filter excludes among `objects`: its conditions in filter order,
+ * each tried on every value its path reaches, in payload order. `null` when none is excluded.
+ */
+function firstExclusion(filter: PayloadFilter, objects: readonly Located[], filterPath: string): Failure | null {
+  for (const key of Object.keys(filter)) {
+    const condition = filter[key] as FilterCondition;
+    const keyPath = childPath(filterPath, key);
+    const reached = objects.map(({ value, path }) => {
+      const object = value as Record<string, unknown>;
+      return { value: Object.hasOwn(object, key) ? object[key] : undefined, path: childPath(path, key) };
+    });
+    const classified = classifyCondition(condition);
+    if (classified.kind === 'nested') {
+      const inner = firstExclusion(
+        classified.filter,
+        reached.flatMap(({ value, path }) => objectsIn(value, path)),
+        keyPath,
+      );
+      if (inner !== null) return inner;
+      continue;
+    }
+    if (classified.kind !== 'operators') continue; // a negative part holds no lists
+    const passes = compileCondition(condition);
+    const found = reached.find(({ value }) => !passes(value));
+    if (found !== undefined) return { path: keyPath, reason: explainExcluded(classified.operators, found) };
+  }
+  return null;
+}
+
+/**
+ * Why a value found through an array breaks a negative operator (the first, in the order written):
+ * its payload path, which names the element, then the rule.
+ */
+function explainExcluded(operators: FilterOperators, { value, path }: Located): string {
+  for (const name of Object.keys(operators)) {
+    const excluded = operators.not_in;
+    if (name === 'not_in' && excluded !== undefined && !compileCondition({ not_in: excluded })(value)) {
+      const contains = compileValueList(excluded);
+      if (Array.isArray(value) && !contains(value)) {
+        return `${path} has the element ${preview(value.find((e) => contains(e)))}, which not_in ${preview(excluded)} excludes`;
+      }
+      return `${path} is ${preview(value)}, which not_in ${preview(excluded)} excludes`;
+    }
+    if (name === 'exists' && operators.exists === false && value !== undefined) {
+      return `${path} is present (${preview(value)}); exists: false requires it to be missing`;
+    }
+  }
+  return `${path} is excluded`;
 }
 
 /** Why a condition that failed on `value` failed. */

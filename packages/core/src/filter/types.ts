@@ -3,7 +3,8 @@ export type JsonValue = string | number | boolean | null | readonly JsonValue[] 
 
 /**
  * The operators (docs/filters.md, "The three shapes of a key"). Several in one object must all
- * hold.
+ * hold. `not_in` and `exists: false` are negative: under a nested filter over an array they hold
+ * only when no element breaks them (docs/filters.md, "Negative conditions").
  */
 export interface FilterOperators {
   /** The value (or, for an array, one of its elements) equals one of these. */
