@@ -6,6 +6,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -90,8 +91,18 @@ async function expectRun(apiBase, key) {
     throw new Error(`POST ${apiBase}/agent/run answered ${response.status}: ${JSON.stringify(body)}`);
 }
 
+/** A port nothing listens on now: the examples build their public URL from PORT before listening. */
+const freePort = () =>
+  new Promise((resolve, reject) => {
+    const probe = createServer().once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+
 async function checkExample(name) {
-  const env = { PORT: '0', AGENTRUN_SECRET_KEY: randomBytes(32).toString('base64') };
+  const env = { PORT: String(await freePort()), AGENTRUN_SECRET_KEY: randomBytes(32).toString('base64') };
   const started = performance.now();
   const match = await start(process.execPath, [`examples/${name}.mjs`], env, /run API at (\S+), key (\S+)\n[\s\S]*dashboard at (\S+)\n/);
   const [, api, key, dashboard] = match;

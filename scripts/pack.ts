@@ -7,7 +7,7 @@
 // to the registry. It builds first (`npm run build`: JavaScript and declarations) unless
 // --no-build says `dist/` is already what should ship.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -57,17 +57,28 @@ function closure(packages: Map<string, Published>, names: readonly string[]): st
   return [...packages.keys()].filter((name) => wanted.has(name));
 }
 
+/** The newest modification time of the files under `path`. */
+function newest(path: string): number {
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  return Math.max(stat.mtimeMs, ...readdirSync(path).map((entry) => newest(join(path, entry))));
+}
+
+/** Refuses a package whose `dist/` is missing or older than its sources: packing it would ship stale code. */
+function checkBuilt(name: string, folder: string): void {
+  const dist = join(folder, 'dist');
+  const fix = 'run `npm run build` (or `node scripts/prepare.mjs` for the JavaScript alone), or leave out --no-build';
+  if (!existsSync(dist)) throw new Error(`${name} is not built (no dist/): ${fix}`);
+  if (newest(join(folder, 'src')) > newest(dist)) throw new Error(`${name}: dist/ is older than src/: ${fix}`);
+}
+
 /** Packs `names` into `out`; returns the tarballs' paths. */
 export function pack({ names = [], out = join(root, 'packed'), build = true }: PackOptions = {}): string[] {
   const packages = publishedPackages();
   const chosen = closure(packages, names.length > 0 ? names : [...packages.keys()]);
   if (build) execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' });
   const folder = (name: string) => (packages.get(name) as Published).folder;
-  for (const name of chosen) {
-    if (!existsSync(join(folder(name), 'dist'))) {
-      throw new Error(`${name} is not built (no dist/): run \`npm install\` or \`npm run build\` first, or leave out --no-build`);
-    }
-  }
+  if (!build) for (const name of chosen) checkBuilt(name, folder(name));
   mkdirSync(out, { recursive: true });
   const tarballs: string[] = [];
   for (const name of chosen) {

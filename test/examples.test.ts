@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ensureAppBuilt } from '../packages/dashboard/scripts/build-app.js';
 import { watchOutput } from './support/child-output.js';
+import { freePort } from './support/free-port.js';
 
 // The README's embedding examples are files, and each runs as written: the key it prints can use
 // the run API and set up a webhook whose printed URL starts a run. And with no hashing option
@@ -16,19 +17,6 @@ const EXAMPLES = ['express', 'fastify'] as const;
 const COUNT_HMAC = './test/support/count-hmac.mjs';
 /** The ingress's largest body (docs/webhooks.md): 256 KB. */
 const MAX_BODY = 262_144;
-
-/**
- * A port nothing listens on now. The examples' public URL (runs' session_link, ingress URLs) is
- * http://localhost:PORT/agents, known before they listen, so they get a real port, not PORT=0.
- */
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const probe = createServer().once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 
 // The examples mount the dashboard, whose app a fresh clone has not built yet.
 beforeAll(() => ensureAppBuilt(), 60_000);

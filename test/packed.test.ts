@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pack } from '../scripts/pack.js';
 import { watchOutput } from './support/child-output.js';
+import { freePort } from './support/free-port.js';
 
 // Embedding agentrun before it is on the registry (README, "Use it from a clone"): the packages
 // packed from this clone as `npm run pack` packs them, installed together with Express into an app
@@ -16,13 +17,21 @@ const EXAMPLE = new URL('../examples/express.mjs', import.meta.url);
 
 let app: string;
 let child: ChildProcess | undefined;
+/** Why nothing was packed: `dist/` missing or older than the sources (a build since the last edit is due). */
+let unbuilt: Error | undefined;
 beforeAll(() => {
   app = realpathSync(mkdtempSync(join(tmpdir(), 'agentrun-packed-app-')));
-  const tarballs = pack({
-    names: ['@agentrun/adapter-express', '@agentrun/store-memory', '@agentrun/dashboard'],
-    out: join(app, 'vendor'),
-    build: false,
-  });
+  let tarballs: string[];
+  try {
+    tarballs = pack({
+      names: ['@agentrun/adapter-express', '@agentrun/store-memory', '@agentrun/dashboard'],
+      out: join(app, 'vendor'),
+      build: false,
+    });
+  } catch (error) {
+    unbuilt = error as Error;
+    return;
+  }
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'embedding-app', private: true, type: 'module' }));
   // --prefer-offline: Express comes from npm's cache, where the repository's own install put it.
   execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...tarballs, 'express'], { cwd: app, stdio: 'pipe' });
@@ -33,8 +42,20 @@ afterAll(() => {
   if (app) rmSync(app, { recursive: true, force: true });
 });
 
+/**
+ * After an edit and before a build, `dist/` is stale: skipped saying so (with CI=true, where the
+ * build comes first, a failure), as the PostgreSQL tests do when no server answers.
+ */
+const needsBuilt = (skip: (note: string) => void) => {
+  if (!unbuilt) return;
+  if (process.env.CI === 'true') throw unbuilt;
+  console.warn(`test/packed.test.ts skipped: ${unbuilt.message}`);
+  skip(unbuilt.message);
+};
+
 describe('the packed packages in an app outside the repository', () => {
-  it('install from their tarballs alone: every @agentrun package resolves inside the app', () => {
+  it('install from their tarballs alone: every @agentrun package resolves inside the app', ({ skip }) => {
+    needsBuilt(skip);
     const where = execFileSync(process.execPath, ['--input-type=module', '-e', "console.log(import.meta.resolve('@agentrun/core'))"], {
       cwd: app,
       encoding: 'utf8',
@@ -42,10 +63,11 @@ describe('the packed packages in an app outside the repository', () => {
     expect(where.trim()).toBe(`file://${join(app, 'node_modules', '@agentrun', 'core', 'dist', 'index.js')}`);
   });
 
-  it('run the Express example as written: a run through the API, the dashboard page', async () => {
+  it('run the Express example as written: a run through the API, the dashboard page', async ({ skip }) => {
+    needsBuilt(skip);
     child = spawn(process.execPath, ['server.mjs'], {
       cwd: app,
-      env: { PATH: process.env.PATH, PORT: '0', AGENTRUN_SECRET_KEY: randomBytes(32).toString('base64') },
+      env: { PATH: process.env.PATH, PORT: String(await freePort()), AGENTRUN_SECRET_KEY: randomBytes(32).toString('base64') },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const output = watchOutput(child);
