@@ -90,7 +90,7 @@ describe('oz-agent-sdk against the reference server', () => {
 
     // The stable walk: the demo executor moves these runs along meanwhile, and in the default
     // updated_at order a run updated mid-walk jumps behind the cursor and is skipped; created_at
-    // never changes (docs/run-api.md, "Cursors"). The SDK's params lack sort_by but send it as given.
+    // never changes (docs/run-api.md, "Walking every run"). The SDK's params lack sort_by but send it as given.
     const seen: { run_id: string; created_at: string }[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < 10; page++) {

@@ -37,7 +37,7 @@ export class Runs extends Resource {
    * Every run matching the filters, page after page: `for await (const run of client.runs.list({ state: ['FAILED'] }))`.
    * Newest created first unless `sort_by` says otherwise: a walk by `created_at` never skips or
    * repeats a run that changes meanwhile, which one by `updated_at` (the API's default) can
-   * (docs/run-api.md, "Cursors"; docs/client.md, "Pagination").
+   * (docs/run-api.md, "Walking every run"; docs/client.md, "Pagination").
    */
   list(
     query: Omit<QueryOf<'listRuns'>, 'cursor'> = {},

@@ -123,7 +123,7 @@ class Runs(Resource):
         those of docs/run-api.md, "List runs"; ``extra_query`` sends any other parameter as is.
         Newest created first unless ``sort_by`` says otherwise: a walk by ``created_at`` never skips
         or repeats a run that changes meanwhile, which one by ``updated_at`` (the API's default) can
-        (docs/run-api.md, "Cursors").
+        (docs/run-api.md, "Walking every run").
         """
         if sort_by is None:
             sort_by = "created_at"
