@@ -48,8 +48,10 @@ export interface RunListQuery {
   /** Return only rows strictly after this position in the sort order. */
   after?: RunPosition;
   /**
-   * With `sortBy: 'updated_at'`: only runs with `updated_at <= asOf`. A walk over pages fixes this
-   * at its first page, so a run updated mid-walk (which moves in the order) is never seen twice.
+   * With `sortBy: 'updated_at'`: only runs with `updated_at <= asOf`. An ascending walk fixes this
+   * at its first page, so a run updated mid-walk (which moves to the end) is left out rather than
+   * seen twice, unless the update is stamped at or before the bound (docs/run-api.md, "Walking
+   * every run").
    */
   asOf?: string;
 }
