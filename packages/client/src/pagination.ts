@@ -1,5 +1,5 @@
 /**
- * Auto-pagination over a keyset-paged list (docs/run-api.md, "Listing runs"): each page's
+ * Auto-pagination over a keyset-paged list (docs/run-api.md, "List runs"): each page's
  * `page_info.next_cursor` is the next page's `cursor`, until a page has none.
  */
 
