@@ -240,6 +240,74 @@ describe('worker', () => {
     expect(start.kind).toBe('lease_lost');
     expect(await stateOf(runId)).toBe('CANCELLED');
   });
+
+  it('a run nobody else writes is never read by its worker: start, reports, block, resume and finish write on the state it last wrote', async () => {
+    const store = createMemoryStore();
+    let reads = 0;
+    const counted = {
+      ...store,
+      runs: {
+        ...store.runs,
+        get: (...args: Parameters<typeof store.runs.get>) => {
+          reads++;
+          return store.runs.get(...args);
+        },
+      },
+    };
+    handler = createAgentRunHandler({ store: counted });
+    const ended = new Promise<void>((resolve) => handler.events.on('run.state_changed', (e) => e.to === 'SUCCEEDED' && resolve()));
+    const { executor, calls } = steeredExecutor();
+    const runId = await create();
+    start(executor);
+    await until(() => calls.length === 1, 'the execution');
+    const call = calls[0]!;
+    await call.ctx.report({ message: 'halfway' });
+    await call.ctx.block('need a decision');
+    await call.ctx.resume();
+    await call.ctx.report({ message: 'decided' });
+    call.settle({ status: 'succeeded', message: 'done' });
+    await ended;
+    expect(reads).toBe(0);
+    const events = (await store.runEvents.list(runId, { after: 0, limit: 100 })).map((e) =>
+      e.type === 'state' ? e.data.to : e.data.message,
+    );
+    expect(events).toEqual(['CLAIMED', 'INPROGRESS', 'halfway', 'BLOCKED', 'INPROGRESS', 'decided', 'SUCCEEDED']);
+  });
+
+  it("a report after a cancel writes nothing: the worker's compare-and-set on the state it last wrote fails, and the run is read then", async () => {
+    const store = createMemoryStore();
+    handler = createAgentRunHandler({ store });
+    const { executor, calls } = steeredExecutor();
+    const runId = await create();
+    start(executor);
+    await until(() => calls.length === 1, 'the execution');
+    await waitState(runId, 'INPROGRESS');
+    await handler.service.cancel(principal, runId);
+    await calls[0]?.ctx.report({ message: 'too late' });
+    expect(await handler.service.get(principal, runId)).toMatchObject({
+      state: 'CANCELLED',
+      status_message: { message: expect.stringMatching(/^Cancelled by/) },
+    });
+    const events = await store.runEvents.list(runId, { after: 0, limit: 100 });
+    expect(events.some((e) => e.type === 'status')).toBe(false);
+  });
+
+  it('applyEvent decides on a `current` run only as a guess: a stale one is read again, and refused only as it is now', async () => {
+    const store = createMemoryStore();
+    handler = createAgentRunHandler({ store });
+    const runId = await create();
+    const queued = (await store.runs.get(runId))!;
+    const claim = () =>
+      store.runs.claimNext({ workerId: 'w', now: new Date().toISOString(), leaseExpiresAt: new Date(Date.now() + 60_000).toISOString() });
+    const claimed = (await claim())!;
+    // Stale (QUEUED, no lease): read again, and it is w's to start.
+    expect((await handler.service.applyEvent(runId, { type: 'start' }, { workerId: 'w', current: queued })).kind).toBe('applied');
+    // Stale (CLAIMED) after a cancel: the write fails, the run is read, and it is not w's any more.
+    await handler.service.cancel(principal, runId);
+    const late = await handler.service.applyEvent(runId, { type: 'succeed' }, { workerId: 'w', current: claimed });
+    expect(late.kind).toBe('lease_lost');
+    expect(await stateOf(runId)).toBe('CANCELLED');
+  });
 });
 
 describe('a store outage', () => {

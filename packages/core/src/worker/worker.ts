@@ -98,6 +98,12 @@ export function createWorker(options: WorkerOptions): Worker {
   };
 
   interface Execution {
+    /**
+     * The run as this worker last wrote it (claimed, started, its own reports): its writes are
+     * compare-and-sets on this state, so none needs a read first; when another write came first
+     * they read the run then (run/apply-event.ts, `current`).
+     */
+    run: RunRecord;
     controller: AbortController;
     listeners: Set<(f: FollowupRecord) => void>;
     seenFollowups: Set<string>;
@@ -223,6 +229,7 @@ export function createWorker(options: WorkerOptions): Worker {
         { type: 'start' },
         {
           workerId: id,
+          current: claimed,
           patch: (r) => ({
             startedAt: r.startedAt ?? startedAt,
             statusMessage: { message: 'Started' },
@@ -234,6 +241,7 @@ export function createWorker(options: WorkerOptions): Worker {
         },
       );
       if (start.kind !== 'applied') return;
+      execution.run = start.run;
 
       const followups = await store.runs.listFollowups(claimed.id);
       for (const f of followups) execution.seenFollowups.add(f.id);
@@ -252,6 +260,7 @@ export function createWorker(options: WorkerOptions): Worker {
           { type: 'error' },
           {
             workerId: id,
+            current: execution.run,
             patch: () => ({
               lease: null,
               statusMessage: { message: 'The executor failed', error_code: 'executor_error', retryable: true },
@@ -274,6 +283,7 @@ export function createWorker(options: WorkerOptions): Worker {
         { type: outcome.status === 'succeeded' ? 'succeed' : 'fail' },
         {
           workerId: id,
+          current: execution.run,
           patch: () => ({ lease: null, statusMessage }),
         },
       );
@@ -289,16 +299,23 @@ export function createWorker(options: WorkerOptions): Worker {
   function executionContext(runId: string, execution: Execution): ExecutionContext {
     const write = async (event: 'block' | 'resume' | null, patch: () => RunPatch) => {
       if (event) {
-        await service.applyEvent(runId, { type: event }, { workerId: id, patch });
+        const result = await service.applyEvent(runId, { type: event }, { workerId: id, current: execution.run, patch });
+        if (result.kind === 'applied') execution.run = result.run;
         return false;
       }
-      // Progress: same state, new status. Applied as a transition to the state the run is in.
-      const run = await store.runs.get(runId);
-      if (!run || run.lease?.workerId !== id || isTerminal(run.state)) return false;
-      const now = isoTime(clock.now());
-      return (
-        (await store.runs.transition({ runId, expect: { state: run.state, workerId: id }, patch: patch(), now })).result?.applied === true
-      );
+      // Progress: same state, new status. Applied as a transition to the state the run is in, as
+      // last written here; if a write came first (a block, a cancel), once more on the run as it is.
+      let run: RunRecord | undefined = execution.run;
+      for (let attempt = 0; attempt < 2; attempt++) {
+        if (!run || run.lease?.workerId !== id || isTerminal(run.state)) return false;
+        const now = isoTime(clock.now());
+        const { result } = await store.runs.transition({ runId, expect: { state: run.state, workerId: id }, patch: patch(), now });
+        if (!result) return false;
+        if (result.run) execution.run = result.run;
+        if (result.applied) return true;
+        run = result.run;
+      }
+      return false;
     };
     // One at a time, in the order called: a write of the transcript never overtakes an earlier
     // one (docs/executors.md, "The Executor interface"), even when the executor did not wait.
@@ -352,6 +369,7 @@ export function createWorker(options: WorkerOptions): Worker {
       emitSafely(events, onError, 'run.state_changed', { run: toRunItem(run), team_uid: run.teamUid, from: 'QUEUED', to: 'CLAIMED' });
       await appendTranscript(store, onError, run.id, [stateEvent('QUEUED', run, run.updatedAt)]);
       const execution: Execution = {
+        run,
         controller: new AbortController(),
         listeners: new Set(),
         seenFollowups: new Set(),
