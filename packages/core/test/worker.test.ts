@@ -268,9 +268,10 @@ describe('worker', () => {
     call.settle({ status: 'succeeded', message: 'done' });
     await ended;
     expect(reads).toBe(0);
-    const events = (await store.runEvents.list(runId, { after: 0, limit: 100 })).map((e) =>
-      e.type === 'state' ? e.data.to : e.data.message,
-    );
+    const events = (await store.runEvents.list(runId, { after: 0, limit: 100 })).map((e) => {
+      const data = e.data as { to?: string; message?: string };
+      return e.type === 'state' ? data.to : data.message;
+    });
     expect(events).toEqual(['CLAIMED', 'INPROGRESS', 'halfway', 'BLOCKED', 'INPROGRESS', 'decided', 'SUCCEEDED']);
   });
 
