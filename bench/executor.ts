@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { type AgentRun, createAgentRun, type Executor } from '@agentrun/core';
 import { testPrincipal } from '@agentrun/core/testing';
 import { createPostgresStore } from '@agentrun/store-postgres';
-import { agentStarted, agentTerminated, groupGone } from './agent-stamps.js';
+import { AgentStamps, groupGone } from './agent-stamps.js';
 import { Reports } from './executor-reports.js';
 import {
   EXECUTOR_CONCURRENCY_ENV,
@@ -108,7 +108,8 @@ async function measure(url: string, schema: string, stamps: string): Promise<Rec
     for (let i = 0; i < WORKERS; i++) children.push(startWorker(url, schema, stamps, reports));
     await reports.allReady(WORKERS, performance.now() + SAMPLE_TIMEOUT_MS);
 
-    const timed = await pickupAndCancel(agentrun, reports, stamps);
+    const agents = new AgentStamps(stamps);
+    const timed = await pickupAndCancel(agentrun, reports, agents).finally(() => agents.close());
     const sse = await sseLag(agentrun);
     const noop = await noopBatch(agentrun, reports);
 
@@ -147,7 +148,7 @@ async function measure(url: string, schema: string, stamps: string): Promise<Rec
 }
 
 /** Runs one at a time: each created, timed to its execution, then cancelled and timed to its end. */
-async function pickupAndCancel(agentrun: AgentRun, reports: Reports, stamps: string) {
+async function pickupAndCancel(agentrun: AgentRun, reports: Reports, stamps: AgentStamps) {
   const timed = {
     claimed: [] as number[],
     pickup: [] as number[],
@@ -161,11 +162,10 @@ async function pickupAndCancel(agentrun: AgentRun, reports: Reports, stamps: str
     const runId = (await agentrun.services.runs.create(principal, { prompt: `executor bench ${i}, bench: wait` })).body.run_id;
     const claimed = await reports.next('claimed', runId, deadline);
     const executing = await reports.next('executing', runId, deadline);
-    const agent = await agentStarted(stamps, runId, deadline);
+    const agent = await stamps.started(runId, deadline);
     const cancelled = sharedClock();
     await agentrun.services.runs.cancel(principal, runId);
-    const [term] = await Promise.all([agentTerminated(stamps, runId, deadline), groupGone(agent.pid, deadline)]);
-    const gone = sharedClock();
+    const [term, gone] = await Promise.all([stamps.terminated(runId, deadline), groupGone(agent.pid, deadline)]);
     if (i < WARMUP) continue;
     timed.claimed.push(claimed.at - created);
     timed.pickup.push(executing.at - created);
