@@ -10,6 +10,7 @@ import json
 import unittest
 from typing import List, Tuple
 
+import support  # noqa: F401  (puts the package on the path)
 from stub_server import Scripted, StubServer
 
 import agentrun

@@ -119,12 +119,12 @@ class LiveSuite:
         client = self.client(base_url=proxy.url)
         client.runs.create(prompt="a")
         client.runs.create(prompt="b", idempotency_key=f"my-key-{self.kind}")
-        next(iter(client.runs.list(limit=1, state=["QUEUED", "CANCELLED"])))
+        next(iter(client.runs.list(limit=1, state=["QUEUED", "CANCELLED"])), None)  # the request is what counts
         (_, _, first), (_, _, second), (method, path, listing) = proxy.seen
         self.assertEqual(len(first["idempotency-key"]), 36)
         self.assertEqual(second["idempotency-key"], f"my-key-{self.kind}")
         self.assertNotIn("idempotency-key", listing)
-        self.assertEqual((method, path), ("GET", "/api/v1/agent/runs?state=QUEUED&state=CANCELLED&limit=1"))
+        self.assertEqual((method, path), ("GET", "/api/v1/agent/runs?state=QUEUED&state=CANCELLED&limit=1&sort_by=created_at"))
 
     def test_manages_factories_secrets_webhooks_deliveries_and_automations(self) -> None:
         client = self.client()
