@@ -27,11 +27,13 @@ describe('transcript writers', () => {
     const handler = createAgentRunHandler({ store });
     let ctx: ExecutionContext | undefined;
     let finish: (o: ExecutionOutcome) => void = () => {};
+    const received: string[] = [];
     const executor: Executor = {
       execute: (_input, context) =>
         new Promise((resolve, reject) => {
           ctx = context;
           finish = resolve;
+          context.onFollowup((f) => received.push(f.message));
           context.signal.addEventListener('abort', () => reject(context.signal.reason));
         }),
     };
@@ -46,6 +48,8 @@ describe('transcript writers', () => {
       { type: 'artifact', data: { type: 'PULL_REQUEST', url: 'https://example.com/pr/1' } },
     ]);
     await handler.service.followup(principal, runId, { message: 'also the docs' });
+    // Received before the run ends (one it did not receive would queue the run again: docs/executors.md, "Follow-ups").
+    await until(() => received.length === 1, 'the follow-up delivered');
     finish({ status: 'succeeded', message: 'done' });
     await until(async () => (await handler.service.get(principal, runId)).state === 'SUCCEEDED', 'SUCCEEDED');
     // No worker claims it again: the log ends with the re-queue and its follow-up.

@@ -163,6 +163,9 @@ async function runAgent(
 
   try {
     const code = await exited;
+    // The agent reads no more: a follow-up from now on stays with the worker, which queues the run
+    // again with it (docs/executors.md, "Follow-ups"), instead of going to a stdin nobody reads.
+    unsubscribe();
     // The agent is done: whatever it left running in its group goes too. Its output already in
     // the pipes is still read to the end.
     group.kill();

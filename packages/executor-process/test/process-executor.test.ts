@@ -310,6 +310,60 @@ describe('processExecutor, an attachment the store lost', () => {
   });
 });
 
+describe('processExecutor, follow-ups once the agent exited', () => {
+  it('stops listening as soon as the agent exits, while its last output is still being written', async () => {
+    // A follow-up after the exit would go to a stdin nobody reads: left to the worker, it queues
+    // the run again with it (docs/executors.md, "Follow-ups"). The store's write of the agent's
+    // output is held, so the execution cannot end before the test has seen the listener go.
+    const root = mkdtempSync(join(tmpdir(), 'agentrun-executor-process-test-'));
+    try {
+      const executor = processExecutor({ command: process.execPath, args: ['-e', "console.log('last line')"], workspaceRoot: root });
+      let releaseRecord = () => {};
+      const held = new Promise<void>((resolve) => {
+        releaseRecord = resolve;
+      });
+      let recorded = false;
+      let listening = false;
+      let stopped: () => void = () => {};
+      const stoppedListening = new Promise<void>((resolve) => {
+        stopped = resolve;
+      });
+      const context = {
+        signal: new AbortController().signal,
+        report: async () => {},
+        block: async () => {},
+        resume: async () => {},
+        onFollowup: () => {
+          listening = true;
+          return () => {
+            if (!listening) return;
+            listening = false;
+            stopped();
+          };
+        },
+        record: async () => {
+          await held;
+          recorded = true;
+        },
+      };
+      const input = {
+        run: { run_id: 'r1', prompt: 'go', attachments: [] } as never,
+        followups: [],
+        attempt: 1,
+        readAttachment: async () => undefined,
+      };
+      const execution = executor.execute(input, context);
+      await stoppedListening;
+      expect(recorded).toBe(false);
+      releaseRecord();
+      await expect(execution).resolves.toEqual({ status: 'succeeded', message: 'The agent finished' });
+      expect(recorded).toBe(true);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('processExecutor options', () => {
   it('rejects a wrong option with a TypeError that names it', () => {
     expect(() => processExecutor({ command: '' })).toThrow(/processExecutor: option command must not be empty/);

@@ -27,7 +27,12 @@ export interface ExecutionContext {
   /** The run waits on input (`BLOCKED`); call `resume` when a follow-up supplies it. */
   block(message: string): Promise<void>;
   resume(): Promise<void>;
-  /** Called for each follow-up sent while this execution runs. Returns an unsubscribe function. */
+  /**
+   * Called for each follow-up sent while this execution runs, in order, until `execute` returns;
+   * one sent before a listener registered is delivered right after. One the execution never
+   * receives queues the run again after its outcome (docs/executors.md, "Follow-ups"). Returns an
+   * unsubscribe function.
+   */
   onFollowup(listener: (followup: FollowupRecord) => void): () => void;
   /**
    * Append to the run's transcript, in the order given and in one write, what `status_message`

@@ -3,7 +3,7 @@ import type { ExecutionContext, ExecutionOutcome, Executor, ProgressUpdate, Tran
 import type { Maintenance } from '../maintenance/maintenance.js';
 import type { Notification } from '../notify/notification.js';
 import { hasAttemptsLeft } from '../run/attempts.js';
-import type { FollowupRecord, RunRecord } from '../run/record.js';
+import type { RunRecord } from '../run/record.js';
 import { toRunItem } from '../run/record.js';
 import type { RunService } from '../run/run-service.js';
 import { isTerminal } from '../run/state-machine.js';
@@ -13,6 +13,7 @@ import type { Store } from '../store/store.js';
 import { type Clock, isoTime } from '../util/clock.js';
 import { newId } from '../util/ids.js';
 import { everyMs } from '../util/throttle.js';
+import { type FollowupInbox, followupInbox } from './followup-inbox.js';
 import { checkWorkerOptions } from './worker-options.js';
 
 /**
@@ -105,8 +106,8 @@ export function createWorker(options: WorkerOptions): Worker {
      */
     run: RunRecord;
     controller: AbortController;
-    listeners: Set<(f: FollowupRecord) => void>;
-    seenFollowups: Set<string>;
+    /** Its follow-ups, each delivered once, in order, and only to a listener (followup-inbox.ts). */
+    inbox: FollowupInbox;
     done: Promise<void>;
   }
   const running = new Map<string, Execution>();
@@ -124,18 +125,6 @@ export function createWorker(options: WorkerOptions): Worker {
 
   const leaseUntil = () => isoTime(clock.now() + leaseMs);
 
-  const deliver = (execution: Execution, followup: FollowupRecord) => {
-    if (execution.seenFollowups.has(followup.id)) return;
-    execution.seenFollowups.add(followup.id);
-    for (const listener of execution.listeners) {
-      try {
-        listener(followup);
-      } catch (error) {
-        onError(error);
-      }
-    }
-  };
-
   // Signals: new work, cancels and follow-ups arrive without waiting for a poll or a heartbeat.
   // From the store's notifications when it has them (writes of any process sharing the store),
   // else from this process's events. Either only makes things sooner: polls and heartbeats stay,
@@ -148,10 +137,7 @@ export function createWorker(options: WorkerOptions): Worker {
   };
   const onFollowupAdded = (runId: string) => {
     const execution = running.get(runId);
-    if (execution)
-      void store.runs.listFollowups(runId).then((all) => {
-        for (const f of all) deliver(execution, f);
-      }, onError);
+    if (execution) void store.runs.listFollowups(runId).then((all) => execution.inbox.offer(all), onError);
   };
   const onCreated = onQueued;
   const onStateChanged = (e: { run: { run_id: string }; to: RunRecord['state'] }) => onStateChange(e.run.run_id, e.to);
@@ -216,7 +202,7 @@ export function createWorker(options: WorkerOptions): Worker {
           return;
         }
         // Follow-ups sent through another process reach this execution here.
-        if (execution.listeners.size > 0) for (const f of await store.runs.listFollowups(claimed.id)) deliver(execution, f);
+        if (execution.inbox.listening) execution.inbox.offer(await store.runs.listFollowups(claimed.id));
       } catch (error) {
         onError(error);
       }
@@ -244,7 +230,7 @@ export function createWorker(options: WorkerOptions): Worker {
       execution.run = start.run;
 
       const followups = await store.runs.listFollowups(claimed.id);
-      for (const f of followups) execution.seenFollowups.add(f.id);
+      execution.inbox.begin(followups);
       const ctx = executionContext(claimed.id, execution);
       let outcome: ExecutionOutcome;
       try {
@@ -252,6 +238,7 @@ export function createWorker(options: WorkerOptions): Worker {
         const readAttachment = async (fileName: string) => (await store.runs.getAttachment(teamUid, claimed.id, fileName))?.data;
         outcome = await executor.execute({ run: toRunItem(start.run), followups, attempt: start.run.attempts, readAttachment }, ctx);
       } catch (error) {
+        execution.inbox.close();
         // Aborted because of a cancel, a lost lease or a stop: the run's state already says why.
         if (controller.signal.aborted) return;
         onError(error);
@@ -269,6 +256,7 @@ export function createWorker(options: WorkerOptions): Worker {
         );
         return;
       }
+      execution.inbox.close();
       if (controller.signal.aborted) return;
       const statusMessage =
         outcome.status === 'succeeded'
@@ -278,7 +266,7 @@ export function createWorker(options: WorkerOptions): Worker {
               ...(outcome.error_code !== undefined ? { error_code: outcome.error_code } : {}),
               ...(outcome.retryable !== undefined ? { retryable: outcome.retryable } : {}),
             };
-      await service.applyEvent(
+      const finished = await service.applyEvent(
         claimed.id,
         { type: outcome.status === 'succeeded' ? 'succeed' : 'fail' },
         {
@@ -287,6 +275,7 @@ export function createWorker(options: WorkerOptions): Worker {
           patch: () => ({ lease: null, statusMessage }),
         },
       );
+      if (finished.kind === 'applied') await requeueForUndelivered(finished.run, execution.inbox);
     } catch (error) {
       onError(error);
     } finally {
@@ -294,6 +283,31 @@ export function createWorker(options: WorkerOptions): Worker {
       running.delete(claimed.id);
       if (started) void schedulePoll();
     }
+  }
+
+  /**
+   * A follow-up the run accepted while active but its execution never received (it came as the
+   * execution ended, or the executor did not listen) is not dropped: the run, just finished, is
+   * queued again as a follow-up to a finished run would queue it, and the next execution has it
+   * in its input (docs/executors.md, "Follow-ups"). Read after the outcome's write, which a
+   * follow-up's own write cannot overtake (both are compare-and-sets on the run): one accepted
+   * before it is in this read; one after it found the run finished and queued it itself.
+   */
+  async function requeueForUndelivered(run: RunRecord, inbox: FollowupInbox): Promise<void> {
+    if (inbox.undelivered(await store.runs.listFollowups(run.id)).length === 0) return;
+    await service.applyEvent(
+      run.id,
+      { type: 'followup' },
+      {
+        current: run,
+        // As RunService.followup: only a finished run is re-queued (a fresh execution); one a
+        // follow-up re-queued meanwhile is left as it is.
+        patch: (r) =>
+          r.state === 'SUCCEEDED' || r.state === 'FAILED'
+            ? { lease: null, attempts: 0, statusMessage: { message: 'Re-queued for a follow-up its execution did not receive' } }
+            : {},
+      },
+    );
   }
 
   function executionContext(runId: string, execution: Execution): ExecutionContext {
@@ -352,10 +366,7 @@ export function createWorker(options: WorkerOptions): Worker {
       report: (update) => record([{ type: 'status', data: update }], update, true),
       block: (message) => inOrder(async () => void (await write('block', () => ({ statusMessage: { message } })))),
       resume: () => inOrder(async () => void (await write('resume', () => ({ statusMessage: { message: 'Resumed' } })))),
-      onFollowup(listener) {
-        execution.listeners.add(listener);
-        return () => execution.listeners.delete(listener);
-      },
+      onFollowup: (listener) => execution.inbox.listen(listener),
       record: (entries, options) => record(entries, options?.status, false),
     };
   }
@@ -371,8 +382,7 @@ export function createWorker(options: WorkerOptions): Worker {
       const execution: Execution = {
         run,
         controller: new AbortController(),
-        listeners: new Set(),
-        seenFollowups: new Set(),
+        inbox: followupInbox(onError),
         done: Promise.resolve(),
       };
       running.set(run.id, execution);
