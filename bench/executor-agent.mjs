@@ -5,8 +5,8 @@
 // spawns it detached), and `<run id>.term` when it receives SIGTERM, holding the time. Times are
 // on the clock every process of the bench shares (performance.timeOrigin + performance.now()).
 // A prompt with "bench: status N" writes N protocol status messages (the executor writes each at
-// once), "bench: output N" N plain output lines (which it gathers into batches for up to 50 ms),
-// each carrying the time it was written.
+// once), "bench: output N" N plain output lines (which, coming faster than one per 50 ms, it
+// gathers into a write per 50 ms), each carrying the time it was written.
 // A prompt with "bench: wait" waits for the signal here: the example agent's own wait (a `sleep`
 // child in its process group) ends with the same group signal and lets the agent exit 0 before
 // its SIGTERM handler ran, so its receipt could not be stamped. Any other prompt runs the example

@@ -42,11 +42,11 @@ import type { BenchGroup } from './run.js';
  *   agent's SIGTERM handler runs (`cancel_term_*`).
  * - SSE lag (`sse_lag_*`): the agent writes lines carrying the time they were written, 20 ms
  *   apart (bench/executor-agent.mjs), as protocol status messages in one run (the executor writes
- *   each at once) and as plain output in the next (it gathers those for up to 50 ms,
- *   docs/executors.md "The JSON-lines protocol"), alternately; this process follows each run's
- *   events as Server-Sent Events through its own handler (woken by the workers' run.event
- *   notifications) and takes the difference on receipt. Both kinds count in `sse_lag_*`; the
- *   printed line gives each.
+ *   each at once) and as plain output in the next (20 ms apart is more than one write per 50 ms,
+ *   so it gathers those but a run's first: docs/executors.md "The JSON-lines protocol"),
+ *   alternately; this process follows each run's events as Server-Sent Events through its own
+ *   handler (woken by the workers' run.event notifications) and takes the difference on receipt.
+ *   Both kinds count in `sse_lag_*`; the printed line gives each.
  * - paced pickup (`paced_pickup_*`): PACED_RUNS runs of an agent that exits at once, created on a
  *   fixed schedule, PACED_PER_S a second (an open loop: a create never waits for an earlier one),
  *   each timed from the moment the schedule gave it → `execute`, so a late create (this process

@@ -20,8 +20,13 @@ interface Backpressure {
   resume(): void;
 }
 
+/** A write plain lines wait for: a microtask away (`timer` unset), or at the end of the window. */
+interface DueWrite {
+  timer?: ReturnType<typeof setTimeout>;
+}
+
 export interface TranscriptWriterOptions {
-  /** How long plain lines are gathered before they are written. Default 50 ms. */
+  /** The least time between the starts of two writes of plain lines: while lines come faster, they are gathered. Default 50 ms. */
   intervalMs?: number;
   /** The most lines in one write; as many waiting while a write is under way pause stdout. Default 100. */
   maxBatch?: number;
@@ -34,12 +39,24 @@ export interface TranscriptWriterOptions {
  * Every line of one run, in the order printed, into the run's transcript and status through one
  * queue: each write (`context.record`) takes the next lines, at most `maxBatch`, with the status
  * the last of them leaves, so event ids follow the agent's order and a status line is one event,
- * never a copy of an output line. One write at a time. Plain lines are gathered for up to
- * `intervalMs` (a chatty agent costs a write per batch, not per line); a protocol message is
- * written at once, with the lines before it; lines that came during a write follow it at once
- * when they fill a batch or hold a protocol message, else within `intervalMs`. While a full batch waits for
- * the write before it, stdout is paused (`backpressure`), so memory holds at most a batch and the
- * lines of one read. See docs/executors.md, "The process executor".
+ * never a copy of an output line. One write at a time.
+ *
+ * When plain lines go is a write-coalescing rule, Nagle's with a floor: a plain line is written
+ * at once (with the rest of the read it came in) when no write is under way and no write of lines
+ * started within the last `intervalMs`; otherwise it is gathered, and the lines waiting go when
+ * the write under way is done or `intervalMs` after the last one started, whichever is later. So
+ * an agent that prints a line now and then has it on the stream as soon as a protocol message,
+ * and a chatty one costs a write per `intervalMs` at most, or one per write the store completes
+ * when the store is slower. Nagle's rule alone ("send when nothing is in flight") would need no
+ * timer, but its clock is the store's round trip, a few milliseconds on PostgreSQL: a chatty agent
+ * would then cost a transaction, a notification and a wake-up of every follower every few
+ * milliseconds, the more the faster the store, where the floor holds it to 20 a second a run (at
+ * 50 ms) whatever the store's speed.
+ *
+ * A protocol message is written at once, with the lines before it (after the write under way);
+ * so is a full batch. While a full batch waits for the write before it, stdout is paused
+ * (`backpressure`), so memory holds at most a batch and the lines of one read. See
+ * docs/executors.md, "The JSON-lines protocol".
  */
 export interface TranscriptWriter {
   add(line: AgentLine): void;
@@ -59,7 +76,10 @@ export function transcriptWriter(
   let writing: Promise<void> | undefined;
   /** A write was asked for while one was under way: the next follows it at once. */
   let again = false;
-  let gather: ReturnType<typeof setTimeout> | undefined;
+  /** When the last write of lines started (`performance.now()`): plain lines wait until `intervalMs` after it. */
+  let lastWriteAt = Number.NEGATIVE_INFINITY;
+  /** The write plain lines wait for: at the end of the current read's lines, or at the window's end. */
+  let due: DueWrite | undefined;
   let paused = false;
   let closing = false;
   const status = statusThrottle(statusIntervalMs, () => start());
@@ -74,6 +94,8 @@ export function transcriptWriter(
     }
     const update = status.take(batch, closing);
     if (batch.length === 0 && update === undefined) return;
+    // A write of the throttle's status alone (once a second at most) holds no line back.
+    if (batch.length > 0) lastWriteAt = performance.now();
     const entries = batch.map((line) => line.entry);
     try {
       if (context.record) await context.record(entries, update ? { status: update } : undefined);
@@ -84,8 +106,8 @@ export function transcriptWriter(
   };
   /** The next batch, now or right after the write under way. */
   function start() {
-    clearTimeout(gather);
-    gather = undefined;
+    clearTimeout(due?.timer);
+    due = undefined;
     if (writing) {
       again = true;
       return;
@@ -94,15 +116,31 @@ export function transcriptWriter(
     writing = writeNext().finally(() => {
       writing = undefined;
       if (again || queue.length >= maxBatch || queue.some(urgent)) start();
-      else if (queue.length > 0) gather ??= setTimeout(start, intervalMs);
+      else schedule();
     });
+  }
+  /**
+   * Plain lines are waiting and no write is under way (a write's end calls this again): write them
+   * once the window since the last write has passed. When it has, the write is a microtask away,
+   * so the other lines of the same read (added in the same turn) go in it too.
+   */
+  function schedule() {
+    if (writing || due || queue.length === 0) return;
+    const mine: DueWrite = {};
+    due = mine;
+    const wait = lastWriteAt + intervalMs - performance.now();
+    const fire = () => {
+      if (due === mine) start();
+    };
+    if (wait > 0) mine.timer = setTimeout(fire, wait);
+    else queueMicrotask(fire);
   }
 
   return {
     add(line) {
       queue.push(line);
       if (urgent(line) || queue.length >= maxBatch) start();
-      else gather ??= setTimeout(start, intervalMs);
+      else schedule();
       if (writing && !paused && queue.length >= maxBatch) {
         paused = true;
         backpressure?.pause();
@@ -116,7 +154,8 @@ export function transcriptWriter(
         else if (queue.length > 0) start();
         else break;
       }
-      clearTimeout(gather);
+      clearTimeout(due?.timer);
+      due = undefined;
     },
   };
 }

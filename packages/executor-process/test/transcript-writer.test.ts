@@ -2,9 +2,12 @@ import type { ExecutionContext, ProgressUpdate, RecordOptions, TranscriptEntry }
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type AgentLine, transcriptWriter } from '../src/transcript-writer.js';
 
-/** A context whose writes are kept, each held until `release` lets it finish (else at once). */
-function fakeContext({ held = false } = {}) {
-  const writes: { entries: TranscriptEntry[]; status?: ProgressUpdate }[] = [];
+/**
+ * A context whose writes are kept with the time each started, each held until `release` lets it
+ * finish, or taking `takesMs` on the (fake) clock, else finishing at once.
+ */
+function fakeContext({ held = false, takesMs = 0 } = {}) {
+  const writes: { entries: TranscriptEntry[]; status?: ProgressUpdate; at: number }[] = [];
   const pending: (() => void)[] = [];
   let underWay = 0;
   let mostAtOnce = 0;
@@ -15,9 +18,10 @@ function fakeContext({ held = false } = {}) {
     resume: async () => {},
     onFollowup: () => () => {},
     async record(entries: readonly TranscriptEntry[], options?: RecordOptions) {
-      writes.push({ entries: [...entries], ...(options?.status ? { status: options.status } : {}) });
+      writes.push({ entries: [...entries], ...(options?.status ? { status: options.status } : {}), at: performance.now() });
       mostAtOnce = Math.max(mostAtOnce, ++underWay);
       if (held) await new Promise<void>((resolve) => pending.push(resolve));
+      if (takesMs > 0) await new Promise((resolve) => setTimeout(resolve, takesMs));
       underWay--;
     },
   };
@@ -46,6 +50,12 @@ const status = (message: string, session?: { session_id?: string; session_link?:
 };
 const texts = (entries: TranscriptEntry[]) =>
   entries.map((e) => (e.type === 'output' ? e.data.text : e.type === 'status' ? `status: ${e.data.message}` : 'artifact'));
+/** Lets the writer's microtasks and a write that finishes at once run, without moving the (fake) clock. */
+const settle = () => new Promise(setImmediate);
+/** The time between the starts of each write and the one before it. */
+const gaps = (writes: { at: number }[]) => writes.slice(1).map((w, i) => w.at - (writes[i]?.at ?? 0));
+/** The clock the writer reads, and its timers, fake; setImmediate stays real for `settle`. */
+const fakeClock = () => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
 
 describe('transcriptWriter', () => {
   afterEach(() => vi.useRealTimers());
@@ -87,7 +97,7 @@ describe('transcriptWriter', () => {
     await fake.release();
     await fake.release();
     await closed;
-    expect(fake.writes).toEqual([
+    expect(fake.writes.map(({ at, ...write }) => write)).toEqual([
       { entries: [{ type: 'status', data: { message: 'Starting' } }], status: { message: 'Starting' } },
       {
         entries: [
@@ -102,8 +112,94 @@ describe('transcriptWriter', () => {
     ]);
   });
 
+  it('a plain line after a quiet window is written at once, with the other lines of its read; one soon after a write waits for the window', async () => {
+    fakeClock();
+    const fake = fakeContext();
+    const writer = transcriptWriter(fake.context, () => {}, { intervalMs: 50 });
+    writer.add(plain('one'));
+    await settle();
+    expect(fake.writes.map((w) => texts(w.entries))).toEqual([['one']]);
+    await vi.advanceTimersByTimeAsync(60);
+    // Lines of one read come in one turn: they share the write.
+    writer.add(plain('two'));
+    writer.add(plain('three'));
+    await settle();
+    expect(fake.writes.map((w) => texts(w.entries))).toEqual([['one'], ['two', 'three']]);
+    await vi.advanceTimersByTimeAsync(10);
+    writer.add(plain('four'));
+    await settle();
+    expect(fake.writes).toHaveLength(2);
+    await vi.advanceTimersByTimeAsync(39);
+    expect(fake.writes).toHaveLength(2);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(fake.writes.map((w) => texts(w.entries))).toEqual([['one'], ['two', 'three'], ['four']]);
+    expect(gaps(fake.writes)).toEqual([60, 50]);
+    await writer.close();
+  });
+
+  it('lines that come faster than the window are gathered: a write per window at most, in order', async () => {
+    fakeClock();
+    const fake = fakeContext();
+    const writer = transcriptWriter(fake.context, () => {}, { intervalMs: 50 });
+    const printed: string[] = [];
+    for (let i = 0; i < 100; i++) {
+      printed.push(`line ${i}`);
+      writer.add(plain(`line ${i}`));
+      await vi.advanceTimersByTimeAsync(5);
+    }
+    await writer.close();
+    // 100 lines over half a second: the first at once, then one write per 50 ms.
+    expect(fake.writes.length).toBeLessThanOrEqual(1 + 500 / 50);
+    expect(gaps(fake.writes).every((gap) => gap >= 50)).toBe(true);
+    expect(fake.writes.flatMap((w) => texts(w.entries))).toEqual(printed);
+  });
+
+  it('when the store is slower than the window, the lines gathered during a write follow it at once, one write at a time', async () => {
+    fakeClock();
+    const fake = fakeContext({ takesMs: 80 });
+    const writer = transcriptWriter(fake.context, () => {}, { intervalMs: 50 });
+    const printed: string[] = [];
+    // A line every 10 ms, each write taking 80 ms: the next starts as the one before ends.
+    for (let i = 0; i < 100; i++) {
+      printed.push(`line ${i}`);
+      writer.add(plain(`line ${i}`));
+      await vi.advanceTimersByTimeAsync(10);
+    }
+    const closed = writer.close();
+    await vi.advanceTimersByTimeAsync(1000);
+    await closed;
+    expect(fake.writes.length).toBeGreaterThan(10);
+    expect(gaps(fake.writes).every((gap) => gap === 80)).toBe(true);
+    expect(fake.mostAtOnce()).toBe(1);
+    expect(fake.writes.flatMap((w) => texts(w.entries))).toEqual(printed);
+  });
+
+  it('a burst in one read is written in full batches at once, stdout paused while one waits; the rest follows the window', async () => {
+    fakeClock();
+    const fake = fakeContext();
+    const flow: string[] = [];
+    const writer = transcriptWriter(fake.context, () => {}, {
+      intervalMs: 50,
+      maxBatch: 100,
+      backpressure: { pause: () => flow.push('pause'), resume: () => flow.push('resume') },
+    });
+    const printed = Array.from({ length: 250 }, (_, i) => `line ${i}`);
+    for (const text of printed) writer.add(plain(text));
+    await settle();
+    expect(flow).toEqual(['pause', 'resume']);
+    expect(fake.writes.map((w) => w.entries.length)).toEqual([100, 100]);
+    await vi.advanceTimersByTimeAsync(50);
+    expect(fake.writes.map((w) => [w.entries.length, w.at])).toEqual([
+      [100, 0],
+      [100, 0],
+      [50, 50],
+    ]);
+    expect(fake.writes.flatMap((w) => texts(w.entries))).toEqual(printed);
+    await writer.close();
+  });
+
   it('a plain line becomes the status at most once per interval, the latest winning, by itself once due', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    fakeClock();
     const fake = fakeContext();
     const writer = transcriptWriter(fake.context, () => {}, { intervalMs: 50, statusIntervalMs: 1000 });
     for (const text of ['one', 'two', 'three']) {
@@ -118,5 +214,27 @@ describe('transcriptWriter', () => {
       [['three'], undefined],
       [[], 'three'],
     ]);
+  });
+
+  it('a write of the held status alone does not make the next line wait for the window', async () => {
+    fakeClock();
+    const fake = fakeContext();
+    const writer = transcriptWriter(fake.context, () => {}, { intervalMs: 50, statusIntervalMs: 1000 });
+    writer.add(plain('one'));
+    await vi.advanceTimersByTimeAsync(60);
+    writer.add(plain('two'));
+    // "two" is the status a second after "one" became it, by a write of its own.
+    await vi.advanceTimersByTimeAsync(940);
+    expect(fake.writes.at(-1)).toMatchObject({ entries: [], status: { message: 'two' } });
+    await vi.advanceTimersByTimeAsync(10);
+    writer.add(plain('three'));
+    await settle();
+    expect(fake.writes.map((w) => [texts(w.entries), w.status?.message])).toEqual([
+      [['one'], 'one'],
+      [['two'], undefined],
+      [[], 'two'],
+      [['three'], undefined],
+    ]);
+    await writer.close();
   });
 });
