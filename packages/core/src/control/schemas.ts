@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { AmbientAgentConfigSchema } from '../models/config.js';
 import { jsonObject } from '../models/json.js';
+import { CREDENTIAL_HEADER_REFUSAL, isCredentialHeader } from './delivery-id-header.js';
 import { AUTH_MODES } from './records.js';
 
 /** Provider signature schemes a webhook can name (docs/signatures.md, "Schemes"). */
@@ -16,7 +17,15 @@ export const SecretNameSchema = v.pipe(
 );
 const secretValue = v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(4096));
 /** An HTTP header name (RFC 9110 token). */
-export const HeaderNameSchema = v.pipe(v.string(), v.regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$/, 'must be an HTTP header name'));
+const HeaderNameSchema = v.pipe(v.string(), v.regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$/, 'must be an HTTP header name'));
+/** A webhook's `delivery_id_header`, in the API and in definition files alike: never a credential header. */
+export const DeliveryIdHeaderSchema = v.pipe(
+  HeaderNameSchema,
+  v.check(
+    (name) => !isCredentialHeader(name),
+    (issue) => `${String(issue.input)} ${CREDENTIAL_HEADER_REFUSAL}`,
+  ),
+);
 
 export const CreateFactorySchema = jsonObject({ name, foreman_agent_identity_uid: v.optional(uid) });
 
@@ -29,7 +38,7 @@ export const CreateWebhookSchema = v.pipe(
     signature_scheme: v.optional(v.picklist(SIGNATURE_SCHEMES, `must be one of ${SIGNATURE_SCHEMES.join(', ')}`)),
     secret_name: v.optional(SecretNameSchema),
     provider_secret: v.optional(secretValue),
-    delivery_id_header: v.optional(HeaderNameSchema),
+    delivery_id_header: v.optional(DeliveryIdHeaderSchema),
   }),
   v.check(
     (w) => (w.auth_mode === 'signature') === (w.signature_scheme !== undefined),
@@ -43,7 +52,7 @@ export const CreateWebhookSchema = v.pipe(
 );
 
 export const PatchWebhookSchema = v.pipe(
-  jsonObject({ enabled: v.optional(v.boolean()), delivery_id_header: v.optional(v.nullable(HeaderNameSchema)) }),
+  jsonObject({ enabled: v.optional(v.boolean()), delivery_id_header: v.optional(v.nullable(DeliveryIdHeaderSchema)) }),
   v.check((p) => Object.keys(p).length > 0, 'give enabled and/or delivery_id_header'),
 );
 

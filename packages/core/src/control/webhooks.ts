@@ -6,7 +6,6 @@ import { newId } from '../util/ids.js';
 import { requireFactory, requireManage, requireWebhook } from './access.js';
 import { isFileDefined, teamSecretNameOf } from './applied-secret.js';
 import { type ControlContext, ingressOrigin, nowIso } from './control-context.js';
-import { refuseCredentialHeader } from './delivery-id-header.js';
 import { generateStandardWebhooksSecret, generateToken } from './generated-secrets.js';
 import type { WebhookRecord } from './records.js';
 import { CreateWebhookSchema, PatchWebhookSchema, ProviderSecretSchema } from './schemas.js';
@@ -31,7 +30,6 @@ export async function createWebhook(
 ): Promise<WebhookWithSecret> {
   requireManage(p);
   const body = parseOrThrow(CreateWebhookSchema, input, 'webhook');
-  if (body.delivery_id_header !== undefined) refuseCredentialHeader(body.delivery_id_header);
   await requireFactory(ctx, p, factoryUid);
   if (await ctx.store.definitions.get(p.team_uid, factoryUid))
     throw conflict(
@@ -105,7 +103,6 @@ export async function patchWebhook(
 ) {
   requireManage(p);
   const patch = parseOrThrow(PatchWebhookSchema, input, 'webhook change');
-  if (typeof patch.delivery_id_header === 'string') refuseCredentialHeader(patch.delivery_id_header);
   const current = await requireWebhook(ctx, p, factoryUid, uid);
   if (isFileDefined(current)) {
     if (patch.delivery_id_header !== undefined) throw definedByFile(current, 'change deliveryIdHeader in its file and apply it');

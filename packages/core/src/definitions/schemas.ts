@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { AUTH_MODES } from '../control/records.js';
-import { automationFields, HeaderNameSchema, SecretNameSchema, SIGNATURE_SCHEMES } from '../control/schemas.js';
+import { automationFields, DeliveryIdHeaderSchema, SecretNameSchema, SIGNATURE_SCHEMES } from '../control/schemas.js';
 import { jsonObject } from '../models/json.js';
 
 // The body of `POST /factories/{factoryUid}/apply` (docs/definitions.md): a factory's definition
@@ -20,7 +20,7 @@ const WebhookDefinitionSchema = v.pipe(
     signature_scheme: v.optional(v.picklist(SIGNATURE_SCHEMES, `must be one of ${SIGNATURE_SCHEMES.join(', ')}`)),
     // Required: a file-defined webhook's secret is a team secret created first (seed 2.4).
     secret_name: SecretNameSchema,
-    delivery_id_header: v.optional(HeaderNameSchema),
+    delivery_id_header: v.optional(DeliveryIdHeaderSchema),
     enabled: v.optional(v.boolean(), true),
   }),
   v.forward(
