@@ -110,6 +110,7 @@ export interface Problem {
   error: string;
   detail: string;
   retryable?: boolean;
+  errors?: { path: string; detail: string }[];
 }
 
 /** Assert `res` is an RFC 9457 problem with this status (and code), and return its body. */

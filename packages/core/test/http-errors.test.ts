@@ -137,7 +137,13 @@ describe('routing', () => {
     const query = await problem(await h.call('GET', '/agent/runs?name=a%00b'), 400, 'invalid_request');
     expect(query.detail).toMatch(/NUL/);
     const body = await problem(await h.call('POST', '/agent/run', { body: { prompt: 'a\u0000b' } }), 400, 'invalid_request');
-    expect(body.detail).toMatch(/NUL/);
+    expect(body.detail).toMatch(/prompt: .*NUL/);
+    // Named at its dot path in `errors` too, keys included, as a schema's refusals are.
+    expect(body.errors).toEqual([{ path: 'prompt', detail: expect.stringMatching(/NUL/) }]);
+    const nested = await h.call('POST', '/agent/run', { body: { prompt: 'p', attachments: [{ 'a\u0000': 1 }] } });
+    expect((await problem(nested, 400, 'invalid_request')).errors).toEqual([
+      { path: 'attachments.0.a\u0000', detail: expect.stringMatching(/key must not contain the NUL/) },
+    ]);
     // An escaped backslash before "u0000" is ordinary text, not a NUL.
     const ok = await h.call('POST', '/agent/run', { body: { prompt: 'a\\u0000b' } });
     expect(ok.status).toBe(200);

@@ -1,5 +1,5 @@
 import { AgentRunError, invalidRequest } from '../errors.js';
-import { findLoneSurrogate } from '../models/text.js';
+import { findUnstorableText } from '../models/text.js';
 
 /**
  * A request may carry its own reader of its body, as the Node bridge's requests do: it resolves
@@ -83,20 +83,23 @@ export function parseJsonBody(bytes: Uint8Array): unknown {
   }
   if (text.trim() === '') return undefined;
   if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) throw invalidRequest(`the request body nests deeper than ${MAX_JSON_DEPTH} levels`);
-  // No store can keep NUL in text (PostgreSQL refuses it); refuse it here, where the caller can fix it.
-  if (ESCAPED_NUL.test(text)) throw invalidRequest('strings in the request body must not contain the NUL character (\\u0000)');
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
     throw invalidRequest(`the request body is not valid JSON: ${(error as Error).message}`);
   }
-  // An unpaired surrogate can only arrive as a `\uD8xx`-`\uDFxx` escape (the bytes are strict
-  // UTF-8), so the walk runs only when the text has one.
-  if (SURROGATE_ESCAPE.test(text)) {
-    const path = findLoneSurrogate(value);
-    if (path !== undefined)
-      throw invalidRequest(`${path}: text must be valid Unicode (an unpaired surrogate escape such as \\ud800 is not)`);
+  // No store can keep NUL (PostgreSQL refuses it) or an unpaired surrogate (no UTF-8 form) in
+  // text; both can only arrive as `\u` escapes (the bytes are strict UTF-8), so the walk runs only
+  // when the text has one. Refused at its path, in `errors` too, as a schema's refusals are.
+  if (ESCAPED_NUL.test(text) || SURROGATE_ESCAPE.test(text)) {
+    const found = findUnstorableText(value);
+    if (found !== undefined) {
+      const at = found.path || '(the body)';
+      throw new AgentRunError('invalid_request', `invalid request body: ${at}: ${found.detail}`, {
+        errors: [{ path: found.path, detail: found.detail }],
+      });
+    }
   }
   return value;
 }

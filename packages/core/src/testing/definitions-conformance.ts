@@ -176,6 +176,17 @@ export function describeDefinitionsConformance(name: string, options: Definition
       expect(await webhooks()).toEqual([]);
     });
 
+    it('refuses a NUL in any string and a credential delivery ID header with errors at their paths, like every refusal', async () => {
+      const nul = await refused({ webhooks: [github], automations: [{ ...triage, prompt: 'Triage\u0000it' }] });
+      expect(nul.errors).toEqual([{ path: 'automations.0.prompt', detail: expect.stringContaining('NUL') }]);
+      expect(nul.detail).toContain('automations.0.prompt');
+      const header = await refused({ webhooks: [{ ...github, delivery_id_header: 'X-Auth-Id' }], automations: [] });
+      expect(header.errors).toEqual([
+        { path: 'webhooks.0.delivery_id_header', detail: expect.stringContaining('X-Auth-Id carries credentials') },
+      ]);
+      expect(await webhooks()).toEqual([]);
+    });
+
     it('a new value of the team secret takes effect when the definition next applies, never before', async () => {
       const {
         webhooks: [w],
