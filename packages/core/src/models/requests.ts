@@ -31,11 +31,19 @@ const base64 = v.pipe(
 
 const MIME = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,63}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,127}$/i;
 
+/**
+ * The longest attachment file name, in UTF-8 bytes: what ext4, XFS, Btrfs, APFS and ZFS allow for
+ * one name (NTFS counts 255 UTF-16 units, which every name within 255 bytes also fits). Counted in
+ * bytes, not characters, because an executor writes the file under this name (docs/run-api.md):
+ * 255 × "é" is 255 characters but 510 bytes, which no such file system takes.
+ */
+const FILE_NAME_MAX_BYTES = 255;
+
 /** A file name that is safe as a single URL path segment and on any file system. */
 export const FileNameSchema = v.pipe(
   v.string(),
   v.minLength(1),
-  v.maxLength(255),
+  v.maxBytes(FILE_NAME_MAX_BYTES, `must be at most ${FILE_NAME_MAX_BYTES} bytes in UTF-8 (a file name's limit on common file systems)`),
   v.regex(/^[^/\\\x00-\x1f\x7f]+$/, 'must not contain slashes or control characters'),
   v.check((s) => s !== '.' && s !== '..', 'must not be . or ..'),
 );
@@ -71,7 +79,7 @@ const RunMetadataSchema = v.pipe(
       v.check((s) => s.length <= 256 && new TextEncoder().encode(s).byteLength <= 256, 'metadata values are at most 256 bytes'),
     ),
   ),
-  v.check((m) => Object.keys(m).length <= 20, 'at most 20 metadata keys'),
+  v.maxEntries(20, 'at most 20 metadata keys'),
 );
 
 /** Body of `POST /agent/run`. Unknown fields are rejected so that typos do not pass silently. */
