@@ -43,6 +43,9 @@ const FILE_NAME_MAX_BYTES = 255;
 export const FileNameSchema = v.pipe(
   v.string(),
   v.minLength(1),
+  // Implied by the byte limit (a UTF-16 unit is at least a byte); kept for the OpenAPI schema,
+  // which has no byte count.
+  v.maxLength(FILE_NAME_MAX_BYTES),
   v.maxBytes(FILE_NAME_MAX_BYTES, `must be at most ${FILE_NAME_MAX_BYTES} bytes in UTF-8 (a file name's limit on common file systems)`),
   v.regex(/^[^/\\\x00-\x1f\x7f]+$/, 'must not contain slashes or control characters'),
   v.check((s) => s !== '.' && s !== '..', 'must not be . or ..'),
