@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { AgentRunClient } from '@agentrun/client';
+import { checkAnswer } from './answer-check.js';
 import type { Command, Context, Io, OptionSpec } from './command.js';
 import * as registry from './commands/index.js';
 import { resolveConnection } from './config.js';
@@ -8,6 +9,7 @@ import { InvalidInputError, UsageError } from './errors.js';
 import { EXIT } from './exit-codes.js';
 import { commandHelp, GLOBAL_OPTIONS, groupHelp, mainHelp } from './help.js';
 import { reportError } from './report.js';
+import { terminalJson, terminalText } from './terminal-text.js';
 
 /**
  * The command line (docs/cli.md): finds the command named by the leading words of argv, parses
@@ -156,13 +158,15 @@ function makeContext(io: Io, values: Values, positionals: string[]): Context {
       client = new AgentRunClient({
         apiKey: connection.apiKey,
         baseURL: connection.baseUrl,
+        checkAnswer,
         ...(maxRetries !== undefined ? { maxRetries: Number(maxRetries) } : {}),
       });
       return client;
     },
-    print: (text) => io.stdout.write(`${text}\n`),
-    printJson: (value) => io.stdout.write(`${JSON.stringify(value, null, 2)}\n`),
-    note: (text) => io.stderr.write(`${text}\n`),
+    // Everything printed passes terminal-text.ts: much of it is the server's or an agent's text.
+    print: (text) => io.stdout.write(`${terminalText(text)}\n`),
+    printJson: (value) => io.stdout.write(`${terminalJson(value, 2)}\n`),
+    note: (text) => io.stderr.write(`${terminalText(text)}\n`),
   };
 }
 

@@ -39,7 +39,7 @@ export interface Command {
 
 /** Where a command reads and writes: the process's streams and environment, or a test's. */
 export interface Io {
-  stdout: { write(text: string): unknown };
+  stdout: { write(text: string): unknown; isTTY?: boolean };
   stderr: { write(text: string): unknown; isTTY?: boolean };
   stdin: NodeJS.ReadableStream & { isTTY?: boolean };
   env: Readonly<Record<string, string | undefined>>;
@@ -60,10 +60,10 @@ export interface Context {
   flag(name: string): boolean;
   /** The API client, made on first use from the environment or profile (config.ts); a missing key is a usage error. */
   client(): AgentRunClient;
-  /** Write a line (or lines) to stdout. */
+  /** Write a line (or lines) to stdout, control characters shown as `�` (terminal-text.ts). */
   print(text: string): void;
-  /** Write a value to stdout as JSON, one document. */
+  /** Write a value to stdout as JSON, one document (no raw control character: terminal-text.ts). */
   printJson(value: unknown): void;
-  /** Write a line to stderr (progress, notes; never data). */
+  /** Write a line to stderr (progress, notes; never data), control characters shown as `�`. */
   note(text: string): void;
 }

@@ -16,12 +16,19 @@ export function readBytes(path: string, what: string): Buffer {
   }
 }
 
+/**
+ * Aliases a file may expand: a definition needs none or a few, and a "billion laughs" file of
+ * nested aliases would take the memory of the machine. yaml's toJS refuses more (a ReferenceError,
+ * a problem of its file in definitions/load.ts, an invalid file here: exit 2, not a crash; issue 20, point 6).
+ */
+export const MAX_YAML_ALIASES = 100;
+
 /** A JSON file; or YAML when the name ends in `.yaml` or `.yml`. */
 export function readDataFile(path: string, what: string): unknown {
   const text = readBytes(path, what).toString('utf8');
   const yaml = /^\.ya?ml$/i.test(extname(path));
   try {
-    return yaml ? parseYaml(text) : JSON.parse(text);
+    return yaml ? parseYaml(text, { maxAliasCount: MAX_YAML_ALIASES }) : JSON.parse(text);
   } catch (error) {
     throw new InvalidInputError(`${what} ${path} is not valid ${yaml ? 'YAML' : 'JSON'}: ${firstLine((error as Error).message)}`);
   }

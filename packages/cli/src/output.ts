@@ -1,4 +1,5 @@
 import stringWidth from 'string-width';
+import { terminalText } from './terminal-text.js';
 
 /**
  * Human output (docs/cli.md, "Output"): tables for lists, aligned `key: value` lines for one
@@ -7,7 +8,9 @@ import stringWidth from 'string-width';
  * Every alignment goes through `columns()`, which measures what a terminal shows, not UTF-16
  * units: an East Asian wide character or an emoji takes two columns, a combining mark none, an
  * ANSI escape none (string-width). `.length` and `padEnd` would shift every column after a name
- * such as `デプロイ` or `🚀 deploy`.
+ * such as `デプロイ` or `🚀 deploy`. Cells are measured as they will show: control characters
+ * replaced first (terminal-text.ts), so an escape sequence in the API's text is neither run nor
+ * measured as zero columns.
  */
 
 interface ColumnsOptions {
@@ -22,8 +25,9 @@ interface ColumnsOptions {
  * not padded and trailing empty cells are left out, so no line ends in spaces. Cells must be one
  * line each (`cell()` makes them so).
  */
-export function columns(rows: readonly (readonly string[])[], options: ColumnsOptions = {}): string[] {
+export function columns(cells: readonly (readonly string[])[], options: ColumnsOptions = {}): string[] {
   const { indent = '', gap = '  ' } = options;
+  const rows = cells.map((row) => row.map((text) => terminalText(text)));
   const count = Math.max(0, ...rows.map((row) => row.length));
   const widths = Array.from({ length: count }, (_, i) => Math.max(0, ...rows.map((row) => stringWidth(row[i] ?? ''))));
   return rows.map((row) => {
@@ -50,15 +54,13 @@ export function details(pairs: readonly (readonly [string, unknown])[]): string 
 
 /**
  * A cell on one line, cut to `max` columns of display width (whole characters, so never half an
- * emoji). Control characters other than whitespace become `�`: the text is the API's data, and an
- * escape sequence in a run's title must not recolour the terminal or move its cursor.
+ * emoji). Whitespace runs become one space; other control characters become `�` (terminal-text.ts):
+ * the text is the API's data, and an escape sequence in a run's title must not recolour the
+ * terminal or move its cursor.
  */
 export function cell(value: unknown, max = 60): string {
   if (value === undefined || value === null || value === '') return '-';
-  const text = String(value)
-    .replace(/\s+/g, ' ')
-    .replace(/\p{Cc}/gu, '\uFFFD')
-    .trim();
+  const text = terminalText(String(value).replace(/\s+/g, ' ').trim());
   return truncate(text, max);
 }
 

@@ -1,17 +1,20 @@
-import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@agentrun/client';
+import { AgentRunError, APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@agentrun/client';
 import type { Io } from './command.js';
 import { CliError, UsageError } from './errors.js';
 import { EXIT } from './exit-codes.js';
+import { terminalText } from './terminal-text.js';
 
 /**
  * An error as the user reads it, on stderr, and the exit code of its class (docs/cli.md, "Exit
  * codes"). An API error shows the problem+json `detail`, its stable `error` code and the status.
+ * Every line goes through terminal-text.ts: a detail or a request ID is the server's text.
  */
 export function reportError(error: unknown, io: Io, helpHint: string): number {
-  const say = (text: string) => io.stderr.write(`agentrun: ${text}\n`);
+  const write = (text: string) => io.stderr.write(terminalText(text));
+  const say = (text: string) => write(`agentrun: ${text}\n`);
   if (error instanceof UsageError) {
     say(error.message);
-    io.stderr.write(`${helpHint}\n`);
+    write(`${helpHint}\n`);
     return error.exitCode;
   }
   if (error instanceof CliError) {
@@ -21,7 +24,7 @@ export function reportError(error: unknown, io: Io, helpHint: string): number {
   if (error instanceof APIError) {
     say(error.detail ?? error.title ?? error.message);
     const id = error.request_id ? `, request ${error.request_id}` : '';
-    io.stderr.write(`  error: ${error.error ?? 'unknown'} (HTTP ${error.status}${id})\n`);
+    write(`  error: ${error.error ?? 'unknown'} (HTTP ${error.status}${id})\n`);
     return EXIT.api;
   }
   if (error instanceof APIConnectionTimeoutError) {
@@ -35,6 +38,12 @@ export function reportError(error: unknown, io: Io, helpHint: string): number {
   if (error instanceof APIUserAbortError) {
     say('interrupted');
     return EXIT.network;
+  }
+  if (error instanceof AgentRunError) {
+    // An answer that is not what the API answers (APIResponseError: not JSON, the wrong shape, a
+    // repeated page cursor; a stream's event that is not one): the API's fault, as an error status is.
+    say(`the server's answer is malformed: ${error.message}`);
+    return EXIT.api;
   }
   say(`internal error, please report it: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   return EXIT.internal;

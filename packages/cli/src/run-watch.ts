@@ -1,10 +1,12 @@
 import { type ResponseOf, WaitTimeoutError } from '@agentrun/client';
+import { checkRunEvent } from './answer-check.js';
 import type { Context, OptionSpec } from './command.js';
 import { CliError, UsageError } from './errors.js';
 import { EXIT } from './exit-codes.js';
 import { formatEvent } from './run-events-view.js';
 import { printRun } from './run-view.js';
 import { startSpinner } from './spinner.js';
+import { terminalJson } from './terminal-text.js';
 
 /**
  * Staying with a run until it ends (`run --wait/--follow`, `runs wait/follow`; docs/cli.md):
@@ -52,7 +54,8 @@ export async function follow(context: Context, runId: string): Promise<number> {
   const client = context.client();
   context.note(`Run ${runId}: following its transcript`);
   for await (const event of client.runs.stream(runId)) {
-    if (context.json) context.io.stdout.write(`${JSON.stringify(event)}\n`);
+    checkRunEvent(event);
+    if (context.json) context.io.stdout.write(`${terminalJson(event)}\n`);
     else context.print(formatEvent(event));
   }
   // The stream ends when the run does; the run itself says how.

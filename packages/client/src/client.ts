@@ -1,4 +1,4 @@
-import { APIConnectionError, APIConnectionTimeoutError, APIUserAbortError, errorForStatus } from './errors.js';
+import { APIConnectionError, APIConnectionTimeoutError, APIResponseError, APIUserAbortError, errorForStatus } from './errors.js';
 import { type BodyOf, type ClientOperationId, OPERATIONS, type ParamsOf, type QueryOf, type ResponseOf } from './operations.js';
 import { Automations, Deliveries, Factories, Runs, Secrets, Webhooks } from './resources.js';
 import { retryDelayMs, shouldRetry } from './retry.js';
@@ -21,7 +21,16 @@ export interface ClientOptions {
   /** Per attempt. Default 60 000 ms. */
   timeoutMs?: number;
   fetch?: Fetch;
+  /**
+   * Called with every JSON answer of a success status before it is returned; throws (an
+   * `APIResponseError`, say) to refuse one of the wrong shape. The client carries no schemas
+   * (operations.ts), so a caller that has core's, as the command line does, checks with them.
+   */
+  checkAnswer?: AnswerCheck;
 }
+
+/** See `ClientOptions.checkAnswer`. */
+export type AnswerCheck = (operationId: ClientOperationId, status: number, body: unknown) => void;
 
 /** Per-call options of any operation. */
 export interface RequestOptions {
@@ -58,6 +67,7 @@ export class AgentRunClient {
   readonly timeoutMs: number;
   readonly #apiKey: string;
   readonly #fetch: Fetch;
+  readonly #checkAnswer: AnswerCheck | undefined;
 
   readonly runs: Runs = new Runs(this);
   readonly factories: Factories = new Factories(this);
@@ -74,12 +84,16 @@ export class AgentRunClient {
     this.maxRetries = options.maxRetries ?? 2;
     this.timeoutMs = options.timeoutMs ?? 60_000;
     this.#fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.#checkAnswer = options.checkAnswer;
   }
 
   /** Call one operation of the route table by its operation ID. */
   async request<K extends ClientOperationId>(operationId: K, args: RequestArgs<K> = {} as RequestArgs<K>): Promise<ResponseOf<K>> {
     const response = await this.requestResponse(operationId, args);
-    return (await readBody(response, OPERATIONS[operationId].content)) as ResponseOf<K>;
+    const { content } = OPERATIONS[operationId];
+    const body = await readBody(operationId, response, content);
+    if (content === 'json') this.#checkAnswer?.(operationId, response.status, body);
+    return body as ResponseOf<K>;
   }
 
   /**
@@ -159,14 +173,19 @@ const queryString = (query: Record<string, unknown> | undefined): string => {
   return text ? `?${text}` : '';
 };
 
-const readBody = async (response: Response, content: 'json' | 'text' | 'binary' | 'none'): Promise<unknown> => {
+const readBody = async (operationId: string, response: Response, content: 'json' | 'text' | 'binary' | 'none'): Promise<unknown> => {
   if (content === 'none') {
     await response.body?.cancel();
     return undefined;
   }
   if (content === 'text') return response.text();
   if (content === 'binary') return response.arrayBuffer();
-  return response.json();
+  const text = await response.text();
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new APIResponseError(`${operationId}: the answer (HTTP ${response.status}) is not JSON: ${JSON.stringify(text.slice(0, 100))}`);
+  }
 };
 
 const readError = async (response: Response): Promise<unknown> => {

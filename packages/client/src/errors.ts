@@ -71,6 +71,15 @@ export class InternalServerError extends APIError {
   override name = 'InternalServerError';
 }
 
+/**
+ * The API answered with a success status, but not with what the operation answers: a body that
+ * is not JSON, one the client's `checkAnswer` option refused, or a page whose cursor came before
+ * (paging on would never end). Never retried: the same server gives the same answer.
+ */
+export class APIResponseError extends AgentRunError {
+  override name = 'APIResponseError';
+}
+
 /** The request never got an answer (DNS, refused connection, reset, a fetch that threw). */
 export class APIConnectionError extends AgentRunError {
   override name = 'APIConnectionError';

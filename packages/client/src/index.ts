@@ -1,4 +1,4 @@
-export { AgentRunClient, type ClientOptions, type Fetch, type RequestArgs, type RequestOptions } from './client.js';
+export { AgentRunClient, type AnswerCheck, type ClientOptions, type Fetch, type RequestArgs, type RequestOptions } from './client.js';
 export * from './errors.js';
 export type { BodyOf, ClientOperationId, ParamsOf, QueryOf, ResponseOf } from './operations.js';
 export { Automations, Deliveries, Factories, Runs, Secrets, Webhooks } from './resources.js';

@@ -2,6 +2,7 @@ import type { Command, OptionSpec } from '../command.js';
 import { UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { cell, details, table } from '../output.js';
+import { terminalText } from '../terminal-text.js';
 
 /** `agentrun deliveries list|show`: a webhook's delivery log (docs/management-api.md, "The delivery log"). */
 
@@ -57,7 +58,9 @@ export const deliveriesShow: Command = {
     const id = context.positionals[0] as string;
     const client = context.client();
     if (context.flag('raw')) {
-      context.io.stdout.write(Buffer.from(await client.deliveries.payload(factory, webhook, id)).toString('utf8'));
+      const payload = Buffer.from(await client.deliveries.payload(factory, webhook, id)).toString('utf8');
+      // Byte for byte into a file or a pipe; a terminal gets it with control characters shown (terminal-text.ts).
+      context.io.stdout.write(context.io.stdout.isTTY ? terminalText(payload) : payload);
       return EXIT.ok;
     }
     const delivery = await client.deliveries.get(factory, webhook, id);

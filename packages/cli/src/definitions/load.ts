@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { type Document, isMap, LineCounter, parseDocument } from 'yaml';
 import { UsageError } from '../errors.js';
+import { MAX_YAML_ALIASES } from '../files.js';
 import { apiKey } from './keys.js';
 
 /**
@@ -33,6 +34,15 @@ export interface LoadedDefinitions {
 
 const YAML_FILE = /^([^.].*)\.ya?ml$/i;
 
+/** The file's content as plain values, or the reason it cannot be had (more than MAX_YAML_ALIASES aliases). */
+function contentOf(document: Document): { content: unknown } | { error: string } {
+  try {
+    return { content: document.toJS({ maxAliasCount: MAX_YAML_ALIASES }) as unknown };
+  } catch (error) {
+    return { error: (error as Error).message.split('\n')[0] ?? 'cannot be read' };
+  }
+}
+
 export function loadDefinitions(dir: string): LoadedDefinitions {
   const problems: string[] = [];
   const read = (kind: 'webhooks' | 'automations') => {
@@ -41,7 +51,12 @@ export function loadDefinitions(dir: string): LoadedDefinitions {
     for (const name of listYaml(join(dir, kind))) {
       const file = parseFile(join(dir, kind, name), problems);
       if (!file) continue;
-      const content = file.document.toJS() as unknown;
+      const read = contentOf(file.document);
+      if ('error' in read) {
+        problems.push(`${file.path}:1: not valid YAML: ${read.error}`);
+        continue;
+      }
+      const { content } = read;
       if (!isMap(file.document.contents) || content === null || typeof content !== 'object') {
         problems.push(`${file.path}:1: must be a mapping of keys (authMode: token, …)`);
         continue;
@@ -133,7 +148,8 @@ function readFactoryUid(dir: string, problems: string[]): string | undefined {
     return undefined;
   }
   const document = parseDocument(text);
-  const uid = (document.toJS() as { uid?: unknown } | null)?.uid;
+  const read = contentOf(document);
+  const uid = 'content' in read ? (read.content as { uid?: unknown } | null)?.uid : undefined;
   if (document.errors.length > 0 || typeof uid !== 'string' || uid === '') {
     problems.push(`${relative(process.cwd(), path) || path}: must say uid: <factory uid>`);
     return undefined;
