@@ -3,19 +3,21 @@
 ``run``, ``runs list``, ``runs get``, ``runs cancel``. The API key comes from ``AGENTRUN_API_KEY``
 only (never argv, where other users can read it); the server from ``--base-url`` or
 ``AGENTRUN_BASE_URL``. Exit codes as the TypeScript CLI's (packages/cli): 0 done, 2 usage,
-3 the API refused, 4 no answer (network), 5 a waited-for run did not succeed.
+3 the API refused or answered something malformed, 4 no answer (network), 5 a waited-for run did
+not succeed, 70 a bug. Everything printed passes ``_terminal.py`` (the server's and agents' text
+may carry escape sequences), and every answer printed from is checked for the fields it needs.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
-from typing import Any, List, Optional, Sequence, TextIO
+from typing import Any, Dict, List, Optional, Sequence, TextIO
 
 from ._client import Client
-from ._errors import AgentRunError, APIConnectionError, APIError
+from ._errors import AgentRunError, APIConnectionError, APIError, APIResponseError
+from ._terminal import terminal_json, terminal_text
 from ._version import __version__
 
 EXIT_OK = 0
@@ -23,6 +25,7 @@ EXIT_USAGE = 2
 EXIT_API = 3
 EXIT_NETWORK = 4
 EXIT_NOT_SUCCEEDED = 5
+EXIT_BUG = 70
 
 RUN_STATES = ["QUEUED", "PENDING", "CLAIMED", "INPROGRESS", "SUCCEEDED", "FAILED", "BLOCKED", "ERROR", "CANCELLED"]
 
@@ -44,20 +47,27 @@ def main(argv: Optional[Sequence[str]] = None, stdout: TextIO = sys.stdout, stde
             timeout=args.timeout,
         )
     except ValueError as error:
-        print(f"agentrun: {error}", file=stderr)
+        _say(stderr, f"agentrun: {error}")
         return EXIT_USAGE
+    # One line on stderr and the documented code for every failure, never a traceback.
     try:
         code: int = args.handler(client, args, stdout)
         return code
     except APIError as error:
-        print(f"agentrun: {error}" + (f" (request {error.request_id})" if error.request_id else ""), file=stderr)
+        _say(stderr, f"agentrun: {error}" + (f" (request {error.request_id})" if error.request_id else ""))
         return EXIT_API
     except APIConnectionError as error:
-        print(f"agentrun: no answer from {client.base_url}: {error}", file=stderr)
+        _say(stderr, f"agentrun: no answer from {client.base_url}: {error}")
         return EXIT_NETWORK
+    except APIResponseError as error:
+        _say(stderr, f"agentrun: the server's answer is malformed: {error}")
+        return EXIT_API
     except (AgentRunError, ValueError) as error:
-        print(f"agentrun: {error}", file=stderr)
+        _say(stderr, f"agentrun: {error}")
         return EXIT_USAGE
+    except Exception as error:  # noqa: BLE001 - a bug: said in one line, as the TypeScript CLI's exit 70
+        _say(stderr, f"agentrun: internal error, please report it: {type(error).__name__}: {error}")
+        return EXIT_BUG
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -96,38 +106,41 @@ def _parser() -> argparse.ArgumentParser:
 
 def _run(client: Client, args: argparse.Namespace, out: TextIO) -> int:
     config = {k: v for k, v in (("name", args.config_name), ("model_id", args.model_id)) if v is not None}
-    created = client.runs.create(prompt=args.prompt, title=args.title, config=config or None)
+    created = _checked("runAgent", client.runs.create(prompt=args.prompt, title=args.title, config=config or None), ("run_id", "state"))
     run_id = created["run_id"]
     if args.follow:
         for event in client.runs.stream(run_id):
-            print(json.dumps(event) if args.json else _event_line(event), file=out, flush=True)
+            # The stream checks the event's id; what a line prints from it is checked here.
+            shown = _checked("a run event", event, ("at", "type"))
+            _say(out, terminal_json(shown) if args.json else _event_line(shown), flush=True)
     if not (args.wait or args.follow):
-        print(json.dumps(created) if args.json else f"{run_id} {created['state']}", file=out)
+        _say(out, terminal_json(created) if args.json else f"{run_id} {created['state']}")
         return EXIT_OK
-    run = client.runs.wait(run_id, poll_interval=0.5)
-    print(json.dumps(run) if args.json else f"{run_id} {run['state']}", file=out)
+    run = _checked("getRun", client.runs.wait(run_id, poll_interval=0.5), ("run_id", "state"))
+    _say(out, terminal_json(run) if args.json else f"{run_id} {run['state']}")
     return EXIT_OK if run["state"] == "SUCCEEDED" else EXIT_NOT_SUCCEEDED
 
 
 def _runs_list(client: Client, args: argparse.Namespace, out: TextIO) -> int:
     runs: List[Any] = []
     for run in client.runs.list(state=args.state, q=args.q, limit=min(args.limit, 500)):
-        runs.append(run)
+        runs.append(_checked("listRuns", run, _RUN_FIELDS))
         if len(runs) >= args.limit:
             break
     if args.json:
-        print(json.dumps(runs), file=out)
+        _say(out, terminal_json(runs))
     else:
         _table(out, ["RUN ID", "STATE", "CREATED", "TITLE"], [[r["run_id"], r["state"], r["created_at"], r["title"]] for r in runs])
     return EXIT_OK
 
 
 def _runs_get(client: Client, args: argparse.Namespace, out: TextIO) -> int:
-    run = client.runs.get(args.run_id)
+    run = _checked("getRun", client.runs.get(args.run_id), _RUN_FIELDS)
     if args.json:
-        print(json.dumps(run), file=out)
+        _say(out, terminal_json(run))
         return EXIT_OK
-    status = run.get("status_message") or {}
+    status = run.get("status_message")
+    status = status if isinstance(status, dict) else {}
     rows = [["run_id", run["run_id"]], ["state", run["state"]], ["title", run["title"]], ["created_at", run["created_at"]]]
     rows += [["updated_at", run["updated_at"]], ["status", str(status.get("message", ""))], ["prompt", run["prompt"]]]
     _table(out, None, rows)
@@ -135,8 +148,26 @@ def _runs_get(client: Client, args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _runs_cancel(client: Client, args: argparse.Namespace, out: TextIO) -> int:
-    print(client.runs.cancel(args.run_id), file=out)
+    _say(out, client.runs.cancel(args.run_id))
     return EXIT_OK
+
+
+_RUN_FIELDS = ("run_id", "state", "title", "prompt", "created_at", "updated_at")
+
+
+def _checked(what: str, answer: Any, fields: Sequence[str]) -> Dict[str, Any]:
+    """``answer`` when it is an object whose ``fields`` are strings (what is printed from it); else an ``APIResponseError``."""
+    if not isinstance(answer, dict):
+        raise APIResponseError(f"the answer to {what} is not an object")
+    wrong = [name for name in fields if not isinstance(answer.get(name), str)]
+    if wrong:
+        raise APIResponseError(f"the answer to {what} is not what the API answers: {', '.join(wrong)} missing or of the wrong type")
+    return answer
+
+
+def _say(out: TextIO, text: str, flush: bool = False) -> None:
+    """A line to ``out``, control characters shown as U+FFFD (_terminal.py): much of it is the server's or an agent's text."""
+    print(terminal_text(text), file=out, flush=flush)
 
 
 def _event_line(event: Any) -> str:
@@ -145,16 +176,16 @@ def _event_line(event: Any) -> str:
         return f"[{event['id']}] state {data.get('from')} -> {data.get('to')}"
     if isinstance(data, dict) and ("message" in data or "text" in data):
         return f"[{event['id']}] {event['type']} {data.get('message', data.get('text'))}"
-    return f"[{event['id']}] {event['type']} {json.dumps(data)}"
+    return f"[{event['id']}] {event['type']} {terminal_json(data)}"
 
 
 def _table(out: TextIO, header: Optional[List[str]], rows: List[List[str]]) -> None:
-    lines = ([header] if header else []) + [[" ".join(str(cell).split()) for cell in row] for row in rows]
+    lines = ([header] if header else []) + [[terminal_text(" ".join(str(cell).split())) for cell in row] for row in rows]
     if not lines:
         return
     widths = [max(len(line[i]) for line in lines) for i in range(len(lines[0]))]
     for line in lines:
-        print("  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip(), file=out)
+        _say(out, "  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip())
 
 
 def _seconds(text: str) -> float:

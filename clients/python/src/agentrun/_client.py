@@ -15,7 +15,7 @@ from datetime import date, datetime
 from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
 from urllib.parse import quote, urlencode, urlsplit, urlunsplit
 
-from ._errors import AgentRunError, error_for_status
+from ._errors import APIResponseError, error_for_status
 from ._http import Answer, OpenAnswer, Origin, attempt
 from ._omitted import OMITTED
 from ._operations import OPERATIONS
@@ -119,7 +119,7 @@ class Client:
         try:
             return json.loads(text)
         except ValueError:
-            raise AgentRunError(f"{operation_id}: the answer is not JSON: {text[:200]!r}") from None
+            raise APIResponseError(f"{operation_id}: the answer is not JSON: {text[:200]!r}") from None
 
     def open(
         self,

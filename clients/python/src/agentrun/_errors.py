@@ -85,6 +85,14 @@ class InternalServerError(APIError):
     """Any status of 500 or above (500 ``internal_error``, 503 ``unavailable``, …)."""
 
 
+class APIResponseError(AgentRunError):
+    """
+    The API answered with a success status, but not with what the operation answers: a body that
+    is not JSON, a page that is not one, a page cursor given before (paging on would never end), a
+    stream's event that is not a run event. Never retried: the same server gives the same answer.
+    """
+
+
 class APIConnectionError(AgentRunError):
     """The request never got an answer (DNS, refused connection, reset, a dropped connection)."""
 

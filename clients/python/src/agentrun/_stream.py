@@ -12,7 +12,7 @@ import time
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Generator, Iterator, Optional, Type, cast
 
-from ._errors import AgentRunError, APIConnectionError
+from ._errors import APIConnectionError, APIResponseError
 from ._retry import retry_delay
 from ._sse import SseParser
 from .types import RunEvent
@@ -82,7 +82,7 @@ class RunStream(Iterator[RunEvent]):
             try:
                 content_type = answer.headers.get("content-type", "")
                 if not content_type.startswith("text/event-stream"):
-                    raise AgentRunError(f"run {run_id}: asked for text/event-stream, the server answered {content_type or 'no content type'}")
+                    raise APIResponseError(f"run {run_id}: asked for text/event-stream, the server answered {content_type or 'no content type'}")
                 decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
                 parser = SseParser()
                 try:
@@ -112,7 +112,7 @@ def _parse_event(run_id: str, data: str) -> RunEvent:
     try:
         event: Any = json.loads(data)
     except ValueError:
-        raise AgentRunError(f"run {run_id}: an event stream's data is not JSON: {data[:200]}") from None
+        raise APIResponseError(f"run {run_id}: an event stream's data is not JSON: {data[:200]}") from None
     if not isinstance(event, dict) or isinstance(event.get("id"), bool) or not isinstance(event.get("id"), int):
-        raise AgentRunError(f"run {run_id}: an event stream's data is not a run event: {data[:200]}")
+        raise APIResponseError(f"run {run_id}: an event stream's data is not a run event: {data[:200]}")
     return cast(RunEvent, event)
