@@ -147,6 +147,40 @@ describe('processExecutor, end to end through a worker', () => {
     ]);
   });
 
+  it('keeps every line among NUL bytes and binary garbage, one event each, the altered ones marked (docs/executors.md, "Text a store cannot keep")', async () => {
+    // Stores refuse NUL and lone surrogates (PostgreSQL dropped the whole batch of lines around one
+    // NUL, and refused the outcome): core makes them U+FFFD and marks the event, whatever the store.
+    const agent = `
+      const garbage = Buffer.from([...Array(256).keys()].filter((b) => b !== 10 && b !== 13));
+      const json = (o) => Buffer.from(JSON.stringify(o) + '\\n');
+      process.stdout.write(Buffer.concat([
+        Buffer.from('first\\nnul\\0here\\n'), garbage, Buffer.from('\\nmiddle\\n\\0\\n'),
+        json({ agentrun: 'status', message: 'status\\0line' }),
+        json({ agentrun: 'artifact', type: 'file', name: 'a\\0b' }),
+        Buffer.from('last\\n'),
+        json({ agentrun: 'result', status: 'failed', message: 'bad \\ud800 end', error_code: 'code\\0' }),
+      ]));`;
+    start({ args: ['-e', agent] });
+    const runId = await create('print garbage');
+    const run = await settled(runId, 'FAILED');
+    expect(run.status_message).toEqual({ message: 'bad \ufffd end', error_code: 'code\ufffd' });
+    const garbage = Buffer.from([...Array(256).keys()].filter((b) => b !== 10 && b !== 13))
+      .toString('utf8')
+      .replaceAll('\0', '\ufffd');
+    const events = await agentrun.store.runEvents.list(runId, { limit: 100 });
+    expect(events.filter((e) => e.type !== 'state').map(({ type, data }) => ({ type, data }))).toEqual([
+      { type: 'output', data: { text: 'first' } },
+      { type: 'output', data: { text: 'nul\ufffdhere', sanitized: true } },
+      { type: 'output', data: { text: garbage, sanitized: true } },
+      { type: 'output', data: { text: 'middle' } },
+      { type: 'output', data: { text: '\ufffd', sanitized: true } },
+      { type: 'status', data: { message: 'status\ufffdline', sanitized: true } },
+      { type: 'artifact', data: { type: 'file', name: 'a\ufffdb', sanitized: true } },
+      { type: 'output', data: { text: 'last' } },
+    ]);
+    expect(errors).toEqual([]);
+  });
+
   it('fails with the tail of stderr when the agent exits non-zero, and keeps the workspace on failure when asked', async () => {
     start({ keepWorkspaces: 'on-failure' });
     const runId = await create('Please fail now');

@@ -4,6 +4,8 @@ import type { FollowupRecord } from '../run/record.js';
 /**
  * Runs the agent. A worker claims a queued run, moves it to `INPROGRESS`, and calls `execute`;
  * the returned outcome ends the run. Throwing means the platform failed (the run ends `ERROR`).
+ * The text an executor hands the worker may hold anything: NUL and unpaired surrogates become
+ * U+FFFD before a store sees them (docs/executors.md, "Text a store cannot keep").
  */
 export interface Executor {
   execute(input: ExecutionInput, context: ExecutionContext): Promise<ExecutionOutcome>;

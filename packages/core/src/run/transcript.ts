@@ -1,6 +1,7 @@
 import type { ProgressUpdate, TranscriptEntry } from '../executor/executor.js';
 import type { NewRunEvent } from '../store/run-events.js';
 import type { Store } from '../store/store.js';
+import { wellFormedJson } from '../util/well-formed-text.js';
 import type { FollowupRecord, RunRecord } from './record.js';
 
 // What core writes to a run's transcript (docs/run-api.md, "Run events"): one event per change
@@ -35,12 +36,28 @@ const statusEvent = (update: ProgressUpdate, at: string): NewRunEvent => ({
 const MAX_OUTPUT_TEXT = 16_384;
 
 /** An executor's entry (output line, artifact or status line), as stored. */
-export const executorEvent = (entry: TranscriptEntry, at: string): NewRunEvent =>
+export const executorEvent = (entry: TranscriptEntry, at: string): NewRunEvent => markAltered(rawExecutorEvent(entry, at));
+
+const rawExecutorEvent = (entry: TranscriptEntry, at: string): NewRunEvent =>
   entry.type === 'output'
     ? { at, type: 'output', data: { text: String(entry.data.text).slice(0, MAX_OUTPUT_TEXT) } }
     : entry.type === 'status'
       ? statusEvent(entry.data, at)
       : { at, type: 'artifact', data: entry.data };
+
+/**
+ * Agent text is untrusted: an event's data is made well formed (NUL and unpaired surrogates become
+ * U+FFFD, util/well-formed-text.ts) before any store sees it, after the output's cut (which may
+ * split a surrogate pair), and an event whose text was altered says so with `sanitized: true`
+ * (docs/executors.md, "Text a store cannot keep").
+ */
+function markAltered(event: NewRunEvent): NewRunEvent {
+  const { value, altered } = wellFormedJson(event.data);
+  if (!altered) return event;
+  const data =
+    value !== null && typeof value === 'object' && !Array.isArray(value) ? { ...value, sanitized: true } : { value, sanitized: true };
+  return { ...event, data };
+}
 
 /**
  * Append to a run's transcript after the change it tells of committed. A failure is reported,

@@ -1,5 +1,6 @@
 import { afterAll, beforeEach, describe } from 'vitest';
 import type { Store } from '../store/store.js';
+import { describeAgentTextConformance } from './agent-text-conformance.js';
 import { describeApiKeysConformance } from './api-keys-conformance.js';
 import { describeControlPlaneConformance } from './control-plane-conformance.js';
 import { describeIdempotencyConformance } from './idempotency-conformance.js';
@@ -8,10 +9,11 @@ import { describeRunEventsConformance } from './run-events-conformance.js';
 import { describeRunsConformance } from './runs-conformance.js';
 
 // The suite is cut as the Store port is, file for file: runs-, idempotency-, api-keys-,
-// control-plane-, ingress- and run-events-conformance.ts, assembled here (docs/stores.md, "The shape of the
-// interface"). notifications-conformance.ts is the suite of the optional `notifications` member:
-// it needs options of its own (another instance, a rolled-back write), so a store with
-// notifications runs `describeNotificationsConformance` beside this one.
+// control-plane-, ingress- and run-events-conformance.ts, assembled here (docs/stores.md, "The
+// shape of the interface"), with agent-text-conformance.ts: text no store can keep, through a
+// worker and an executor. notifications-conformance.ts is the suite of the optional
+// `notifications` member: it needs options of its own (another instance, a rolled-back write), so
+// a store with notifications runs `describeNotificationsConformance` beside this one.
 
 export interface StoreConformanceOptions {
   /** A fresh, empty store for each test. */
@@ -50,5 +52,6 @@ export function describeStoreConformance(name: string, options: StoreConformance
     describeControlPlaneConformance(current);
     describeIngressConformance(current);
     describeRunEventsConformance(current);
+    describeAgentTextConformance(current);
   });
 }

@@ -13,6 +13,7 @@ import type { Store } from '../store/store.js';
 import { type Clock, isoTime } from '../util/clock.js';
 import { newId } from '../util/ids.js';
 import { everyMs } from '../util/throttle.js';
+import { agentText, wellFormedOutcome, wellFormedUpdate } from './agent-text.js';
 import { type FollowupInbox, followupInbox } from './followup-inbox.js';
 import { checkWorkerOptions } from './worker-options.js';
 
@@ -258,6 +259,7 @@ export function createWorker(options: WorkerOptions): Worker {
       }
       execution.inbox.close();
       if (controller.signal.aborted) return;
+      outcome = wellFormedOutcome(outcome);
       const statusMessage =
         outcome.status === 'succeeded'
           ? { message: outcome.message ?? 'Succeeded' }
@@ -266,15 +268,22 @@ export function createWorker(options: WorkerOptions): Worker {
               ...(outcome.error_code !== undefined ? { error_code: outcome.error_code } : {}),
               ...(outcome.retryable !== undefined ? { retryable: outcome.retryable } : {}),
             };
-      const finished = await service.applyEvent(
-        claimed.id,
-        { type: outcome.status === 'succeeded' ? 'succeed' : 'fail' },
-        {
-          workerId: id,
-          current: execution.run,
-          patch: () => ({ lease: null, statusMessage }),
-        },
-      );
+      const finish = { type: outcome.status === 'succeeded' ? 'succeed' : 'fail' } as const;
+      const finished = await service
+        .applyEvent(claimed.id, finish, { workerId: id, current: execution.run, patch: () => ({ lease: null, statusMessage }) })
+        .catch(async (error: unknown) => {
+          // The store is out of reach: the lease lapses and the run is tried again, as for a worker
+          // that died. Any other failure is the store refusing what the agent left (a value it
+          // cannot keep, well formed as it is): that would fail the same way on every attempt, so
+          // the run ends now with a message of our own (docs/executors.md, "Text a store cannot keep").
+          if (store.isUnavailable?.(error)) throw error;
+          onError(error);
+          return service.applyEvent(
+            claimed.id,
+            { type: 'fail' },
+            { workerId: id, patch: () => ({ lease: null, statusMessage: STORE_REJECTED_OUTPUT }) },
+          );
+        });
       if (finished.kind === 'applied') await requeueForUndelivered(finished.run, execution.inbox);
     } catch (error) {
       onError(error);
@@ -341,8 +350,10 @@ export function createWorker(options: WorkerOptions): Worker {
     };
     // An entry goes in only once its status (if any) was applied: the transcript keeps every
     // report, where status_message keeps only the last.
-    const record = (entries: readonly TranscriptEntry[], status: ProgressUpdate | undefined, afterAbort: boolean) =>
+    const record = (entries: readonly TranscriptEntry[], given: ProgressUpdate | undefined, afterAbort: boolean) =>
       inOrder(async () => {
+        // Agent text, made well formed before a store sees it (agent-text.ts); entries in executorEvent.
+        const status = given === undefined ? undefined : wellFormedUpdate(given);
         if (!afterAbort && execution.controller.signal.aborted) return;
         const applied =
           status === undefined ||
@@ -364,7 +375,7 @@ export function createWorker(options: WorkerOptions): Worker {
       signal: execution.controller.signal,
       // A report after an abort still lands while the run is ours (write() checks); a record does not.
       report: (update) => record([{ type: 'status', data: update }], update, true),
-      block: (message) => inOrder(async () => void (await write('block', () => ({ statusMessage: { message } })))),
+      block: (message) => inOrder(async () => void (await write('block', () => ({ statusMessage: { message: agentText(message) } })))),
       resume: () => inOrder(async () => void (await write('resume', () => ({ statusMessage: { message: 'Resumed' } })))),
       onFollowup: (listener) => execution.inbox.listen(listener),
       record: (entries, options) => record(entries, options?.status, false),
@@ -507,6 +518,16 @@ export function createWorker(options: WorkerOptions): Worker {
     recoverExpiredLeases,
   };
 }
+
+/**
+ * The outcome of a run whose own outcome the store refused for a reason other than an outage
+ * (docs/executors.md, "Text a store cannot keep").
+ */
+const STORE_REJECTED_OUTPUT = {
+  message: "The store refused the agent's outcome; it was not kept",
+  error_code: 'store_rejected_output',
+  retryable: false,
+};
 
 /** The longest a failing worker waits between timed polls (unless `pollIntervalMs` is longer). */
 export const MAX_BACKOFF_MS = 10_000;
