@@ -16,6 +16,7 @@ export const ERROR_STATUS = {
   unsupported_media_type: 415,
   rate_limited: 429,
   internal_error: 500,
+  not_implemented: 501,
   unavailable: 503,
 } as const;
 
@@ -33,6 +34,7 @@ const TITLES: Record<ErrorCode, string> = {
   unsupported_media_type: 'Unsupported media type',
   rate_limited: 'Too many requests',
   internal_error: 'Internal error',
+  not_implemented: 'Not implemented',
   unavailable: 'Service unavailable',
 };
 

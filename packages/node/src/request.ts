@@ -23,8 +23,21 @@ export interface ToWebRequestOptions {
   mountPath?: string;
 }
 
-// Fetch refuses these methods outright; answering 405 beats a TypeError turning into a 500.
+/**
+ * Fetch refuses these methods outright: no real `Request` can carry them. They still reach the
+ * handler, which reads only `method` and `url` to route them: agentrun answers 405 with the
+ * path's `Allow` (or 404), as for any method a path lacks (RFC 9110 §15.5.6). Only a handler that
+ * needs the real `Request` for one meets `forbiddenMethod`: a 501, since no fetch handler can
+ * implement it.
+ */
 const FORBIDDEN_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK']);
+
+const forbiddenMethod = (method: string) =>
+  new AgentRunError('not_implemented', `${method} cannot be handed to a fetch handler as a Request`);
+
+/** Whether `error` is the bridge's refusal to make a real `Request` of a method fetch refuses (answered as it says). */
+export const isForbiddenMethodError = (error: unknown): error is AgentRunError =>
+  error instanceof AgentRunError && error.code === 'not_implemented';
 
 const unusable = () => new TypeError('Body is unusable: Body has already been read');
 
@@ -96,6 +109,7 @@ class NodeRequest {
   /** The real `Request`, made on first use of anything else. */
   real(): Request {
     if (this.#real !== undefined) return this.#real;
+    if (FORBIDDEN_METHODS.has(this.method)) throw forbiddenMethod(this.method);
     const init: RequestInit & { duplex?: 'half' } = { method: this.method, headers: this.headers, signal: this.signal };
     if (this.#hasBody()) {
       init.body = this.#consumed
@@ -128,11 +142,11 @@ class NodeRequest {
 forwardToReal(NodeRequest, Request);
 
 /**
- * A Web `Request` over a Node request, without buffering (see `NodeRequest`). Throws a 405
- * `AgentRunError` for methods fetch cannot represent.
+ * A Web `Request` over a Node request, without buffering (see `NodeRequest`). A method fetch
+ * cannot represent (`TRACE`) is carried as far as `method` and `url` go; anything more throws a
+ * 501 `AgentRunError` (see `FORBIDDEN_METHODS`).
  */
 export function toWebRequest(req: IncomingMessage, options: ToWebRequestOptions): Request {
   const method = (req.method ?? 'GET').toUpperCase();
-  if (FORBIDDEN_METHODS.has(method)) throw new AgentRunError('method_not_allowed', `${method} is not supported`);
   return new NodeRequest(req, method, options) as unknown as Request;
 }

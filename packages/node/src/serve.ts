@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isAgentRunError } from '@agentrun/core';
 import { finishResponse, problemResponse, REQUEST_ID_HEADER, requestIdFrom } from '@agentrun/core/internal';
 import { bodyAlreadyConsumed, bodyConsumedResponse } from './consumed-body.js';
-import { toWebRequest } from './request.js';
+import { isForbiddenMethodError, toWebRequest } from './request.js';
 import { writeWebResponse } from './response.js';
 
 /** Anything callable like the agentrun handler. */
@@ -10,8 +10,9 @@ export type FetchHandler = (request: Request) => Promise<Response>;
 
 /**
  * Run `handler` on the request `makeRequest` builds. A refusal by the bridge itself (an
- * `AgentRunError`, e.g. a method fetch cannot represent) is answered as a problem; anything else
- * is a real failure and is thrown to the caller's framework.
+ * `AgentRunError`: building the request, or a handler needing a real `Request` of a method
+ * fetch cannot represent) is answered as a problem; anything else is a real failure and is thrown
+ * to the caller's framework.
  */
 export async function respond(handler: FetchHandler, makeRequest: () => Request, incoming?: IncomingMessage): Promise<Response> {
   let request: Request;
@@ -21,7 +22,12 @@ export async function respond(handler: FetchHandler, makeRequest: () => Request,
     if (isAgentRunError(error)) return bridgeAnswer(problemResponse(error), incoming);
     throw error;
   }
-  return handler(request);
+  try {
+    return await handler(request);
+  } catch (error) {
+    if (isForbiddenMethodError(error)) return bridgeAnswer(problemResponse(error), incoming);
+    throw error;
+  }
 }
 
 /**

@@ -53,16 +53,31 @@ describe('createNodeListener without basePath', () => {
     expect(res.headers.getSetCookie()).toEqual(['host=1', 'a=1; Path=/; HttpOnly', 'b=2; Path=/; Secure']);
   });
 
-  it('answers methods fetch cannot represent with 405', async () => {
+  // agentrun's own handler routes it by method and path alone: 405 with Allow (request-id.test.ts).
+  it('hands a method fetch cannot represent (TRACE) to the handler, as far as method and url go', async () => {
     const res = await rawRequest(`${await origin}/api/v1/echo`, { method: 'TRACE' });
-    expect(res.status).toBe(405);
-    expect(JSON.parse(res.body.toString())).toMatchObject({ error: 'method_not_allowed' });
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body.toString())).toMatchObject({ method: 'TRACE', path: '/api/v1/echo' });
   });
 
   it('does not let a hostile Host header move the path', async () => {
     const res = await rawRequest(`${await origin}/api/v1/echo`, { headers: { host: 'evil.example/x?y#' } });
     expect(res.status).toBe(200);
     expect(JSON.parse(res.body.toString())).toMatchObject({ path: '/api/v1/echo', search: '' });
+  });
+});
+
+describe('a handler that needs a real Request of a method fetch cannot represent', () => {
+  const server = createServer(
+    createNodeListener({ owns: () => true, fetch: async (request) => new Response(await request.clone().text()) }),
+  );
+  const origin = listen(server);
+  afterAll(() => closeServer(server));
+
+  it('gets a 501 problem carrying x-request-id, not a 500', async () => {
+    const res = await rawRequest(`${await origin}/api/v1/x`, { method: 'TRACE', headers: { 'x-request-id': 'trace-1' } });
+    expect([res.status, res.headers['x-request-id']]).toEqual([501, 'trace-1']);
+    expect(JSON.parse(res.body.toString())).toMatchObject({ error: 'not_implemented', request_id: 'trace-1' });
   });
 });
 

@@ -333,13 +333,18 @@ describe('toWebRequest over a real Node request', () => {
     });
   });
 
-  it('refuses TRACE with a method_not_allowed AgentRunError', async () => {
+  it('carries TRACE as far as method and url, for the handler to route; a real Request of it is a not_implemented AgentRunError', async () => {
+    const seen = await exchange(
+      (request) => ({ method: request.method, url: request.url }),
+      (url) => rawRequest(url, { method: 'TRACE' }),
+    );
+    expect(seen).toEqual({ method: 'TRACE', url: 'http://host/hooks/x?y=1' });
     await expectAgentRunError(
       exchange(
-        () => 'unreachable',
+        (request) => request.text(),
         (url) => rawRequest(url, { method: 'TRACE' }),
       ),
-      'method_not_allowed',
+      'not_implemented',
     );
   });
 });

@@ -43,10 +43,14 @@ it('answers a path it does not own with a 404 problem carrying the id (and no bo
   expect(head.headers['content-length']).toBe(String(Buffer.byteLength(get.text.replace('node-1', 'node-2'))));
 });
 
-it('answers a method fetch cannot carry (TRACE) with a 405 problem carrying the id', async () => {
+it('answers a method fetch cannot carry (TRACE) with a 405 problem carrying the id and the path’s Allow', async () => {
   const res = await send('TRACE', '/api/v1/agent/runs', { 'x-request-id': 'node-3' });
-  expect([res.status, res.headers['x-request-id']]).toEqual([405, 'node-3']);
+  expect([res.status, res.headers['x-request-id'], res.headers.allow]).toEqual([405, 'node-3', 'POST, GET, HEAD']);
   expect(JSON.parse(res.text)).toMatchObject({ status: 405, request_id: 'node-3' });
+  const run = await send('TRACE', '/api/v1/agent/run', {});
+  expect([run.status, run.headers.allow]).toEqual([405, 'POST']);
+  // A path agentrun has no route for is a 404 whatever the method.
+  expect((await send('TRACE', '/api/v1/nowhere', {})).status).toBe(404);
 });
 
 it('generates an id when the caller’s is not usable', async () => {
