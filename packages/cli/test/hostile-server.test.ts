@@ -141,6 +141,9 @@ describe('malformed answers exit 3', () => {
     expect(run.stderr).toContain('not what the API answers');
     const list = await cli(['factory', 'list'], { env });
     expect(list).toMatchObject({ code: 3, stdout: '' });
+    // POST /factories answers 201 in the table; this server says 200, with a list's shape.
+    const created = await cli(['factory', 'create', 'x'], { env });
+    expect(created).toMatchObject({ code: 3, stdout: '' });
   });
 
   it('a streamed event that is not a run event', async () => {
