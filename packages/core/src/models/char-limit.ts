@@ -21,6 +21,12 @@ export function codePointLength(text: string): number {
   return text.length - pairs;
 }
 
-/** At most `max` characters (code points); the UTF-16 length decides alone when it is within. */
+/**
+ * At most `max` characters (code points). The UTF-16 length decides alone when it is within, or
+ * over twice `max` (a code point is at most two units), so only text near the limit is counted.
+ */
 export const maxChars = (max: number) =>
-  v.check((s: string) => s.length <= max || codePointLength(s) <= max, `at most ${max.toLocaleString('en-US')} characters`);
+  v.check(
+    (s: string) => s.length <= max || (s.length <= 2 * max && codePointLength(s) <= max),
+    `at most ${max.toLocaleString('en-US')} characters`,
+  );

@@ -14,7 +14,7 @@ export const CONFIG_LIMITS = {
 const shortText = v.pipe(v.string(), v.maxLength(CONFIG_LIMITS.shortText));
 const stringMap = v.pipe(
   jsonMap(v.pipe(v.string(), v.maxLength(CONFIG_LIMITS.shortText)), v.pipe(v.string(), v.maxLength(8192))),
-  v.check((m) => Object.keys(m).length <= CONFIG_LIMITS.mcpMapEntries, `at most ${CONFIG_LIMITS.mcpMapEntries} entries`),
+  v.maxEntries(CONFIG_LIMITS.mcpMapEntries, `at most ${CONFIG_LIMITS.mcpMapEntries} entries`),
 );
 
 /**
@@ -27,7 +27,8 @@ export const MCPServerConfigSchema = v.pipe(
     command: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(4096))),
     args: v.optional(v.pipe(v.array(v.pipe(v.string(), v.maxLength(4096))), v.maxLength(CONFIG_LIMITS.mcpArgs))),
     env: v.optional(stringMap),
-    url: v.optional(v.pipe(v.string(), v.url('must be a URL'), v.maxLength(2048))),
+    // Length first: a URL check of megabytes of text would cost what the limit exists to avoid.
+    url: v.optional(v.pipe(v.string(), v.maxLength(2048), v.url('must be a URL'))),
     headers: v.optional(stringMap),
   }),
   v.check(
@@ -64,7 +65,7 @@ export const AmbientAgentConfigSchema = jsonObject({
   mcp_servers: v.optional(
     v.pipe(
       jsonMap(v.pipe(v.string(), v.minLength(1), v.maxLength(128)), MCPServerConfigSchema),
-      v.check((m) => Object.keys(m).length <= CONFIG_LIMITS.mcpServers, `at most ${CONFIG_LIMITS.mcpServers} servers`),
+      v.maxEntries(CONFIG_LIMITS.mcpServers, `at most ${CONFIG_LIMITS.mcpServers} servers`),
     ),
   ),
   computer_use_enabled: v.optional(v.boolean()),

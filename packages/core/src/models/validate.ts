@@ -1,9 +1,15 @@
 import * as v from 'valibot';
 import { AgentRunError, type FieldError, invalidRequest } from '../errors.js';
+import { oversize } from './size-check.js';
 
-/** Parse `input` with `schema`, or throw a 400 whose detail names the first failing path. */
+/**
+ * Parse `input` with `schema`, or throw a 400 whose detail names the first failing path. Sizes
+ * over the schema's limits are refused first (size-check.ts), and valibot stops at the first
+ * issue: the detail names one, so building the others would be wasted.
+ */
 export function parseOrThrow<S extends v.GenericSchema>(schema: S, input: unknown, what: string): v.InferOutput<S> {
-  const result = v.safeParse(schema, input, { abortPipeEarly: true });
+  refuseOversize(schema, input, what);
+  const result = v.safeParse(schema, input, { abortEarly: true });
   if (result.success) return result.output;
   throw invalidRequest(describeErrors(fieldErrors(result.issues.slice(0, 3)), what));
 }
@@ -13,9 +19,17 @@ export function parseOrThrow<S extends v.GenericSchema>(schema: S, input: unknow
  * document's `errors`), for inputs a person edits as many files at once (docs/definitions.md).
  */
 export function parseAllOrThrow<S extends v.GenericSchema>(schema: S, input: unknown, what: string): v.InferOutput<S> {
+  // The full list is promised here; the size check first bounds how long it can be.
+  refuseOversize(schema, input, what);
   const result = v.safeParse(schema, input, { abortPipeEarly: true });
   if (result.success) return result.output;
   throw invalidWithErrors(fieldErrors(result.issues), what);
+}
+
+/** A 400 naming the first size over its limit, before any validation walks the body. */
+function refuseOversize(schema: v.GenericSchema, input: unknown, what: string): void {
+  const found = oversize(schema, input);
+  if (found) throw invalidWithErrors([found], what);
 }
 
 /** A 400 listing `errors`: the detail names the first three, `errors` has them all. */

@@ -1,0 +1,157 @@
+import type * as v from 'valibot';
+import type { FieldError } from '../errors.js';
+
+/**
+ * Sizes checked before validation (issue 20, point 5; docs/run-api.md, "Limits").
+ *
+ * valibot walks every element of an array, and every entry of a map, before its `maxLength` or
+ * `maxEntries` runs, and builds an issue for each bad one: a run body whose `attachments` was a
+ * million integers (2 MB) held the event loop for most of a second (measured: JSON.parse 19 ms,
+ * valibot 735 ms). So each body is first walked beside its schema, looking only at sizes: an
+ * array longer than its schema's `maxLength`, a map with more entries than its `maxEntries`, an
+ * object with more keys than its schema has fields. The walk stops at the first one, and goes
+ * only where the schema goes, into values already found within their limits, so it costs at
+ * most what the schema's limits admit, whatever the body holds. The limits are the schema's own
+ * actions, read here: each is stated once, in the schema.
+ */
+
+/** What the walk needs of a schema: its container kind and size limit; `any` is not looked into. */
+type Shape =
+  | { kind: 'array'; item: v.GenericSchema; max: number; message?: string }
+  | { kind: 'record'; value: v.GenericSchema; max: number; message?: string }
+  | { kind: 'object'; entries: Readonly<Record<string, v.GenericSchema>>; max: number }
+  | { kind: 'any' };
+
+/** The parts of a valibot schema or action the walk reads (valibot's own objects, as data). */
+interface SchemaNode {
+  kind?: string;
+  type?: string;
+  requirement?: unknown;
+  message?: unknown;
+  pipe?: readonly SchemaNode[];
+  wrapped?: v.GenericSchema;
+  item?: v.GenericSchema;
+  value?: v.GenericSchema;
+  entries?: Record<string, v.GenericSchema>;
+  options?: readonly v.GenericSchema[];
+}
+
+const ANY: Shape = { kind: 'any' };
+const shapes = new WeakMap<object, Shape>();
+
+/** The first size over its schema's limit in `input`, with its dot path; `undefined` when none is. */
+export function oversize(schema: v.GenericSchema, input: unknown): FieldError | undefined {
+  return walk(input, shapeOf(schema), '');
+}
+
+function walk(value: unknown, shape: Shape, path: string): FieldError | undefined {
+  if (shape.kind === 'array') {
+    if (!Array.isArray(value)) return undefined;
+    if (value.length > shape.max)
+      return { path, detail: `${shape.message ?? `at most ${shape.max} items`} (the body has ${value.length})` };
+    const item = shapeOf(shape.item);
+    if (item.kind === 'any') return undefined;
+    for (let i = 0; i < value.length; i++) {
+      const found = walk(value[i], item, join(path, String(i)));
+      if (found) return found;
+    }
+    return undefined;
+  }
+  if (shape.kind === 'any' || !isPlainObject(value)) return undefined;
+  if (shape.kind === 'record') {
+    if (keysExceed(value, shape.max)) return { path, detail: shape.message ?? `at most ${shape.max} entries` };
+    const inner = shapeOf(shape.value);
+    if (inner.kind === 'any') return undefined;
+    for (const key of Object.keys(value)) {
+      const found = walk(value[key], inner, join(path, key));
+      if (found) return found;
+    }
+    return undefined;
+  }
+  // More keys than the schema has fields: one is unknown, named as valibot would name it.
+  if (keysExceed(value, shape.max)) return { path: join(path, firstUnknown(value, shape.entries)), detail: 'unknown field' };
+  for (const key of Object.keys(shape.entries)) {
+    if (!Object.hasOwn(value, key)) continue;
+    const found = walk(value[key], shapeOf(shape.entries[key] as v.GenericSchema), join(path, key));
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** The first key of `value` that is not a field; only asked when one must exist, so the loop ends within the field count + 1. */
+function firstUnknown(value: Record<string, unknown>, entries: Readonly<Record<string, unknown>>): string {
+  for (const key in value) if (Object.hasOwn(value, key) && !Object.hasOwn(entries, key)) return key;
+  return '';
+}
+
+/** Whether `value` has more than `max` own keys; counting stops at `max + 1`. */
+function keysExceed(value: Record<string, unknown>, max: number): boolean {
+  let count = 0;
+  for (const key in value) if (Object.hasOwn(value, key) && ++count > max) return true;
+  return false;
+}
+
+function shapeOf(schema: v.GenericSchema): Shape {
+  let shape = shapes.get(schema);
+  if (!shape) {
+    shape = readShape(schema as SchemaNode);
+    shapes.set(schema, shape);
+  }
+  return shape;
+}
+
+/** The shape a schema validates, with the size limits its pipe states. */
+function readShape(node: SchemaNode): Shape {
+  if (node.pipe) {
+    // A pipe's first item is the schema it was made from; later schemas narrow it (jsonObject: custom, then object).
+    let shape: Shape = ANY;
+    for (const step of node.pipe) {
+      if (step.kind === 'schema') {
+        const next = shapeOf(step as v.GenericSchema);
+        if (next.kind !== 'any') shape = next;
+      } else if (
+        typeof step.requirement === 'number' &&
+        step.requirement < (shape.kind === 'any' || shape.kind === 'object' ? 0 : shape.max)
+      ) {
+        // The schema's own words for its limit, when it has them.
+        const limit = { max: step.requirement, ...(typeof step.message === 'string' ? { message: step.message } : {}) };
+        if (step.type === 'max_length' && shape.kind === 'array') shape = { ...shape, ...limit };
+        if (step.type === 'max_entries' && shape.kind === 'record') shape = { ...shape, ...limit };
+      }
+    }
+    return shape;
+  }
+  switch (node.type) {
+    case 'array':
+      return { kind: 'array', item: node.item as v.GenericSchema, max: Number.POSITIVE_INFINITY };
+    case 'record':
+      return { kind: 'record', value: node.value as v.GenericSchema, max: Number.POSITIVE_INFINITY };
+    case 'strict_object':
+      return { kind: 'object', entries: node.entries ?? {}, max: Object.keys(node.entries ?? {}).length };
+    case 'object':
+    case 'loose_object':
+      // These let other keys through (dropped or kept), so their count is no limit.
+      return { kind: 'object', entries: node.entries ?? {}, max: Number.POSITIVE_INFINITY };
+    case 'optional':
+    case 'nullable':
+    case 'nullish':
+      return shapeOf(node.wrapped as v.GenericSchema);
+    case 'union':
+      return unionShape((node.options ?? []).map(shapeOf));
+    default:
+      return ANY;
+  }
+}
+
+/** A union of objects is walked as one object with every option's fields, and as many keys as its largest option has. */
+function unionShape(options: readonly Shape[]): Shape {
+  if (options.length === 0 || !options.every((o) => o.kind === 'object')) return ANY;
+  const entries: Record<string, v.GenericSchema> = {};
+  for (const option of options) for (const [key, schema] of Object.entries(option.entries)) entries[key] ??= schema;
+  return { kind: 'object', entries, max: Math.max(...options.map((o) => o.max)) };
+}
+
+const join = (path: string, key: string) => (path ? `${path}.${key}` : key);
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);

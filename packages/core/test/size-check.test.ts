@@ -1,0 +1,200 @@
+import fc from 'fast-check';
+import * as v from 'valibot';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { ApplyDefinitionsSchema } from '../src/definitions/schemas.js';
+import { RunAgentRequestSchema } from '../src/models/requests.js';
+import { oversize } from '../src/models/size-check.js';
+import { expectProblem, type Harness, setup } from './helpers.js';
+
+// Sizes over a schema's limits are refused before validation walks the body (models/size-check.ts,
+// issue 20, point 5). These assert the answers; `npm run bench -- validation` measures the time.
+
+const N = 200_000;
+const ints = (n = N) => Array.from({ length: n }, (_, i) => i);
+const strings = (n = N) => Array.from({ length: n }, () => 'x');
+const objects = (n = N) => Array.from({ length: n }, () => ({}));
+const keys = (n = N) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, 'v']));
+const server = (extra: Record<string, unknown>) => ({ command: 'npx', ...extra });
+
+interface Problem {
+  detail: string;
+  errors?: { path: string; detail: string }[];
+}
+
+describe('sizes over the limits, refused before validation', () => {
+  let h: Harness;
+  beforeEach(async () => {
+    h = await setup({ secretKey: Buffer.alloc(32, 7).toString('base64') });
+  });
+
+  const refused = async (path: string, body: unknown, method = 'POST') =>
+    (await expectProblem(await h.call(method, path, { body }), 400, 'invalid_request')) as unknown as Problem;
+
+  describe('the run API', () => {
+    it.each([
+      ['attachments of integers', { prompt: 'x', attachments: ints() }, 'attachments', 'at most 5 items'],
+      ['attachments of objects', { prompt: 'x', attachments: objects() }, 'attachments', 'at most 5 items'],
+      ['images of strings', { prompt: 'x', images: strings() }, 'images', 'at most 5 items'],
+      ['metadata keys', { prompt: 'x', metadata: keys() }, 'metadata', 'at most 20 metadata keys'],
+      ['skills', { prompt: 'x', config: { skills: strings() } }, 'config.skills', 'at most 32 items'],
+      ['memory stores', { prompt: 'x', config: { memory_stores: objects() } }, 'config.memory_stores', 'at most 32 items'],
+      ['MCP servers', { prompt: 'x', config: { mcp_servers: keys() } }, 'config.mcp_servers', 'at most 32 servers'],
+      [
+        'MCP args',
+        { prompt: 'x', config: { mcp_servers: { a: server({ args: ints() }) } } },
+        'config.mcp_servers.a.args',
+        'at most 64 items',
+      ],
+      [
+        'MCP env',
+        { prompt: 'x', config: { mcp_servers: { a: server({ env: keys() }) } } },
+        'config.mcp_servers.a.env',
+        'at most 64 entries',
+      ],
+    ])('%s: a 400 naming the path and the limit', async (_, body, path, limit) => {
+      const problem = await refused('/agent/run', body);
+      expect(problem.detail).toBe(`invalid run request: ${path}: ${limit}${limit.endsWith('items') ? ` (the body has ${N})` : ''}`);
+      expect(problem.errors).toEqual([{ path, detail: expect.stringContaining(limit) }]);
+    });
+
+    it('names an unknown field of an object with too many keys, as validation does', async () => {
+      const problem = await refused('/agent/run', { prompt: 'x', ...keys() });
+      expect(problem.errors).toEqual([{ path: 'k0', detail: 'unknown field' }]);
+      const followup = await refused('/agent/runs/r1/followups', { message: 'x', ...keys() });
+      expect(followup.errors).toEqual([{ path: 'k0', detail: 'unknown field' }]);
+    });
+
+    it('still takes bodies at the limits', async () => {
+      const body = {
+        prompt: 'x',
+        metadata: keys(20),
+        config: {
+          skills: Array.from({ length: 32 }, () => 'o/r:s'),
+          mcp_servers: Object.fromEntries(strings(32).map((_, i) => [`s${i}`, server({ args: strings(64) })])),
+        },
+      };
+      const res = await h.call('POST', '/agent/run', { body });
+      expect(res.status, await res.clone().text()).toBe(200);
+    });
+  });
+
+  describe('the management API', () => {
+    let factory: string;
+    beforeEach(async () => {
+      factory = (await h.json<{ uid: string }>('POST', '/factories', { body: { name: 'Acme' } })).body.uid;
+    });
+    const trigger = (filter: Record<string, unknown>) => ({ provider: 'webhook', event: 'received', filter });
+
+    it('webhook_ids of an automation', async () => {
+      const problem = await refused(`/factories/${factory}/automations`, {
+        name: 'a',
+        prompt: 'p',
+        triggers: [trigger({ webhook_ids: strings() })],
+      });
+      expect(problem.errors).toEqual([{ path: 'triggers.0.filter.webhook_ids', detail: `at most 20 items (the body has ${N})` }]);
+    });
+
+    it('triggers of an automation, and a change to them', async () => {
+      const create = await refused(`/factories/${factory}/automations`, { name: 'a', prompt: 'p', triggers: ints() });
+      expect(create.errors).toEqual([{ path: 'triggers', detail: `at most 10 items (the body has ${N})` }]);
+      const patch = await refused(`/factories/${factory}/automations/nope`, { triggers: ints() }, 'PATCH');
+      expect(patch.errors).toEqual([{ path: 'triggers', detail: `at most 10 items (the body has ${N})` }]);
+    });
+
+    it('metadata-like maps in an automation config', async () => {
+      const problem = await refused(`/factories/${factory}/automations`, {
+        name: 'a',
+        prompt: 'p',
+        config: { mcp_servers: keys() },
+        triggers: [],
+      });
+      expect(problem.errors).toEqual([{ path: 'config.mcp_servers', detail: 'at most 32 servers' }]);
+    });
+
+    it('an apply: one error at the path, in the errors list the apply promises', async () => {
+      const webhooks = await refused(`/factories/${factory}/apply`, { webhooks: ints() });
+      expect(webhooks.errors).toEqual([{ path: 'webhooks', detail: `at most 100 items (the body has ${N})` }]);
+      const names = await refused(`/factories/${factory}/apply`, {
+        automations: [{ name: 'a', prompt: 'p', triggers: [{ webhooks: strings() }] }],
+      });
+      expect(names.errors).toEqual([{ path: 'automations.0.triggers.0.webhooks', detail: `at most 20 items (the body has ${N})` }]);
+    });
+
+    it('an apply within the limits still lists every problem', async () => {
+      const problem = await refused(`/factories/${factory}/apply`, { webhooks: [{ name: '-a' }, { name: '-b' }] });
+      expect(problem.errors?.length).toBeGreaterThan(2);
+    });
+
+    it('a test-filter body with too many keys', async () => {
+      const automation = await h.json<{ id: string }>('POST', `/factories/${factory}/automations`, {
+        body: { name: 'a', prompt: 'p', triggers: [] },
+      });
+      expect(automation.status).toBe(201);
+      const path = `/factories/${factory}/automations/${automation.body.id}/test-filter`;
+      const problem = await refused(path, { delivery_id: 'd', ...keys() });
+      expect(problem.errors).toEqual([{ path: 'k0', detail: 'unknown field' }]);
+    });
+  });
+});
+
+describe('the size check never refuses what the schema accepts', () => {
+  const name = fc.stringMatching(/^[a-z][a-z0-9]{0,8}$/);
+  const sized = <T>(arb: fc.Arbitrary<T>, max: number) => fc.array(arb, { maxLength: max, size: 'max' });
+  const map = <T>(arb: fc.Arbitrary<T>, max: number) => fc.dictionary(name, arb, { maxKeys: max, size: 'max' });
+  const mcp = fc.oneof(
+    fc.record(
+      { command: fc.constant('npx'), args: sized(fc.string({ maxLength: 4 }), 64), env: map(fc.string({ maxLength: 4 }), 64) },
+      { requiredKeys: ['command'] },
+    ),
+    fc.record({ url: fc.constant('https://mcp.example.com'), headers: map(fc.constant('v'), 64) }, { requiredKeys: ['url'] }),
+  );
+  const attachment = fc.record({ file_name: name, mime_type: fc.constant('text/plain'), data: fc.constant('aGk=') });
+  const runRequest = fc.record(
+    {
+      prompt: fc.constant('x'),
+      attachments: sized(attachment, 5).map((list) => list.map((a, i) => ({ ...a, file_name: `${a.file_name}-${i}` }))),
+      metadata: map(fc.string({ maxLength: 8 }), 20),
+      config: fc.record(
+        {
+          skills: sized(fc.constant('o/r:s'), 32),
+          mcp_servers: map(mcp, 32),
+          memory_stores: sized(fc.record({ access: fc.constant('read_only'), instructions: fc.constant('i'), uid: name }), 32),
+          harness: fc.record({ type: fc.constant('oz') }, { requiredKeys: [] }),
+        },
+        { requiredKeys: [] },
+      ),
+    },
+    { requiredKeys: ['prompt'] },
+  );
+
+  it('run requests', () => {
+    fc.assert(
+      fc.property(runRequest, (body) => {
+        expect(v.safeParse(RunAgentRequestSchema, body).success).toBe(true);
+        expect(oversize(RunAgentRequestSchema, body)).toBeUndefined();
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('definitions, and one more item than the limit is refused', () => {
+    const webhook = fc.record({ name: fc.constant('hook'), secret_name: fc.constant('s') });
+    const automation = fc.record({
+      name: fc.constant('auto'),
+      prompt: fc.constant('p'),
+      triggers: sized(fc.record({ webhooks: sized(fc.constant('hook'), 20).filter((l) => l.length > 0), payload: fc.jsonValue() }), 10),
+    });
+    fc.assert(
+      fc.property(fc.record({ webhooks: sized(webhook, 100), automations: sized(automation, 20) }), (body) => {
+        expect(v.safeParse(ApplyDefinitionsSchema, body).success).toBe(true);
+        expect(oversize(ApplyDefinitionsSchema, body)).toBeUndefined();
+        const over = {
+          ...body,
+          webhooks: [...body.webhooks, ...Array.from({ length: 101 - body.webhooks.length }, () => body.webhooks[0])],
+        };
+        expect(oversize(ApplyDefinitionsSchema, over)).toMatchObject({ path: 'webhooks' });
+      }),
+      { numRuns: 50 },
+    );
+  });
+});
