@@ -1,3 +1,4 @@
+export { answerClientError, handleClientErrors } from './client-errors.js';
 export { bodyAlreadyConsumed, bodyConsumedResponse } from './consumed-body.js';
 export { declaredLength, declaresBody, toWebHeaders } from './headers.js';
 export { createNodeListener, type NodeListenerOptions } from './listener.js';

@@ -13,7 +13,7 @@ import {
 } from '@agentrun/core';
 import { sha256Hex } from '@agentrun/core/internal';
 import { createDashboard } from '@agentrun/dashboard';
-import { createNodeListener } from '@agentrun/node';
+import { createNodeListener, handleClientErrors } from '@agentrun/node';
 import { createMemoryStore } from '@agentrun/store-memory';
 
 export interface ReferenceServerOptions {
@@ -93,6 +93,8 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
   // Listen first: the default public URL needs the port. Until the handler exists (a moment), 503.
   let listener: RequestListener = (_req, res) => res.writeHead(503).end();
   const server = createServer((req, res) => listener(req, res));
+  // Requests Node's parser refuses (431, 400, unknown methods) get problem documents too.
+  handleClientErrors(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 8080, options.host ?? '127.0.0.1', () => resolve());

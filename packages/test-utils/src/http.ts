@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { request as httpRequest, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http';
+import { connect } from 'node:net';
 
 export const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
@@ -87,4 +88,29 @@ export function countingStream(max: number, chunkSize = 64 * 1024): { body: Read
     },
   });
   return { body, pulled: () => pulled };
+}
+
+/**
+ * Send `request` as raw bytes on a new connection to `origin` and read the answer until the
+ * server closes: for requests no HTTP client will send (a control character in a header value).
+ */
+export function rawExchange(origin: string, request: string): Promise<RawResponse> {
+  const { hostname, port } = new URL(origin);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const socket = connect(Number(port), hostname, () => socket.write(request));
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const raw = Buffer.concat(chunks);
+      const end = raw.indexOf('\r\n\r\n');
+      const [statusLine = '', ...fields] = raw.subarray(0, end).toString('latin1').split('\r\n');
+      const headers: IncomingHttpHeaders = {};
+      for (const field of fields) {
+        const colon = field.indexOf(':');
+        headers[field.slice(0, colon).trim().toLowerCase()] = field.slice(colon + 1).trim();
+      }
+      resolve({ status: Number(statusLine.split(' ')[1]), headers, body: raw.subarray(end + 4) });
+    });
+  });
 }
