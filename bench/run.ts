@@ -10,6 +10,7 @@ import { postgresGroup } from './postgres.js';
 import { postgresIngressGroup } from './postgres-ingress.js';
 import { runsGroup } from './runs.js';
 import { transcriptGroup } from './transcript.js';
+import { validationGroup } from './validation.js';
 
 /**
  * `npm run bench [-- <group> …]`: run benchmark groups, print a table, and merge the figures
@@ -31,6 +32,7 @@ const groups: BenchGroup[] = [
   notifyGroup,
   executorGroup,
   transcriptGroup,
+  validationGroup,
 ];
 
 const wanted = process.argv.slice(2);
