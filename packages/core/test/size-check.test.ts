@@ -2,14 +2,16 @@ import fc from 'fast-check';
 import * as v from 'valibot';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ApplyDefinitionsSchema } from '../src/definitions/schemas.js';
+import { jsonValuesExceed } from '../src/http/json-value-count.js';
 import { RunAgentRequestSchema } from '../src/models/requests.js';
-import { oversize } from '../src/models/size-check.js';
+import { oversize, valueBudget } from '../src/models/size-check.js';
 import { expectProblem, type Harness, setup } from './helpers.js';
 
 // Sizes over a schema's limits are refused before validation walks the body (models/size-check.ts,
 // issue 20, point 5). These assert the answers; `npm run bench -- validation` measures the time.
 
-const N = 200_000;
+// Within the run API's value budget (17,754 values: counted before parsing), so the size check names the path.
+const N = 5_000;
 const ints = (n = N) => Array.from({ length: n }, (_, i) => i);
 const strings = (n = N) => Array.from({ length: n }, () => 'x');
 const objects = (n = N) => Array.from({ length: n }, () => ({}));
@@ -57,10 +59,24 @@ describe('sizes over the limits, refused before validation', () => {
       expect(problem.errors).toEqual([{ path, detail: expect.stringContaining(limit) }]);
     });
 
+    it('more values than the schema could accept: refused before parsing', async () => {
+      const budget = valueBudget(RunAgentRequestSchema);
+      for (const body of [
+        { prompt: 'x', attachments: ints(budget) },
+        { prompt: 'x', metadata: keys(budget) },
+        { prompt: 'x', attachments: [Array.from({ length: budget }, () => [[]])] },
+      ]) {
+        const problem = await refused('/agent/run', body);
+        expect(problem.detail).toBe(`the request body holds more than ${budget} JSON values, more than this request's limits admit`);
+      }
+      const followup = await refused('/agent/runs/r1/followups', { message: 'x', more: ints(100) });
+      expect(followup.detail).toMatch(/^the request body holds more than \d+ JSON values/);
+    });
+
     it('names an unknown field of an object with too many keys, as validation does', async () => {
       const problem = await refused('/agent/run', { prompt: 'x', ...keys() });
       expect(problem.errors).toEqual([{ path: 'k0', detail: 'unknown field' }]);
-      const followup = await refused('/agent/runs/r1/followups', { message: 'x', ...keys() });
+      const followup = await refused('/agent/runs/r1/followups', { message: 'x', k0: 0, k1: 0 });
       expect(followup.errors).toEqual([{ path: 'k0', detail: 'unknown field' }]);
     });
 
@@ -172,6 +188,7 @@ describe('the size check never refuses what the schema accepts', () => {
       fc.property(runRequest, (body) => {
         expect(v.safeParse(RunAgentRequestSchema, body).success).toBe(true);
         expect(oversize(RunAgentRequestSchema, body)).toBeUndefined();
+        expect(jsonValuesExceed(JSON.stringify(body, null, 1), valueBudget(RunAgentRequestSchema))).toBe(false);
       }),
       { numRuns: 200 },
     );
@@ -195,6 +212,42 @@ describe('the size check never refuses what the schema accepts', () => {
         expect(oversize(ApplyDefinitionsSchema, over)).toMatchObject({ path: 'webhooks' });
       }),
       { numRuns: 50 },
+    );
+  });
+});
+
+describe('counting values before parsing', () => {
+  /** The count json-value-count.ts makes, from the parsed value: strings, brackets and commas. */
+  const count = (value: unknown): number => {
+    if (typeof value === 'string') return 1;
+    if (Array.isArray(value)) return 1 + Math.max(0, value.length - 1) + value.reduce((sum: number, item) => sum + count(item), 0);
+    if (value !== null && typeof value === 'object') {
+      const entries = Object.values(value);
+      return 1 + Math.max(0, entries.length - 1) + entries.reduce((sum: number, item) => sum + 1 + count(item), 0);
+    }
+    return 0;
+  };
+
+  it('counts exactly, whatever the strings hold (quotes, backslashes, commas, brackets)', () => {
+    const text = fc.string({ unit: fc.constantFrom('"', '\\', ',', '[', '{', 'a', '\u00e9') });
+    const json = fc.letrec((tie) => ({
+      value: fc.oneof(
+        { depthSize: 'small' },
+        text,
+        fc.integer(),
+        fc.constant(null),
+        fc.array(tie('value')),
+        fc.dictionary(text, tie('value')),
+      ),
+    })).value;
+    fc.assert(
+      fc.property(json, fc.boolean(), (value, pretty) => {
+        const source = JSON.stringify(value, null, pretty ? 2 : undefined);
+        const n = count(value);
+        expect(jsonValuesExceed(source, n)).toBe(false);
+        if (n > 0) expect(jsonValuesExceed(source, n - 1)).toBe(true);
+      }),
+      { numRuns: 500 },
     );
   });
 });

@@ -1,5 +1,6 @@
 import { AgentRunError, invalidRequest } from '../errors.js';
 import { findUnstorableText } from '../models/text.js';
+import { jsonValuesExceed } from './json-value-count.js';
 
 /**
  * A request may carry its own reader of its body, as the Node bridge's requests do: it resolves
@@ -71,9 +72,10 @@ export const MAX_JSON_DEPTH = 64;
 /**
  * Decode strict UTF-8 and parse JSON; `undefined` for an empty body. Errors are 400s that say
  * what is wrong. Depth is checked on the text first, so pathological nesting never reaches any
- * recursive code.
+ * recursive code; so is the number of values when the route's schema bounds it (`maxValues`,
+ * json-value-count.ts), so JSON.parse never builds more than the schema could accept.
  */
-export function parseJsonBody(bytes: Uint8Array): unknown {
+export function parseJsonBody(bytes: Uint8Array, maxValues = Number.POSITIVE_INFINITY): unknown {
   if (bytes.byteLength === 0) return undefined;
   let text: string;
   try {
@@ -83,6 +85,8 @@ export function parseJsonBody(bytes: Uint8Array): unknown {
   }
   if (text.trim() === '') return undefined;
   if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) throw invalidRequest(`the request body nests deeper than ${MAX_JSON_DEPTH} levels`);
+  if (maxValues < Number.POSITIVE_INFINITY && jsonValuesExceed(text, maxValues))
+    throw invalidRequest(`the request body holds more than ${maxValues} JSON values, more than this request's limits admit`);
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -1,4 +1,5 @@
 import type { ControlService } from '../control/control-service.js';
+import { ROUTES } from '../routes/table.js';
 import { withKey } from './idempotency-key.js';
 import type { IdempotentWrite } from './idempotent-write.js';
 import type { JsonReaders } from './json-readers.js';
@@ -32,13 +33,27 @@ type ControlOperation =
   | 'testFilter'
   | 'applyDefinitions';
 
+/** The operations whose body is required JSON. */
+type BodyOperation =
+  | 'createFactory'
+  | 'putSecret'
+  | 'createWebhook'
+  | 'patchWebhook'
+  | 'putProviderSecret'
+  | 'createAutomation'
+  | 'patchAutomation'
+  | 'testFilter'
+  | 'applyDefinitions';
+
 /** The management API (docs/management-api.md), under the same base path, auth and errors as the run API. */
 export function controlOperations(
   control: ControlService,
   { readJson, requireBody }: JsonReaders,
   idempotent: IdempotentWrite,
 ): OperationHandlers<ControlOperation> {
-  const requiredJson = async (request: Request) => requireBody(await readJson(request), 'request');
+  /** The body, read under its route's schema's value budget (json-readers.ts). */
+  const requiredJson = async (request: Request, operation: BodyOperation) =>
+    requireBody(await readJson(request, ROUTES[operation].body.schema), 'request');
   /** Every management POST takes an `Idempotency-Key` (docs/run-api.md, "Idempotency"). */
   const post = (ctx: ApiContext, operation: string, body: unknown, status: number, write: () => Promise<unknown>) =>
     idempotent(ctx.principal, withKey(ctx.request, operation, body).idempotency, async () => ({ status, body: await write() }));
@@ -47,7 +62,7 @@ export function controlOperations(
 
   return {
     createFactory: async (ctx) => {
-      const body = await requiredJson(ctx.request);
+      const body = await requiredJson(ctx.request, 'createFactory');
       return post(ctx, 'create factory', body, 201, () => control.createFactory(ctx.principal, body));
     },
     listFactories: async ({ principal }) => jsonResponse(await control.listFactories(principal)),
@@ -55,7 +70,7 @@ export function controlOperations(
 
     listSecrets: async ({ principal }) => jsonResponse(await control.listSecrets(principal)),
     putSecret: async ({ principal, request }, { name }) => {
-      const { created, secret } = await control.putSecret(principal, name, await requiredJson(request));
+      const { created, secret } = await control.putSecret(principal, name, await requiredJson(request, 'putSecret'));
       return jsonResponse(secret, created ? 201 : 200);
     },
     deleteSecret: async ({ principal }, { name }) => {
@@ -64,26 +79,36 @@ export function controlOperations(
     },
 
     createWebhook: async (ctx, { factoryUid }) => {
-      const body = await requiredJson(ctx.request);
+      const body = await requiredJson(ctx.request, 'createWebhook');
       return post(ctx, `create webhook ${factoryUid}`, body, 201, () => control.createWebhook(ctx.principal, factoryUid, body, base(ctx)));
     },
     listWebhooks: async (ctx, { factoryUid }) => jsonResponse(await control.listWebhooks(ctx.principal, factoryUid, base(ctx))),
     getWebhook: async (ctx, { factoryUid, webhookUid }) =>
       jsonResponse(await control.getWebhook(ctx.principal, factoryUid, webhookUid, base(ctx))),
     patchWebhook: async (ctx, { factoryUid, webhookUid }) =>
-      jsonResponse(await control.patchWebhook(ctx.principal, factoryUid, webhookUid, await requiredJson(ctx.request), base(ctx))),
+      jsonResponse(
+        await control.patchWebhook(ctx.principal, factoryUid, webhookUid, await requiredJson(ctx.request, 'patchWebhook'), base(ctx)),
+      ),
     deleteWebhook: async ({ principal }, { factoryUid, webhookUid }) => {
       await control.deleteWebhook(principal, factoryUid, webhookUid);
       return noContent();
     },
     rotateWebhookSecret: async (ctx, { factoryUid, webhookUid }) => {
-      const body = await readJson(ctx.request);
+      const body = await readJson(ctx.request, ROUTES.rotateWebhookSecret.body.schema);
       return post(ctx, `rotate ${factoryUid}/${webhookUid}`, body, 200, () =>
         control.rotateSecret(ctx.principal, factoryUid, webhookUid, body, base(ctx)),
       );
     },
     putProviderSecret: async (ctx, { factoryUid, webhookUid }) =>
-      jsonResponse(await control.putProviderSecret(ctx.principal, factoryUid, webhookUid, await requiredJson(ctx.request), base(ctx))),
+      jsonResponse(
+        await control.putProviderSecret(
+          ctx.principal,
+          factoryUid,
+          webhookUid,
+          await requiredJson(ctx.request, 'putProviderSecret'),
+          base(ctx),
+        ),
+      ),
 
     listDeliveries: async ({ principal, url }, { factoryUid, webhookUid }) =>
       jsonResponse(await control.listDeliveries(principal, factoryUid, webhookUid, queryObject(url))),
@@ -101,26 +126,26 @@ export function controlOperations(
     },
 
     createAutomation: async (ctx, { factoryUid }) => {
-      const body = await requiredJson(ctx.request);
+      const body = await requiredJson(ctx.request, 'createAutomation');
       return post(ctx, `create automation ${factoryUid}`, body, 201, () => control.createAutomation(ctx.principal, factoryUid, body));
     },
     listAutomations: async ({ principal }, { factoryUid }) => jsonResponse(await control.listAutomations(principal, factoryUid)),
     getAutomation: async ({ principal }, { factoryUid, automationId }) =>
       jsonResponse(await control.getAutomation(principal, factoryUid, automationId)),
     patchAutomation: async ({ principal, request }, { factoryUid, automationId }) =>
-      jsonResponse(await control.patchAutomation(principal, factoryUid, automationId, await requiredJson(request))),
+      jsonResponse(await control.patchAutomation(principal, factoryUid, automationId, await requiredJson(request, 'patchAutomation'))),
     deleteAutomation: async ({ principal }, { factoryUid, automationId }) => {
       await control.deleteAutomation(principal, factoryUid, automationId);
       return noContent();
     },
     testFilter: async (ctx, { factoryUid, automationId }) => {
-      const body = await requiredJson(ctx.request);
+      const body = await requiredJson(ctx.request, 'testFilter');
       return post(ctx, `test filter ${factoryUid}/${automationId}`, body, 200, () =>
         control.testFilter(ctx.principal, factoryUid, automationId, body),
       );
     },
     applyDefinitions: async (ctx, { factoryUid }) => {
-      const body = await requiredJson(ctx.request);
+      const body = await requiredJson(ctx.request, 'applyDefinitions');
       return post(ctx, `apply ${factoryUid}`, body, 200, () => control.applyDefinitions(ctx.principal, factoryUid, body, base(ctx)));
     },
   };

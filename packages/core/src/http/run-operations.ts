@@ -1,5 +1,6 @@
 import { invalidRequest } from '../errors.js';
 import { REPEATABLE_QUERY_PARAMS } from '../models/requests.js';
+import { ROUTES } from '../routes/table.js';
 import type { WriteResult } from '../run/idempotency.js';
 import { allRunEvents, listRunEvents, parseRunEventsQuery, requireTeamRun } from '../run/run-events.js';
 import type { RunService } from '../run/run-service.js';
@@ -29,7 +30,7 @@ export function runOperations(runs: RunService, { readJson, requireBody }: JsonR
     jsonResponse(result.body, result.status, result.replayed ? { 'idempotent-replayed': 'true' } : {});
   // One operation for `/agent/run` and its alias: a key names the same request through either.
   const createRun = async ({ principal, request }: ApiContext) => {
-    const body = requireBody(await readJson(request), 'run request');
+    const body = requireBody(await readJson(request, ROUTES.runAgent.body.schema), 'run request');
     return written(await runs.create(principal, body, { source: 'API', ...withKey(request, 'create run', body) }));
   };
   return {
@@ -38,11 +39,11 @@ export function runOperations(runs: RunService, { readJson, requireBody }: JsonR
     listRuns: async ({ principal, url }) => jsonResponse(await runs.list(principal, queryObject(url, REPEATABLE_QUERY_PARAMS))),
     getRun: async ({ principal }, { runId }) => jsonResponse(await runs.get(principal, runId)),
     followupRun: async ({ principal, request }, { runId }) => {
-      const body = requireBody(await readJson(request), 'follow-up');
+      const body = requireBody(await readJson(request, ROUTES.followupRun.body.schema), 'follow-up');
       return written(await runs.followup(principal, runId, body, withKey(request, `followup ${runId}`, body)));
     },
     cancelRun: async ({ principal, request }, { runId }) => {
-      const body = await readJson(request);
+      const body = await readJson(request, ROUTES.cancelRun.body.schema);
       if (body !== undefined && !(isPlainObject(body) && Object.keys(body).length === 0)) {
         throw invalidRequest('cancel takes no body (or an empty JSON object)');
       }

@@ -15,11 +15,16 @@ import type { FieldError } from '../errors.js';
  * actions, read here: each is stated once, in the schema.
  */
 
-/** What the walk needs of a schema: its container kind and size limit; `any` is not looked into. */
+/**
+ * What the walk needs of a schema: its container kind and size limit. Neither `leaf` (a string,
+ * number, boolean, literal) nor `any` (`unknown`: a webhook payload, a filter) is looked into;
+ * they differ in what they can hold, which `valueBudget` counts.
+ */
 type Shape =
   | { kind: 'array'; item: v.GenericSchema; max: number; message?: string }
   | { kind: 'record'; value: v.GenericSchema; max: number; message?: string }
   | { kind: 'object'; entries: Readonly<Record<string, v.GenericSchema>>; max: number }
+  | { kind: 'leaf' }
   | { kind: 'any' };
 
 /** The parts of a valibot schema or action the walk reads (valibot's own objects, as data). */
@@ -37,6 +42,7 @@ interface SchemaNode {
 }
 
 const ANY: Shape = { kind: 'any' };
+const LEAF: Shape = { kind: 'leaf' };
 const shapes = new WeakMap<object, Shape>();
 
 /** The first size over its schema's limit in `input`, with its dot path; `undefined` when none is. */
@@ -50,18 +56,18 @@ function walk(value: unknown, shape: Shape, path: string): FieldError | undefine
     if (value.length > shape.max)
       return { path, detail: `${shape.message ?? `at most ${shape.max} items`} (the body has ${value.length})` };
     const item = shapeOf(shape.item);
-    if (item.kind === 'any') return undefined;
+    if (item.kind === 'any' || item.kind === 'leaf') return undefined;
     for (let i = 0; i < value.length; i++) {
       const found = walk(value[i], item, join(path, String(i)));
       if (found) return found;
     }
     return undefined;
   }
-  if (shape.kind === 'any' || !isPlainObject(value)) return undefined;
+  if (shape.kind === 'any' || shape.kind === 'leaf' || !isPlainObject(value)) return undefined;
   if (shape.kind === 'record') {
     if (keysExceed(value, shape.max)) return { path, detail: shape.message ?? `at most ${shape.max} entries` };
     const inner = shapeOf(shape.value);
-    if (inner.kind === 'any') return undefined;
+    if (inner.kind === 'any' || inner.kind === 'leaf') return undefined;
     for (const key of Object.keys(value)) {
       const found = walk(value[key], inner, join(path, key));
       if (found) return found;
@@ -76,6 +82,43 @@ function walk(value: unknown, shape: Shape, path: string): FieldError | undefine
     if (found) return found;
   }
   return undefined;
+}
+
+/**
+ * How many values a body this schema accepts can hold, counted as the JSON text counts them
+ * before parsing (http/json-value-count.ts): one per string, per `[` or `{`, and per comma; a
+ * number, `true`, `false` or `null` adds only its comma. Infinite where the schema takes any
+ * JSON (`unknown`) or an array or map without a limit. The body's text is refused past it, so
+ * JSON.parse never builds more than the limits admit.
+ */
+export function valueBudget(schema: v.GenericSchema): number {
+  let budget = budgets.get(schema);
+  if (budget === undefined) {
+    budget = countBound(shapeOf(schema));
+    budgets.set(schema, budget);
+  }
+  return budget;
+}
+
+const budgets = new WeakMap<object, number>();
+
+function countBound(shape: Shape): number {
+  switch (shape.kind) {
+    case 'leaf':
+      return 1;
+    case 'any':
+      return Number.POSITIVE_INFINITY;
+    case 'array':
+      return 1 + shape.max * (1 + valueBudget(shape.item));
+    case 'record':
+      return 1 + shape.max * (2 + valueBudget(shape.value));
+    case 'object': {
+      if (shape.max === Number.POSITIVE_INFINITY) return Number.POSITIVE_INFINITY;
+      let sum = 1;
+      for (const entry of Object.values(shape.entries)) sum += 2 + valueBudget(entry);
+      return sum;
+    }
+  }
 }
 
 /** The first key of `value` that is not a field; only asked when one must exist, so the loop ends within the field count + 1. */
@@ -111,7 +154,7 @@ function readShape(node: SchemaNode): Shape {
         if (next.kind !== 'any') shape = next;
       } else if (
         typeof step.requirement === 'number' &&
-        step.requirement < (shape.kind === 'any' || shape.kind === 'object' ? 0 : shape.max)
+        step.requirement < (shape.kind === 'array' || shape.kind === 'record' ? shape.max : 0)
       ) {
         // The schema's own words for its limit, when it has them.
         const limit = { max: step.requirement, ...(typeof step.message === 'string' ? { message: step.message } : {}) };
@@ -138,13 +181,19 @@ function readShape(node: SchemaNode): Shape {
       return shapeOf(node.wrapped as v.GenericSchema);
     case 'union':
       return unionShape((node.options ?? []).map(shapeOf));
-    default:
+    case 'unknown':
+    case 'any':
+    case 'custom':
+    case 'lazy':
       return ANY;
+    default:
+      return LEAF;
   }
 }
 
 /** A union of objects is walked as one object with every option's fields, and as many keys as its largest option has. */
 function unionShape(options: readonly Shape[]): Shape {
+  if (options.length > 0 && options.every((o) => o.kind === 'leaf')) return LEAF;
   if (options.length === 0 || !options.every((o) => o.kind === 'object')) return ANY;
   const entries: Record<string, v.GenericSchema> = {};
   for (const option of options) for (const [key, schema] of Object.entries(option.entries)) entries[key] ??= schema;
