@@ -1,7 +1,10 @@
 import fc from 'fast-check';
 import * as v from 'valibot';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { CreateAutomationSchema } from '../src/control/schemas.js';
 import { ApplyDefinitionsSchema } from '../src/definitions/schemas.js';
+import { FILTER_LIMITS } from '../src/filter/limits.js';
+import { parseFilter } from '../src/filter/parse.js';
 import { jsonValuesExceed } from '../src/http/json-value-count.js';
 import { RunAgentRequestSchema } from '../src/models/requests.js';
 import { oversize, valueBudget } from '../src/models/size-check.js';
@@ -141,6 +144,14 @@ describe('sizes over the limits, refused before validation', () => {
       expect(problem.errors?.length).toBeGreaterThan(2);
     });
 
+    it('an automation whose filters hold more values than their byte limit admits: refused before parsing', async () => {
+      const budget = valueBudget(CreateAutomationSchema);
+      const payload = { a: ints(Math.ceil(budget / 10)) };
+      const triggers = Array.from({ length: 10 }, () => trigger({ webhook_ids: ['w'], payload }));
+      const problem = await refused(`/factories/${factory}/automations`, { name: 'a', prompt: 'p', triggers });
+      expect(problem.detail).toBe(`the request body holds more than ${budget} JSON values, more than this request's limits admit`);
+    });
+
     it('a test-filter body with too many keys', async () => {
       const automation = await h.json<{ id: string }>('POST', `/factories/${factory}/automations`, {
         body: { name: 'a', prompt: 'p', triggers: [] },
@@ -227,6 +238,27 @@ describe('counting values before parsing', () => {
     }
     return 0;
   };
+
+  it('a filter its rules accept holds no more values than its byte limit (the budget of a payload)', () => {
+    const filter = fc.dictionary(
+      fc.string({ minLength: 1, maxLength: 8 }),
+      fc.array(fc.jsonValue({ maxDepth: 2 }), { maxLength: 256, size: 'max' }),
+      { maxKeys: 64 },
+    );
+    fc.assert(
+      fc.property(filter, (payload) => {
+        let accepted = true;
+        try {
+          parseFilter(payload);
+        } catch {
+          accepted = false;
+        }
+        fc.pre(accepted);
+        expect(jsonValuesExceed(JSON.stringify(payload), FILTER_LIMITS.maxBytes)).toBe(false);
+      }),
+      { numRuns: 200 },
+    );
+  });
 
   it('counts exactly, whatever the strings hold (quotes, backslashes, commas, brackets)', () => {
     const text = fc.string({ unit: fc.constantFrom('"', '\\', ',', '[', '{', 'a', '\u00e9') });

@@ -1,6 +1,8 @@
 import * as v from 'valibot';
+import { FILTER_LIMITS } from '../filter/limits.js';
 import { AmbientAgentConfigSchema } from '../models/config.js';
 import { jsonObject } from '../models/json.js';
+import { maxValues } from '../models/size-check.js';
 import { CREDENTIAL_HEADER_REFUSAL, isCredentialHeader } from './delivery-id-header.js';
 import { AUTH_MODES } from './records.js';
 
@@ -63,8 +65,9 @@ const TriggerSchema = jsonObject({
   event: v.literal('received', 'must be "received"'),
   filter: jsonObject({
     webhook_ids: v.pipe(v.array(uid), v.minLength(1, 'select at least one webhook'), v.maxLength(20)),
-    // Checked and compiled by the payload filter rules, which name the failing path.
-    payload: v.optional(v.unknown()),
+    // Checked and compiled by the payload filter rules, which name the failing path; their byte
+    // limit bounds the values it holds (models/size-check.ts, maxValues).
+    payload: v.optional(v.pipe(v.unknown(), maxValues(FILTER_LIMITS.maxBytes))),
   }),
 });
 

@@ -1,7 +1,9 @@
 import * as v from 'valibot';
 import { AUTH_MODES } from '../control/records.js';
 import { automationFields, DeliveryIdHeaderSchema, SecretNameSchema, SIGNATURE_SCHEMES } from '../control/schemas.js';
+import { FILTER_LIMITS } from '../filter/limits.js';
 import { jsonObject } from '../models/json.js';
+import { maxValues } from '../models/size-check.js';
 
 // The body of `POST /factories/{factoryUid}/apply` (docs/definitions.md): a factory's definition
 // files, read and converted to snake_case by the CLI (or any caller), applied as one operation.
@@ -35,8 +37,9 @@ const WebhookDefinitionSchema = v.pipe(
 /** A trigger names webhooks by file name; the apply turns the names into UIDs. */
 const TriggerDefinitionSchema = jsonObject({
   webhooks: v.pipe(v.array(DefinitionNameSchema), v.minLength(1, 'select at least one webhook'), v.maxLength(20)),
-  // Checked and compiled by the payload filter rules, which name the failing path.
-  payload: v.optional(v.unknown()),
+  // Checked and compiled by the payload filter rules, which name the failing path; their byte
+  // limit bounds the values it holds (models/size-check.ts, maxValues).
+  payload: v.optional(v.pipe(v.unknown(), maxValues(FILTER_LIMITS.maxBytes))),
 });
 
 /** An automation file (`automations/<name>.yaml`). */

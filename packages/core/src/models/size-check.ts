@@ -25,7 +25,7 @@ type Shape =
   | { kind: 'record'; value: v.GenericSchema; max: number; message?: string }
   | { kind: 'object'; entries: Readonly<Record<string, v.GenericSchema>>; max: number }
   | { kind: 'leaf' }
-  | { kind: 'any' };
+  | { kind: 'any'; maxValues?: number };
 
 /** The parts of a valibot schema or action the walk reads (valibot's own objects, as data). */
 interface SchemaNode {
@@ -107,7 +107,7 @@ function countBound(shape: Shape): number {
     case 'leaf':
       return 1;
     case 'any':
-      return Number.POSITIVE_INFINITY;
+      return shape.maxValues ?? Number.POSITIVE_INFINITY;
     case 'array':
       return 1 + shape.max * (1 + valueBudget(shape.item));
     case 'record':
@@ -120,6 +120,19 @@ function countBound(shape: Shape): number {
     }
   }
 }
+
+const MAX_VALUES = 'max_values';
+
+/**
+ * A pipe item saying that a value of any JSON (`unknown`) holds at most `max` values where it
+ * is accepted, because a later check (such as a filter's byte limit) refuses more: so its
+ * route's body still has a value budget. It does nothing during validation (a metadata item).
+ */
+export const maxValues = <T>(max: number): v.MetadataAction<T, Record<string, never>> =>
+  ({ kind: 'metadata', type: MAX_VALUES, reference: maxValues, requirement: max, metadata: {} }) as unknown as v.MetadataAction<
+    T,
+    Record<string, never>
+  >;
 
 /** The first key of `value` that is not a field; only asked when one must exist, so the loop ends within the field count + 1. */
 function firstUnknown(value: Record<string, unknown>, entries: Readonly<Record<string, unknown>>): string {
@@ -152,6 +165,8 @@ function readShape(node: SchemaNode): Shape {
       if (step.kind === 'schema') {
         const next = shapeOf(step as v.GenericSchema);
         if (next.kind !== 'any') shape = next;
+      } else if (step.kind === 'metadata' && step.type === MAX_VALUES && shape.kind === 'any' && typeof step.requirement === 'number') {
+        shape = { kind: 'any', maxValues: step.requirement };
       } else if (
         typeof step.requirement === 'number' &&
         step.requirement < (shape.kind === 'array' || shape.kind === 'record' ? shape.max : 0)
