@@ -5,16 +5,17 @@ import { CreateAutomationSchema } from '../src/control/schemas.js';
 import { ApplyDefinitionsSchema } from '../src/definitions/schemas.js';
 import { FILTER_LIMITS } from '../src/filter/limits.js';
 import { parseFilter } from '../src/filter/parse.js';
-import { jsonValuesExceed } from '../src/http/json-value-count.js';
+import { jsonCountsExceed } from '../src/http/json-value-count.js';
 import { RunAgentRequestSchema } from '../src/models/requests.js';
-import { oversize, valueBudget } from '../src/models/size-check.js';
+import { jsonBudget, oversize } from '../src/models/size-check.js';
 import { expectProblem, type Harness, setup } from './helpers.js';
 
 // Sizes over a schema's limits are refused before validation walks the body (models/size-check.ts,
 // issue 20, point 5). These assert the answers; `npm run bench -- validation` measures the time.
 
-// Within the run API's value budget (17,754 values: counted before parsing), so the size check names the path.
-const N = 5_000;
+// Within the run API's counts on the text (no array or object over 64 items, 17,754 values), so the
+// size check on the parsed body is what refuses them.
+const N = 60;
 const ints = (n = N) => Array.from({ length: n }, (_, i) => i);
 const strings = (n = N) => Array.from({ length: n }, () => 'x');
 const objects = (n = N) => Array.from({ length: n }, () => ({}));
@@ -46,41 +47,44 @@ describe('sizes over the limits, refused before validation', () => {
       ['MCP servers', { prompt: 'x', config: { mcp_servers: keys() } }, 'config.mcp_servers', 'at most 32 servers'],
       [
         'MCP args',
-        { prompt: 'x', config: { mcp_servers: { a: server({ args: ints() }) } } },
+        { prompt: 'x', config: { mcp_servers: { a: server({ args: ints(65) }) } } },
         'config.mcp_servers.a.args',
-        'at most 64 items',
+        'more than 64 items',
       ],
       [
         'MCP env',
-        { prompt: 'x', config: { mcp_servers: { a: server({ env: keys() }) } } },
+        { prompt: 'x', config: { mcp_servers: { a: server({ env: keys(65) }) } } },
         'config.mcp_servers.a.env',
-        'at most 64 entries',
+        'more than 64 items',
       ],
     ])('%s: a 400 naming the path and the limit', async (_, body, path, limit) => {
       const problem = await refused('/agent/run', body);
-      expect(problem.detail).toBe(`invalid run request: ${path}: ${limit}${limit.endsWith('items') ? ` (the body has ${N})` : ''}`);
+      expect(problem.detail).toContain(`${path}: ${limit}`);
       expect(problem.errors).toEqual([{ path, detail: expect.stringContaining(limit) }]);
     });
 
+    it('an array or object larger than any the request allows: refused on the text, at its path', async () => {
+      const problem = await refused('/agent/run', { prompt: 'x', attachments: ints(100_000) });
+      expect(problem.errors).toEqual([
+        { path: 'attachments', detail: 'more than 64 items: no array or object in this request may have more' },
+      ]);
+      const deep = await refused('/agent/run', { prompt: 'x', config: { mcp_servers: { a: { 'b.c': [{ d: keys(70) }] } } } });
+      expect(deep.errors?.[0]?.path).toBe('config.mcp_servers.a.b.c.0.d');
+    });
+
     it('more values than the schema could accept: refused before parsing', async () => {
-      const budget = valueBudget(RunAgentRequestSchema);
-      for (const body of [
-        { prompt: 'x', attachments: ints(budget) },
-        { prompt: 'x', metadata: keys(budget) },
-        { prompt: 'x', attachments: [Array.from({ length: budget }, () => [[]])] },
-      ]) {
-        const problem = await refused('/agent/run', body);
-        expect(problem.detail).toBe(`the request body holds more than ${budget} JSON values, more than this request's limits admit`);
-      }
-      const followup = await refused('/agent/runs/r1/followups', { message: 'x', more: ints(100) });
-      expect(followup.detail).toMatch(/^the request body holds more than \d+ JSON values/);
+      const budget = jsonBudget(RunAgentRequestSchema).values;
+      // Every array within 64 items, 64 × 64 × 5 values in all.
+      const problem = await refused('/agent/run', { prompt: 'x', attachments: ints(64).map(() => ints(64).map(() => ints(5))) });
+      expect(problem.detail).toBe(`the request body holds more than ${budget} JSON values, more than this request's limits admit`);
     });
 
     it('names an unknown field of an object with too many keys, as validation does', async () => {
       const problem = await refused('/agent/run', { prompt: 'x', ...keys() });
       expect(problem.errors).toEqual([{ path: 'k0', detail: 'unknown field' }]);
       const followup = await refused('/agent/runs/r1/followups', { message: 'x', k0: 0, k1: 0 });
-      expect(followup.errors).toEqual([{ path: 'k0', detail: 'unknown field' }]);
+      // A follow-up has two fields, so three keys are already more than any object in it may have.
+      expect(followup.errors).toEqual([{ path: '', detail: 'more than 2 items: no array or object in this request may have more' }]);
     });
 
     it('still takes bodies at the limits', async () => {
@@ -131,8 +135,8 @@ describe('sizes over the limits, refused before validation', () => {
     });
 
     it('an apply: one error at the path, in the errors list the apply promises', async () => {
-      const webhooks = await refused(`/factories/${factory}/apply`, { webhooks: ints() });
-      expect(webhooks.errors).toEqual([{ path: 'webhooks', detail: `at most 100 items (the body has ${N})` }]);
+      const webhooks = await refused(`/factories/${factory}/apply`, { webhooks: ints(150) });
+      expect(webhooks.errors).toEqual([{ path: 'webhooks', detail: 'at most 100 items (the body has 150)' }]);
       const names = await refused(`/factories/${factory}/apply`, {
         automations: [{ name: 'a', prompt: 'p', triggers: [{ webhooks: strings() }] }],
       });
@@ -145,8 +149,9 @@ describe('sizes over the limits, refused before validation', () => {
     });
 
     it('an automation whose filters hold more values than their byte limit admits: refused before parsing', async () => {
-      const budget = valueBudget(CreateAutomationSchema);
-      const payload = { a: ints(Math.ceil(budget / 10)) };
+      const budget = jsonBudget(CreateAutomationSchema).values;
+      // No array over 2,000 items (the route allows 16,384), 10 × 10 × 2,000 values in all.
+      const payload = Object.fromEntries(ints(10).map((i) => [`k${i}`, ints(2_000)]));
       const triggers = Array.from({ length: 10 }, () => trigger({ webhook_ids: ['w'], payload }));
       const problem = await refused(`/factories/${factory}/automations`, { name: 'a', prompt: 'p', triggers });
       expect(problem.detail).toBe(`the request body holds more than ${budget} JSON values, more than this request's limits admit`);
@@ -199,7 +204,7 @@ describe('the size check never refuses what the schema accepts', () => {
       fc.property(runRequest, (body) => {
         expect(v.safeParse(RunAgentRequestSchema, body).success).toBe(true);
         expect(oversize(RunAgentRequestSchema, body)).toBeUndefined();
-        expect(jsonValuesExceed(JSON.stringify(body, null, 1), valueBudget(RunAgentRequestSchema))).toBe(false);
+        expect(jsonCountsExceed(JSON.stringify(body, null, 1), jsonBudget(RunAgentRequestSchema))).toBeUndefined();
       }),
       { numRuns: 200 },
     );
@@ -254,11 +259,19 @@ describe('counting values before parsing', () => {
           accepted = false;
         }
         fc.pre(accepted);
-        expect(jsonValuesExceed(JSON.stringify(payload), FILTER_LIMITS.maxBytes)).toBe(false);
+        const max = FILTER_LIMITS.maxBytes;
+        expect(jsonCountsExceed(JSON.stringify(payload), { values: max, items: max })).toBeUndefined();
       }),
       { numRuns: 200 },
     );
   });
+
+  /** The items of the largest array or object in `value`. */
+  const largest = (value: unknown): number => {
+    if (value === null || typeof value !== 'object') return 0;
+    const items = Object.values(value);
+    return Math.max(items.length, ...items.map(largest));
+  };
 
   it('counts exactly, whatever the strings hold (quotes, backslashes, commas, brackets)', () => {
     const text = fc.string({ unit: fc.constantFrom('"', '\\', ',', '[', '{', 'a', '\u00e9') });
@@ -276,8 +289,11 @@ describe('counting values before parsing', () => {
       fc.property(json, fc.boolean(), (value, pretty) => {
         const source = JSON.stringify(value, null, pretty ? 2 : undefined);
         const n = count(value);
-        expect(jsonValuesExceed(source, n)).toBe(false);
-        if (n > 0) expect(jsonValuesExceed(source, n - 1)).toBe(true);
+        expect(jsonCountsExceed(source, { values: n, items: Number.POSITIVE_INFINITY })).toBeUndefined();
+        if (n > 0) expect(jsonCountsExceed(source, { values: n - 1, items: Number.POSITIVE_INFINITY })).toEqual({ count: 'values' });
+        const m = largest(value);
+        expect(jsonCountsExceed(source, { values: Number.POSITIVE_INFINITY, items: m })).toBeUndefined();
+        if (m > 1) expect(jsonCountsExceed(source, { values: Number.POSITIVE_INFINITY, items: m - 1 })).toMatchObject({ count: 'items' });
       }),
       { numRuns: 500 },
     );

@@ -1,6 +1,6 @@
 import { AgentRunError, invalidRequest } from '../errors.js';
 import { findUnstorableText } from '../models/text.js';
-import { jsonValuesExceed } from './json-value-count.js';
+import { type JsonBudget, jsonCountsExceed } from './json-value-count.js';
 
 /**
  * A request may carry its own reader of its body, as the Node bridge's requests do: it resolves
@@ -72,10 +72,10 @@ export const MAX_JSON_DEPTH = 64;
 /**
  * Decode strict UTF-8 and parse JSON; `undefined` for an empty body. Errors are 400s that say
  * what is wrong. Depth is checked on the text first, so pathological nesting never reaches any
- * recursive code; so is the number of values when the route's schema bounds it (`maxValues`,
- * json-value-count.ts), so JSON.parse never builds more than the schema could accept.
+ * recursive code; so are the counts of values and items when the route's schema bounds them
+ * (`budget`, json-value-count.ts), so JSON.parse never builds more than the schema could accept.
  */
-export function parseJsonBody(bytes: Uint8Array, maxValues = Number.POSITIVE_INFINITY): unknown {
+export function parseJsonBody(bytes: Uint8Array, budget?: JsonBudget): unknown {
   if (bytes.byteLength === 0) return undefined;
   let text: string;
   try {
@@ -85,8 +85,15 @@ export function parseJsonBody(bytes: Uint8Array, maxValues = Number.POSITIVE_INF
   }
   if (text.trim() === '') return undefined;
   if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) throw invalidRequest(`the request body nests deeper than ${MAX_JSON_DEPTH} levels`);
-  if (maxValues < Number.POSITIVE_INFINITY && jsonValuesExceed(text, maxValues))
-    throw invalidRequest(`the request body holds more than ${maxValues} JSON values, more than this request's limits admit`);
+  const over = budget && jsonCountsExceed(text, budget);
+  if (over?.count === 'values')
+    throw invalidRequest(`the request body holds more than ${budget?.values} JSON values, more than this request's limits admit`);
+  if (over?.count === 'items') {
+    const detail = `more than ${budget?.items} items: no array or object in this request may have more`;
+    throw new AgentRunError('invalid_request', `invalid request body: ${over.path || '(the body)'}: ${detail}`, {
+      errors: [{ path: over.path, detail }],
+    });
+  }
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -1,13 +1,14 @@
 import type * as v from 'valibot';
 import { invalidRequest } from '../errors.js';
-import { valueBudget } from '../models/size-check.js';
+import { jsonBudget } from '../models/size-check.js';
 import { parseJsonBody, readBodyLimited } from './body.js';
 
 /** How the API's handlers read a JSON body, under the handler's size limit. */
 export interface JsonReaders {
   /**
    * The parsed body, or `undefined` when it is empty. With the route's body `schema`, a text
-   * holding more values than the schema admits is refused before it is parsed (size-check.ts).
+   * holding more values, or a larger array or object, than the schema admits is refused before
+   * it is parsed (size-check.ts).
    */
   readJson(request: Request, schema?: v.GenericSchema): Promise<unknown>;
   /** `body`, or a 400 naming `what` when it is missing. */
@@ -16,8 +17,7 @@ export interface JsonReaders {
 
 export function jsonReaders(maxBodyBytes: number): JsonReaders {
   return {
-    readJson: async (request, schema) =>
-      parseJsonBody(await readBodyLimited(request, maxBodyBytes), schema ? valueBudget(schema) : Number.POSITIVE_INFINITY),
+    readJson: async (request, schema) => parseJsonBody(await readBodyLimited(request, maxBodyBytes), schema && jsonBudget(schema)),
     requireBody(body, what) {
       if (body === undefined) throw invalidRequest(`a JSON ${what} body is required`);
       return body;

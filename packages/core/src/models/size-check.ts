@@ -1,5 +1,6 @@
 import type * as v from 'valibot';
 import type { FieldError } from '../errors.js';
+import type { JsonBudget } from '../http/json-value-count.js';
 
 /**
  * Sizes checked before validation (issue 20, point 5; docs/run-api.md, "Limits").
@@ -85,22 +86,26 @@ function walk(value: unknown, shape: Shape, path: string): FieldError | undefine
 }
 
 /**
- * How many values a body this schema accepts can hold, counted as the JSON text counts them
- * before parsing (http/json-value-count.ts): one per string, per `[` or `{`, and per comma; a
- * number, `true`, `false` or `null` adds only its comma. Infinite where the schema takes any
- * JSON (`unknown`) or an array or map without a limit. The body's text is refused past it, so
- * JSON.parse never builds more than the limits admit.
+ * What a body this schema accepts can hold, counted as the JSON text counts it before parsing
+ * (http/json-value-count.ts): `values`, one per string, per `[` or `{`, and per comma (a number,
+ * `true`, `false` or `null` adds only its comma); `items`, of the largest array or object.
+ * Infinite where the schema takes any JSON (`unknown`, unless `maxValues` bounds it) or an array
+ * or map without a limit. The body's text is refused past either, so JSON.parse never builds
+ * more than the limits admit.
  */
-export function valueBudget(schema: v.GenericSchema): number {
+export function jsonBudget(schema: v.GenericSchema): JsonBudget {
   let budget = budgets.get(schema);
   if (budget === undefined) {
-    budget = countBound(shapeOf(schema));
+    const shape = shapeOf(schema);
+    budget = { values: countBound(shape), items: itemBound(shape) };
     budgets.set(schema, budget);
   }
   return budget;
 }
 
-const budgets = new WeakMap<object, number>();
+const budgets = new WeakMap<object, JsonBudget>();
+const valuesOf = (schema: v.GenericSchema) => jsonBudget(schema).values;
+const itemsOf = (schema: v.GenericSchema) => jsonBudget(schema).items;
 
 function countBound(shape: Shape): number {
   switch (shape.kind) {
@@ -109,15 +114,31 @@ function countBound(shape: Shape): number {
     case 'any':
       return shape.maxValues ?? Number.POSITIVE_INFINITY;
     case 'array':
-      return 1 + shape.max * (1 + valueBudget(shape.item));
+      return 1 + shape.max * (1 + valuesOf(shape.item));
     case 'record':
-      return 1 + shape.max * (2 + valueBudget(shape.value));
+      return 1 + shape.max * (2 + valuesOf(shape.value));
     case 'object': {
       if (shape.max === Number.POSITIVE_INFINITY) return Number.POSITIVE_INFINITY;
       let sum = 1;
-      for (const entry of Object.values(shape.entries)) sum += 2 + valueBudget(entry);
+      for (const entry of Object.values(shape.entries)) sum += 2 + valuesOf(entry);
       return sum;
     }
+  }
+}
+
+function itemBound(shape: Shape): number {
+  switch (shape.kind) {
+    case 'leaf':
+      return 0;
+    case 'any':
+      // A container of any JSON holds at most as many items as it holds values.
+      return shape.maxValues ?? Number.POSITIVE_INFINITY;
+    case 'array':
+      return Math.max(shape.max, itemsOf(shape.item));
+    case 'record':
+      return Math.max(shape.max, itemsOf(shape.value));
+    case 'object':
+      return Math.max(shape.max, ...Object.values(shape.entries).map(itemsOf));
   }
 }
 
