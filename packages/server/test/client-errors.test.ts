@@ -1,24 +1,9 @@
-import { request } from 'node:http';
+import { rawRequest } from '@agentrun/test-utils/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ReferenceServer, startReferenceServer } from '../src/server.js';
 
 // The reference server answers requests Node's parser refuses as every error is answered: a
 // problem document with an x-request-id (handleClientErrors, docs/embedding.md).
-
-/** node:http sends any method token; the server's parser knows only the registered ones. */
-const send = (url: string, method: string) =>
-  new Promise<{ status: number; headers: Record<string, unknown>; text: string }>((resolve, reject) => {
-    const req = request(url, { method, agent: false }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => {
-        text += c;
-      });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
 
 describe('the reference server and requests Node refuses', () => {
   let server: ReferenceServer;
@@ -37,8 +22,13 @@ describe('the reference server and requests Node refuses', () => {
   });
 
   it('answers an unknown method with a 501 problem carrying x-request-id', async () => {
-    const res = await send(`${server.url}/api/v1/agent/runs`, 'FOO');
+    // node:http sends any method token; fetch refuses one it does not know.
+    const res = await rawRequest(`${server.url}/api/v1/agent/runs`, { method: 'FOO' });
     expect(res.status).toBe(501);
-    expect(JSON.parse(res.text)).toMatchObject({ status: 501, error: 'not_implemented', request_id: res.headers['x-request-id'] });
+    expect(JSON.parse(res.body.toString())).toMatchObject({
+      status: 501,
+      error: 'not_implemented',
+      request_id: res.headers['x-request-id'],
+    });
   });
 });
