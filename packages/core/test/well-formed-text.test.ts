@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_JSON_DEPTH, wellFormedJson, wellFormedText } from '../src/util/well-formed-text.js';
+import { wellFormedText } from '../src/models/text.js';
+import { MAX_JSON_DEPTH, wellFormedJson } from '../src/util/well-formed-text.js';
 
 // What a store could refuse: NUL, or a surrogate that is not half of a pair.
 const illFormed = (text: string) => /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text);

@@ -1,12 +1,28 @@
 /**
  * Text every store can keep. JSON may carry `\ud800` (an unpaired UTF-16 surrogate), which has no
- * UTF-8 form: Postgres refuses it in `jsonb` and `text`, while memory would keep it. agentrun
- * refuses it everywhere with a 400 instead (docs/run-api.md, "Text"), so every store answers alike.
+ * UTF-8 form, or `\u0000`: Postgres refuses both in `jsonb` and `text`, while memory would keep
+ * them. agentrun refuses them in requests with a 400 (docs/run-api.md, "Text"), and replaces them
+ * in what an agent writes (`wellFormedText`), so every store answers alike.
  */
 
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+/** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
+const LONE_SURROGATE_SOURCE = '[\\ud800-\\udbff](?![\\udc00-\\udfff])|(?<![\\ud800-\\udbff])[\\udc00-\\udfff]';
+const LONE_SURROGATE = new RegExp(LONE_SURROGATE_SOURCE);
+/** Each code unit no store can keep: NUL, and each unpaired surrogate. */
+const UNSTORABLE = new RegExp(`\\u0000|${LONE_SURROGATE_SOURCE}`, 'g');
+/** Cheap first look: most text has none of these code units. */
+const SUSPECT = /[\u0000\ud800-\udfff]/;
 
 export const hasLoneSurrogate = (text: string): boolean => LONE_SURROGATE.test(text);
+
+/**
+ * `text` with each NUL and unpaired surrogate replaced by U+FFFD, a valid pair kept; valid text
+ * comes back as it is. For text agentrun must keep rather than refuse, an agent's output
+ * (worker/agent-text.ts, util/well-formed-text.ts; docs/executors.md, "Text a store cannot keep").
+ */
+export function wellFormedText(text: string): string {
+  return SUSPECT.test(text) ? text.replace(UNSTORABLE, '\ufffd') : text;
+}
 
 /** A string a store cannot keep, at its dot path in the body (`webhooks.0.name`, `''` for the body itself). */
 export interface UnstorableText {

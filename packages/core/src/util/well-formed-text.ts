@@ -1,29 +1,19 @@
+import { wellFormedText } from '../models/text.js';
+
 /**
  * Text every store can keep. JavaScript strings may hold U+0000 and unpaired surrogates;
  * PostgreSQL's `text` and `jsonb` refuse both (and a JSON encoder writes a lone surrogate as a
  * `\udXXX` escape that `jsonb` rejects). Agent output is untrusted and may carry either, so what
  * an executor hands the worker goes through here first (worker/agent-text.ts): each such code
  * unit becomes U+FFFD, the replacement character, and a valid surrogate pair stays as it is
- * (docs/executors.md, "Text a store cannot keep"). Pure ECMAScript, no Node built-ins.
+ * (`wellFormedText` in models/text.ts, beside the rule requests are refused by; docs/executors.md,
+ * "Text a store cannot keep"). This is the walk of a JSON value. Pure ECMAScript, no Node built-ins.
  */
 
 /** The result of cleaning a value: the value to store, and whether anything in it was replaced. */
 export interface WellFormed<T> {
   value: T;
   altered: boolean;
-}
-
-/** What replaces each NUL and each unpaired surrogate. */
-const REPLACEMENT_CHARACTER = '\ufffd';
-
-/** Cheap first look: most text has none of these code units, and is returned as it is. */
-const SUSPECT = /[\u0000\ud800-\udfff]/;
-/** NUL, a high surrogate not followed by a low one, a low one not preceded by a high one. */
-const ILL_FORMED = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
-
-/** `text` with each NUL and unpaired surrogate replaced by U+FFFD; valid text comes back unchanged. */
-export function wellFormedText(text: string): string {
-  return SUSPECT.test(text) ? text.replace(ILL_FORMED, REPLACEMENT_CHARACTER) : text;
 }
 
 /** How deep a JSON value is walked; anything deeper is replaced by this marker (an agent's artifact is not that deep). */
@@ -93,13 +83,13 @@ function needsWork(value: Record<string, unknown> | unknown[]): boolean {
   while (stack.length > 0) {
     const { value: v, depth } = stack.pop() as (typeof stack)[number];
     if (typeof v === 'string') {
-      if (SUSPECT.test(v)) return true;
+      if (wellFormedText(v) !== v) return true;
     } else if (isContainer(v)) {
       if (depth >= MAX_JSON_DEPTH) return true;
       if (Array.isArray(v)) for (const item of v) stack.push({ value: item, depth: depth + 1 });
       else
         for (const [k, item] of Object.entries(v)) {
-          if (SUSPECT.test(k)) return true;
+          if (wellFormedText(k) !== k) return true;
           stack.push({ value: item, depth: depth + 1 });
         }
     }

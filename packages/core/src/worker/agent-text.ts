@@ -1,5 +1,5 @@
 import type { ExecutionOutcome, ProgressUpdate } from '../executor/executor.js';
-import { wellFormedText } from '../util/well-formed-text.js';
+import { wellFormedText } from '../models/text.js';
 
 // What an executor hands the worker for the run's own fields (a status, a session, a blocking
 // message, the outcome) is agent text, untrusted: it is made well formed here, before any store
