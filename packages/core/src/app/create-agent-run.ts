@@ -111,7 +111,7 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
   const surface = createHttpSurface({
     operations: {
       ...runOperations(runs, readers),
-      ...controlOperations(control, readers, idempotent),
+      ...controlOperations(control, readers, idempotent, managementBodyLimits(options)),
       ...ingressOperations(ingress),
       ...metaOperations(),
     },
@@ -151,3 +151,13 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
 
 /** Largest run API request body: five 5 MiB attachments in base64, with room for the rest. */
 const DEFAULT_MAX_BODY = 40 * 1024 * 1024;
+
+/**
+ * The management API's bodies (docs/management-api.md, "Body limits"): 4 MiB, or the run API's
+ * limit when that is smaller; a test-filter's, the ingress's limit (its payload is a delivery)
+ * and 4 KiB for the rest of the body.
+ */
+const managementBodyLimits = (options: AgentRunOptions) => ({
+  bodyBytes: Math.min(options.maxBodyBytes ?? DEFAULT_MAX_BODY, 4 * 1024 * 1024),
+  testFilterBytes: (options.ingressLimits?.maxBodyBytes ?? DEFAULT_INGRESS_LIMITS.maxBodyBytes) + 4096,
+});

@@ -1,6 +1,7 @@
 import { AgentRunError, invalidRequest } from '../errors.js';
 import { findUnstorableText } from '../models/text.js';
-import { type JsonBudget, jsonCountsExceed } from './json-value-count.js';
+import { createJsonTextScan } from './json-text-scan.js';
+import { type JsonBudget, type JsonCountOver, jsonCountsExceed } from './json-value-count.js';
 
 /**
  * A request may carry its own reader of its body, as the Node bridge's requests do: it resolves
@@ -84,35 +85,98 @@ export function parseJsonBody(bytes: Uint8Array, budget?: JsonBudget): unknown {
     throw invalidRequest('the request body is not valid UTF-8');
   }
   if (text.trim() === '') return undefined;
-  if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) throw invalidRequest(`the request body nests deeper than ${MAX_JSON_DEPTH} levels`);
+  if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) throw tooDeep();
   const over = budget && jsonCountsExceed(text, budget);
-  if (over?.count === 'values')
-    throw invalidRequest(`the request body holds more than ${budget?.values} JSON values, more than this request's limits admit`);
-  if (over?.count === 'items') {
-    const detail = `more than ${budget?.items} items: no array or object in this request may have more`;
-    throw new AgentRunError('invalid_request', `invalid request body: ${over.path || '(the body)'}: ${detail}`, {
-      errors: [{ path: over.path, detail }],
-    });
+  if (over) throw overBudget(over, budget as JsonBudget);
+  const value = parseJson(text);
+  // No store can keep NUL (PostgreSQL refuses it) or an unpaired surrogate (no UTF-8 form) in
+  // text; both can only arrive as `\u` escapes (the bytes are strict UTF-8), so the walk runs only
+  // when the text has one.
+  if (ESCAPED_NUL.test(text) || SURROGATE_ESCAPE.test(text)) refuseUnstorable(value);
+  return value;
+}
+
+/**
+ * `parseJsonBody`, with the event loop free between slices when the body is larger than
+ * `SLICE_BYTES` (docs/run-api.md, "Sizes first"): a 40 MiB body decoded and checked in one go
+ * held the loop for a tenth of a second or more. Its bytes are decoded, and the text checked
+ * (json-text-scan.ts: the same nesting, counts and escapes, in one pass), a slice at a time,
+ * with a turn of the event loop after each; then parsed (JSON.parse, about 1 ms a MB, which no
+ * slicing can split) and, when an escape calls for it, walked for text no store keeps, after
+ * another turn. The same answers as `parseJsonBody`, in the same order of precedence.
+ */
+export async function parseJsonBodyInSlices(bytes: Uint8Array, budget?: JsonBudget): Promise<unknown> {
+  if (bytes.byteLength <= SLICE_BYTES) return parseJsonBody(bytes, budget);
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  const scan = createJsonTextScan(MAX_JSON_DEPTH, budget);
+  const pieces: string[] = [];
+  let blank = true;
+  for (let offset = 0; offset < bytes.byteLength; offset += SLICE_BYTES) {
+    const piece = decodeSlice(decoder, bytes.subarray(offset, offset + SLICE_BYTES), true);
+    scan.feed(piece);
+    pieces.push(piece);
+    if (blank && piece.trim() !== '') blank = false;
+    await nextTurn();
   }
-  let value: unknown;
+  const last = decodeSlice(decoder, new Uint8Array(0), false);
+  scan.feed(last);
+  pieces.push(last);
+  if (blank && last.trim() === '') return undefined;
+  const { tooDeep: deep, over, suspectEscape } = scan.result();
+  if (deep) throw tooDeep();
+  if (over) throw overBudget(over, budget as JsonBudget);
+  const value = parseJson(pieces.join(''));
+  if (suspectEscape) {
+    await nextTurn();
+    refuseUnstorable(value);
+  }
+  return value;
+}
+
+/** Bodies larger than this are decoded and checked a slice at a time (`parseJsonBodyInSlices`). */
+export const SLICE_BYTES = 1 << 20;
+
+/**
+ * A turn of the event loop: a timer, so that I/O and other requests' callbacks run in between
+ * (an awaited promise would not let them). Every runtime agentrun serves on has `setTimeout`.
+ */
+const nextTurn = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+function decodeSlice(decoder: TextDecoder, bytes: Uint8Array, more: boolean): string {
   try {
-    value = JSON.parse(text);
+    return decoder.decode(bytes, { stream: more });
+  } catch {
+    throw invalidRequest('the request body is not valid UTF-8');
+  }
+}
+
+const tooDeep = () => invalidRequest(`the request body nests deeper than ${MAX_JSON_DEPTH} levels`);
+
+function overBudget(over: JsonCountOver, budget: JsonBudget): AgentRunError {
+  if (over.count === 'values')
+    return invalidRequest(`the request body holds more than ${budget.values} JSON values, more than this request's limits admit`);
+  const detail = `more than ${budget.items} items: no array or object in this request may have more`;
+  return new AgentRunError('invalid_request', `invalid request body: ${over.path || '(the body)'}: ${detail}`, {
+    errors: [{ path: over.path, detail }],
+  });
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
   } catch (error) {
     throw invalidRequest(`the request body is not valid JSON: ${(error as Error).message}`);
   }
-  // No store can keep NUL (PostgreSQL refuses it) or an unpaired surrogate (no UTF-8 form) in
-  // text; both can only arrive as `\u` escapes (the bytes are strict UTF-8), so the walk runs only
-  // when the text has one. Refused at its path, in `errors` too, as a schema's refusals are.
-  if (ESCAPED_NUL.test(text) || SURROGATE_ESCAPE.test(text)) {
-    const found = findUnstorableText(value);
-    if (found !== undefined) {
-      const at = found.path || '(the body)';
-      throw new AgentRunError('invalid_request', `invalid request body: ${at}: ${found.detail}`, {
-        errors: [{ path: found.path, detail: found.detail }],
-      });
-    }
-  }
-  return value;
+}
+
+/** Refused at its path, in `errors` too, as a schema's refusals are. */
+function refuseUnstorable(value: unknown): void {
+  const found = findUnstorableText(value);
+  if (found === undefined) return;
+  const at = found.path || '(the body)';
+  throw new AgentRunError('invalid_request', `invalid request body: ${at}: ${found.detail}`, {
+    errors: [{ path: found.path, detail: found.detail }],
+  });
 }
 
 const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;

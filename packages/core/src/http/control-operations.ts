@@ -45,15 +45,29 @@ type BodyOperation =
   | 'testFilter'
   | 'applyDefinitions';
 
+/**
+ * The management API's body limits (docs/management-api.md, "Body limits"): `bodyBytes` for every
+ * body, `testFilterBytes` for a test-filter's, whose payload is a delivery and so never larger
+ * than what the ingress accepts.
+ */
+export interface ManagementBodyLimits {
+  bodyBytes: number;
+  testFilterBytes: number;
+}
+
 /** The management API (docs/management-api.md), under the same base path, auth and errors as the run API. */
 export function controlOperations(
   control: ControlService,
   { readJson, requireBody }: JsonReaders,
   idempotent: IdempotentWrite,
+  limits: ManagementBodyLimits,
 ): OperationHandlers<ControlOperation> {
-  /** The body, read under its route's schema's value budget (json-readers.ts). */
+  /** The body, read under its route's limit and its schema's value budget (json-readers.ts). */
   const requiredJson = async (request: Request, operation: BodyOperation) =>
-    requireBody(await readJson(request, ROUTES[operation].body.schema), 'request');
+    requireBody(
+      await readJson(request, ROUTES[operation].body.schema, operation === 'testFilter' ? limits.testFilterBytes : limits.bodyBytes),
+      'request',
+    );
   /** Every management POST takes an `Idempotency-Key` (docs/run-api.md, "Idempotency"). */
   const post = (ctx: ApiContext, operation: string, body: unknown, status: number, write: () => Promise<unknown>) =>
     idempotent(ctx.principal, withKey(ctx.request, operation, body).idempotency, async () => ({ status, body: await write() }));
@@ -94,7 +108,7 @@ export function controlOperations(
       return noContent();
     },
     rotateWebhookSecret: async (ctx, { factoryUid, webhookUid }) => {
-      const body = await readJson(ctx.request, ROUTES.rotateWebhookSecret.body.schema);
+      const body = await readJson(ctx.request, ROUTES.rotateWebhookSecret.body.schema, limits.bodyBytes);
       return post(ctx, `rotate ${factoryUid}/${webhookUid}`, body, 200, () =>
         control.rotateSecret(ctx.principal, factoryUid, webhookUid, body, base(ctx)),
       );
