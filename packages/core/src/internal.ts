@@ -6,6 +6,7 @@ export { type BodyReader, concatBytes, parseJsonBody, READ_BODY, readBodyLimited
 export { finishResponse, REQUEST_ID_HEADER, requestIdFrom } from './http/finish-response.js';
 export { forwardToReal } from './http/lazy-web-object.js';
 export { MOUNT_PATH, mountedBase } from './http/mount-path.js';
+export { isStalledReaderDrop } from './http/paced-body.js';
 export { jsonResponse, problemResponse } from './http/responses.js';
 export { type BufferedResponse, bufferedResponse, textResponse } from './http/text-response.js';
 export { checkOptions } from './util/check-options.js';

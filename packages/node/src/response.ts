@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type BufferedResponse, bufferedResponse } from '@agentrun/core/internal';
+import { type BufferedResponse, bufferedResponse, isStalledReaderDrop } from '@agentrun/core/internal';
 import { clientGone } from './signals.js';
 
 /**
@@ -78,7 +78,10 @@ async function pipeBody(body: ReadableStream<Uint8Array>, res: ServerResponse): 
     if (early?.done) return void res.end(chunk.value);
     for (;;) {
       if (res.destroyed) return;
-      if (!res.write(chunk.value)) await drained(res);
+      // Nothing more is read from the body until the client took this chunk: the body's own queue
+      // then fills and its producer stops (core's paced bodies stop reading the store). A body that
+      // errors meanwhile (one that dropped this client for not reading) ends the wait.
+      if (!res.write(chunk.value)) await Promise.race([drained(res), reader.closed]);
       chunk = await next;
       if (chunk.done) break;
       next = reader.read();
@@ -86,6 +89,9 @@ async function pipeBody(body: ReadableStream<Uint8Array>, res: ServerResponse): 
     if (!res.destroyed) res.end();
   } catch (error) {
     res.destroy();
+    // A body that gave up on a client that stopped reading (docs/run-api.md, "Slow readers"): the
+    // connection is closed, and nothing failed on the server's side.
+    if (isStalledReaderDrop(error)) return;
     throw error;
   } finally {
     res.off('close', stop);

@@ -8,6 +8,7 @@ import { idempotentWrites } from '../http/idempotent-write.js';
 import { jsonReaders } from '../http/json-readers.js';
 import { metaOperations } from '../http/meta-operations.js';
 import type { Mountable } from '../http/mountable.js';
+import { DEFAULT_STREAM_LIMITS } from '../http/paced-body.js';
 import { runOperations } from '../http/run-operations.js';
 import { createHttpSurface, ingressOperations } from '../http/surface.js';
 import { createIngress, DEFAULT_INGRESS_LIMITS } from '../ingress/pipeline.js';
@@ -110,7 +111,7 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
   });
   const surface = createHttpSurface({
     operations: {
-      ...runOperations(runs, readers),
+      ...runOperations(runs, readers, { ...DEFAULT_STREAM_LIMITS, ...options.streamLimits }),
       ...controlOperations(control, readers, idempotent, managementBodyLimits(options)),
       ...ingressOperations(ingress),
       ...metaOperations(),

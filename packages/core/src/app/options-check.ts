@@ -49,6 +49,7 @@ const OptionsSchema = v.strictObject({
       windowMs: v.optional(positiveInt),
     }),
   ),
+  streamLimits: v.optional(v.strictObject({ queueBytes: v.optional(positiveInt), dropStalledAfterMs: v.optional(positiveInt) })),
   executor: v.optional(withMethods('execute')),
   maintenanceTasks: v.optional(
     v.array(

@@ -1,6 +1,7 @@
 import type { Authenticate } from '../auth/api-keys.js';
 import type { AgentRunEvents } from '../events.js';
 import type { Executor } from '../executor/executor.js';
+import type { StreamLimits } from '../http/paced-body.js';
 import type { IngressLimits } from '../ingress/pipeline.js';
 import type { MaintenanceTask } from '../maintenance/maintenance.js';
 import type { Store } from '../store/store.js';
@@ -52,6 +53,13 @@ export interface AgentRunOptions {
   sha256?: Sha256Port;
   /** Verifiers by scheme; default: the built-in schemes (docs/signatures.md) on `hmac`. */
   verifiers?: VerifierRegistry;
+  /**
+   * How the bodies read from a run's transcript (the live event stream, the transcript page) are
+   * paced by their client (docs/run-api.md, "Slow readers"): at most `queueBytes` queued per
+   * client (default 256 KiB) before the store is no longer read for it, and a client whose queue
+   * stays full for `dropStalledAfterMs` (default 60 s) is disconnected.
+   */
+  streamLimits?: Partial<StreamLimits>;
   /** Ingress limits; defaults: 256 KB bodies, 60 deliveries and 20 failed authentications a minute per webhook. */
   ingressLimits?: Partial<IngressLimits>;
   /** Housekeeping the workers run on their timer; default: idempotency purge and delivery-log sweep. */

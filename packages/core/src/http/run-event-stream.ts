@@ -1,13 +1,18 @@
 import { invalidRequest } from '../errors.js';
 import type { RunState } from '../models/run-state.js';
 import type { Notification } from '../notify/notification.js';
+import { renderedEventReader } from '../run/rendered-events.js';
 import { requireTeamRun, toRunEventView } from '../run/run-events.js';
 import { isTerminal } from '../run/state-machine.js';
+import type { RunEventRecord } from '../store/run-events.js';
 import type { Store } from '../store/store.js';
+import { DEFAULT_STREAM_LIMITS, pacedBody, type StreamLimits } from './paced-body.js';
 
 // `GET /agent/runs/{runId}/events` with `Accept: text/event-stream` (docs/run-api.md, "Following a
 // run live"): the run's events as Server-Sent Events, woken by the store's notifications, so a
-// writer in any process sharing the store is heard at once.
+// writer in any process sharing the store is heard at once. The body is paced by its client
+// (paced-body.ts): a client that stops reading stops the store reads, and one that stays behind
+// is dropped.
 
 /** A comment line every 15 s keeps proxies from closing an idle stream; each also re-reads the log. */
 const HEARTBEAT_MS = 15_000;
@@ -18,8 +23,6 @@ const POLL_MS = 1_000;
  * sees the run terminal without that event waits this long for it (a truncated log never gets it).
  */
 const SETTLE_MS = 1_000;
-/** Events read per store call. */
-const PAGE = 500;
 
 /** Whether the request asks for the live stream rather than a JSON page. */
 export const wantsEventStream = (request: Request): boolean => (request.headers.get('accept') ?? '').includes('text/event-stream');
@@ -32,11 +35,40 @@ export function streamStart(request: Request, after: number): number {
   return Number(last);
 }
 
+const sseFrame = (event: RunEventRecord) => `id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(toRunEventView(event))}\n\n`;
+
 /** The live stream of a run's events after `after`; the run must be the team's (404 before any byte). */
-export async function runEventStream(store: Store, teamUid: string, runId: string, after: number, request: Request): Promise<Response> {
+export async function runEventStream(
+  store: Store,
+  teamUid: string,
+  runId: string,
+  after: number,
+  request: Request,
+  limits: StreamLimits = DEFAULT_STREAM_LIMITS,
+): Promise<Response> {
   await requireTeamRun(store, teamUid, runId);
-  const encoder = new TextEncoder();
-  let closed = false;
+  const body = pacedBody((stopped) => sseFrames(store, teamUid, runId, after, [stopped, request.signal]), limits);
+  return new Response(body, {
+    headers: {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      'x-accel-buffering': 'no',
+    },
+  });
+}
+
+/**
+ * The frames, each produced when the body has room for it. It listens for notifications while it
+ * runs and stops listening when it ends, is cancelled, or its client is dropped.
+ */
+async function* sseFrames(
+  store: Store,
+  teamUid: string,
+  runId: string,
+  after: number,
+  signals: readonly (AbortSignal | undefined)[],
+): AsyncGenerator<string, void, undefined> {
+  const closed = () => signals.some((s) => s?.aborted);
   // `dirty`: something may have changed since the last read; a wait ends at once when it is set.
   let dirty = true;
   let endWait: (() => void) | undefined;
@@ -47,15 +79,10 @@ export async function runEventStream(store: Store, teamUid: string, runId: strin
   const woken = (n: Notification) => {
     if (n.type === 'resync' || (n.runId === runId && (n.type === 'run.event' || n.type === 'run.changed'))) wake();
   };
-  const stopListening = store.notifications ? await store.notifications.listen(woken) : undefined;
-  const close = () => {
-    closed = true;
-    wake();
-  };
-  request.signal?.addEventListener('abort', close);
+  let stopListening: (() => Promise<void>) | undefined;
   const wait = (ms: number) =>
     new Promise<void>((resolve) => {
-      if (dirty || closed) return resolve();
+      if (dirty || closed()) return resolve();
       const done = () => {
         clearTimeout(timer);
         endWait = undefined;
@@ -64,26 +91,21 @@ export async function runEventStream(store: Store, teamUid: string, runId: strin
       const timer = setTimeout(done, ms);
       endWait = done;
     });
-
-  async function pump(controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
+  for (const s of signals) s?.addEventListener('abort', wake);
+  try {
+    stopListening = store.notifications ? await store.notifications.listen(woken) : undefined;
+    const read = renderedEventReader(store, runId, sseFrame);
     let cursor = after;
     let lastSent = Date.now();
-    const send = (text: string) => {
-      controller.enqueue(encoder.encode(text));
-      lastSent = Date.now();
-    };
     let terminalSeen = false;
     let settleBy: number | undefined;
-    while (!closed) {
+    while (!closed()) {
       dirty = false;
-      for (;;) {
-        const page = await store.runEvents.list(runId, { after: cursor, limit: PAGE });
-        for (const event of page) {
-          send(`id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(toRunEventView(event))}\n\n`);
-          cursor = event.id;
-          if (event.type === 'state') terminalSeen = isTerminal((event.data as { to?: RunState }).to ?? 'QUEUED');
-        }
-        if (page.length < PAGE) break;
+      for await (const { event, text } of read(cursor)) {
+        yield text;
+        lastSent = Date.now();
+        cursor = event.id;
+        if (event.type === 'state') terminalSeen = isTerminal((event.data as { to?: RunState }).to ?? 'QUEUED');
       }
       const run = await store.runs.get(runId, teamUid);
       if (!run) return;
@@ -95,32 +117,14 @@ export async function runEventStream(store: Store, teamUid: string, runId: strin
         ms = settleBy - Date.now();
       } else settleBy = undefined;
       await wait(ms);
-      if (!closed && Date.now() - lastSent >= HEARTBEAT_MS) send(': heartbeat\n\n');
+      if (!closed() && Date.now() - lastSent >= HEARTBEAT_MS) {
+        yield ': heartbeat\n\n';
+        lastSent = Date.now();
+      }
     }
+  } finally {
+    for (const s of signals) s?.removeEventListener('abort', wake);
+    // A failure to unlisten is the notification port's to report; the stream has ended either way.
+    await stopListening?.().catch(() => {});
   }
-
-  const body = new ReadableStream<Uint8Array>({
-    start(controller) {
-      pump(controller)
-        .then(() => {
-          if (!closed) controller.close();
-        })
-        .catch((error) => {
-          if (!closed) controller.error(error);
-        })
-        .finally(() => {
-          closed = true;
-          request.signal?.removeEventListener('abort', close);
-          void stopListening?.();
-        });
-    },
-    cancel: close,
-  });
-  return new Response(body, {
-    headers: {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache',
-      'x-accel-buffering': 'no',
-    },
-  });
 }

@@ -2,12 +2,14 @@ import { invalidRequest } from '../errors.js';
 import { REPEATABLE_QUERY_PARAMS } from '../models/requests.js';
 import { ROUTES } from '../routes/table.js';
 import type { WriteResult } from '../run/idempotency.js';
-import { allRunEvents, listRunEvents, parseRunEventsQuery, requireTeamRun } from '../run/run-events.js';
+import { listRunEvents, parseRunEventsQuery, requireTeamRun } from '../run/run-events.js';
 import type { RunService } from '../run/run-service.js';
 import { transcriptHtml } from '../run/transcript-html.js';
+import { parseTranscriptQuery } from '../run/transcript-query.js';
 import { withKey } from './idempotency-key.js';
 import type { JsonReaders } from './json-readers.js';
 import type { ApiContext, OperationHandlers } from './operation.js';
+import { DEFAULT_STREAM_LIMITS, pacedBody, type StreamLimits } from './paced-body.js';
 import { queryObject } from './query.js';
 import { jsonResponse } from './responses.js';
 import { runEventStream, streamStart, wantsEventStream } from './run-event-stream.js';
@@ -24,8 +26,15 @@ type RunOperation =
   | 'listRunEvents'
   | 'getRunTranscript';
 
-/** The run API (docs/run-api.md) over the run service. */
-export function runOperations(runs: RunService, { readJson, requireBody }: JsonReaders): OperationHandlers<RunOperation> {
+/**
+ * The run API (docs/run-api.md) over the run service. `streamLimits` pace the bodies read from a
+ * run's transcript (the live stream, the transcript page) by their client (http/paced-body.ts).
+ */
+export function runOperations(
+  runs: RunService,
+  { readJson, requireBody }: JsonReaders,
+  streamLimits: StreamLimits = DEFAULT_STREAM_LIMITS,
+): OperationHandlers<RunOperation> {
   const written = <T>(result: WriteResult<T>) =>
     jsonResponse(result.body, result.status, result.replayed ? { 'idempotent-replayed': 'true' } : {});
   // One operation for `/agent/run` and its alias: a key names the same request through either.
@@ -59,16 +68,24 @@ export function runOperations(runs: RunService, { readJson, requireBody }: JsonR
       if (request.method !== 'GET' || !wantsEventStream(request))
         return jsonResponse(await listRunEvents(runs.store, principal.team_uid, runId, queryObject(url)));
       const { after } = parseRunEventsQuery(queryObject(url));
-      return runEventStream(runs.store, principal.team_uid, runId, streamStart(request, after), request);
+      return runEventStream(runs.store, principal.team_uid, runId, streamStart(request, after), request, streamLimits);
     },
-    getRunTranscript: async ({ principal }, { runId }) => {
+    getRunTranscript: async ({ principal, url }, { runId }) => {
+      const { after } = parseTranscriptQuery(queryObject(url));
       const run = await requireTeamRun(runs.store, principal.team_uid, runId);
-      return textResponse(transcriptHtml(run, await allRunEvents(runs.store, runId)), 200, {
-        'content-type': 'text/html; charset=utf-8',
-        // Nothing on the page runs or loads: only its own inline style.
-        'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",
-        'x-content-type-options': 'nosniff',
-      });
+      // Streamed in pieces as the client takes them (docs/run-api.md, "The transcript page").
+      return new Response(
+        pacedBody(() => transcriptHtml(runs.store, run, after), streamLimits),
+        {
+          status: 200,
+          headers: {
+            'content-type': 'text/html; charset=utf-8',
+            // Nothing on the page runs or loads: only its own inline style.
+            'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",
+            'x-content-type-options': 'nosniff',
+          },
+        },
+      );
     },
     getRunAttachment: async ({ principal }, { runId, fileName }) => {
       const file = await runs.getAttachment(principal, runId, fileName);

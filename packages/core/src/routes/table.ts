@@ -35,6 +35,7 @@ import {
 } from '../models/requests.js';
 import { ListRunsResponseSchema, RunAgentResponseSchema, RunFollowupResponseSchema, RunItemSchema } from '../models/run.js';
 import { ListRunEventsResponseSchema } from '../models/run-events.js';
+import { TranscriptQuerySchema } from '../run/transcript-query.js';
 import { type RouteSpec, route } from './route.js';
 
 const runId = 'The run ID.';
@@ -152,6 +153,7 @@ export const ROUTES = {
     tag: 'runs',
     summary: "A run's transcript as a page to read (with the API key; a person opens the run's `session_link`).",
     params: { runId },
+    query: TranscriptQuerySchema,
     responses: { 200: { description: 'The transcript, as HTML.', content: 'html' } },
   }),
   getOpenApi: route({

@@ -35,13 +35,3 @@ export async function listRunEvents(
   const { page, pageInfo } = keysetPage(rows, limit, (last) => String(last.id));
   return { events: page.map(toRunEventView), page_info: pageInfo };
 }
-
-/** The whole transcript of a team's run, for the page (at most `RUN_EVENTS_PER_RUN` events). */
-export async function allRunEvents(store: Store, runId: string): Promise<RunEventRecord[]> {
-  const out: RunEventRecord[] = [];
-  for (;;) {
-    const page = await store.runEvents.list(runId, { after: out.at(-1)?.id ?? 0, limit: 1000 });
-    out.push(...page);
-    if (page.length < 1000) return out;
-  }
-}
