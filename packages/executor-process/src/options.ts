@@ -1,5 +1,6 @@
 import { checkOptions } from '@agentrun/core/internal';
 import * as v from 'valibot';
+import { DEFAULT_MAX_OUTPUT_BYTES } from './output-budget.js';
 
 /** What `processExecutor` takes (docs/executors.md, "The process executor"). */
 export interface ProcessExecutorOptions {
@@ -24,6 +25,11 @@ export interface ProcessExecutorOptions {
   keepWorkspaces?: KeepWorkspaces;
   /** A run whose directory grows beyond this fails with `error_code: 'disk_limit'`. Default: no cap. */
   maxWorkspaceBytes?: number;
+  /**
+   * The most bytes of the agent's stdout lines a run keeps; past it, one marker and the rest read
+   * and dropped (docs/executors.md, "Output budget"). Default 16 MiB.
+   */
+  maxOutputBytes?: number;
   /** Hears what goes wrong beside the run (a progress write, a cleanup). Default: console.error. */
   onError?: (error: unknown) => void;
 }
@@ -41,6 +47,7 @@ export interface ResolvedOptions {
   killGraceMs: number;
   keepWorkspaces: KeepWorkspaces;
   maxWorkspaceBytes: number | undefined;
+  maxOutputBytes: number;
   onError: (error: unknown) => void;
 }
 
@@ -62,6 +69,7 @@ const OptionsSchema = v.strictObject({
   killGraceMs: v.optional(v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(0, 'must not be negative'))),
   keepWorkspaces: v.optional(v.picklist(['never', 'on-failure', 'always'], "must be 'never', 'on-failure' or 'always'")),
   maxWorkspaceBytes: v.optional(positiveInt),
+  maxOutputBytes: v.optional(positiveInt),
   onError: v.optional(v.custom<(e: unknown) => void>((x) => typeof x === 'function', 'must be a function')),
 });
 
@@ -79,6 +87,7 @@ export function resolveOptions(options: ProcessExecutorOptions, defaultRoot: str
     killGraceMs: options.killGraceMs ?? 5000,
     keepWorkspaces: options.keepWorkspaces ?? 'never',
     maxWorkspaceBytes: options.maxWorkspaceBytes,
+    maxOutputBytes: options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
     onError: options.onError ?? ((error) => console.error('[agentrun] process executor', error)),
   };
 }

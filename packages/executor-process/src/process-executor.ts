@@ -2,22 +2,18 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ExecutionContext, ExecutionInput, ExecutionOutcome, Executor } from '@agentrun/core';
+import { agentOutput } from './agent-output.js';
 import { boundedLines } from './bounded-lines.js';
 import { agentEnvironment } from './environment.js';
 import { type ProcessExecutorOptions, type ResolvedOptions, resolveOptions } from './options.js';
 import { watchProcessGroup } from './process-group.js';
-import { followupLine, parseAgentLine } from './protocol.js';
-import { transcriptWriter } from './transcript-writer.js';
+import { followupLine } from './protocol.js';
 import { createWorkspace, directoryBytes, removeWorkspace, type Workspace } from './workspace.js';
 
-/** Plain output lines reach `status_message` at most this often (transcript-writer.ts). */
-const PROGRESS_INTERVAL_MS = 1000;
 /** How often the workspace's size is checked against `maxWorkspaceBytes`. */
 const DISK_CHECK_MS = 1000;
 /** How much of stderr's end a failed run's message carries. */
 const STDERR_TAIL_BYTES = 2048;
-/** Longest status message taken from one output line. */
-const MAX_MESSAGE = 1000;
 /** The longest stdout line kept whole (a protocol message fits many times over); see bounded-lines.ts. */
 const MAX_LINE = 64 * 1024;
 
@@ -76,9 +72,19 @@ async function runAgent(
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
 
+  // Every line goes through one queue, in the order printed: its event, and the status it leaves
+  // (agent-output.ts), while the run's output budget lasts. stdout waits while the store is behind.
+  const output = agentOutput(context, {
+    maxOutputBytes: config.maxOutputBytes,
+    onError: config.onError,
+    backpressure: { pause: () => child.stdout?.pause(), resume: () => child.stdout?.resume() },
+  });
+
   let stop: Stop | undefined;
   const stopAgent = (why: Stop) => {
     stop ??= why;
+    // Lines still waiting for the store are not waited for (docs/executors.md, "Output budget").
+    output.stop(why.reason);
     group.terminate();
   };
   const onAbort = () => stopAgent({ reason: 'cancel' });
@@ -102,61 +108,12 @@ async function runAgent(
   for (const f of input.followups) child.stdin?.write(followupLine(f));
   const unsubscribe = context.onFollowup((f) => child.stdin?.write(followupLine(f)));
 
-  // Every line goes through this one queue, in the order printed: its event, and the status it
-  // leaves (transcript-writer.ts). stdout waits while the store is behind.
-  const transcript = transcriptWriter(context, config.onError, {
-    statusIntervalMs: PROGRESS_INTERVAL_MS,
-    backpressure: { pause: () => child.stdout?.pause(), resume: () => child.stdout?.resume() },
-  });
-  let result: ExecutionOutcome | undefined;
   let stderrTail = '';
   child.stderr?.setEncoding('utf8');
   child.stderr?.on('data', (chunk: string) => {
     stderrTail = (stderrTail + chunk).slice(-STDERR_TAIL_BYTES);
   });
-  const lines = boundedLines(MAX_LINE, (line) => {
-    const message = parseAgentLine(line);
-    if (message === undefined || typeof message === 'string') {
-      // A plain line, or not a valid message (shown as it is): an output event, and the run's
-      // status (throttled) without a status event repeating it.
-      if (line.trim() === '') return;
-      transcript.add({
-        entry: { type: 'output', data: { text: line } },
-        status: { update: { message: line.slice(0, MAX_MESSAGE) }, throttled: true },
-      });
-    } else if (message.agentrun === 'status' || message.agentrun === 'session') {
-      const update =
-        message.agentrun === 'status'
-          ? { message: message.message.slice(0, MAX_MESSAGE) }
-          : {
-              message: 'Session started',
-              ...(message.id !== undefined ? { session_id: message.id } : {}),
-              ...(message.link !== undefined ? { session_link: message.link } : {}),
-            };
-      transcript.add({ entry: { type: 'status', data: update }, status: { update, throttled: false } });
-    } else if (message.agentrun === 'artifact') {
-      // An artifact event; the status it leaves says so, without an event of its own.
-      const { agentrun: _, ...artifact } = message;
-      const what = message.url ?? message.path ?? message.name ?? 'unnamed';
-      transcript.add({
-        entry: { type: 'artifact', data: artifact },
-        status: {
-          update: { message: `Artifact${message.type ? ` (${message.type})` : ''}: ${what}`.slice(0, MAX_MESSAGE) },
-          throttled: false,
-        },
-      });
-    } else {
-      // The outcome: the run's final state event tells it.
-      result =
-        message.status === 'succeeded'
-          ? { status: 'succeeded', ...(message.message !== undefined ? { message: message.message } : {}) }
-          : {
-              status: 'failed',
-              message: message.message ?? 'The agent reported a failure',
-              ...(message.error_code !== undefined ? { error_code: message.error_code } : {}),
-            };
-    }
-  });
+  const lines = boundedLines(MAX_LINE, (line) => output.line(line));
   child.stdout?.setEncoding('utf8');
   child.stdout?.on('data', (chunk: string) => lines.write(chunk));
   child.stdout?.on('end', () => lines.end());
@@ -170,7 +127,7 @@ async function runAgent(
     // the pipes is still read to the end.
     group.kill();
     await closed;
-    await transcript.close();
+    await output.close();
     const tail = stderrTail.trim();
     if (stop?.reason === 'cancel') return { status: 'failed', message: 'Cancelled' };
     if (stop) return { status: 'failed', message: stop.message, error_code: stop.reason };
@@ -178,7 +135,7 @@ async function runAgent(
       // The shell's "not executable" / "not found": the command could not start (an ERROR, not the agent failing).
       throw new Error(`the agent command could not start (exit ${code})${tail ? `: ${tail}` : ''}`);
     }
-    if (result) return result;
+    if (output.result) return output.result;
     if (code === 0) return { status: 'succeeded', message: 'The agent finished' };
     return {
       status: 'failed',

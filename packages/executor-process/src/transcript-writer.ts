@@ -12,6 +12,8 @@ export interface AgentLine {
    * winning. Either way it is no event of its own: the line's entry is.
    */
   status?: { update: ProgressUpdate; throttled: boolean };
+  /** The bytes of the line as printed, for the output budget (output-budget.ts). */
+  bytes?: number;
 }
 
 /** Stops and restarts the agent's stdout, so lines wait in the pipe, not in memory, while the store is behind. */
@@ -59,7 +61,19 @@ export interface TranscriptWriterOptions {
  * docs/executors.md, "The JSON-lines protocol".
  */
 export interface TranscriptWriter {
-  add(line: AgentLine): void;
+  /**
+   * Queue a line; false when it was dropped (stopped, with a batch already waiting). `marker`: the
+   * output-truncated marker, queued even then (output-budget.ts).
+   */
+  add(line: AgentLine, marker?: boolean): boolean;
+  /**
+   * The run was stopped (timeout, cancel, disk cap): from now on less than a batch waits, the
+   * lines waiting beyond it are dropped (and returned) as are those added later while it is full
+   * (`add` says so), and stdout is never paused again, so the agent's pipes drain and `close`
+   * costs the write under way and one more, however far behind the store is (docs/executors.md,
+   * "Output budget").
+   */
+  stop(): AgentLine[];
   /**
    * Write every line left and wait for it. A plain line's status still held back by the throttle
    * is dropped: the outcome's message comes next.
@@ -82,6 +96,7 @@ export function transcriptWriter(
   let due: DueWrite | undefined;
   let paused = false;
   let closing = false;
+  let stopped = false;
   const status = statusThrottle(statusIntervalMs, () => start());
   /** A protocol message: written at once, with the lines before it. */
   const urgent = (line: AgentLine) => line.status !== undefined && !line.status.throttled;
@@ -137,14 +152,26 @@ export function transcriptWriter(
   }
 
   return {
-    add(line) {
+    add(line, marker = false) {
+      // Stopped: a batch waits at most, the marker the caller adds when this says no the last of it.
+      if (stopped && !marker && queue.length >= maxBatch - 1) return false;
       queue.push(line);
       if (urgent(line) || queue.length >= maxBatch) start();
       else schedule();
-      if (writing && !paused && queue.length >= maxBatch) {
+      if (writing && !paused && !stopped && queue.length >= maxBatch) {
         paused = true;
         backpressure?.pause();
       }
+      return true;
+    },
+    stop() {
+      stopped = true;
+      const dropped = queue.splice(maxBatch - 1);
+      if (paused) {
+        paused = false;
+        backpressure?.resume();
+      }
+      return dropped;
     },
     async close() {
       closing = true;

@@ -1,0 +1,123 @@
+import type { ExecutionContext, ExecutionOutcome } from '@agentrun/core';
+import { outputBudget, type Truncation, truncationMessage } from './output-budget.js';
+import { type AgentMessage, parseAgentLine } from './protocol.js';
+import { type AgentLine, transcriptWriter } from './transcript-writer.js';
+
+/** Plain output lines reach `status_message` at most this often (transcript-writer.ts). */
+const PROGRESS_INTERVAL_MS = 1000;
+/** Longest status message taken from one output line. */
+const MAX_MESSAGE = 1000;
+
+/**
+ * What one run makes of its agent's stdout lines (docs/executors.md, "The JSON-lines protocol"
+ * and "Output budget"): each line an event, through one ordered queue (transcript-writer.ts),
+ * while the budget lasts (output-budget.ts); the `result` message kept aside, whatever the budget.
+ */
+export interface AgentOutput {
+  /** One line, as bounded-lines.ts splits them. */
+  line(text: string): void;
+  /**
+   * The run was stopped (timeout, cancel, disk cap; `reason` says which): lines still waiting
+   * beyond a batch are dropped with the marker, so `close` does not wait for them.
+   */
+  stop(reason: string): void;
+  /** The agent is done and its pipes closed: write what is left and wait for it. */
+  close(): Promise<void>;
+  /** The outcome the agent's `result` message gave, if it sent one. */
+  readonly result: ExecutionOutcome | undefined;
+}
+
+export interface AgentOutputOptions {
+  maxOutputBytes: number;
+  onError: (error: unknown) => void;
+  /** Stops and restarts the agent's stdout (transcript-writer.ts). */
+  backpressure: { pause(): void; resume(): void };
+}
+
+export function agentOutput(context: ExecutionContext, { maxOutputBytes, onError, backpressure }: AgentOutputOptions): AgentOutput {
+  const transcript = transcriptWriter(context, onError, { statusIntervalMs: PROGRESS_INTERVAL_MS, backpressure });
+  const budget = outputBudget(maxOutputBytes);
+  let result: ExecutionOutcome | undefined;
+  let stopReason: string | undefined;
+  /** The marker, once queued: a status event, and the run's status at once. */
+  let marker: AgentLine | undefined;
+  const truncate = (why: Truncation) => {
+    const update = { message: truncationMessage(budget.bytes, why) };
+    marker = { entry: { type: 'status', data: update }, status: { update, throttled: false } };
+    transcript.add(marker, true);
+  };
+  /** Lines of `bytes` kept were dropped after all, as the run stopped: the marker, unless one is queued. */
+  const stopped = (bytes: number, dropped: readonly AgentLine[] = []) => {
+    budget.spend(bytes);
+    if (marker === undefined || dropped.includes(marker)) truncate({ by: 'stop', reason: stopReason ?? 'stopped' });
+  };
+  return {
+    line(text) {
+      const message = parseAgentLine(text);
+      if (message !== undefined && typeof message !== 'string' && message.agentrun === 'result') {
+        result = outcomeOf(message);
+        return;
+      }
+      // A blank line leaves no event (and costs no budget).
+      if (message === undefined && text.trim() === '') return;
+      const bytes = Buffer.byteLength(text) + 1;
+      const verdict = budget.take(bytes);
+      if (verdict === 'drop') return;
+      if (verdict !== 'keep') return truncate(verdict);
+      // Stopped, with a batch already waiting: this line and every one after are dropped.
+      if (!transcript.add({ ...agentLine(text, message), bytes })) stopped(bytes);
+    },
+    stop(reason) {
+      stopReason ??= reason;
+      const dropped = transcript.stop();
+      if (dropped.length > 0)
+        stopped(
+          dropped.reduce((sum, line) => sum + (line.bytes ?? 0), 0),
+          dropped,
+        );
+    },
+    close: () => transcript.close(),
+    get result() {
+      return result;
+    },
+  };
+}
+
+/** A line's event, and the status it leaves (docs/executors.md, "The JSON-lines protocol"). */
+function agentLine(line: string, message: Exclude<AgentMessage, { agentrun: 'result' }> | string | undefined): AgentLine {
+  if (message === undefined || typeof message === 'string') {
+    // A plain line, or not a valid message (shown as it is): an output event, and the run's
+    // status (throttled) without a status event repeating it.
+    return {
+      entry: { type: 'output', data: { text: line } },
+      status: { update: { message: line.slice(0, MAX_MESSAGE) }, throttled: true },
+    };
+  }
+  if (message.agentrun === 'artifact') {
+    // An artifact event; the status it leaves says so, without an event of its own.
+    const { agentrun: _, ...artifact } = message;
+    const what = message.url ?? message.path ?? message.name ?? 'unnamed';
+    const update = { message: `Artifact${message.type ? ` (${message.type})` : ''}: ${what}`.slice(0, MAX_MESSAGE) };
+    return { entry: { type: 'artifact', data: artifact }, status: { update, throttled: false } };
+  }
+  const update =
+    message.agentrun === 'status'
+      ? { message: message.message.slice(0, MAX_MESSAGE) }
+      : {
+          message: 'Session started',
+          ...(message.id !== undefined ? { session_id: message.id } : {}),
+          ...(message.link !== undefined ? { session_link: message.link } : {}),
+        };
+  return { entry: { type: 'status', data: update }, status: { update, throttled: false } };
+}
+
+/** The outcome a `result` message gives: the run's final `state` event tells it. */
+function outcomeOf(message: Extract<AgentMessage, { agentrun: 'result' }>): ExecutionOutcome {
+  return message.status === 'succeeded'
+    ? { status: 'succeeded', ...(message.message !== undefined ? { message: message.message } : {}) }
+    : {
+        status: 'failed',
+        message: message.message ?? 'The agent reported a failure',
+        ...(message.error_code !== undefined ? { error_code: message.error_code } : {}),
+      };
+}
