@@ -23,6 +23,7 @@ export function executorFromEnvironment(env: Readonly<Record<string, string | un
   const timeoutMs = whole(env, 'AGENTRUN_AGENT_TIMEOUT_MS');
   const killGraceMs = whole(env, 'AGENTRUN_AGENT_KILL_GRACE_MS');
   const maxWorkspaceBytes = whole(env, 'AGENTRUN_AGENT_MAX_WORKSPACE_BYTES');
+  const maxOutputBytes = whole(env, 'AGENTRUN_AGENT_MAX_OUTPUT_BYTES');
   const allow = env.AGENTRUN_AGENT_ENV_ALLOW?.split(',')
     .map((s) => s.trim())
     .filter(Boolean);
@@ -38,6 +39,7 @@ export function executorFromEnvironment(env: Readonly<Record<string, string | un
         ...(timeoutMs !== undefined ? { timeoutMs } : {}),
         ...(killGraceMs !== undefined ? { killGraceMs } : {}),
         ...(maxWorkspaceBytes !== undefined ? { maxWorkspaceBytes } : {}),
+        ...(maxOutputBytes !== undefined ? { maxOutputBytes } : {}),
       }),
     };
   } catch (error) {

@@ -23,6 +23,9 @@ describe('the reference server executor from the environment', () => {
       executorFromEnvironment({ AGENTRUN_EXECUTOR: 'process', AGENTRUN_AGENT_COMMAND: 'a', AGENTRUN_AGENT_TIMEOUT_MS: '1.5' }),
     ).toThrow(/AGENTRUN_AGENT_TIMEOUT_MS must be a whole number/);
     expect(() =>
+      executorFromEnvironment({ AGENTRUN_EXECUTOR: 'process', AGENTRUN_AGENT_COMMAND: 'a', AGENTRUN_AGENT_MAX_OUTPUT_BYTES: '0' }),
+    ).toThrow(/AGENTRUN_AGENT_MAX_OUTPUT_BYTES must be a whole number above 0/);
+    expect(() =>
       executorFromEnvironment({ AGENTRUN_EXECUTOR: 'process', AGENTRUN_AGENT_COMMAND: 'a', AGENTRUN_KEEP_WORKSPACES: 'some' }),
     ).toThrow(/option keepWorkspaces/);
   });
