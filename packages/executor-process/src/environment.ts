@@ -1,3 +1,4 @@
+import type { ResolvedOptions } from './options.js';
 import type { Workspace } from './workspace.js';
 
 /** Passed from the server's environment always; everything else only when allowed (docs/executors.md, "The agent's environment"). */
@@ -13,17 +14,29 @@ export function agentEnvironment(
   allow: readonly string[],
   set: Readonly<Record<string, string>>,
   run: { runId: string; attempt: number; workspace: Workspace },
+  isolated: { HOME?: string; TMPDIR?: string } = {},
 ): Record<string, string> {
   const env: Record<string, string> = {};
   for (const name of [...ALWAYS, ...allow]) {
     const value = server[name];
     if (value !== undefined) env[name] = value;
   }
-  Object.assign(env, set);
+  Object.assign(env, isolated, set);
   env.AGENTRUN_RUN_ID = run.runId;
   env.AGENTRUN_ATTEMPT = String(run.attempt);
   env.AGENTRUN_WORKSPACE = run.workspace.dir;
   env.AGENTRUN_PROMPT_FILE = run.workspace.promptFile;
   env.AGENTRUN_MCP_CONFIG = run.workspace.mcpConfigFile;
   return env;
+}
+
+/**
+ * Under its own user or in a sandbox the server's HOME is not the agent's (not readable, or not
+ * there): HOME is the workspace, and in the sandbox TMPDIR its private /tmp (docs/executors.md,
+ * "Isolating the agent"). `env.set` still wins.
+ */
+export function isolatedHome(config: Pick<ResolvedOptions, 'user' | 'sandbox'>, workspace: Workspace): { HOME?: string; TMPDIR?: string } {
+  if (config.sandbox) return { HOME: workspace.dir, TMPDIR: '/tmp' };
+  if (config.user) return { HOME: workspace.dir };
+  return {};
 }

@@ -32,7 +32,33 @@ export interface ProcessExecutorOptions {
   maxOutputBytes?: number;
   /** Hears what goes wrong beside the run (a progress write, a cleanup). Default: console.error. */
   onError?: (error: unknown) => void;
+  /**
+   * Run the agent as this user and group (docs/executors.md, "Isolating the agent"): the server
+   * must run as root (or hold CAP_SETUID and CAP_SETGID); the workspace is then the agent's, and
+   * the workspace root not listable by it. Default: the server's own user.
+   */
+  user?: { uid: number; gid: number };
+  /** Run the agent in a bubblewrap sandbox that shows it only the system, the workspace and what is granted here. */
+  sandbox?: 'bubblewrap' | BubblewrapSandbox;
+  /**
+   * How the agent's descendants are tracked and ended (docs/executors.md, "Containment"):
+   * `'auto'` (default) a PID namespace when one can be had, else the process group;
+   * `'pid-namespace'` requires one; `'process-group'` never uses one.
+   */
+  containment?: Containment;
 }
+
+export interface BubblewrapSandbox {
+  kind: 'bubblewrap';
+  /** Host paths shown read-only at the same path (the agent's program, a toolchain). */
+  readOnly?: string[];
+  /** Host paths shown read-write at the same path (a cache). */
+  readWrite?: string[];
+  /** Whether the agent reaches the network. Default true (agents call model APIs). */
+  network?: boolean;
+}
+
+export type Containment = 'auto' | 'pid-namespace' | 'process-group';
 
 export type KeepWorkspaces = 'never' | 'on-failure' | 'always';
 
@@ -49,10 +75,21 @@ export interface ResolvedOptions {
   maxWorkspaceBytes: number | undefined;
   maxOutputBytes: number;
   onError: (error: unknown) => void;
+  user: { uid: number; gid: number } | undefined;
+  sandbox: Required<BubblewrapSandbox> | undefined;
+  containment: Containment;
 }
 
 const ENV_NAME = v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be environment variable names'));
 const positiveInt = v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(1, 'must be at least 1'));
+
+const id = v.pipe(
+  v.number(),
+  v.integer('must be a whole number'),
+  v.minValue(0, 'must not be negative'),
+  v.maxValue(2 ** 32 - 2, 'must be below 2^32 - 1'),
+);
+const absolutePaths = v.array(v.pipe(v.string(), v.startsWith('/', 'must be absolute paths')), 'must be an array of paths');
 
 const OptionsSchema = v.strictObject({
   command: v.pipe(v.string('must be a string'), v.nonEmpty('must not be empty')),
@@ -71,6 +108,22 @@ const OptionsSchema = v.strictObject({
   maxWorkspaceBytes: v.optional(positiveInt),
   maxOutputBytes: v.optional(positiveInt),
   onError: v.optional(v.custom<(e: unknown) => void>((x) => typeof x === 'function', 'must be a function')),
+  user: v.optional(v.strictObject({ uid: id, gid: id }, 'must be { uid, gid }')),
+  sandbox: v.optional(
+    v.union(
+      [
+        v.literal('bubblewrap'),
+        v.strictObject({
+          kind: v.literal('bubblewrap', "must be 'bubblewrap'"),
+          readOnly: v.optional(absolutePaths),
+          readWrite: v.optional(absolutePaths),
+          network: v.optional(v.boolean('must be a boolean')),
+        }),
+      ],
+      "must be 'bubblewrap' or { kind: 'bubblewrap', readOnly?, readWrite?, network? }",
+    ),
+  ),
+  containment: v.optional(v.picklist(['auto', 'pid-namespace', 'process-group'], "must be 'auto', 'pid-namespace' or 'process-group'")),
 });
 
 /** Checked at construction: a wrong option is a TypeError naming it, not a surprise at the first run. */
@@ -89,5 +142,18 @@ export function resolveOptions(options: ProcessExecutorOptions, defaultRoot: str
     maxWorkspaceBytes: options.maxWorkspaceBytes,
     maxOutputBytes: options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
     onError: options.onError ?? ((error) => console.error('[agentrun] process executor', error)),
+    user: options.user,
+    sandbox:
+      options.sandbox === undefined
+        ? undefined
+        : typeof options.sandbox === 'string'
+          ? { kind: 'bubblewrap', readOnly: [], readWrite: [], network: true }
+          : {
+              kind: 'bubblewrap',
+              readOnly: options.sandbox.readOnly ?? [],
+              readWrite: options.sandbox.readWrite ?? [],
+              network: options.sandbox.network ?? true,
+            },
+    containment: options.containment ?? 'auto',
   };
 }

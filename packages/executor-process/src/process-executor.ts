@@ -1,13 +1,12 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ExecutionContext, ExecutionInput, ExecutionOutcome, Executor } from '@agentrun/core';
 import { agentOutput } from './agent-output.js';
 import { boundedLines } from './bounded-lines.js';
-import { agentEnvironment } from './environment.js';
+import { agentEnvironment, isolatedHome } from './environment.js';
 import { type ProcessExecutorOptions, type ResolvedOptions, resolveOptions } from './options.js';
-import { watchProcessGroup } from './process-group.js';
 import { followupLine } from './protocol.js';
+import { type AgentPlan, agentPlan, spawnAgent } from './spawn-agent.js';
 import { createWorkspace, directoryBytes, removeWorkspace, type Workspace } from './workspace.js';
 
 /** How often the workspace's size is checked against `maxWorkspaceBytes`. */
@@ -24,12 +23,14 @@ const MAX_LINE = 64 * 1024;
  */
 export function processExecutor(options: ProcessExecutorOptions): Executor {
   const config = resolveOptions(options, join(tmpdir(), 'agentrun-runs'));
+  // Containment, sandbox and user, checked once (docs/executors.md, "Isolating the agent", "Containment").
+  const plan = agentPlan(config);
   return {
     async execute(input, context) {
-      const workspace = await createWorkspace(config.workspaceRoot, input);
+      const workspace = await createWorkspace(config.workspaceRoot, input, config.user);
       let outcome: ExecutionOutcome | undefined;
       try {
-        outcome = await runAgent(config, input, context, workspace);
+        outcome = await runAgent(config, input, context, workspace, plan);
         return outcome;
       } finally {
         const keep = config.keepWorkspaces === 'always' || (config.keepWorkspaces === 'on-failure' && outcome?.status !== 'succeeded');
@@ -47,6 +48,7 @@ async function runAgent(
   input: ExecutionInput,
   context: ExecutionContext,
   workspace: Workspace,
+  plan: AgentPlan,
 ): Promise<ExecutionOutcome> {
   const replace = (arg: string) =>
     arg.replace(/\{(workspace|prompt_file|mcp_config|run_id|attempt)\}/g, (_, name: string) =>
@@ -60,17 +62,16 @@ async function runAgent(
               ? input.run.run_id
               : String(input.attempt),
     );
-  const child = spawn(config.command, config.args.map(replace), {
-    cwd: workspace.dir,
-    env: agentEnvironment(process.env, config.allow, config.set, { runId: input.run.run_id, attempt: input.attempt, workspace }),
-    shell: config.shell,
-    detached: true,
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  await started(child, config);
-  const group = watchProcessGroup(child, config.killGraceMs);
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  const env = agentEnvironment(
+    process.env,
+    config.allow,
+    config.set,
+    { runId: input.run.run_id, attempt: input.attempt, workspace },
+    isolatedHome(config, workspace),
+  );
+  // Spawned in its containment, under its user, in its sandbox (spawn-agent.ts).
+  const agent = await spawnAgent(plan, { command: config.command, args: config.args.map(replace) }, workspace.dir, env);
+  const child = agent.child;
 
   // Every line goes through one queue, in the order printed: its event, and the status it leaves
   // (agent-output.ts), while the run's output budget lasts. stdout waits while the store is behind.
@@ -85,7 +86,7 @@ async function runAgent(
     stop ??= why;
     // Lines still waiting for the store are not waited for (docs/executors.md, "Output budget").
     output.stop(why.reason);
-    group.terminate();
+    agent.terminate();
   };
   const onAbort = () => stopAgent({ reason: 'cancel' });
   if (context.signal.aborted) onAbort();
@@ -119,20 +120,19 @@ async function runAgent(
   child.stdout?.on('end', () => lines.end());
 
   try {
-    const code = await exited;
+    const code = await agent.exited;
     // The agent reads no more: a follow-up from now on stays with the worker, which queues the run
     // again with it (docs/executors.md, "Follow-ups"), instead of going to a stdin nobody reads.
     unsubscribe();
-    // The agent is done: whatever it left running in its group goes too. Its output already in
-    // the pipes is still read to the end.
-    group.kill();
-    await closed;
+    // The agent is done: every descendant it left goes too (spawn-agent.ts). Its output already
+    // in the pipes is still read to the end, but a pipe some escaped process holds open is not waited on.
+    await agent.finish();
     await output.close();
     const tail = stderrTail.trim();
     if (stop?.reason === 'cancel') return { status: 'failed', message: 'Cancelled' };
     if (stop) return { status: 'failed', message: stop.message, error_code: stop.reason };
-    if (config.shell && (code === 126 || code === 127)) {
-      // The shell's "not executable" / "not found": the command could not start (an ERROR, not the agent failing).
+    if (agent.startCodes && (code === 126 || code === 127)) {
+      // The shell's (or the init's) "not executable" / "not found": the command could not start (an ERROR, not the agent failing).
       throw new Error(`the agent command could not start (exit ${code})${tail ? `: ${tail}` : ''}`);
     }
     if (output.result) return output.result;
@@ -147,16 +147,6 @@ async function runAgent(
     clearInterval(diskCheck);
     context.signal.removeEventListener('abort', onAbort);
     unsubscribe();
-    group.release();
+    agent.release();
   }
-}
-
-/** Resolves once the process runs; throws (the run ends in ERROR) when it could not start: ENOENT, EACCES. */
-function started(child: ChildProcess, config: ResolvedOptions): Promise<void> {
-  return new Promise((resolve, reject) => {
-    child.once('spawn', () => resolve());
-    child.once('error', (error) =>
-      reject(new Error(`the agent command ${JSON.stringify(config.command)} could not start: ${error.message}`)),
-    );
-  });
 }

@@ -1,5 +1,5 @@
-import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { chmod, chown, mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { basename, extname, join } from 'node:path';
 import type { ExecutionInput, RunItem } from '@agentrun/core';
 
 /** A run's directory and the files the agent reads (docs/executors.md, "The workspace"). */
@@ -13,10 +13,14 @@ export interface Workspace {
 
 /**
  * A fresh directory under `root` holding `prompt.md`, `run.json`, `mcp.json` and
- * `attachments/<file_name>` for every attachment of the run.
+ * `attachments/<file_name>` for every attachment of the run. With `user` (the agent's own user,
+ * docs/executors.md "Isolating the agent"), the directory and its files are that user's, the
+ * directory mode 0700, and `root` mode 0711: the agent reaches its own workspace, and cannot list
+ * the others.
  */
-export async function createWorkspace(root: string, input: ExecutionInput): Promise<Workspace> {
+export async function createWorkspace(root: string, input: ExecutionInput, user?: { uid: number; gid: number }): Promise<Workspace> {
   await mkdir(root, { recursive: true });
+  if (user) await chmod(root, 0o711);
   const dir = await mkdtemp(join(root, `${safeName(input.run.run_id)}-${input.attempt}-`));
   const workspace: Workspace = {
     dir,
@@ -27,6 +31,7 @@ export async function createWorkspace(root: string, input: ExecutionInput): Prom
   };
   try {
     await writeFiles(workspace, input);
+    if (user) await giveTo(workspace, user);
   } catch (error) {
     // A workspace that could not be filled is not left behind, whatever keepWorkspaces says.
     await removeWorkspace(workspace).catch(() => {});
@@ -43,11 +48,59 @@ async function writeFiles(workspace: Workspace, input: ExecutionInput): Promise<
   );
   await writeFile(workspace.mcpConfigFile, `${JSON.stringify({ mcpServers: input.run.agent_config?.mcp_servers ?? {} }, null, 2)}\n`);
   await mkdir(workspace.attachmentsDir);
+  const taken = new Set<string>();
   for (const { file_name } of input.run.attachments ?? []) {
     const data = await input.readAttachment(file_name);
     if (data === undefined) throw new Error(`attachment ${JSON.stringify(file_name)} of run ${input.run.run_id} is missing from the store`);
-    await writeFile(join(workspace.attachmentsDir, safeName(file_name)), data);
+    await writeFile(join(workspace.attachmentsDir, attachmentFileName(file_name, taken)), data);
   }
+}
+
+/** The workspace and every file in it to the agent's user; the directory private to it. */
+async function giveTo(workspace: Workspace, user: { uid: number; gid: number }): Promise<void> {
+  const entries = await readdir(workspace.dir, { withFileTypes: true, recursive: true });
+  for (const entry of entries) await chown(join(entry.parentPath, entry.name), user.uid, user.gid);
+  await chown(workspace.dir, user.uid, user.gid);
+  await chmod(workspace.dir, 0o700);
+}
+
+/** Linux's limit on one file name, in bytes. */
+const NAME_MAX = 255;
+/** An extension longer than this is cut with the rest of the name rather than kept whole. */
+const MAX_KEPT_EXTENSION = 32;
+
+/**
+ * An attachment's file name in `attachments/` (docs/executors.md, "The workspace"): its base name
+ * (`safeName`); when that is longer than 255 UTF-8 bytes, cut on a character boundary with its
+ * extension kept; when that name is taken in this run, `~2`, `~3`, … before the extension. Adds
+ * the name to `taken`.
+ */
+export function attachmentFileName(fileName: string, taken: Set<string>): string {
+  const base = safeName(fileName);
+  const ext = extname(base);
+  const keptExt = ext !== '' && Buffer.byteLength(ext) <= MAX_KEPT_EXTENSION ? ext : '';
+  const stem = keptExt === '' ? base : base.slice(0, -keptExt.length);
+  for (let n = 1; ; n++) {
+    const suffix = `${n === 1 ? '' : `~${n}`}${keptExt}`;
+    const name =
+      Buffer.byteLength(base) <= NAME_MAX && n === 1 ? base : `${cutToBytes(stem, NAME_MAX - Buffer.byteLength(suffix))}${suffix}`;
+    if (!taken.has(name)) {
+      taken.add(name);
+      return name;
+    }
+  }
+}
+
+/** The longest start of `text` of at most `max` UTF-8 bytes, cut between characters (code points). */
+function cutToBytes(text: string, max: number): string {
+  let bytes = 0;
+  let end = 0;
+  for (const char of text) {
+    bytes += Buffer.byteLength(char);
+    if (bytes > max) break;
+    end += char.length;
+  }
+  return text.slice(0, end);
 }
 
 /**

@@ -208,9 +208,17 @@ describe('processExecutor, end to end through a worker', () => {
     expect(run.status_message).toEqual({ message: 'Tests are red', error_code: 'tests_failed' });
   });
 
+  // The pid checks below read the host's pids: the process-group containment (containment.test.ts has the PID namespace's).
   it('fails with error_code timeout when the agent outlives timeoutMs, and its process group is gone', async () => {
     // A shell prints its pid at once (well before the timeout, however busy the machine), then sleeps as that pid.
-    start({ command: 'echo "agent pid $$"; exec sleep 30', args: [], shell: true, timeoutMs: 1000, killGraceMs: 200 });
+    start({
+      command: 'echo "agent pid $$"; exec sleep 30',
+      args: [],
+      shell: true,
+      timeoutMs: 1000,
+      killGraceMs: 200,
+      containment: 'process-group',
+    });
     const run = await settled(await create('go'), 'FAILED');
     expect(run.status_message).toEqual({ message: 'The agent ran longer than 1000 ms', error_code: 'timeout' });
     const agent = pidIn(messages, 'agent pid') as number;
@@ -219,7 +227,7 @@ describe('processExecutor, end to end through a worker', () => {
   });
 
   it('a cancel while running sends SIGTERM to the whole process group (the agent and its child)', async () => {
-    start();
+    start({ containment: 'process-group' });
     const runId = await create('sleep 30');
     await until(() => pidIn(messages, 'sleeping in pid') !== undefined, 'the agent to sleep');
     const agent = pidIn(messages, 'agent pid') as number;

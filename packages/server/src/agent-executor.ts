@@ -1,5 +1,5 @@
 import type { Executor } from '@agentrun/core';
-import { type KeepWorkspaces, processExecutor } from '@agentrun/executor-process';
+import { type Containment, type KeepWorkspaces, type ProcessExecutorOptions, processExecutor } from '@agentrun/executor-process';
 
 /** The executor the environment chose, and its name for the start-up banner. */
 export interface ChosenExecutor {
@@ -27,6 +27,7 @@ export function executorFromEnvironment(env: Readonly<Record<string, string | un
   const allow = env.AGENTRUN_AGENT_ENV_ALLOW?.split(',')
     .map((s) => s.trim())
     .filter(Boolean);
+  const isolation = isolationFromEnvironment(env);
   try {
     return {
       name: 'process',
@@ -40,6 +41,7 @@ export function executorFromEnvironment(env: Readonly<Record<string, string | un
         ...(killGraceMs !== undefined ? { killGraceMs } : {}),
         ...(maxWorkspaceBytes !== undefined ? { maxWorkspaceBytes } : {}),
         ...(maxOutputBytes !== undefined ? { maxOutputBytes } : {}),
+        ...isolation,
       }),
     };
   } catch (error) {
@@ -55,4 +57,43 @@ function whole(env: Readonly<Record<string, string | undefined>>, name: string):
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a whole number above 0, got ${JSON.stringify(value)}`);
   return n;
+}
+
+/**
+ * The agent's isolation and containment (docs/executors.md, "Isolating the agent", "Containment"):
+ * `AGENTRUN_AGENT_USER=uid:gid`, `AGENTRUN_AGENT_SANDBOX=bubblewrap` with
+ * `AGENTRUN_AGENT_SANDBOX_READ_ONLY` / `AGENTRUN_AGENT_SANDBOX_READ_WRITE` (comma-separated paths)
+ * and `AGENTRUN_AGENT_SANDBOX_NETWORK=0` to cut it off, and `AGENTRUN_AGENT_CONTAINMENT`.
+ */
+function isolationFromEnvironment(
+  env: Readonly<Record<string, string | undefined>>,
+): Pick<ProcessExecutorOptions, 'user' | 'sandbox' | 'containment'> {
+  const out: Pick<ProcessExecutorOptions, 'user' | 'sandbox' | 'containment'> = {};
+  const user = env.AGENTRUN_AGENT_USER;
+  if (user) {
+    const match = /^(\d+):(\d+)$/.exec(user);
+    if (!match) throw new Error(`AGENTRUN_AGENT_USER must be uid:gid (numbers), got ${JSON.stringify(user)}`);
+    out.user = { uid: Number(match[1]), gid: Number(match[2]) };
+  }
+  const sandbox = env.AGENTRUN_AGENT_SANDBOX;
+  if (sandbox) {
+    if (sandbox !== 'bubblewrap') throw new Error(`AGENTRUN_AGENT_SANDBOX must be bubblewrap, got ${JSON.stringify(sandbox)}`);
+    const paths = (name: string) =>
+      env[name]
+        ?.split(',')
+        .map((s) => s.trim())
+        .filter(Boolean) ?? [];
+    const network = env.AGENTRUN_AGENT_SANDBOX_NETWORK;
+    if (network !== undefined && network !== '' && network !== '0' && network !== '1') {
+      throw new Error(`AGENTRUN_AGENT_SANDBOX_NETWORK must be 0 or 1, got ${JSON.stringify(network)}`);
+    }
+    out.sandbox = {
+      kind: 'bubblewrap',
+      readOnly: paths('AGENTRUN_AGENT_SANDBOX_READ_ONLY'),
+      readWrite: paths('AGENTRUN_AGENT_SANDBOX_READ_WRITE'),
+      network: network !== '0',
+    };
+  }
+  if (env.AGENTRUN_AGENT_CONTAINMENT) out.containment = env.AGENTRUN_AGENT_CONTAINMENT as Containment;
+  return out;
 }

@@ -1,0 +1,92 @@
+import { accessSync, constants, existsSync, lstatSync, readlinkSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import type { BubblewrapSandbox } from './options.js';
+
+/**
+ * The bubblewrap sandbox (docs/executors.md, "Isolating the agent"): a mount namespace that shows
+ * the agent the system's programs and libraries read-only, a minimal /etc, a /proc of the run's
+ * PID namespace, a private /dev and /tmp, the workspace read-write at its own path, and only
+ * what the executor's options grant beside. Everything else of the host (the server's files, its
+ * configuration, other runs' workspaces) is not there. bwrap runs inside the run's PID namespace
+ * (containment.ts), under its init, so it needs no PID namespace of its own.
+ */
+
+/** The system's programs and libraries, read-only (a symlink, as on merged-/usr Debian, stays one). */
+const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
+
+/** What of /etc programs need: users, name resolution, the dynamic linker, TLS roots, alternatives, the time zone. */
+const ETC_FILES = [
+  '/etc/passwd',
+  '/etc/group',
+  '/etc/nsswitch.conf',
+  '/etc/hosts',
+  '/etc/resolv.conf',
+  '/etc/host.conf',
+  '/etc/gai.conf',
+  '/etc/ld.so.cache',
+  '/etc/ld.so.conf',
+  '/etc/ld.so.conf.d',
+  '/etc/ssl',
+  '/etc/ca-certificates',
+  '/etc/ca-certificates.conf',
+  '/etc/alternatives',
+  '/etc/localtime',
+  '/etc/mime.types',
+];
+
+/** The path of `bwrap` on the server's PATH; throws an Error saying how to get it when there is none. */
+export function findBubblewrap(path: string | undefined): string {
+  const found = findProgram('bwrap', path);
+  if (found) return found;
+  throw new Error(
+    'processExecutor: option sandbox: bubblewrap is not installed (no bwrap on PATH; on Debian and Ubuntu: apt-get install bubblewrap)',
+  );
+}
+
+/** Where `name` resolves on `path` (a name with a slash is taken as it is), like execvp; undefined when nowhere. */
+export function findProgram(name: string, path: string | undefined): string | undefined {
+  const candidates = name.includes('/')
+    ? [name]
+    : (path ?? '')
+        .split(delimiter)
+        .filter(Boolean)
+        .map((dir) => join(dir, name));
+  for (const candidate of candidates) {
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // Not here.
+    }
+  }
+  return undefined;
+}
+
+/** bwrap's arguments up to the command (ending with `--`), for a run whose workspace is `workspaceDir`. */
+export function bubblewrapArgs(sandbox: Required<BubblewrapSandbox>, workspaceDir: string, options: { setUser: boolean }): string[] {
+  const args = ['--unshare-ipc', '--unshare-uts', '--die-with-parent'];
+  if (!sandbox.network) args.push('--unshare-net');
+  for (const dir of SYSTEM_DIRS) {
+    const stat = lstatOrUndefined(dir);
+    if (stat?.isSymbolicLink()) args.push('--symlink', readlinkSync(dir), dir);
+    else if (stat?.isDirectory()) args.push('--ro-bind', dir, dir);
+  }
+  for (const file of ETC_FILES) if (existsSync(file)) args.push('--ro-bind', file, file);
+  args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp');
+  for (const path of sandbox.readOnly) args.push('--ro-bind', path, path);
+  for (const path of sandbox.readWrite) args.push('--bind', path, path);
+  // Last, so a tmpfs above (a workspace root under /tmp) does not hide it.
+  args.push('--bind', workspaceDir, workspaceDir, '--chdir', workspaceDir);
+  // bwrap run by root drops every capability for the command; setpriv (spawn-agent.ts) needs these two to switch to the agent's user, and drops them with it.
+  if (options.setUser) args.push('--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID');
+  args.push('--');
+  return args;
+}
+
+function lstatOrUndefined(path: string) {
+  try {
+    return lstatSync(path);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,155 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { type ContainmentKind, chooseContainment, INIT, unshareArgs } from './containment.js';
+import type { ResolvedOptions } from './options.js';
+import { watchProcessGroup } from './process-group.js';
+import { bubblewrapArgs, findBubblewrap, findProgram } from './sandbox.js';
+import { sweepByEnvironment } from './sweep.js';
+
+/**
+ * Starting the agent and ending it, with every descendant (docs/executors.md, "Containment" and
+ * "Isolating the agent"). How the agent is wrapped:
+ *
+ *   pid-namespace:  unshare --pid --fork --kill-child --mount-proc  /bin/sh -c INIT
+ *                     [bwrap <sandbox> --]  [setpriv --reuid U --regid G … --]  <agent>
+ *   process-group:  <agent>, spawned with uid/gid when a user is set
+ *
+ * In both the wrapper (or the agent) is spawned `detached`: its pid is the process group the
+ * cancel, the timeout and the watchdog signal.
+ */
+
+/** How the executor's options resolve to a way of starting agents (made once, at construction). */
+export interface AgentPlan {
+  config: ResolvedOptions;
+  containment: ContainmentKind;
+  /** bwrap's path, with a sandbox. */
+  bwrap?: string;
+  /** setpriv's path, with a user under a PID namespace. */
+  setpriv?: string;
+}
+
+/** The plan for these options; throws when they ask for what cannot be had here (a sandbox without bwrap, say). */
+export function agentPlan(config: ResolvedOptions): AgentPlan {
+  const containment = chooseContainment(config.containment, config.sandbox !== undefined);
+  const plan: AgentPlan = { config, containment };
+  if (config.sandbox) plan.bwrap = findBubblewrap(process.env.PATH);
+  if (config.user && containment === 'pid-namespace') {
+    const setpriv = findProgram('setpriv', process.env.PATH);
+    if (!setpriv) throw new Error('processExecutor: option user needs setpriv (util-linux) on PATH under a PID namespace');
+    plan.setpriv = setpriv;
+  }
+  return plan;
+}
+
+/** A running agent. */
+export interface AgentProcess {
+  readonly child: ChildProcess;
+  /** Its exit code once it (with `pid-namespace`: its init, so the agent) exited; null after a signal. */
+  readonly exited: Promise<number | null>;
+  /** Whether exit 126 or 127 means the command could not start (the shell's or the init's "not executable" / "not found"). */
+  readonly startCodes: boolean;
+  /** SIGTERM now (to the group; under a PID namespace, its init passes it to every process there), SIGKILL after the grace period. */
+  terminate(): void;
+  /** Once it exited: end every descendant left, then let its output drain (bounded) and close the pipes. */
+  finish(): Promise<void>;
+  /** Stop watching it (the watchdog). */
+  release(): void;
+}
+
+/**
+ * After the agent exited and its leftovers were killed, output still arriving is read to the end;
+ * once none came for this long (and the reader is not holding back for the store) the pipes are
+ * closed, so a descendant that escaped containment with stdout open cannot keep the run or its slot.
+ */
+const DRAIN_IDLE_MS = 500;
+
+export async function spawnAgent(
+  plan: AgentPlan,
+  argv: { command: string; args: string[] },
+  cwd: string,
+  env: Record<string, string>,
+): Promise<AgentProcess> {
+  const { config } = plan;
+  const stdio: ['pipe', 'pipe', 'pipe'] = ['pipe', 'pipe', 'pipe'];
+  let child: ChildProcess;
+  if (plan.containment === 'process-group') {
+    child = spawn(argv.command, argv.args, {
+      cwd,
+      env,
+      shell: config.shell,
+      detached: true,
+      stdio,
+      ...(config.user ? { uid: config.user.uid, gid: config.user.gid } : {}),
+    });
+  } else {
+    if (!config.shell && !findProgram(argv.command, env.PATH)) {
+      // What spawn would say; the init would only exit 127.
+      throw new Error(`the agent command ${JSON.stringify(config.command)} could not start: spawn ${argv.command} ENOENT`);
+    }
+    const agent = config.shell ? ['/bin/sh', '-c', [argv.command, ...argv.args].join(' ')] : [argv.command, ...argv.args];
+    const sandbox = plan.bwrap && config.sandbox ? [plan.bwrap, ...bubblewrapArgs(config.sandbox, cwd, { setUser: !!config.user })] : [];
+    const user =
+      plan.setpriv && config.user
+        ? [plan.setpriv, '--reuid', String(config.user.uid), '--regid', String(config.user.gid), '--clear-groups', '--no-new-privs', '--']
+        : [];
+    child = spawn('unshare', [...unshareArgs(), '/bin/sh', '-c', INIT, 'agentrun-init', ...sandbox, ...user, ...agent], {
+      cwd,
+      env,
+      detached: true,
+      stdio,
+    });
+  }
+  await started(child, config.command);
+  const group = watchProcessGroup(child, config.killGraceMs);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  return {
+    child,
+    exited,
+    startCodes: config.shell || plan.containment === 'pid-namespace',
+    terminate: () => group.terminate(),
+    async finish() {
+      // Under a PID namespace there is nothing left by now (the kernel ended it with the init);
+      // the group's SIGKILL and the sweep are for the process-group containment.
+      group.kill();
+      if (plan.containment === 'process-group') await sweepByEnvironment(`AGENTRUN_WORKSPACE=${cwd}`).catch(config.onError);
+      await drained(child, closed);
+    },
+    release: () => group.release(),
+  };
+}
+
+/** Resolves once the process runs; throws (the run ends in ERROR) when it could not start: ENOENT, EACCES. */
+function started(child: ChildProcess, command: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    child.once('spawn', () => resolve());
+    child.once('error', (error) => reject(new Error(`the agent command ${JSON.stringify(command)} could not start: ${error.message}`)));
+  });
+}
+
+/** Resolves when the pipes closed, or once no output came for DRAIN_IDLE_MS (then it closes them). */
+function drained(child: ChildProcess, closed: Promise<void>): Promise<void> {
+  return new Promise((resolve) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const done = () => {
+      clearTimeout(timer);
+      child.stdout?.off('data', arm);
+      child.stderr?.off('data', arm);
+      resolve();
+    };
+    const arm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        // Paused: the transcript is behind the store, and the output is still wanted.
+        if (child.stdout?.isPaused() && !child.stdout.destroyed) return arm();
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+        child.stdin?.destroy();
+        done();
+      }, DRAIN_IDLE_MS);
+    };
+    child.stdout?.on('data', arm);
+    child.stderr?.on('data', arm);
+    arm();
+    void closed.then(done);
+  });
+}
