@@ -28,6 +28,7 @@ export type {
 } from './executor/executor.js';
 export { type AgentRunHandler, type AgentRunHandlerOptions, API_BASE, createAgentRunHandler } from './http/handler.js';
 export { composeMounts, type Mountable } from './http/mountable.js';
+export type { StreamLimits } from './http/paced-body.js';
 // Limits and options of the ingress
 export { DEFAULT_INGRESS_LIMITS, type IngressLimits } from './ingress/pipeline.js';
 export { EVENT_PAYLOAD_FILE } from './ingress/webhook-run.js';
