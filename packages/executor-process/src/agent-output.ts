@@ -1,12 +1,15 @@
 import type { ExecutionContext, ExecutionOutcome } from '@agentrun/core';
+import { boundedLines } from './bounded-lines.js';
 import { outputBudget, type Truncation, truncationMessage } from './output-budget.js';
-import { type AgentMessage, parseAgentLine } from './protocol.js';
+import { type AgentMessage, PROTOCOL_PREFIX, parseAgentLine } from './protocol.js';
 import { type AgentLine, transcriptWriter } from './transcript-writer.js';
 
 /** Plain output lines reach `status_message` at most this often (transcript-writer.ts). */
 const PROGRESS_INTERVAL_MS = 1000;
 /** Longest status message taken from one output line. */
 const MAX_MESSAGE = 1000;
+/** The longest stdout line kept whole (a protocol message fits many times over); see bounded-lines.ts. */
+const MAX_LINE = 64 * 1024;
 
 /**
  * What one run makes of its agent's stdout lines (docs/executors.md, "The JSON-lines protocol"
@@ -14,8 +17,10 @@ const MAX_MESSAGE = 1000;
  * while the budget lasts (output-budget.ts); the `result` message kept aside, whatever the budget.
  */
 export interface AgentOutput {
-  /** One line, as bounded-lines.ts splits them. */
-  line(text: string): void;
+  /** stdout's text as it is read (decoded), split into lines by bounded-lines.ts. */
+  write(chunk: string): void;
+  /** stdout ended. */
+  end(): void;
   /**
    * The run was stopped (timeout, cancel, disk cap; `reason` says which): lines still waiting
    * beyond a batch are dropped with the marker, so `close` does not wait for them.
@@ -37,11 +42,14 @@ export interface AgentOutputOptions {
 export function agentOutput(context: ExecutionContext, { maxOutputBytes, onError, backpressure }: AgentOutputOptions): AgentOutput {
   const transcript = transcriptWriter(context, onError, { statusIntervalMs: PROGRESS_INTERVAL_MS, backpressure });
   const budget = outputBudget(maxOutputBytes);
+  const lines = boundedLines(MAX_LINE, (text) => line(text));
   let result: ExecutionOutcome | undefined;
   let stopReason: string | undefined;
   /** The marker, once queued: a status event, and the run's status at once. */
   let marker: AgentLine | undefined;
   const truncate = (why: Truncation) => {
+    // Nothing but a `result` message counts from now on: the rest is skipped without being split into lines.
+    lines.onlyStartingWith(PROTOCOL_PREFIX);
     const update = { message: truncationMessage(budget.bytes, why) };
     marker = { entry: { type: 'status', data: update }, status: { update, throttled: false } };
     transcript.add(marker, true);
@@ -51,22 +59,24 @@ export function agentOutput(context: ExecutionContext, { maxOutputBytes, onError
     budget.spend(bytes);
     if (marker === undefined || dropped.includes(marker)) truncate({ by: 'stop', reason: stopReason ?? 'stopped' });
   };
+  function line(text: string) {
+    const message = parseAgentLine(text);
+    if (message !== undefined && typeof message !== 'string' && message.agentrun === 'result') {
+      result = outcomeOf(message);
+      return;
+    }
+    // A blank line leaves no event (and costs no budget).
+    if (message === undefined && text.trim() === '') return;
+    const bytes = Buffer.byteLength(text) + 1;
+    const verdict = budget.take(bytes);
+    if (verdict === 'drop') return;
+    if (verdict !== 'keep') return truncate(verdict);
+    // Stopped, with a batch already waiting: this line and every one after are dropped.
+    if (!transcript.add({ ...agentLine(text, message), bytes })) stopped(bytes);
+  }
   return {
-    line(text) {
-      const message = parseAgentLine(text);
-      if (message !== undefined && typeof message !== 'string' && message.agentrun === 'result') {
-        result = outcomeOf(message);
-        return;
-      }
-      // A blank line leaves no event (and costs no budget).
-      if (message === undefined && text.trim() === '') return;
-      const bytes = Buffer.byteLength(text) + 1;
-      const verdict = budget.take(bytes);
-      if (verdict === 'drop') return;
-      if (verdict !== 'keep') return truncate(verdict);
-      // Stopped, with a batch already waiting: this line and every one after are dropped.
-      if (!transcript.add({ ...agentLine(text, message), bytes })) stopped(bytes);
-    },
+    write: (chunk) => lines.write(chunk),
+    end: () => lines.end(),
     stop(reason) {
       stopReason ??= reason;
       const dropped = transcript.stop();

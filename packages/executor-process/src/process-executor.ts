@@ -2,7 +2,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ExecutionContext, ExecutionInput, ExecutionOutcome, Executor } from '@agentrun/core';
 import { agentOutput } from './agent-output.js';
-import { boundedLines } from './bounded-lines.js';
 import { agentEnvironment, isolatedHome } from './environment.js';
 import { type ProcessExecutorOptions, type ResolvedOptions, resolveOptions } from './options.js';
 import { followupLine } from './protocol.js';
@@ -13,8 +12,6 @@ import { createWorkspace, directoryBytes, removeWorkspace, type Workspace } from
 const DISK_CHECK_MS = 1000;
 /** How much of stderr's end a failed run's message carries. */
 const STDERR_TAIL_BYTES = 2048;
-/** The longest stdout line kept whole (a protocol message fits many times over); see bounded-lines.ts. */
-const MAX_LINE = 64 * 1024;
 
 /**
  * An executor that runs one local command per run, in a fresh workspace, with a clean
@@ -114,10 +111,9 @@ async function runAgent(
   child.stderr?.on('data', (chunk: string) => {
     stderrTail = (stderrTail + chunk).slice(-STDERR_TAIL_BYTES);
   });
-  const lines = boundedLines(MAX_LINE, (line) => output.line(line));
   child.stdout?.setEncoding('utf8');
-  child.stdout?.on('data', (chunk: string) => lines.write(chunk));
-  child.stdout?.on('end', () => lines.end());
+  child.stdout?.on('data', (chunk: string) => output.write(chunk));
+  child.stdout?.on('end', () => output.end());
 
   try {
     const code = await agent.exited;

@@ -26,7 +26,7 @@ const AgentMessageSchema = v.variant('agentrun', [
   }),
 ]);
 
-const PROTOCOL_PREFIX = '{"agentrun":';
+export const PROTOCOL_PREFIX = '{"agentrun":';
 
 /** The line's message; a string saying what is wrong with a line that starts like one but is not. */
 export function parseAgentLine(line: string): AgentMessage | string | undefined {

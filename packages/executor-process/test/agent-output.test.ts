@@ -1,7 +1,7 @@
 import type { ExecutionContext, ProgressUpdate, RecordOptions, TranscriptEntry } from '@agentrun/core';
 import { RUN_EVENTS_PER_RUN } from '@agentrun/core/store';
 import { describe, expect, it } from 'vitest';
-import { agentOutput } from '../src/agent-output.js';
+import { type AgentOutput, agentOutput } from '../src/agent-output.js';
 import { outputBudget } from '../src/output-budget.js';
 
 /** A context whose writes are kept; with `held`, each waits until `release` (a store that fell behind). */
@@ -46,6 +46,8 @@ function fakeStore({ held = false } = {}) {
   };
 }
 
+/** One line of the agent's stdout, in a read of its own. */
+const say = (output: AgentOutput, line: string) => output.write(`${line}\n`);
 const texts = (entries: TranscriptEntry[]) =>
   entries.map((e) => (e.type === 'output' ? e.data.text : e.type === 'status' ? `status: ${e.data.message}` : `artifact: ${e.data.path}`));
 const markers = (entries: TranscriptEntry[]) => texts(entries).filter((t) => t.startsWith('status: Output truncated'));
@@ -59,12 +61,12 @@ describe('agentOutput: the output budget (docs/executors.md, "Output budget")', 
       backpressure: store.backpressure,
     });
     // 10 bytes each with the newline ("é" is two): four fill the budget; blank lines cost nothing.
-    for (const line of ['line é 1', '', 'line é 2', '   ', 'line é 3', 'line é 4']) output.line(line);
-    output.line('line é 5'); // 50 bytes: past the budget
-    output.line('{"agentrun":"status","message":"later"}');
-    output.line('{"agentrun":"artifact","path":"late.md"}');
-    output.line('more');
-    output.line('{"agentrun":"result","status":"succeeded","message":"done anyway"}');
+    for (const line of ['line é 1', '', 'line é 2', '   ', 'line é 3', 'line é 4']) say(output, line);
+    say(output, 'line é 5'); // 50 bytes: past the budget
+    say(output, '{"agentrun":"status","message":"later"}');
+    say(output, '{"agentrun":"artifact","path":"late.md"}');
+    say(output, 'more');
+    say(output, '{"agentrun":"result","status":"succeeded","message":"done anyway"}');
     await output.close();
     expect(texts(store.entries())).toEqual([
       'line é 1',
@@ -78,10 +80,27 @@ describe('agentOutput: the output budget (docs/executors.md, "Output budget")', 
     expect(store.flow).toEqual([]);
   });
 
+  it('past the budget, the result message is still found among the lines skipped, split across reads', async () => {
+    const store = fakeStore();
+    const output = agentOutput(store.context, { maxOutputBytes: 100, onError: () => {}, backpressure: store.backpressure });
+    const result = '{"agentrun":"result","status":"failed","message":"found","error_code":"deep"}';
+    const text = `${'y\n'.repeat(30_000)}${result}\n${'y\n'.repeat(30_000)}`;
+    // Reads of 4,096 characters, but one ends inside the result's prefix (at 60,000 + 5).
+    for (const [from, to] of [
+      [0, 60_005],
+      [60_005, text.length],
+    ] as const)
+      for (let at = from; at < to; at += 4096) output.write(text.slice(at, Math.min(at + 4096, to)));
+    output.end();
+    await output.close();
+    expect(output.result).toEqual({ status: 'failed', message: 'found', error_code: 'deep' });
+    expect(store.entries()).toHaveLength(50 + 1);
+  });
+
   it('keeps no more lines than a store keeps events of a run (less room for the marker and the run’s own events)', async () => {
     const store = fakeStore();
     const output = agentOutput(store.context, { maxOutputBytes: 2 ** 30, onError: () => {}, backpressure: store.backpressure });
-    for (let i = 0; i < RUN_EVENTS_PER_RUN + 500; i++) output.line('y');
+    for (let i = 0; i < RUN_EVENTS_PER_RUN + 500; i++) say(output, 'y');
     await output.close();
     const entries = store.entries();
     expect(entries).toHaveLength(RUN_EVENTS_PER_RUN - 100 + 1);
@@ -94,13 +113,13 @@ describe('agentOutput: the output budget (docs/executors.md, "Output budget")', 
     const store = fakeStore({ held: true });
     const output = agentOutput(store.context, { maxOutputBytes: 2 ** 30, onError: () => {}, backpressure: store.backpressure });
     // One read of 1,001 lines: a full batch's write is held (the store is behind), the rest wait, stdout paused.
-    output.line('first');
-    for (let i = 0; i < 1000; i++) output.line(`line ${i}`);
+    say(output, 'first');
+    for (let i = 0; i < 1000; i++) say(output, `line ${i}`);
     expect(store.flow).toEqual(['pause']);
     output.stop('timeout');
     expect(store.flow).toEqual(['pause', 'resume']);
     // What the agent prints after the stop is read and dropped; stdout is not paused again.
-    for (let i = 0; i < 1000; i++) output.line(`after ${i}`);
+    for (let i = 0; i < 1000; i++) say(output, `after ${i}`);
     expect(store.flow).toEqual(['pause', 'resume']);
     let closed = false;
     const closing = output.close().then(() => {
@@ -123,9 +142,9 @@ describe('agentOutput: the output budget (docs/executors.md, "Output budget")', 
   it('stopped with nothing waiting: what the agent prints during the kill grace is still kept, and no marker', async () => {
     const store = fakeStore();
     const output = agentOutput(store.context, { maxOutputBytes: 2 ** 30, onError: () => {}, backpressure: store.backpressure });
-    output.line('working');
+    say(output, 'working');
     output.stop('cancel');
-    output.line('caught SIGTERM, cleaning up');
+    say(output, 'caught SIGTERM, cleaning up');
     await output.close();
     expect(texts(store.entries())).toEqual(['working', 'caught SIGTERM, cleaning up']);
   });
@@ -133,8 +152,8 @@ describe('agentOutput: the output budget (docs/executors.md, "Output budget")', 
   it('a budget marker dropped by a stop is replaced by the stop’s', async () => {
     const store = fakeStore({ held: true });
     const output = agentOutput(store.context, { maxOutputBytes: 10_000, onError: () => {}, backpressure: store.backpressure });
-    output.line('first');
-    for (let i = 0; i < 2000; i++) output.line(`line ${i}`); // past the budget: the marker is queued last
+    say(output, 'first');
+    for (let i = 0; i < 2000; i++) say(output, `line ${i}`); // past the budget: the marker is queued last
     output.stop('cancel');
     const closing = output.close();
     await store.releaseAll();
