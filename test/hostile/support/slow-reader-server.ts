@@ -5,9 +5,10 @@
  * run whose transcript is filled directly through the store's `runEvents` port. Prints one line
  * `slow-reader-ready <json>` (port, API key, run id) once it listens.
  *
- * `GET /__stats` (outside agentrun) answers `{ open, served, eventsRead }`: responses of agentrun
- * still open, all it started, and the events the store handed out to them; with `?gc=1` it collects garbage first (node --expose-gc), so that the
- * resident memory the test reads from /proc/<pid>/status next is what is still held.
+ * `GET /__stats` (outside agentrun) answers `{ open, served, eventsRead, heldBytes }`: responses
+ * of agentrun still open, all it started, the events the store handed out to them, and what
+ * JavaScript holds; with `?gc=1` it collects garbage first (node --expose-gc), so that this and the
+ * resident memory the test reads from /proc/<pid>/status next are what is still held.
  *
  * Env: SLOW_STORE (memory | postgres), SLOW_EVENTS, SLOW_EVENT_CHARS, SLOW_DROP_MS (streamLimits'
  * dropStalledAfterMs).
@@ -30,6 +31,8 @@ export interface SlowReaderStats {
   served: number;
   /** Events the store handed out since the server listens (filling is not counted). */
   eventsRead: number;
+  /** What JavaScript holds (V8's heap in use and memory outside it, buffers among it), in bytes. */
+  heldBytes: number;
 }
 
 const must = (name: string) => {
@@ -77,7 +80,8 @@ const listener = createNodeListener(agentrun);
 const server = createServer((req, res: ServerResponse) => {
   if (req.url?.startsWith('/__stats')) {
     if (req.url.includes('gc=1')) global.gc?.();
-    const stats: SlowReaderStats = { open, served, eventsRead };
+    const { heapUsed, external } = process.memoryUsage();
+    const stats: SlowReaderStats = { open, served, eventsRead, heldBytes: heapUsed + external };
     res.setHeader('content-type', 'application/json');
     res.end(JSON.stringify(stats));
     return;
