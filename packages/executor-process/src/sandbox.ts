@@ -1,5 +1,5 @@
 import { accessSync, constants, existsSync, lstatSync, readlinkSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import type { BubblewrapSandbox } from './options.js';
 
 /**
@@ -71,12 +71,27 @@ export function bubblewrapArgs(sandbox: Required<BubblewrapSandbox>, workspaceDi
     if (stat?.isSymbolicLink()) args.push('--symlink', readlinkSync(dir), dir);
     else if (stat?.isDirectory()) args.push('--ro-bind', dir, dir);
   }
-  for (const file of ETC_FILES) if (existsSync(file)) args.push('--ro-bind', file, file);
+  // bwrap makes a mount point's missing parents mode 0700: an agent under its own user could not
+  // pass them (/etc, a workspace root), so they are made 0755 first (they hold nothing else).
+  const made = new Set<string>();
+  const bind = (how: string, path: string) => {
+    for (let dir = dirname(path), parents: string[] = []; ; dir = dirname(dir)) {
+      if (dir === '/' || made.has(dir)) {
+        for (const parent of parents.reverse()) args.push('--perms', '0755', '--dir', parent);
+        break;
+      }
+      made.add(dir);
+      parents.push(dir);
+    }
+    args.push(how, path, path);
+  };
+  for (const file of ETC_FILES) if (existsSync(file)) bind('--ro-bind', file);
   args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp');
-  for (const path of sandbox.readOnly) args.push('--ro-bind', path, path);
-  for (const path of sandbox.readWrite) args.push('--bind', path, path);
+  for (const path of sandbox.readOnly) bind('--ro-bind', path);
+  for (const path of sandbox.readWrite) bind('--bind', path);
   // Last, so a tmpfs above (a workspace root under /tmp) does not hide it.
-  args.push('--bind', workspaceDir, workspaceDir, '--chdir', workspaceDir);
+  bind('--bind', workspaceDir);
+  args.push('--chdir', workspaceDir);
   // bwrap run by root drops every capability for the command; setpriv (spawn-agent.ts) needs these two to switch to the agent's user, and drops them with it.
   if (options.setUser) args.push('--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID');
   args.push('--');

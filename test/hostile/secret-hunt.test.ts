@@ -1,0 +1,144 @@
+import { spawnSync } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { until } from './support/host-processes.js';
+import { type SecretServer, startSecretServer } from './support/secret-server.js';
+import { HOSTILE_STORES, storeFor } from './support/stores.js';
+
+/**
+ * Issue 20, point 1: an agent read AGENTRUN_SECRET_KEY, AGENTRUN_API_KEY and DATABASE_URL from
+ * /proc/<server pid>/environ (walking up from $PPID), and they landed in its transcript. Now the
+ * agent can run under its own user, in a bubblewrap sandbox, or both (docs/executors.md,
+ * "Isolating the agent"), and the hunt finds nothing of the server's in any of them.
+ *
+ * A real reference server in a child process holds canaries (support/secret-server.ts): its
+ * environment's secrets, a file only its user can read in its working directory, and a second
+ * run's prompt in that run's workspace. The agent is support/hunter.mjs: it prints every
+ * process's environ and cmdline it can read (after trying to unmount its /proc), likely secret
+ * files in their working directories, its own descriptors, its workspace's parents and every
+ * other workspace's files, the usual places for secrets, and the canary file by its path. The
+ * run's transcript, read through the API, must hold no canary, and the hunter's count of what it
+ * looked at. A mode this machine cannot give is skipped, saying why; under CI=true it fails.
+ * The plain mode (no user, no sandbox) is run too: it leaks, as the docs say.
+ */
+
+const NOBODY = '65534:65534';
+const MODES = [
+  { name: 'its own user', env: { AGENTRUN_AGENT_USER: NOBODY }, needs: ['root', 'namespaces'], uid: 65534 },
+  { name: 'the sandbox', env: { AGENTRUN_AGENT_SANDBOX: 'bubblewrap' }, needs: ['bwrap', 'namespaces'], uid: 0 },
+  {
+    name: 'its own user in the sandbox',
+    env: { AGENTRUN_AGENT_USER: NOBODY, AGENTRUN_AGENT_SANDBOX: 'bubblewrap' },
+    needs: ['root', 'bwrap', 'namespaces'],
+    uid: 65534,
+  },
+] as const;
+
+describe.each(HOSTILE_STORES)('the secret hunt, on %s', (kind) => {
+  const stores = storeFor(kind, 'secret-hunt');
+
+  const hunt = async (env: Record<string, string>) => {
+    await stores.fresh(); // the child's schema, migrated and empty
+    const database = stores.database();
+    const server = await startSecretServer({ env, ...(database?.url ? { database: { url: database.url, schema: database.schema } } : {}) });
+    try {
+      const victimCanary = `VICTIM-PROMPT-${Math.random().toString(36).slice(2)}`;
+      const victim = await call(server, 'POST', '/agent/run', { prompt: `victim ${victimCanary}` });
+      await until(async () => (await call(server, 'GET', `/agent/runs/${victim.run_id}`)).state === 'INPROGRESS', 'the victim to run');
+      const hunter = await call(server, 'POST', '/agent/run', { prompt: `hunt\n${server.canaryFile}` });
+      await until(async () => isFinal((await call(server, 'GET', `/agent/runs/${hunter.run_id}`)).state), 'the hunt to end', 30_000);
+      const run = await call(server, 'GET', `/agent/runs/${hunter.run_id}`);
+      const lines = await transcript(server, hunter.run_id);
+      await call(server, 'POST', `/agent/runs/${victim.run_id}/cancel`);
+      const canaries = { ...server.canaries, victim: victimCanary };
+      const found = Object.entries(canaries)
+        .filter(([, value]) => lines.some((line) => line.includes(value)))
+        .map(([name]) => name);
+      return { run, lines, found, server };
+    } catch (error) {
+      console.error(server.proc.output());
+      throw error;
+    } finally {
+      await server.stop();
+    }
+  };
+
+  for (const mode of MODES) {
+    const missing = unavailable(mode.needs);
+    it.skipIf(missing !== undefined && process.env.CI !== 'true')(
+      `finds none of the server's secrets when the agent runs under ${mode.name}${missing ? ` (skipped: ${missing})` : ''}`,
+      async () => {
+        if (missing) throw new Error(`CI=true and ${mode.name} cannot be had here: ${missing}`);
+        const { run, lines, found } = await hunt(mode.env);
+        expect(run.state, JSON.stringify(run.status_message)).toBe('SUCCEEDED');
+        // The hunter ran, as the mode's user, and looked (hundreds of places: every /proc entry, file and directory).
+        expect(lines).toContain(`whoami: uid=${mode.uid} gid=${mode.uid} groups=${mode.uid}`);
+        const looked = Number(/^hunter looked at (\d+) places$/.exec(lines.at(-1) ?? '')?.[1]);
+        expect(looked).toBeGreaterThan(20);
+        expect(found).toEqual([]);
+      },
+      60_000,
+    );
+  }
+
+  it.skipIf(unavailable(['root', 'namespaces']) !== undefined)(
+    'in the plain mode (no user, no sandbox) the hunt finds every secret: what docs/executors.md says it does not protect',
+    async () => {
+      const { run, lines, found } = await hunt({});
+      expect(run.state, JSON.stringify(run.status_message)).toBe('SUCCEEDED');
+      expect(lines).toContain('unmounted the namespace /proc');
+      expect(found.sort()).toEqual(['apiKey', 'database', 'file', 'secretKey', 'victim']);
+    },
+    60_000,
+  );
+});
+
+const isFinal = (state: string) => ['SUCCEEDED', 'FAILED', 'ERROR', 'CANCELLED'].includes(state);
+
+/** One call to the server's run API, its JSON (or text) answer; throws on a status that is not 200. */
+async function call(server: SecretServer, method: string, path: string, body?: unknown) {
+  const response = await fetch(`${server.url}/api/v1${path}`, {
+    method,
+    headers: { authorization: `Bearer ${server.apiKey}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`${method} ${path}: ${response.status} ${text}`);
+  return response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text;
+}
+
+/** Every output line of the run's transcript, page by page through the API. */
+async function transcript(server: SecretServer, runId: string): Promise<string[]> {
+  const lines: string[] = [];
+  let after: string | number | undefined;
+  for (;;) {
+    const page = await call(server, 'GET', `/agent/runs/${runId}/events?limit=1000${after !== undefined ? `&after=${after}` : ''}`);
+    for (const event of page.events) if (event.type === 'output') lines.push(event.data.text);
+    if (!page.page_info.has_next_page) return lines;
+    after = page.page_info.next_cursor;
+  }
+}
+
+/** Why a mode cannot be had here, or undefined when it can. */
+function unavailable(needs: readonly string[]): string | undefined {
+  for (const need of needs) {
+    if (need === 'root' && process.geteuid?.() !== 0) return 'running an agent as another user needs root (or CAP_SETUID and CAP_SETGID)';
+    if (need === 'bwrap' && !onPath('bwrap')) return 'bubblewrap is not installed (apt-get install bubblewrap)';
+    if (need === 'namespaces') {
+      const probe = spawnSync('unshare', ['--pid', '--fork', '--kill-child', '--mount-proc', 'true']);
+      if (probe.status !== 0) return `no PID namespace can be had here (${String(probe.stderr).trim() || probe.error?.message})`;
+    }
+  }
+  return undefined;
+}
+
+function onPath(name: string): boolean {
+  return (process.env.PATH ?? '').split(':').some((dir) => {
+    try {
+      accessSync(`${dir}/${name}`, constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
