@@ -12,7 +12,9 @@ const config: KnipConfig = {
   // is exported because something outside needs it, or it is not exported.
   ignoreExportsUsedInFile: false,
   // A system tool, not an npm package: clients/python/python.test.ts runs it when installed (.ci/run installs it).
-  ignoreBinaries: ['mypy'],
+  // unshare and umount (util-linux): the process executor's PID namespace and its tests, and the
+  // secret hunt's agent trying to uncover the host's /proc (docs/executors.md, "Isolating the agent").
+  ignoreBinaries: ['mypy', 'unshare', 'umount'],
   workspaces: {
     '.': {
       // Started as files, not imported: the README's examples (test/examples.test.ts runs them),

@@ -21,7 +21,7 @@ const TSX = pathToFileURL(join(REPO_ROOT, 'node_modules/tsx/dist/loader.mjs')).h
 const WATCHDOG = new URL('../../../packages/store-postgres/test/support/parent-watchdog.ts', import.meta.url).href;
 const HUNTER = fileURLToPath(new URL('./hunter.mjs', import.meta.url));
 
-export interface Canaries {
+interface Canaries {
   secretKey: string;
   apiKey: string;
   /** The secret in DATABASE_URL (Postgres) or ANTHROPIC_API_KEY (memory). */
