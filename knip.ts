@@ -12,9 +12,10 @@ const config: KnipConfig = {
   // is exported because something outside needs it, or it is not exported.
   ignoreExportsUsedInFile: false,
   // A system tool, not an npm package: clients/python/python.test.ts runs it when installed (.ci/run installs it).
-  // unshare and umount (util-linux): the process executor's PID namespace and its tests, and the
-  // secret hunt's agent trying to uncover the host's /proc (docs/executors.md, "Isolating the agent").
-  ignoreBinaries: ['mypy', 'unshare', 'umount'],
+  // unshare, mount and umount (util-linux): the process executor's PID namespace and its tests,
+  // and the secret hunt's agent trying to mount and to uncover the host's /proc
+  // (docs/executors.md, "Isolating the agent").
+  ignoreBinaries: ['mypy', 'unshare', 'mount', 'umount'],
   workspaces: {
     '.': {
       // Started as files, not imported: the README's examples (test/examples.test.ts runs them),

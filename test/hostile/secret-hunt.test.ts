@@ -76,6 +76,9 @@ describe.each(HOSTILE_STORES)('the secret hunt, on %s', (kind) => {
         const looked = Number(/^hunter looked at (\d+) places$/.exec(lines.at(-1) ?? '')?.[1]);
         expect(looked).toBeGreaterThan(20);
         expect(found).toEqual([]);
+        // Nor can it do more than read what it is shown: no capability, no mount over it.
+        expect(lines).toContain('caps: 0000000000000000');
+        expect(lines).not.toContain('mounted a tmpfs');
       },
       60_000,
     );
@@ -87,6 +90,7 @@ describe.each(HOSTILE_STORES)('the secret hunt, on %s', (kind) => {
       const { run, lines, found } = await hunt({});
       expect(run.state, JSON.stringify(run.status_message)).toBe('SUCCEEDED');
       expect(lines).toContain('unmounted the namespace /proc');
+      expect(lines).toContain('mounted a tmpfs');
       expect(found.sort()).toEqual(['apiKey', 'database', 'file', 'secretKey', 'victim']);
     },
     60_000,

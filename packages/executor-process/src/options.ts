@@ -34,8 +34,9 @@ export interface ProcessExecutorOptions {
   onError?: (error: unknown) => void;
   /**
    * Run the agent as this user and group (docs/executors.md, "Isolating the agent"): the server
-   * must run as root (or hold CAP_SETUID and CAP_SETGID); the workspace is then the agent's, and
-   * the workspace root not listable by it. Default: the server's own user.
+   * must run as root (CAP_SETUID and CAP_SETGID alone are not enough: the workspace is chowned,
+   * and a non-root server's PID namespace maps only its own uid); the workspace is then the
+   * agent's, and the workspace root not listable by it. Default: the server's own user.
    */
   user?: { uid: number; gid: number };
   /** Run the agent in a bubblewrap sandbox that shows it only the system, the workspace and what is granted here. */

@@ -92,8 +92,12 @@ export function bubblewrapArgs(sandbox: Required<BubblewrapSandbox>, workspaceDi
   // Last, so a tmpfs above (a workspace root under /tmp) does not hide it.
   bind('--bind', workspaceDir);
   args.push('--chdir', workspaceDir);
-  // bwrap run by root drops every capability for the command; setpriv (spawn-agent.ts) needs these two to switch to the agent's user, and drops them with it.
-  if (options.setUser) args.push('--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID');
+  // bwrap run by root keeps root's capabilities for the command unless told: every one is
+  // dropped (a root agent could otherwise mount over what it is shown), but, with a user, the
+  // two setpriv (spawn-agent.ts) needs to switch to it and the one bwrap needs to enter its 0700
+  // workspace; the switch to a uid that is not 0 clears them all (the secret hunt checks CapEff).
+  args.push('--cap-drop', 'ALL');
+  if (options.setUser) args.push('--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID', '--cap-add', 'CAP_DAC_OVERRIDE');
   args.push('--');
   return args;
 }

@@ -6,8 +6,7 @@ import { tmpdir } from 'node:os';
  * worker. The worker tells it each agent's process group as the agent starts (`+<pgid>`) and when
  * it is done with it (`-<pgid>`). When the pipe closes (the worker died, even by SIGKILL) `read`
  * returns and it sends SIGTERM to every group it still holds, SIGKILL after the grace period, and
- * exits. This is how no agent outlives its worker (docs/executors.md, "Cancel, timeout and the
- * process group").
+ * exits. This is how no agent outlives its worker (docs/executors.md, "Containment").
  *
  * One serves every run of a process with the same grace period, rather than one per run: every
  * spawn forks the worker's whole process on its main thread, which stalls everything else the

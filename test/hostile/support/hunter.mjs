@@ -4,7 +4,8 @@
 // waits: another run's workspace for the hunter to look for. Paths the hunter is told of (the
 // worst case: it knows where the server keeps a secret) are the prompt's lines after the first.
 import { execFileSync } from 'node:child_process';
-import { closeSync, fstatSync, openSync, readdirSync, readlinkSync, readSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, mkdtempSync, openSync, readdirSync, readlinkSync, readSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
 const prompt = readText(process.env.AGENTRUN_PROMPT_FILE) ?? '';
@@ -28,6 +29,17 @@ function hunt() {
   console.log(`whoami: uid=${process.getuid()} gid=${process.getgid()} groups=${process.getgroups()}`);
   console.log(`env: ${JSON.stringify(process.env)}`);
   looked++;
+  // What it may do beyond reading: its capabilities, and whether it can mount over what it is shown.
+  const capEff = /^CapEff:\s*(\w+)$/m.exec(readText('/proc/self/status') ?? '')?.[1];
+  console.log(`caps: ${capEff}`);
+  try {
+    const target = mkdtempSync(join(tmpdir(), 'hunter-'));
+    execFileSync('mount', ['-t', 'tmpfs', 'none', target], { stdio: 'ignore' });
+    console.log('mounted a tmpfs');
+    execFileSync('umount', [target], { stdio: 'ignore' });
+  } catch {
+    // Not allowed: good.
+  }
   // As root in its own mount namespace, /proc can be unmounted: the host's shows again below it.
   try {
     execFileSync('umount', ['/proc'], { stdio: 'ignore' });
