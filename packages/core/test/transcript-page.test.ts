@@ -90,6 +90,24 @@ describe('the transcript page', () => {
     expect(eventsRead).toBe(200);
   });
 
+  it('answers HEAD with the page’s headers, without reading the transcript', async () => {
+    const h = await setup();
+    const runId = await runWith(h, 50, () => 'z'.repeat(16_000));
+    let eventsRead = 0;
+    const list = h.store.runEvents.list.bind(h.store.runEvents);
+    h.store.runEvents.list = async (id, query) => {
+      const page = await list(id, query);
+      eventsRead += page.length;
+      return page;
+    };
+    const res = await h.call('HEAD', `/agent/runs/${runId}/transcript`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(await res.text()).toBe('');
+    await settle();
+    expect(eventsRead).toBe(0);
+  });
+
   it('answers a bad `after` or an unknown parameter with 400', async () => {
     const h = await setup();
     const runId = await runWith(h, 1, () => 'x');

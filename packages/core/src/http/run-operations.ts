@@ -70,22 +70,20 @@ export function runOperations(
       const { after } = parseRunEventsQuery(queryObject(url));
       return runEventStream(runs.store, principal.team_uid, runId, streamStart(request, after), request, streamLimits);
     },
-    getRunTranscript: async ({ principal, url }, { runId }) => {
+    getRunTranscript: async ({ principal, url, request }, { runId }) => {
       const { after } = parseTranscriptQuery(queryObject(url));
       const run = await requireTeamRun(runs.store, principal.team_uid, runId);
-      // Streamed in pieces as the client takes them (docs/run-api.md, "The transcript page").
-      return new Response(
-        pacedBody(() => transcriptHtml(runs.store, run, after), streamLimits),
-        {
-          status: 200,
-          headers: {
-            'content-type': 'text/html; charset=utf-8',
-            // Nothing on the page runs or loads: only its own inline style.
-            'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",
-            'x-content-type-options': 'nosniff',
-          },
+      // Streamed in pieces as the client takes them (docs/run-api.md, "The transcript page"); HEAD
+      // gets the headers only, without a body that would read the store for nobody.
+      return new Response(request.method === 'HEAD' ? null : pacedBody(() => transcriptHtml(runs.store, run, after), streamLimits), {
+        status: 200,
+        headers: {
+          'content-type': 'text/html; charset=utf-8',
+          // Nothing on the page runs or loads: only its own inline style.
+          'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",
+          'x-content-type-options': 'nosniff',
         },
-      );
+      });
     },
     getRunAttachment: async ({ principal }, { runId, fileName }) => {
       const file = await runs.getAttachment(principal, runId, fileName);
