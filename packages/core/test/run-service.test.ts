@@ -348,6 +348,40 @@ describe('create', () => {
     });
   });
 
+  describe('large attachment data, checked as it is decoded', () => {
+    // Data over 1 MiB is checked after the schema, one file a turn (run/request-attachments.ts):
+    // the answer must be the schema's, at the same path, and nothing created.
+    const big = Buffer.alloc(1_500_000, 7).toString('base64');
+    const file = (file_name: string, data = 'YQ==') => ({ file_name, mime_type: 'application/octet-stream', data });
+    it.each([
+      [
+        'a character outside the alphabet',
+        'attachments.1.data',
+        { attachments: [file('a'), file('b', `${big.slice(0, 1000)}!${big.slice(1001)}`)] },
+      ],
+      ['the base64url alphabet', 'attachments.0.data', { attachments: [file('a', `${big.slice(0, 8)}-_${big.slice(10)}`)] }],
+      [
+        'no padding',
+        'images.0.data',
+        { images: [{ mime_type: 'image/png', data: Buffer.alloc(1_500_001, 7).toString('base64').replace(/=+$/, '') }] },
+      ],
+      ['bits left over', 'images.0.data', { images: [{ mime_type: 'image/png', data: `${big.slice(0, -4)}AAB=` }] }],
+    ])('refuses %s at its path with a 400 and creates nothing', async (_, path, extra) => {
+      const p = await expectProblem(await h.call('POST', '/agent/run', { body: { prompt: 'p', ...extra } }), 400, 'invalid_request');
+      expect(p.detail).toBe(
+        `invalid run request: ${path}: must be standard base64 (RFC 4648, padded, as every standard encoder writes it)`,
+      );
+      expect(p.errors).toEqual([{ path, detail: 'must be standard base64 (RFC 4648, padded, as every standard encoder writes it)' }]);
+      expect(await listAll()).toHaveLength(0);
+    });
+
+    it('accepts large canonical data and keeps its bytes', async () => {
+      const id = await createId({ prompt: 'p', attachments: [file('big.bin', big)] });
+      const res = await h.call('GET', `/agent/runs/${id}/attachments/big.bin`);
+      expect(Buffer.from(await res.arrayBuffer()).equals(Buffer.alloc(1_500_000, 7))).toBe(true);
+    });
+  });
+
   describe('parent run and conversation', () => {
     it('continues the parent conversation', async () => {
       const parentId = await createId({ prompt: 'parent' });

@@ -1,3 +1,4 @@
+import type { JsonSpan, SpanTracker } from './json-spans.js';
 import type { JsonBudget, JsonCountOver } from './json-value-count.js';
 
 /**
@@ -16,20 +17,29 @@ export interface JsonTextScan {
   result(): JsonTextScanResult;
 }
 
-export interface JsonTextScanResult {
+interface JsonTextScanResult {
   /** Brackets nest deeper than `maxDepth`. */
   tooDeep: boolean;
   /** The first count over the budget, as `jsonCountsExceed` finds it. */
   over: JsonCountOver | undefined;
   /** A `\u` escape of NUL or a surrogate appears in a string. */
   suspectEscape: boolean;
+  /** With a span tracker: where the text can be cut (json-spans.ts), or why it cannot. */
+  spans?: { roots: JsonSpan[]; unfit: string | undefined };
 }
 
 /** Keys longer than this are named `?` in a path (a key that long is refused anyway). */
 const MAX_KEY_TEXT = 1024;
 const MAX_TRACKED = 64;
 
-export function createJsonTextScan(maxDepth: number, budget: JsonBudget | undefined): JsonTextScan {
+export function createJsonTextScan(maxDepth: number, budget: JsonBudget | undefined, spans?: SpanTracker): JsonTextScan {
+  // The span tracker while the text may still be parsed: a body over its depth or counts is
+  // refused, so where it could be cut no longer matters (and tracking it is most of the scan's cost).
+  let track = spans;
+  // Where the current piece starts in the whole text, for the span tracker's offsets.
+  let base = 0;
+  let stringCutFrom = Number.POSITIVE_INFINITY;
+  let plain = true;
   let tooDeep = false;
   let suspectEscape = false;
   let over: JsonCountOver | undefined;
@@ -46,7 +56,8 @@ export function createJsonTextScan(maxDepth: number, budget: JsonBudget | undefi
   let inString = false;
   let escaped = false;
   let hex = -1;
-  let hexText = '';
+  // While in a `\u` escape: 1 while its digits so far are zeros, 3 once it is `D8`-`DF`, else 0 (2: a `D` first).
+  let hexSuspect = 0;
   let stringText: string | undefined = '';
   let lastString: string | undefined;
 
@@ -54,6 +65,7 @@ export function createJsonTextScan(maxDepth: number, budget: JsonBudget | undefi
     if (counting && ++count > (budget as JsonBudget).values) {
       over = { count: 'values' };
       counting = false;
+      track = undefined;
     }
   };
 
@@ -61,10 +73,18 @@ export function createJsonTextScan(maxDepth: number, budget: JsonBudget | undefi
     let i = from;
     for (; i < piece.length; i++) {
       const c = piece.charCodeAt(i);
+      if (base + i >= stringCutFrom && hex < 0 && !escaped && c !== QUOTE) {
+        track?.stringCut(base + i);
+        stringCutFrom = base + i + (track as SpanTracker).partChars;
+      }
+      if (c < 0x20) plain = false;
       if (hex >= 0 && isHexDigit(c)) {
-        hexText += piece[i];
+        // `\u0000`, or `\uD8`-`\uDF` (a surrogate): digits 1-2 decide, or all four zeros.
+        if (hex === 0) hexSuspect = c === 0x30 ? 1 : c === 0x64 || c === 0x44 ? 2 : 0;
+        else if (hex === 1) hexSuspect = hexSuspect === 1 && c === 0x30 ? 1 : hexSuspect === 2 && c >= 0x38 ? 3 : 0;
+        else if (hexSuspect === 1 && c !== 0x30) hexSuspect = 0;
         if (++hex === 4) {
-          if (hexText === '0000' || /^[dD][89a-fA-F]/.test(hexText)) suspectEscape = true;
+          if (hexSuspect !== 0) suspectEscape = true;
           hex = -1;
         }
         continue;
@@ -74,12 +94,16 @@ export function createJsonTextScan(maxDepth: number, budget: JsonBudget | undefi
         escaped = false;
         if (c === 0x75) {
           hex = 0;
-          hexText = '';
+          hexSuspect = 0;
         }
-      } else if (c === BACKSLASH) escaped = true;
-      else if (c === QUOTE) {
+      } else if (c === BACKSLASH) {
+        escaped = true;
+        plain = false;
+      } else if (c === QUOTE) {
         if (stringText !== undefined) stringText += piece.slice(from, i);
         inString = false;
+        track?.stringClose(base + i, plain);
+        stringCutFrom = Number.POSITIVE_INFINITY;
         lastString = stringText === undefined ? undefined : `"${stringText}"`;
         countOne();
         return i;
@@ -91,6 +115,8 @@ export function createJsonTextScan(maxDepth: number, budget: JsonBudget | undefi
 
   return {
     feed(piece) {
+      // Too deep is the first of the scan's answers (body.ts): nothing after it can change that.
+      if (tooDeep) return;
       for (let i = 0; i < piece.length; i++) {
         if (inString) {
           i = feedString(piece, i);
@@ -100,11 +126,21 @@ export function createJsonTextScan(maxDepth: number, budget: JsonBudget | undefi
         if (c === QUOTE) {
           inString = true;
           stringText = '';
+          plain = true;
+          if (track) {
+            track.stringOpen(base + i);
+            stringCutFrom = base + i + track.partChars;
+          }
           i = feedString(piece, i + 1);
         } else if (c === COLON) {
+          track?.colon();
           if (counting && depth <= MAX_TRACKED) keys[depth] = lastString;
         } else if (c === OPEN_ARRAY || c === OPEN_OBJECT) {
-          if (++depth > maxDepth) tooDeep = true;
+          track?.open(base + i, c === OPEN_ARRAY);
+          if (++depth > maxDepth) {
+            tooDeep = true;
+            track = undefined;
+          }
           if (counting && depth <= MAX_TRACKED) {
             commas[depth] = 0;
             arrays[depth] = c === OPEN_ARRAY;
@@ -112,22 +148,26 @@ export function createJsonTextScan(maxDepth: number, budget: JsonBudget | undefi
           }
           countOne();
         } else if (c === CLOSE_ARRAY || c === CLOSE_OBJECT) {
+          track?.close(base + i, c === CLOSE_ARRAY);
           depth--;
         } else if (c === COMMA) {
+          track?.comma(base + i);
           if (counting && depth > 0 && depth <= MAX_TRACKED) {
             const n = (commas[depth] ?? 0) + 1;
             commas[depth] = n;
             if (n >= (budget as JsonBudget).items) {
               over = { count: 'items', path: pathTo(depth, commas, arrays, keys) };
               counting = false;
+              track = undefined;
               continue;
             }
           }
           countOne();
         }
       }
+      base += piece.length;
     },
-    result: () => ({ tooDeep, over, suspectEscape }),
+    result: () => ({ tooDeep, over, suspectEscape, ...(spans ? { spans: spans.result() } : {}) }),
   };
 }
 

@@ -52,7 +52,7 @@ export async function runFromRequest(
     factoryUid = (await store.factories.findByForeman(principal.team_uid, request.agent_identity_uid))?.uid ?? null;
   }
 
-  const attachments = requestAttachments(runId, request);
+  const attachments = await requestAttachments(runId, request);
   const prompt = request.prompt ?? '';
   const run = newRun({
     id: runId,
