@@ -89,8 +89,15 @@ await Promise.all(
     for (;;) {
       const run = await agentrun.services.runs.get(principal, runId);
       if (ENDED.includes(run.state)) {
+        // The outcome's state event is appended after the state is written (a second statement):
+        // read the transcript once it has come, or as it is after 5 s.
+        let kept = await transcript(runId);
+        for (let waited = 0; kept.last !== `state ${run.state}` && waited < 5000; waited += 50) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          kept = await transcript(runId);
+        }
         runs[name] = {
-          ...(await transcript(runId)),
+          ...kept,
           state: run.state,
           error_code: run.status_message?.error_code ?? null,
           ms: performance.now() - at,
