@@ -12,6 +12,7 @@ export { type Authenticate, apiKeyAuthenticator, bearerToken, createApiKey } fro
 export { hasPermission, PERMISSIONS, type Principal } from './auth/principal.js';
 // Services, events, notifications
 export type { ControlService, WebhookWithSecret } from './control/control-service.js';
+export type { SecretKeyOption } from './control/secret-cipher.js';
 // Errors
 export { AgentRunError, type AgentRunErrorOptions, ERROR_STATUS, type ErrorCode, isAgentRunError } from './errors.js';
 export { type AgentRunEventMap, type AgentRunEvents, createEvents } from './events.js';
@@ -41,6 +42,7 @@ export {
   type MaintenanceOptions,
   type MaintenanceTask,
 } from './maintenance/maintenance.js';
+export type { ResealOptions, ResealReport } from './maintenance/reseal-secrets.js';
 // The wire models most code touches; the whole contract (schemas, route table, OpenAPI) is `/api`
 export type { AmbientAgentConfig } from './models/config.js';
 export type { RunAgentRequest, RunFollowupRequest } from './models/requests.js';

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { createPostgresStore, isUnavailableError } from '@agentrun/store-postgres';
 import { type ChosenExecutor, executorFromEnvironment } from './agent-executor.js';
+import { resealCommand } from './reseal-command.js';
+import { secretKeysFromEnv } from './secret-keys-env.js';
 import { startReferenceServer } from './server.js';
 import { waitForDatabase } from './wait-for-database.js';
 
@@ -28,8 +30,14 @@ if (store) await waitForDatabase(() => store.migrate(), isUnavailableError);
 
 // Team secrets are sealed with AGENTRUN_SECRET_KEY. Without one, the memory store gets a key for
 // this process only (its data dies with it anyway); Postgres gets none, so that secrets are never
-// sealed with a key that is lost at restart: storing one answers 503 and says why.
-const secretKey = process.env.AGENTRUN_SECRET_KEY || (store ? undefined : randomBytes(32));
+// sealed with a key that is lost at restart: storing one answers 503 and says why. A comma-separated
+// list rotates keys: the first seals, all open (docs/operations.md, "Rotating the secret key").
+const secretKey = configuredSecretKey() ?? (store ? undefined : randomBytes(32));
+// `npm start -- reseal-secrets`: re-seal every secret with the first key, print the counts, exit.
+if (process.argv[2] === 'reseal-secrets') {
+  if (!store) console.error('reseal-secrets needs DATABASE_URL: the memory store lives only inside a running server');
+  process.exit(store ? await resealCommand(store, configuredSecretKey()).finally(() => store.close()) : 1);
+}
 
 const server = await startReferenceServer({
   ...(secretKey !== undefined ? { secretKey } : {}),
@@ -76,6 +84,16 @@ function postgresStore(connectionString: string, schema: string | undefined) {
   } catch (error) {
     if (!(error instanceof TypeError)) throw error;
     console.error(`AGENTRUN_DB_SCHEMA: ${error.message}`);
+    process.exit(1);
+  }
+}
+
+/** AGENTRUN_SECRET_KEY as one key or a list, or the process ends with one line saying what is wrong. */
+function configuredSecretKey() {
+  try {
+    return secretKeysFromEnv(process.env.AGENTRUN_SECRET_KEY);
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : String(error));
     process.exit(1);
   }
 }

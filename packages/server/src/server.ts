@@ -8,6 +8,7 @@ import {
   demoExecutor,
   type Executor,
   type Principal,
+  type SecretKeyOption,
   type Store,
   type Worker,
 } from '@agentrun/core';
@@ -29,7 +30,7 @@ export interface ReferenceServerOptions {
   /** Worker poll interval. Default 1000 ms. */
   pollIntervalMs?: number;
   /** Seals team secrets; see `createAgentRun`. */
-  secretKey?: string | Uint8Array;
+  secretKey?: SecretKeyOption;
   /**
    * Where people reach this server (`https://agents.example.com`): a run's `session_link` is its
    * dashboard page under it (`<publicBaseUrl>/dashboard/runs/<id>`), and ingress URLs start with

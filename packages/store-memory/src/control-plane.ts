@@ -116,6 +116,20 @@ export function createMemoryControlPlane(): {
       async delete(teamUid, name) {
         return secrets.delete(key(teamUid, name));
       },
+      async scan(after, limit) {
+        const beyond = (s: SecretRecord) => !after || s.teamUid > after.teamUid || (s.teamUid === after.teamUid && s.name > after.name);
+        return [...secrets.values()]
+          .filter(beyond)
+          .sort((a, b) => (a.teamUid !== b.teamUid ? (a.teamUid < b.teamUid ? -1 : 1) : a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+          .slice(0, limit)
+          .map(clone);
+      },
+      async reseal(teamUid, name, expected, ciphertext) {
+        const existing = secrets.get(key(teamUid, name));
+        if (existing?.ciphertext !== expected) return false;
+        secrets.set(key(teamUid, name), { ...existing, ciphertext });
+        return true;
+      },
     },
 
     webhooks: {

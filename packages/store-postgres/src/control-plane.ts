@@ -96,6 +96,22 @@ export function createControlPlane(db: Db, t: Tables): Pick<Store, 'factories' |
     async delete(teamUid, name) {
       return (await affected(sql`DELETE FROM ${t.team_secrets} WHERE team_uid = ${teamUid} AND name = ${name}`)) > 0;
     },
+    async scan(after, limit) {
+      // Keyset pages in primary-key order; the row comparison reads the same index.
+      const beyond = after ? sql`WHERE (team_uid, name) > (${after.teamUid}, ${after.name})` : sql``;
+      return (await rows<SecretRow>(sql`SELECT * FROM ${t.team_secrets} ${beyond} ORDER BY team_uid, name LIMIT ${limit}`)).map(
+        secretFromRow,
+      );
+    },
+    async reseal(teamUid, name, expected, ciphertext) {
+      // Compare-and-set on the old sealed value: a write (or another re-seal) in between wins.
+      return (
+        (await affected(
+          sql`UPDATE ${t.team_secrets} SET ciphertext = ${ciphertext}
+            WHERE team_uid = ${teamUid} AND name = ${name} AND ciphertext = ${expected}`,
+        )) > 0
+      );
+    },
   };
 
   const webhooks: WebhookStore = {

@@ -94,6 +94,7 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
   });
   const maintenance = createMaintenance({
     store,
+    cipher,
     clock,
     onError: reportError,
     ...(options.maintenanceTasks ? { tasks: options.maintenanceTasks } : {}),

@@ -33,7 +33,12 @@ const OptionsSchema = v.strictObject({
   maxBodyBytes: v.optional(positiveInt),
   idempotencyTtlMs: v.optional(positiveInt),
   maxAttempts: v.optional(positiveInt),
-  secretKey: v.optional(v.union([v.string(), v.instance(Uint8Array)], 'must be a string (base64 or hex) or bytes')),
+  secretKey: v.optional(
+    v.union(
+      [v.string(), v.instance(Uint8Array), v.pipe(v.array(v.union([v.string(), v.instance(Uint8Array)])), v.minLength(1))],
+      'must be a string (base64 or hex), bytes, or a non-empty list of them',
+    ),
+  ),
   publicBaseUrl: v.optional(httpUrl),
   dashboardPath: v.optional(v.union([v.literal(false), v.pipe(v.string(), v.regex(/^\/[^?#]*$/, dashboardPathRule))], dashboardPathRule)),
   webhookBaseUrl: v.optional(httpUrl),

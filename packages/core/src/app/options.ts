@@ -1,4 +1,5 @@
 import type { Authenticate } from '../auth/api-keys.js';
+import type { SecretKeyOption } from '../control/secret-cipher.js';
 import type { AgentRunEvents } from '../events.js';
 import type { Executor } from '../executor/executor.js';
 import type { StreamLimits } from '../http/paced-body.js';
@@ -27,9 +28,10 @@ export interface AgentRunOptions {
   maxAttempts?: number;
   /**
    * The 32-byte key that seals team secrets (AES-256-GCM): base64, 64 hex digits, or bytes. Without
-   * it, the management operations that store a secret answer 503 and say why.
+   * it, the management operations that store a secret answer 503 and say why. A list rotates keys:
+   * the first seals, every one opens (docs/operations.md, "Rotating the secret key").
    */
-  secretKey?: string | Uint8Array;
+  secretKey?: SecretKeyOption;
   /**
    * Where agentrun is mounted, as people and senders reach it (`https://agents.example.com/agents`,
    * mount path included). A run's default `session_link` is its dashboard page under it

@@ -1,5 +1,7 @@
+import { missingCipher, type SecretCipher } from '../control/secret-cipher.js';
 import type { Store } from '../store/store.js';
 import { type Clock, isoTime, systemClock } from '../util/clock.js';
+import { type ResealOptions, type ResealReport, resealSecrets } from './reseal-secrets.js';
 
 /**
  * Housekeeping that keeps the store bounded: expired idempotency keys and old delivery-log
@@ -21,6 +23,8 @@ export interface Maintenance {
   runDue(): Promise<void>;
   /** Run every task now; resolves to what each removed. */
   runAll(): Promise<Record<string, number>>;
+  /** Re-seal every team secret with the key that seals now; on demand, never on the timer (reseal-secrets.ts). */
+  resealSecrets(options?: ResealOptions): Promise<ResealReport>;
 }
 
 export interface MaintenanceOptions {
@@ -28,6 +32,8 @@ export interface MaintenanceOptions {
   clock?: Clock;
   /** Every failure of a task (a store outage too: the caller decides what to throttle). */
   onError: (error: unknown) => void;
+  /** The cipher of `secretKey`, for `resealSecrets` (without one it answers 503). */
+  cipher?: SecretCipher;
   /** Default: {@link defaultMaintenanceTasks}. */
   tasks?: readonly MaintenanceTask[];
 }
@@ -89,5 +95,6 @@ export function createMaintenance(options: MaintenanceOptions): Maintenance {
       for (const task of tasks) removed[task.name] = (await (running.get(task.name) ?? start(task, now))) ?? 0;
       return removed;
     },
+    resealSecrets: (resealOptions) => resealSecrets(options.store.secrets, options.cipher ?? missingCipher, resealOptions),
   };
 }

@@ -20,6 +20,22 @@ export interface SecretStore {
   /** By name. */
   list(teamUid: string): Promise<SecretRecord[]>;
   delete(teamUid: string, name: string): Promise<boolean>;
+  /**
+   * Every team's secrets after `after`, in (team, name) order, at most `limit`: the re-seal walks
+   * the whole table in pages with this (maintenance/reseal-secrets.ts).
+   */
+  scan(after: SecretPosition | undefined, limit: number): Promise<SecretRecord[]>;
+  /**
+   * Replace a secret's ciphertext only if it is still `expected` (compare-and-set), keeping
+   * `updatedAt` (the value is the same, sealed again); `false` if it changed or is gone.
+   */
+  reseal(teamUid: string, name: string, expected: string, ciphertext: string): Promise<boolean>;
+}
+
+/** Where a walk over every team's secrets stands: the last secret it saw. */
+export interface SecretPosition {
+  teamUid: string;
+  name: string;
 }
 
 export interface CreateWebhookInput {

@@ -7,6 +7,7 @@ import { describeIdempotencyConformance } from './idempotency-conformance.js';
 import { describeIngressConformance } from './ingress-conformance.js';
 import { describeRunEventsConformance } from './run-events-conformance.js';
 import { describeRunsConformance } from './runs-conformance.js';
+import { describeSecretResealConformance } from './secret-reseal-conformance.js';
 
 // The suite is cut as the Store port is, file for file: runs-, idempotency-, api-keys-,
 // control-plane-, ingress- and run-events-conformance.ts, assembled here (docs/stores.md, "The
@@ -50,6 +51,7 @@ export function describeStoreConformance(name: string, options: StoreConformance
     describeIdempotencyConformance(current);
     describeApiKeysConformance(current);
     describeControlPlaneConformance(current);
+    describeSecretResealConformance(current);
     describeIngressConformance(current);
     describeRunEventsConformance(current);
     describeAgentTextConformance(current);

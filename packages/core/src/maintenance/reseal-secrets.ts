@@ -1,0 +1,76 @@
+import { type SecretCipher, secretSlot } from '../control/secret-cipher.js';
+import type { SecretPosition, SecretStore } from '../store/control-plane.js';
+
+/**
+ * Re-seals every team secret (webhook secrets included: they are team secrets) with the key that
+ * seals now, after a new key was put first in `secretKey` (docs/operations.md, "Rotating the secret
+ * key"). It walks the secrets in pages; a secret already sealed by the current key is counted and
+ * left alone without decrypting it, so a run that stopped is simply started again. Each write is a
+ * compare-and-set on the sealed value it read, so several processes may run it at once, and a
+ * secret written meanwhile (sealed by its writer) is never overwritten with the old value.
+ */
+export interface ResealOptions {
+  /** Secrets read per page. Default 100. */
+  batchSize?: number;
+  /** Start after this secret (the `next` of a report that stopped early); default the start. */
+  after?: SecretPosition;
+  /** Stop after the current page; the report's `next` says where to resume. */
+  signal?: AbortSignal;
+  /** Called after each page with the counts so far (progress for a CLI). */
+  onPage?: (report: ResealReport) => void;
+}
+
+export interface ResealReport {
+  /** The id of the key every secret is now sealed with (never the key). */
+  sealingKeyId: string;
+  /** Secrets read. */
+  scanned: number;
+  /** Sealed again with the current key by this run. */
+  resealed: number;
+  /** Already sealed with the current key. */
+  current: number;
+  /** Changed between the read and the write (a new value, a delete, another re-seal): left as they are. */
+  changed: number;
+  /** Sealed with a key this process does not hold, or damaged: left as they are, named here (never their values). */
+  unopenable: SecretPosition[];
+  /** Where to resume when stopped by `signal`; absent when the walk reached the end. */
+  next?: SecretPosition;
+}
+
+const DEFAULT_BATCH = 100;
+
+export async function resealSecrets(secrets: SecretStore, cipher: SecretCipher, options: ResealOptions = {}): Promise<ResealReport> {
+  const batchSize = options.batchSize ?? DEFAULT_BATCH;
+  if (!Number.isInteger(batchSize) || batchSize < 1) throw new TypeError('batchSize must be a positive whole number');
+  // Without a key this rejects at once with the cipher's own 503 (secret-cipher.ts, missingCipher).
+  await cipher.isCurrent('');
+  const [sealingKeyId = ''] = await cipher.keyIds();
+  const report: ResealReport = { sealingKeyId, scanned: 0, resealed: 0, current: 0, changed: 0, unopenable: [] };
+  let after = options.after;
+  for (;;) {
+    const page = await secrets.scan(after, batchSize);
+    for (const record of page) {
+      report.scanned++;
+      if (await cipher.isCurrent(record.ciphertext)) {
+        report.current++;
+        continue;
+      }
+      const slot = secretSlot(record.teamUid, record.name);
+      let value: string;
+      try {
+        value = await cipher.open(record.ciphertext, slot);
+      } catch {
+        report.unopenable.push({ teamUid: record.teamUid, name: record.name });
+        continue;
+      }
+      const swapped = await secrets.reseal(record.teamUid, record.name, record.ciphertext, await cipher.seal(value, slot));
+      if (swapped) report.resealed++;
+      else report.changed++;
+    }
+    const last = page.at(-1);
+    if (last) after = { teamUid: last.teamUid, name: last.name };
+    options.onPage?.(report);
+    if (page.length < batchSize || !last) return report;
+    if (options.signal?.aborted) return { ...report, next: { teamUid: last.teamUid, name: last.name } };
+  }
+}
