@@ -2,6 +2,7 @@
 // core (docs/embedding.md, "Writing an adapter"). Not a stable API for applications: it may change
 // in any release, together with the packages that use it.
 
+export { createSecretCipher } from './control/secret-cipher.js';
 export { type BodyReader, concatBytes, parseJsonBody, READ_BODY, readBodyLimited } from './http/body.js';
 export { finishResponse, REQUEST_ID_HEADER, requestIdFrom } from './http/finish-response.js';
 export { forwardToReal } from './http/lazy-web-object.js';

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { createSecretCipher } from '@agentrun/core/internal';
 import { createPostgresStore, isUnavailableError } from '@agentrun/store-postgres';
 import { type ChosenExecutor, executorFromEnvironment } from './agent-executor.js';
 import { resealCommand } from './reseal-command.js';
@@ -65,6 +66,11 @@ console.log(
 if (!secretKey) console.log('  secrets:  disabled (set AGENTRUN_SECRET_KEY, e.g. from `openssl rand -base64 32`)');
 else if (!process.env.AGENTRUN_SECRET_KEY)
   console.log('  secrets:  sealed with a key for this process only (set AGENTRUN_SECRET_KEY to keep one)');
+else {
+  // Key ids, never keys: what to compare across processes during a rotation (docs/operations.md).
+  const [sealing, ...opening] = await createSecretCipher(secretKey).keyIds();
+  console.log(`  secrets:  sealed with key ${sealing}${opening.length ? `; also opens ${opening.join(', ')}` : ''}`);
+}
 console.log(`  try:      curl -s -H "Authorization: Bearer ${server.apiKey}" -d '{"prompt":"hello"}' ${shown}/api/v1/agent/run`);
 
 let stopping = false;

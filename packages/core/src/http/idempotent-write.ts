@@ -1,6 +1,6 @@
 import type { Principal } from '../auth/principal.js';
 import type { SecretCipher } from '../control/secret-cipher.js';
-import { AgentRunError } from '../errors.js';
+import { AgentRunError, isAgentRunError } from '../errors.js';
 import { type IdempotencyContext, idempotencyScope, replay } from '../run/idempotency.js';
 import type { IdempotencyStore } from '../store/idempotency.js';
 import { type Clock, isoTime } from '../util/clock.js';
@@ -36,6 +36,7 @@ export type IdempotentWrite = (
 export function idempotentWrites(options: IdempotentWriteOptions): IdempotentWrite {
   const { store, cipher, clock, ttlMs } = options;
   const slot = (scope: string, key: string) => `idempotency/${scope}/${key}`;
+  const openKept = openerOf(cipher);
 
   return async (principal, ctx, write) => {
     if (!ctx) {
@@ -60,7 +61,7 @@ export function idempotentWrites(options: IdempotentWriteOptions): IdempotentWri
         });
       }
       const first = replay<unknown>(existing, ctx.fingerprint);
-      const body = isSealed(first.body) ? JSON.parse(await cipher.open(first.body.sealed, slot(scope, ctx.key))) : first.body;
+      const body = isSealed(first.body) ? JSON.parse(await openKept(first.body.sealed, slot(scope, ctx.key))) : first.body;
       return jsonResponse(body, first.status, { 'idempotent-replayed': 'true' });
     }
     let result: { status: number; body: unknown };
@@ -77,5 +78,21 @@ export function idempotentWrites(options: IdempotentWriteOptions): IdempotentWri
 }
 
 const showsSecret = (body: unknown): boolean => typeof body === 'object' && body !== null && 'secret' in body;
+/**
+ * A kept answer sealed with a key this process no longer holds (removed after a rotation before the
+ * key's replays expired, docs/operations.md "Rotating the secret key") cannot be replayed: a 409
+ * that says so, not a 500. A missing key (503) stays a 503.
+ */
+function openerOf(cipher: SecretCipher) {
+  return (sealed: string, where: string) =>
+    cipher.open(sealed, where).catch((error: unknown) => {
+      if (isAgentRunError(error)) throw error;
+      throw new AgentRunError(
+        'conflict',
+        'the answer to the first request with this Idempotency-Key was sealed with a secret key this server no longer holds; it cannot be replayed',
+      );
+    });
+}
+
 const isSealed = (body: unknown): body is { sealed: string } =>
   typeof body === 'object' && body !== null && typeof (body as { sealed?: unknown }).sealed === 'string' && Object.keys(body).length === 1;
