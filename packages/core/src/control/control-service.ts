@@ -7,7 +7,7 @@ import { createAutomation, deleteAutomation, getAutomation, listAutomations, pat
 import type { ControlContext } from './control-context.js';
 import { getDelivery, getDeliveryPayload, listDeliveries } from './deliveries.js';
 import { createFactory, getFactory, listFactories } from './factories.js';
-import type { SecretCipher } from './secret-cipher.js';
+import { answeringCipher, type SecretCipher } from './secret-cipher.js';
 import { deleteSecret, listSecrets, putSecret } from './team-secrets.js';
 import { testFilter } from './test-filter.js';
 import type { SecretView } from './views.js';
@@ -49,7 +49,7 @@ export class ControlService {
     this.maxWebhooksPerFactory = options.maxWebhooksPerFactory ?? 20;
     this.ctx = {
       store: options.store,
-      cipher: options.cipher,
+      cipher: answeringCipher(options.cipher),
       clock: options.clock ?? systemClock,
       baseUrl: options.webhookBaseUrl?.replace(/\/+$/, ''),
       maxWebhooksPerFactory: this.maxWebhooksPerFactory,

@@ -1,4 +1,4 @@
-import { AgentRunError } from '../errors.js';
+import { AgentRunError, isAgentRunError } from '../errors.js';
 import { base64UrlDecode, base64UrlEncode } from '../util/ids.js';
 
 /**
@@ -151,6 +151,19 @@ function decodeKey(text: string): Uint8Array | undefined {
   if (/^[0-9a-fA-F]{64}$/.test(t)) return Uint8Array.from(t.match(/../g) ?? [], (h) => Number.parseInt(h, 16));
   return base64UrlDecode(t.replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, ''));
 }
+
+/**
+ * The cipher as the management API uses it: a value no held key opens (a process still without the
+ * key that sealed it, mid-rotation) is a 503 whose detail names the missing key id, not a 500.
+ */
+export const answeringCipher = (cipher: SecretCipher): SecretCipher => ({
+  ...cipher,
+  open: (sealed, slot) =>
+    cipher.open(sealed, slot).catch((error: unknown) => {
+      if (isAgentRunError(error)) throw error;
+      throw new AgentRunError('unavailable', error instanceof Error ? error.message : 'a sealed secret could not be opened');
+    }),
+});
 
 /** Stands in when the host configured no key: every use is a clear 503. */
 export const missingCipher: SecretCipher = {

@@ -2,9 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { createSecretCipher } from '../src/control/secret-cipher.js';
 import { expectProblem, setup } from './helpers.js';
 
-// A kept answer that shows a secret (a created webhook, replayed for its Idempotency-Key) is sealed
-// with the secret key: it replays while a process holds the key that sealed it, and is a 409, not a
-// 500, once that key was removed (docs/operations.md, "Rotating the secret key").
+// The HTTP surface of a process mid-rotation (docs/operations.md, "Rotating the secret key"): a kept
+// answer that shows a secret (a created webhook, replayed for its Idempotency-Key) replays while the
+// process holds the key that sealed it, and is a 409, not a 500, once that key was removed; a
+// secret sealed with a key the process lacks is a 503 naming that key's id.
 
 const OLD = new Uint8Array(32).fill(5);
 const NEW = new Uint8Array(32).fill(6);
@@ -29,5 +30,28 @@ describe('secret-key rotation and Idempotency-Key replays', () => {
     await expectProblem(await rotated.call('POST', `/factories/${factory}/webhooks`, { ...create, key: first.key }), 409, 'conflict');
     expect(rotated.errors).toEqual([]);
     expect((await createSecretCipher(NEW).keyIds())[0]).not.toBe((await createSecretCipher(OLD).keyIds())[0]);
+  });
+
+  it('a team secret sealed with a key this process lacks: 503 naming the key id, never a 500 or the value', async () => {
+    const first = await setup({ secretKey: OLD });
+    const factory = (await first.json<{ uid: string }>('POST', '/factories', { body: { name: 'Acme' } })).body.uid;
+    expect((await first.call('PUT', '/team/secrets/shared', { body: { value: 'shared-value-1' } })).status).toBe(201);
+    const lacking = await setup({ store: first.store, clock: first.clock, secretKey: NEW });
+    const res = await lacking.call('POST', `/factories/${factory}/webhooks`, {
+      body: { name: 'CI', auth_mode: 'token', secret_name: 'shared' },
+      key: first.key,
+    });
+    const text = await res.clone().text();
+    await expectProblem(res, 503, 'unavailable');
+    const [oldId] = await createSecretCipher(OLD).keyIds();
+    expect(text).toContain(oldId);
+    expect(text).not.toContain('shared-value-1');
+    // With both keys it works.
+    const both = await setup({ store: first.store, clock: first.clock, secretKey: [NEW, OLD] });
+    const ok = await both.call('POST', `/factories/${factory}/webhooks`, {
+      body: { name: 'CI', auth_mode: 'token', secret_name: 'shared' },
+      key: first.key,
+    });
+    expect(ok.status).toBe(201);
   });
 });
