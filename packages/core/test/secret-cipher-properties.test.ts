@@ -33,7 +33,7 @@ describe('sealed secrets', () => {
         const sealed = await cipher.seal(value, slot);
         const [id] = await cipher.keyIds();
         expect(sealed.startsWith(`v2.${id}.`)).toBe(true);
-        expect(sealed).not.toContain(value.length > 3 ? value : '\u0000never');
+        if (value.length >= 8) expect(sealed).not.toContain(value);
         expect(await cipher.open(sealed, slot)).toBe(value);
         expect(await cipher.isCurrent(sealed)).toBe(true);
       }),
