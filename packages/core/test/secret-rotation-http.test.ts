@@ -54,4 +54,29 @@ describe('secret-key rotation and Idempotency-Key replays', () => {
     });
     expect(ok.status).toBe(201);
   });
+
+  it('a process holding only the old key refuses deliveries to a webhook sealed with the new one (401) and tells onError the key id, never the secret', async () => {
+    const rotated = await setup({ secretKey: [NEW, OLD] });
+    const factory = (await rotated.json<{ uid: string }>('POST', '/factories', { body: { name: 'Acme' } })).body.uid;
+    const made = await rotated.json<{ webhook: { uid: string }; secret: string }>('POST', `/factories/${factory}/webhooks`, {
+      body: { name: 'CI', auth_mode: 'token' },
+    });
+    const deliver = (h: typeof rotated) =>
+      h.handler(
+        new Request(`http://agentrun.test/webhooks/w/${made.body.webhook.uid}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${made.body.secret}` },
+          body: '{}',
+        }),
+      );
+    expect((await deliver(rotated)).status).toBe(202);
+    const stale = await setup({ store: rotated.store, clock: rotated.clock, secretKey: OLD });
+    expect((await deliver(stale)).status).toBe(401);
+    const [newId] = await createSecretCipher(NEW).keyIds();
+    expect(stale.errors.map(String).join('\n')).toContain(newId);
+    expect(stale.errors.map(String).join('\n')).not.toContain(made.body.secret);
+    // Given the new key, the same process accepts it again at once.
+    const fixed = await setup({ store: rotated.store, clock: rotated.clock, secretKey: [NEW, OLD] });
+    expect((await deliver(fixed)).status).toBe(202);
+  });
 });
