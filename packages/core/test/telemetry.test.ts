@@ -81,6 +81,8 @@ describe('telemetry (OpenTelemetry metrics and spans)', () => {
     const rateRefused = burst.filter((s) => s === 429).length;
     expect(rateRefused).toBeGreaterThan(0);
     const accepted = [...answers, ...burst].filter((s) => s === 202).length - 1;
+    const unknown = await h.handler(new Request('http://agentrun.test/webhooks/w/no-such-webhook', { method: 'POST', body: '{}' }));
+    expect(unknown.status).toBe(404);
 
     const { resourceMetrics: collected, errors } = await reader.collect();
     expect(errors).toEqual([]);
@@ -91,6 +93,7 @@ describe('telemetry (OpenTelemetry metrics and spans)', () => {
     expect(deliveries('Rejected (invalid JSON)')).toBe(1);
     expect(deliveries('Rejected (auth)')).toBe(2);
     expect(deliveries('Refused')).toBe(2 + rateRefused);
+    expect(sum(collected, 'agentrun.deliveries', { 'agentrun.delivery.label': 'Not found', 'agentrun.webhook.scheme': 'unknown' })).toBe(1);
     expect(sum(collected, 'agentrun.ingress.refusals', { 'agentrun.refusal.reason': 'auth_budget' })).toBe(2);
     expect(sum(collected, 'agentrun.ingress.refusals', { 'agentrun.refusal.reason': 'rate_limit' })).toBe(rateRefused);
     expect(sum(collected, 'agentrun.runs', { 'agentrun.run.state': 'QUEUED', 'agentrun.run.source': 'WEBHOOK' })).toBe(2 * 20);
@@ -118,6 +121,10 @@ describe('telemetry (OpenTelemetry metrics and spans)', () => {
         'http.response.status_code': 201,
         'agentrun.operation': 'createFactory',
       });
+
+      expect((await h.call('GET', '/factories', { key: null })).status).toBe(401);
+      const refused = spans.getFinishedSpans().find((s) => s.name === 'GET /api/v1/factories');
+      expect(refused?.attributes).toMatchObject({ 'http.response.status_code': 401, 'agentrun.operation': 'listFactories' });
 
       expect((await deliver('{"action":"opened"}')).status).toBe(202);
       const delivery = spans.getFinishedSpans().find((s) => s.name === 'webhook delivery') as ReadableSpan;
@@ -149,6 +156,16 @@ describe('telemetry (OpenTelemetry metrics and spans)', () => {
           'agentrun.outcome': 'succeeded',
         });
       }
+      // The worker's metrics: each run's first claim, its states, and its duration once it ended.
+      const { resourceMetrics: collected } = await reader.collect();
+      const webhookRuns = { 'agentrun.run.source': 'WEBHOOK' };
+      for (const state of ['QUEUED', 'CLAIMED', 'INPROGRESS', 'SUCCEEDED']) {
+        expect(sum(collected, 'agentrun.runs', { ...webhookRuns, 'agentrun.run.state': state })).toBe(2);
+      }
+      expect(points(collected, 'agentrun.run.pickup_latency')).toEqual([[webhookRuns, expect.objectContaining({ count: 2 })]]);
+      expect(points(collected, 'agentrun.run.duration')).toEqual([
+        [{ ...webhookRuns, 'agentrun.run.state': 'SUCCEEDED' }, expect.objectContaining({ count: 2 })],
+      ]);
       // The webhook route has the delivery span only, no second request span.
       expect(spans.getFinishedSpans().filter((s) => s.name.includes('/webhooks/'))).toEqual([]);
     });

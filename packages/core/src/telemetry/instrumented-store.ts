@@ -28,9 +28,18 @@ export function instrumentStore(store: Store, instruments: Instruments): Store {
     const part = store[name] as object | undefined;
     if (part) parts.set(name, timedPart(name, part, instruments));
   }
+  // The store's own methods (close, isUnavailable) run on the store itself, not on the Proxy: a
+  // class with #private fields would refuse the Proxy as `this`.
+  const own = new Map<string | symbol, unknown>();
   return new Proxy(store, {
-    get(target, property, receiver) {
-      return parts.get(property) ?? Reflect.get(target, property, receiver);
+    get(target, property) {
+      const part = parts.get(property);
+      if (part) return part;
+      const value = Reflect.get(target, property, target);
+      if (typeof value !== 'function') return value;
+      let bound = own.get(property);
+      if (!bound) own.set(property, (bound = value.bind(target)));
+      return bound;
     },
   });
 }
