@@ -106,6 +106,26 @@ describe('telemetry (OpenTelemetry metrics and spans)', () => {
     expect(accept?.[1]).toMatchObject({ count: accepted + 1 + rateRefused });
   });
 
+  it('a delivery the store fails: counted Error, its span ERROR with the exception, a store call counted error', async () => {
+    const { deliver } = await webhookWith(1);
+    expect((await deliver('{"n":0}')).status).toBe(202); // the timed accept is made, then its method replaced
+    const deliveries = h.store.deliveries;
+    const accept = deliveries.accept;
+    deliveries.accept = () => Promise.reject(new Error('the disk is full'));
+    try {
+      expect((await deliver('{"n":1}')).status).toBe(500);
+    } finally {
+      deliveries.accept = accept;
+    }
+    const { resourceMetrics: collected } = await reader.collect();
+    expect(sum(collected, 'agentrun.deliveries', { 'agentrun.delivery.label': 'Error', 'agentrun.webhook.scheme': 'token' })).toBe(1);
+    const failed = points(collected, 'agentrun.store.duration').find(([a]) => a['agentrun.outcome'] === 'error');
+    expect(failed?.[0]).toEqual({ 'agentrun.store.operation': 'deliveries.accept', 'agentrun.outcome': 'error' });
+    const span = spans.getFinishedSpans().filter((s) => s.name === 'webhook delivery')[1];
+    expect(span?.status.code).toBe(2); // SpanStatusCode.ERROR
+    expect(span?.events.map((e) => e.name)).toEqual(['exception']);
+  });
+
   describe('spans', () => {
     let worker: Worker | undefined;
     afterEach(async () => {

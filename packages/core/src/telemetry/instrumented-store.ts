@@ -30,27 +30,31 @@ export function instrumentStore(store: Store, instruments: Instruments): Store {
   }
   // The store's own methods (close, isUnavailable) run on the store itself, not on the Proxy: a
   // class with #private fields would refuse the Proxy as `this`.
-  const own = new Map<string | symbol, unknown>();
+  const own = new Map<string | symbol, { of: unknown; bound: unknown }>();
   return new Proxy(store, {
     get(target, property) {
       const part = parts.get(property);
       if (part) return part;
       const value = Reflect.get(target, property, target);
       if (typeof value !== 'function') return value;
-      let bound = own.get(property);
-      if (!bound) own.set(property, (bound = value.bind(target)));
+      const cached = own.get(property);
+      if (cached?.of === value) return cached.bound;
+      const bound = value.bind(target);
+      own.set(property, { of: value, bound });
       return bound;
     },
   });
 }
 
 function timedPart(partName: string, part: object, instruments: Instruments): object {
-  const wrappers = new Map<string | symbol, unknown>();
+  // Per method, its wrapper, made again if the method was replaced (a test's stub, a host's patch).
+  const wrappers = new Map<string | symbol, { of: unknown; wrapper: unknown }>();
   return new Proxy(part, {
     get(target, property) {
       const value = Reflect.get(target, property, target);
       if (typeof value !== 'function') return value;
-      let wrapper = wrappers.get(property);
+      const cached = wrappers.get(property);
+      let wrapper = cached?.of === value ? cached.wrapper : undefined;
       if (!wrapper) {
         const ok = { [ATTR.operation]: `${partName}.${String(property)}`, [ATTR.outcome]: 'ok' };
         const failed = { ...ok, [ATTR.outcome]: 'error' };
@@ -73,7 +77,7 @@ function timedPart(partName: string, part: object, instruments: Instruments): ob
             },
           );
         };
-        wrappers.set(property, wrapper);
+        wrappers.set(property, { of: value, wrapper });
       }
       return wrapper;
     },
