@@ -38,7 +38,7 @@ export function instrumentStore(store: Store, instruments: Instruments): Store {
       const value = Reflect.get(target, property, target);
       if (typeof value !== 'function') return value;
       const cached = own.get(property);
-      if (cached?.of === value) return cached.bound;
+      if (cached && cached.of === value) return cached.bound;
       const bound = value.bind(target);
       own.set(property, { of: value, bound });
       return bound;
@@ -54,7 +54,7 @@ function timedPart(partName: string, part: object, instruments: Instruments): ob
       const value = Reflect.get(target, property, target);
       if (typeof value !== 'function') return value;
       const cached = wrappers.get(property);
-      let wrapper = cached?.of === value ? cached.wrapper : undefined;
+      let wrapper = cached && cached.of === value ? cached.wrapper : undefined;
       if (!wrapper) {
         const ok = { [ATTR.operation]: `${partName}.${String(property)}`, [ATTR.outcome]: 'ok' };
         const failed = { ...ok, [ATTR.outcome]: 'error' };
