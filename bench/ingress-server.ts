@@ -65,7 +65,12 @@ const FILTERS: (Record<string, unknown> | undefined)[] = [
 ];
 
 /** The agentrun handler of the bench, with its factories, webhooks and automations made through the management API. */
-export async function agentrunHandler(postgres = false) {
+export async function agentrunHandler(
+  postgres = false,
+  // The telemetry bench (ingress-telemetry.ts) passes core at another commit, or OpenTelemetry providers.
+  create: (options: Parameters<typeof createAgentRunHandler>[0]) => ReturnType<typeof createAgentRunHandler> = createAgentRunHandler,
+  extra: Partial<Parameters<typeof createAgentRunHandler>[0]> = {},
+) {
   let store: ReturnType<typeof createMemoryStore> | ReturnType<typeof createPostgresStore> = createMemoryStore();
   if (postgres) {
     const connectionString = process.env[PG_URL_ENV];
@@ -77,7 +82,8 @@ export async function agentrunHandler(postgres = false) {
   }
   const filters = postgres ? FILTERS.slice(...PG_FILTERS) : FILTERS;
   const factories = postgres ? PG_FACTORIES : FACTORIES;
-  const handler = createAgentRunHandler({
+  const handler = create({
+    ...extra,
     store,
     secretKey: randomBytes(32),
     // 1,000 webhooks spread the load; the per-webhook rate limit is lifted on top, since one bench

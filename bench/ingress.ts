@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import type { IngressServerReady, IngressTarget, IngressVariant } from './ingress-server.js';
+import { ingressTelemetryGroup } from './ingress-telemetry.js';
 import type { BenchGroup } from './run.js';
 
 /**
@@ -188,6 +189,8 @@ export const ingressGroup: BenchGroup = {
       'ingress.express_bare_per_s': r['express-bare'].perSecond,
       'ingress.fastify_cpu_us': r['fastify-agentrun'].cpuUs,
       'ingress.fastify_bare_cpu_us': r['fastify-bare'].cpuUs,
+      // What the OpenTelemetry instrumentation costs, without and with an SDK (ingress-telemetry.ts).
+      ...(await ingressTelemetryGroup.run()),
     };
   },
 };

@@ -5,6 +5,7 @@ import { executorGroup } from './executor.js';
 import { filterGroup } from './filter.js';
 import { ingressGroup } from './ingress.js';
 import { ingressCoreGroup } from './ingress-core.js';
+import { ingressTelemetryGroup } from './ingress-telemetry.js';
 import { notifyGroup } from './notify.js';
 import { postgresGroup } from './postgres.js';
 import { postgresIngressGroup } from './postgres-ingress.js';
@@ -29,6 +30,7 @@ const groups: BenchGroup[] = [
   filterGroup,
   ingressGroup,
   ingressCoreGroup,
+  ingressTelemetryGroup,
   notifyGroup,
   executorGroup,
   transcriptGroup,

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createSecretCipher } from '@agentrun/core/internal';
 import { createPostgresStore, isUnavailableError } from '@agentrun/store-postgres';
 import { type ChosenExecutor, executorFromEnvironment } from './agent-executor.js';
+import { servePrometheusMetrics } from './prometheus.js';
 import { resealCommand } from './reseal-command.js';
 import { secretKeysFromEnv } from './secret-keys-env.js';
 import { startReferenceServer } from './server.js';
@@ -40,6 +41,14 @@ if (process.argv[2] === 'reseal-secrets') {
   process.exit(store ? await resealCommand(store, configuredSecretKey()).finally(() => store.close()) : 1);
 }
 
+// AGENTRUN_METRICS_PORT: Prometheus metrics on a port of their own (prometheus.ts), registered before the server is made.
+const metricsPort = process.env.AGENTRUN_METRICS_PORT ? Number(process.env.AGENTRUN_METRICS_PORT) : undefined;
+if (metricsPort !== undefined && (!Number.isInteger(metricsPort) || metricsPort < 0 || metricsPort > 65535)) {
+  console.error(`AGENTRUN_METRICS_PORT must be a port number, got ${JSON.stringify(process.env.AGENTRUN_METRICS_PORT)}`);
+  process.exit(1);
+}
+const prometheus = metricsPort === undefined ? undefined : await servePrometheusMetrics(metricsPort, process.env.HOST ?? '0.0.0.0');
+
 const server = await startReferenceServer({
   ...(secretKey !== undefined ? { secretKey } : {}),
   // Where people reach this server (runs' session_link, ingress URLs); default http://localhost:PORT.
@@ -60,6 +69,7 @@ console.log(
 );
 console.log(`  run API:  ${shown}/api/v1  (store: ${store ? `postgres, schema ${store.schema}` : 'memory'}, executor: ${chosen.name})`);
 console.log(`  dashboard: ${shown}/dashboard`);
+if (prometheus) console.log(`  metrics:  ${prometheus.url} (Prometheus)`);
 console.log(
   `  API key:  ${server.apiKey}${process.env.AGENTRUN_API_KEY ? ' (from AGENTRUN_API_KEY)' : ' (generated; set AGENTRUN_API_KEY to fix it)'}`,
 );

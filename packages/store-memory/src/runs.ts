@@ -108,6 +108,17 @@ export function createMemoryRuns(
       return clone(next);
     },
 
+    async queueStats() {
+      let depth = 0;
+      let oldestCreatedAt: string | null = null;
+      for (const run of runs.values()) {
+        if (run.state !== 'QUEUED') continue;
+        depth++;
+        if (oldestCreatedAt === null || run.createdAt < oldestCreatedAt) oldestCreatedAt = run.createdAt;
+      }
+      return { depth, oldestCreatedAt };
+    },
+
     async renewLease(input: RenewLeaseInput) {
       const run = runs.get(input.runId);
       if (!run) return undefined;

@@ -3,7 +3,7 @@ import { LEASED_STATES } from '@agentrun/core/store';
 import { type RawBuilder, sql } from 'kysely';
 import type { Db, Tx } from './db.js';
 import type { Idempotently } from './idempotency.js';
-import { type FollowupRow, followupFromRow, type RunRow, runFromRow } from './rows.js';
+import { type FollowupRow, followupFromRow, iso, type RunRow, runFromRow } from './rows.js';
 import { listRunsSql } from './runs-list-sql.js';
 import { insertRunSql, transitionSql } from './runs-sql.js';
 import type { Tables } from './tables.js';
@@ -80,6 +80,12 @@ export function createRuns(db: Db, t: Tables, idempotently: Idempotently): RunSt
         ) AND state = 'QUEUED'
         RETURNING *`);
       return row ? runFromRow(row) : undefined;
+    },
+
+    async queueStats() {
+      const [row] = await rows<{ depth: string; oldest: Date | null }>(sql`
+        SELECT count(*) AS depth, min(created_at) AS oldest FROM ${t.runs} WHERE state = 'QUEUED'`);
+      return { depth: Number(row?.depth ?? 0), oldestCreatedAt: row?.oldest ? iso(row.oldest) : null };
     },
 
     async renewLease(input) {

@@ -17,6 +17,7 @@ import { DEFAULT_IDEMPOTENCY_TTL_MS } from '../run/idempotency.js';
 import { RunService } from '../run/run-service.js';
 import { sessionLinkFor } from '../run/session-link.js';
 import type { Store } from '../store/store.js';
+import { createTelemetry } from '../telemetry/telemetry.js';
 import { type Clock, systemClock } from '../util/clock.js';
 import { defaultHmac, defaultSha256 } from '../verify/crypto.js';
 import { builtinVerifiers, createVerifierRegistry } from '../verify/registry.js';
@@ -27,7 +28,7 @@ import { checkAgentRunOptions } from './options-check.js';
 /** Settings of one worker; its dependencies come from the root. */
 export type AgentRunWorkerOptions = Omit<
   WorkerOptions,
-  'runs' | 'store' | 'events' | 'clock' | 'maintenance' | 'sessionLink' | 'executor'
+  'runs' | 'store' | 'events' | 'clock' | 'maintenance' | 'sessionLink' | 'executor' | 'telemetry'
 > & {
   /** Default: the `executor` given to `createAgentRun`. */
   executor?: Executor;
@@ -55,7 +56,6 @@ export interface AgentRun extends Mountable {
 
 export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRun'): AgentRun {
   checkAgentRunOptions(options, caller);
-  const { store } = options;
   const events = options.events ?? createEvents();
   const clock = options.clock ?? systemClock;
   const onError =
@@ -63,6 +63,9 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
     ((error: unknown, _request?: Request, context?: { requestId: string }) =>
       console.error(`[agentrun] unexpected error${context ? ` (request ${context.requestId})` : ''}`, error));
   const reportError = (error: unknown) => onError(error, undefined);
+  // Metrics and spans (telemetry/): without an OpenTelemetry SDK, `store` is options.store and every hook undefined.
+  const telemetry = createTelemetry({ options: options.telemetry, store: options.store, events, clock, onError: reportError });
+  const { store } = telemetry;
 
   const runs = new RunService({
     store,
@@ -91,6 +94,7 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
     clock,
     limits: { ...DEFAULT_INGRESS_LIMITS, ...options.ingressLimits },
     onError: reportError,
+    telemetry: telemetry.ingress,
   });
   const maintenance = createMaintenance({
     store,
@@ -120,6 +124,7 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
     authenticate: options.authenticate ?? apiKeyAuthenticator(store.apiKeys),
     store,
     onError,
+    telemetry: telemetry.request,
   });
 
   return {
@@ -145,6 +150,7 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
         clock,
         maintenance,
         ...(sessionLink ? { sessionLink } : {}),
+        ...(telemetry.worker ? { telemetry: telemetry.worker } : {}),
         onError: workerOptions.onError ?? reportError,
       } as WorkerOptions);
     },

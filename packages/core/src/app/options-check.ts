@@ -65,6 +65,7 @@ const OptionsSchema = v.strictObject({
     ),
   ),
   onError: v.optional(fn),
+  telemetry: v.optional(v.union([v.literal(false), v.object({})])),
 });
 
 /** Throw a TypeError naming the first wrong option (and the right name of a mistyped one). */

@@ -6,6 +6,7 @@ import type { StreamLimits } from '../http/paced-body.js';
 import type { IngressLimits } from '../ingress/pipeline.js';
 import type { MaintenanceTask } from '../maintenance/maintenance.js';
 import type { Store } from '../store/store.js';
+import type { TelemetryOptions } from '../telemetry/providers.js';
 import type { Clock } from '../util/clock.js';
 import type { HmacPort, Sha256Port } from '../verify/crypto.js';
 import type { VerifierRegistry } from '../verify/registry.js';
@@ -73,4 +74,9 @@ export interface AgentRunOptions {
    * `console.error`.
    */
   onError?: (error: unknown, request: Request | undefined, context?: { requestId: string }) => void;
+  /**
+   * OpenTelemetry providers for agentrun's metrics and spans (docs/operations.md, "Metrics and
+   * traces"); default: the global ones a host's SDK registered before this call; `false`: none.
+   */
+  telemetry?: TelemetryOptions | false;
 }

@@ -4,6 +4,7 @@ import type { Ingress } from '../ingress/pipeline.js';
 import { AREA_BASE, type RouteArea } from '../routes/route.js';
 import { ROUTES } from '../routes/table.js';
 import type { Store } from '../store/store.js';
+import type { RequestTelemetry } from '../telemetry/request-span.js';
 import { everyMs } from '../util/throttle.js';
 import { finishResponse, requestIdOf } from './finish-response.js';
 import type { Mountable } from './mountable.js';
@@ -18,6 +19,8 @@ export interface HttpSurfaceOptions {
   /** Only `isUnavailable`, to answer a store outage with a retryable 503. */
   store: Pick<Store, 'isUnavailable'>;
   onError: (error: unknown, request: Request | undefined, context?: { requestId: string }) => void;
+  /** A span per API request (telemetry/request-span.ts); absent without an OpenTelemetry SDK. */
+  telemetry?: RequestTelemetry | undefined;
 }
 
 export interface HttpSurface extends Mountable {
@@ -49,7 +52,7 @@ const AREA_OWNS: Record<RouteArea, (pathname: string) => boolean> = {
  * Every error is a problem+json answer; every answer carries `x-request-id`.
  */
 export function createHttpSurface(options: HttpSurfaceOptions): HttpSurface {
-  const { operations, authenticate, store, onError } = options;
+  const { operations, authenticate, store, onError, telemetry } = options;
   const router = createRouter(ROUTES);
   const unavailableLogged = everyMs(10_000);
 
@@ -89,7 +92,7 @@ export function createHttpSurface(options: HttpSurfaceOptions): HttpSurface {
     const pathname = outside ? new URL(request.url).pathname : '';
     const response = outside?.(pathname)
       ? problemResponse(new AgentRunError('not_found', `no route for ${pathname}`))
-      : await handle(request, requestId);
+      : await (telemetry ? telemetry(request, requestId, () => handle(request, requestId)) : handle(request, requestId));
     return finishResponse(response, requestId, request.method === 'HEAD');
   };
   const fetch = (request: Request) => serve(request);

@@ -8,6 +8,7 @@ import { jsonResponse, problemResponse } from '../http/responses.js';
 import { toRunItem } from '../run/record.js';
 import type { RateAdmission } from '../store/ingress.js';
 import type { Store } from '../store/store.js';
+import type { DeliveryObservation, IngressTelemetry } from '../telemetry/delivery-span.js';
 import { type Clock, isoTime } from '../util/clock.js';
 import { newId } from '../util/ids.js';
 import { constantTimeEqual } from '../verify/constant-time.js';
@@ -46,6 +47,8 @@ export interface IngressOptions {
   clock: Clock;
   limits: IngressLimits;
   onError: (error: unknown) => void;
+  /** The delivery's span and counts (telemetry/delivery-span.ts); absent without an OpenTelemetry SDK. */
+  telemetry?: IngressTelemetry | undefined;
 }
 
 const encoder = new TextEncoder();
@@ -140,14 +143,26 @@ export function createIngress(options: IngressOptions): Ingress {
    * A failed authentication: counted against the budget and logged in one step, and only when
    * the budget admits it; past the budget it is a 429 that writes nothing.
    */
-  async function authFailure(webhook: WebhookRecord, labelStatus: 401 | 413, size: number, receivedAt: string): Promise<Response> {
+  async function authFailure(
+    webhook: WebhookRecord,
+    labelStatus: 401 | 413,
+    size: number,
+    receivedAt: string,
+    seen: DeliveryObservation | undefined,
+  ): Promise<Response> {
     const label = labelStatus === 401 ? 'Rejected (auth)' : 'Rejected (too large)';
     const logged = await store.deliveries.log(entry(webhook, label, size, receivedAt), authBudget(webhook, receivedAt));
+    if (!logged.logged) seen?.refused('auth_budget');
     if (!logged.logged) return tooManyFailures(logged.retryAfterMs);
+    seen?.label(label);
     return labelStatus === 401 ? problem('unauthorized', 'authentication failed') : tooLarge();
   }
 
-  return async function ingress(request: Request, params: IngressParams): Promise<Response> {
+  const { telemetry } = options;
+  if (telemetry) return (request, params) => telemetry.delivery(request, (seen) => deliver(request, params, seen));
+  return deliver;
+
+  async function deliver(request: Request, params: IngressParams, seen?: DeliveryObservation): Promise<Response> {
     // One instant for the whole delivery: its log time and the time every limit is judged at.
     const receivedAt = isoTime(clock.now());
     let uid: string;
@@ -173,11 +188,13 @@ export function createIngress(options: IngressOptions): Ingress {
     // 1. Unknown, disabled or deleted: 404, not logged. A token segment on a webhook of another mode is a wrong URL too.
     if (!context) return noSuchWebhook();
     const { webhook } = context;
+    seen?.webhook(webhook);
     if (webhook.deletedAt !== null || !webhook.enabled || (pathToken !== undefined && webhook.authMode !== 'url_token')) {
       return noSuchWebhook();
     }
 
     // 2. The failed-auth budget, spent: 429, not logged.
+    if (context.authFailures.count >= limits.authFailuresPerWindow) seen?.refused('auth_budget');
     if (context.authFailures.count >= limits.authFailuresPerWindow) return tooManyFailures(context.authFailures.retryAfterMs);
 
     // 3. Bearer and URL tokens: checked from the header or the path before any body byte is read.
@@ -186,7 +203,7 @@ export function createIngress(options: IngressOptions): Ingress {
       const presented = webhook.authMode === 'token' ? bearerToken(request) : pathToken;
       const secret = await secretOf(webhook, context.secret);
       if (presented === undefined || secret === undefined || !constantTimeEqual(encoder.encode(presented), encoder.encode(secret))) {
-        return authFailure(webhook, 401, 0, receivedAt);
+        return authFailure(webhook, 401, 0, receivedAt, seen);
       }
       authenticated = true;
     }
@@ -197,8 +214,9 @@ export function createIngress(options: IngressOptions): Ingress {
       body = await readBodyLimited(request, limits.maxBodyBytes);
     } catch (error) {
       if (isAgentRunError(error) && error.code === 'payload_too_large') {
-        if (!authenticated) return authFailure(webhook, 413, limits.maxBodyBytes + 1, receivedAt);
+        if (!authenticated) return authFailure(webhook, 413, limits.maxBodyBytes + 1, receivedAt, seen);
         await store.deliveries.log(entry(webhook, 'Rejected (too large)', limits.maxBodyBytes + 1, receivedAt));
+        seen?.label('Rejected (too large)');
         return tooLarge();
       }
       return problem('invalid_request', 'the request body could not be read to its end');
@@ -213,7 +231,7 @@ export function createIngress(options: IngressOptions): Ingress {
         secret: await secretOf(webhook, context.secret),
         now: clock.now(),
       });
-      if (!result.ok) return authFailure(webhook, 401, body.byteLength, receivedAt);
+      if (!result.ok) return authFailure(webhook, 401, body.byteLength, receivedAt, seen);
       providerDeliveryId = result.deliveryId;
     }
 
@@ -226,6 +244,8 @@ export function createIngress(options: IngressOptions): Ingress {
         entry(webhook, 'Rejected (invalid JSON)', body.byteLength, receivedAt),
         deliveryRate(webhook, receivedAt),
       );
+      if (logged.logged) seen?.label('Rejected (invalid JSON)');
+      else seen?.refused('rate_limit');
       return logged.logged ? problem('invalid_request', parsed.reason) : tooManyDeliveries(logged.retryAfterMs);
     }
 
@@ -245,12 +265,14 @@ export function createIngress(options: IngressOptions): Ingress {
       webhookRun({ automation, webhook, deliveryId: delivery.id, payload: body, now: delivery.receivedAt }),
     );
     const outcome = await store.deliveries.accept({ delivery, runs, admit: deliveryRate(webhook, receivedAt) });
+    if ('rateLimited' in outcome) seen?.refused('rate_limit');
     if ('rateLimited' in outcome) return tooManyDeliveries(outcome.retryAfterMs);
+    seen?.accepted(outcome.accepted ? 'Accepted' : 'Duplicate', delivery.id, outcome.accepted ? runs.map(({ run }) => run.id) : []);
     if (outcome.accepted && events.listenerCount('run.created') > 0) {
       for (const { run } of runs) emitSafely(events, options.onError, 'run.created', { run: toRunItem(run), team_uid: run.teamUid });
     }
     return jsonResponse({ delivery_id: delivery.id }, 202);
-  };
+  }
 }
 
 /** Strict UTF-8, bounded nesting, then JSON.parse; never throws. */

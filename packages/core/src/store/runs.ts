@@ -64,6 +64,11 @@ export interface RenewLeaseInput {
   leaseExpiresAt: string;
 }
 
+export interface QueueStats {
+  depth: number;
+  oldestCreatedAt: string | null;
+}
+
 export interface RunStore {
   /** Insert a run with its attachments (and idempotency record) atomically. */
   create(input: CreateRunInput): Promise<Idempotent<RunRecord>>;
@@ -95,6 +100,12 @@ export interface RunStore {
 
   /** Runs in a leased state whose lease expired at or before `now`, oldest first. */
   listExpiredLeases(now: string, limit: number): Promise<RunRecord[]>;
+
+  /**
+   * Optional, for the queue gauges of the metrics (telemetry/run-metrics.ts): how many runs are
+   * `QUEUED`, and the oldest one's `createdAt` (`null` when none). Read at each metrics collection.
+   */
+  queueStats?(): Promise<QueueStats>;
 
   /** Follow-ups of a run, oldest first. */
   listFollowups(runId: string): Promise<FollowupRecord[]>;

@@ -266,6 +266,19 @@ export function describeRunsConformance(current: () => Store, options: StoreConf
       expect(await store.runs.claimNext({ workerId: 'w1', now: at(102), leaseExpiresAt: at(30_102) })).toBeUndefined();
     });
 
+    it("queueStats: the QUEUED runs of every team and the oldest one's creation, as claims take them", async () => {
+      const store = current();
+      if (!store.runs.queueStats) return;
+      expect(await store.runs.queueStats()).toEqual({ depth: 0, oldestCreatedAt: null });
+      const older = makeRun({ createdAt: at(10), updatedAt: at(10), teamUid: 'team-2' });
+      const newer = makeRun({ createdAt: at(20), updatedAt: at(20) });
+      const running = makeRun({ createdAt: at(0), state: 'INPROGRESS' });
+      for (const run of [newer, older, running]) await store.runs.create({ run, attachments: [] });
+      expect(await store.runs.queueStats()).toEqual({ depth: 2, oldestCreatedAt: at(10) });
+      await store.runs.claimNext({ workerId: 'w1', now: at(100), leaseExpiresAt: at(30_100) });
+      expect(await store.runs.queueStats()).toEqual({ depth: 1, oldestCreatedAt: at(20) });
+    });
+
     it('concurrent claims never hand out one run twice', async () => {
       const store = current();
       const runs = Array.from({ length: 6 }, (_, i) => makeRun({ createdAt: at(i) }));

@@ -28,6 +28,7 @@ const WorkerOptionsSchema = v.strictObject({
   pollIntervalMs: v.optional(positiveInt),
   leaseMs: v.optional(positiveInt),
   heartbeatMs: v.optional(positiveInt),
+  telemetry: v.optional(withMethods('claimed', 'execution')),
   sessionLink: v.optional(v.custom<(runId: string) => string>((x) => typeof x === 'function', 'must be a function')),
   onError: v.optional(v.custom<(e: unknown) => void>((x) => typeof x === 'function', 'must be a function')),
 });

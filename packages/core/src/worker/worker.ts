@@ -10,6 +10,7 @@ import { isTerminal } from '../run/state-machine.js';
 import { appendTranscript, executorEvent, stateEvent } from '../run/transcript.js';
 import type { RunPatch } from '../store/runs.js';
 import type { Store } from '../store/store.js';
+import type { WorkerTelemetry } from '../telemetry/execution-span.js';
 import { type Clock, isoTime } from '../util/clock.js';
 import { newId } from '../util/ids.js';
 import { everyMs } from '../util/throttle.js';
@@ -34,6 +35,8 @@ export interface WorkerDeps {
    * `createAgentRun`'s `publicBaseUrl` (run/session-link.ts). None without it.
    */
   sessionLink?: (runId: string) => string;
+  /** Pickup latency and a span per execution (telemetry/execution-span.ts); from `agentrun.worker()`. */
+  telemetry?: WorkerTelemetry;
 }
 
 export interface WorkerOptions extends WorkerDeps {
@@ -84,7 +87,7 @@ export interface Worker {
  */
 export function createWorker(options: WorkerOptions): Worker {
   checkWorkerOptions(options);
-  const { runs: service, store, events, clock, executor, maintenance, sessionLink } = options;
+  const { runs: service, store, events, clock, executor, maintenance, sessionLink, telemetry } = options;
   const id = options.workerId ?? newId();
   const concurrency = options.concurrency ?? 4;
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
@@ -237,7 +240,8 @@ export function createWorker(options: WorkerOptions): Worker {
       try {
         const { teamUid } = start.run;
         const readAttachment = async (fileName: string) => (await store.runs.getAttachment(teamUid, claimed.id, fileName))?.data;
-        outcome = await executor.execute({ run: toRunItem(start.run), followups, attempt: start.run.attempts, readAttachment }, ctx);
+        const input = { run: toRunItem(start.run), followups, attempt: start.run.attempts, readAttachment };
+        outcome = await (telemetry ? telemetry.execution(start.run, () => executor.execute(input, ctx)) : executor.execute(input, ctx));
       } catch (error) {
         execution.inbox.close();
         // Aborted because of a cancel, a lost lease or a stop: the run's state already says why.
@@ -388,6 +392,7 @@ export function createWorker(options: WorkerOptions): Worker {
       const run = await store.runs.claimNext({ workerId: id, now: isoTime(clock.now()), leaseExpiresAt: leaseUntil() });
       if (!run) break;
       claimed++;
+      telemetry?.claimed(run);
       emitSafely(events, onError, 'run.state_changed', { run: toRunItem(run), team_uid: run.teamUid, from: 'QUEUED', to: 'CLAIMED' });
       await appendTranscript(store, onError, run.id, [stateEvent('QUEUED', run, run.updatedAt)]);
       const execution: Execution = {

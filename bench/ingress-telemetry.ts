@@ -1,0 +1,146 @@
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { createAgentRunHandler } from '@agentrun/core';
+import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
+import { BasicTracerProvider, BatchSpanProcessor, InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
+import { deliveries } from './ingress-core.js';
+import { agentrunHandler } from './ingress-server.js';
+import type { BenchGroup } from './run.js';
+
+/**
+ * What the OpenTelemetry instrumentation (packages/core/src/telemetry) costs a delivery through
+ * the core handler (the `ingress-core` workload: bearer auth, 1 KB bodies, 1,000 webhooks, 4 runs
+ * a delivery, memory store, 10 in flight), three ways in one process:
+ *
+ * - `before`: core as it was before the instrumentation (the commit before telemetry/ was added,
+ *   extracted with `git archive` into node_modules/.cache), the baseline;
+ * - `no-sdk`: core now (copied there too, see `coreNow`), with `@opentelemetry/api` and no SDK: the host that does not want telemetry;
+ * - `sdk`: core now, with an SDK MeterProvider (a reader that is never collected) and a
+ *   BasicTracerProvider exporting every span to memory through a BatchSpanProcessor, as a
+ *   production SDK exports (a SimpleSpanProcessor exports each span as it ends: about 30 µs a
+ *   span on this machine, 4 times the span itself, measured apart).
+ *
+ * The machine is shared and noisy, so the variants alternate, round after round, in a rotating
+ * order, and each cost is the median over rounds of (variant / before) − 1 within the round.
+ * Criterion: `no-sdk` costs at most 2 % of `ingress.core_us_per_delivery`.
+ *
+ * Knobs (environment): INGRESS_TELEMETRY_ROUNDS (30), INGRESS_TELEMETRY_DELIVERIES (1,000 a round
+ * and variant, after one warm-up round). Short rounds, many of them: a pair measured close in time
+ * sees the same machine.
+ */
+const ROUNDS = Number(process.env.INGRESS_TELEMETRY_ROUNDS ?? 30);
+const PER_ROUND = Number(process.env.INGRESS_TELEMETRY_DELIVERIES ?? 1000);
+const CRITERION = 0.02;
+const REPO = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+type Create = typeof createAgentRunHandler;
+
+const cacheDir = (name: string) => join(REPO, 'node_modules', '.cache', 'agentrun-bench', name);
+const loadCore = async (dir: string) =>
+  ((await import(pathToFileURL(join(dir, 'packages/core/src/index.ts')).href)) as { createAgentRunHandler: Create }).createAgentRunHandler;
+
+/** `createAgentRunHandler` of core at the commit before packages/core/src/telemetry existed. */
+async function coreBefore(): Promise<{ create: Create; commit: string }> {
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: REPO, encoding: 'utf8' }).trim();
+  const added = git('log', '--diff-filter=A', '--format=%H', '--', 'packages/core/src/telemetry/telemetry.ts').split('\n').pop();
+  if (!added) throw new Error('no commit adds packages/core/src/telemetry/telemetry.ts');
+  const commit = git('rev-parse', '--short', `${added}^`);
+  const dir = cacheDir(`core-${commit}`);
+  if (!existsSync(join(dir, 'packages/core/src/index.ts'))) {
+    mkdirSync(dir, { recursive: true });
+    execFileSync('sh', ['-c', `git archive ${commit} packages/core | tar -x -C '${dir}'`], { cwd: REPO });
+  }
+  return { create: await loadCore(dir), commit };
+}
+
+/**
+ * Core as it is in this checkout, copied beside the baseline and loaded the same way, so that
+ * where a module is loaded from (tsx treats node_modules apart) weighs on both alike.
+ */
+async function coreNow(): Promise<Create> {
+  const dir = cacheDir(`core-now-${process.pid}`);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(join(dir, 'packages/core'), { recursive: true });
+  for (const part of ['package.json', 'src'])
+    cpSync(join(REPO, 'packages/core', part), join(dir, 'packages/core', part), { recursive: true });
+  return loadCore(dir);
+}
+
+class IdleReader extends MetricReader {
+  protected async onForceFlush(): Promise<void> {}
+  protected async onShutdown(): Promise<void> {}
+}
+
+/** The q-quantile (0 … 1) of `xs`, interpolated. */
+const quantile = (xs: number[], q: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const at = (s.length - 1) * q;
+  const lo = Math.floor(at);
+  return (s[lo] as number) + ((s[Math.ceil(at)] as number) - (s[lo] as number)) * (at - lo);
+};
+const median = (xs: number[]) => quantile(xs, 0.5);
+const percent = (x: number) => `${(x * 100).toFixed(2)} %`;
+
+export const ingressTelemetryGroup: BenchGroup = {
+  name: 'ingress-telemetry',
+  description: `the OpenTelemetry instrumentation's cost per core delivery: before it, without an SDK, with an SDK and in-memory exporter (${ROUNDS} alternating rounds of ${PER_ROUND})`,
+  async run() {
+    const before = await coreBefore();
+    const now = await coreNow();
+    const spans = new InMemorySpanExporter();
+    // A queue large enough that no span is dropped (dropping would be cheaper than exporting).
+    const processor = new BatchSpanProcessor(spans, { maxQueueSize: 100_000, maxExportBatchSize: 1000, scheduledDelayMillis: 100 });
+    const telemetry = {
+      meterProvider: new MeterProvider({ readers: [new IdleReader()] }),
+      tracerProvider: new BasicTracerProvider({ spanProcessors: [processor] }),
+    };
+    const variants = {
+      before: await agentrunHandler(false, before.create),
+      'no-sdk': await agentrunHandler(false, now),
+      sdk: await agentrunHandler(false, now, { telemetry }),
+    };
+    const names = Object.keys(variants) as (keyof typeof variants)[];
+    const send = Object.fromEntries(names.map((n) => [n, deliveries(variants[n].handler, variants[n].targets)])) as Record<
+      keyof typeof variants,
+      (count: number) => Promise<number>
+    >;
+    await processor.forceFlush(); // the setup's request spans, out of the count below
+    spans.reset();
+    for (const n of names) await send[n](PER_ROUND);
+    // The sdk variant really records: spans per delivery (1 delivery span; executions run nowhere here).
+    await processor.forceFlush();
+    const spansPerDelivery = spans.getFinishedSpans().length / PER_ROUND;
+    const us: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
+    for (let round = 0; round < ROUNDS; round++) {
+      // Rotate who goes first, so a drift of the machine's speed within a round falls on each alike.
+      for (let i = 0; i < names.length; i++) {
+        const n = names[(round + i) % names.length] as keyof typeof variants;
+        us[n]?.push(await send[n](PER_ROUND));
+        spans.reset();
+      }
+    }
+    const ratios = (n: string) => (us[n] as number[]).map((x, r) => x / (us.before?.[r] as number) - 1);
+    const noSdk = median(ratios('no-sdk'));
+    const withSdk = median(ratios('sdk'));
+    console.table(
+      names.map((n) => ({
+        variant: n,
+        'µs/delivery (median)': Number(median(us[n] as number[]).toFixed(2)),
+        'cost vs before (median)': n === 'before' ? `(core at ${before.commit})` : percent(median(ratios(n))),
+        // The middle half of the rounds' costs: how far the noise of the machine reaches.
+        'cost, rounds 25–75 %': n === 'before' ? '' : `${percent(quantile(ratios(n), 0.25))} … ${percent(quantile(ratios(n), 0.75))}`,
+      })),
+    );
+    console.log(`sdk variant: ${spansPerDelivery} span(s) exported per delivery`);
+    console.log(`no-sdk cost ${(noSdk * 100).toFixed(2)} % (criterion ≤ ${CRITERION * 100} %): ${noSdk <= CRITERION ? 'PASS' : 'FAIL'}`);
+    return {
+      'ingress.telemetry_before_us_per_delivery': median(us.before as number[]),
+      'ingress.telemetry_no_sdk_us_per_delivery': median(us['no-sdk'] as number[]),
+      'ingress.telemetry_sdk_us_per_delivery': median(us.sdk as number[]),
+      'ingress.telemetry_no_sdk_cost': noSdk,
+      'ingress.telemetry_sdk_cost': withSdk,
+    };
+  },
+};
