@@ -121,8 +121,8 @@ export async function patchWebhook(
     return webhookView(toggled, ingressOrigin(ctx, requestOrigin));
   }
   const now = nowIso(ctx);
-  // Enabling or disabling is a toggle; any other change (the delivery-id header) an update.
-  const kind = patch.delivery_id_header === undefined ? 'webhook.toggled' : 'webhook.updated';
+  // Enabling or disabling alone is a toggle; any other change (the delivery-id header) an update.
+  const kind = patch.enabled !== undefined && patch.delivery_id_header === undefined ? 'webhook.toggled' : 'webhook.updated';
   const detail = {
     ...(patch.enabled !== undefined ? { enabled: patch.enabled } : {}),
     ...(patch.delivery_id_header !== undefined ? { delivery_id_header: patch.delivery_id_header } : {}),
