@@ -262,4 +262,19 @@ describe('factories, webhooks and deliveries', () => {
     expect(noFactory.code).toBe(2);
     expect(noFactory.stderr).toContain('--factory is required');
   });
+
+  it('audit list: the team’s events, filtered by kind; an unknown kind is a usage error', async () => {
+    const factory = await cliJson<{ uid: string }>(['factory', 'create', 'Audited'], { env });
+    const created = await cliJson<{ webhook: { uid: string } }>(['webhook', 'create', 'Audited hook', '--factory', factory.uid], { env });
+    const events = await cliJson<{ kind: string; target: { id: string } }[]>(
+      ['audit', 'list', '--kind', 'webhook.created', '--target', created.webhook.uid],
+      { env },
+    );
+    expect(events).toEqual([expect.objectContaining({ kind: 'webhook.created', target: { type: 'webhook', id: created.webhook.uid } })]);
+    const text = await cli(['audit', 'list', '--target', created.webhook.uid], { env });
+    expect(text.stdout).toMatch(/webhook\.created\s+service_account:bootstrap\s+webhook:/);
+    const bad = await cli(['audit', 'list', '--kind', 'nope'], { env });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--kind nope: must be one of webhook.created');
+  });
 });

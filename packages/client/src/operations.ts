@@ -59,6 +59,7 @@ export const OPERATIONS = {
   deleteAutomation: { method: 'DELETE', path: '/api/v1/factories/{factoryUid}/automations/{automationId}', content: 'none' },
   testFilter: { method: 'POST', path: '/api/v1/factories/{factoryUid}/automations/{automationId}/test-filter', content: 'json' },
   applyDefinitions: { method: 'POST', path: '/api/v1/factories/{factoryUid}/apply', content: 'json' },
+  listAuditEvents: { method: 'GET', path: '/api/v1/audit/events', content: 'json' },
 } as const satisfies { [K in ClientOperationId]: OperationEntry<K> };
 
 /** valibot keeps a schema's input and output types under `~types` (types only, never set at run time). */

@@ -285,3 +285,26 @@ export class Automations extends Resource {
     return this.client.request('testFilter', { ...options, params: { factoryUid, automationId }, body });
   }
 }
+
+/** The team's audit log (docs/management-api.md, "The audit log"). */
+export class Audit extends Resource {
+  static readonly operations = { list: 'listAuditEvents', listPage: 'listAuditEvents' } as const satisfies Record<
+    string,
+    ClientOperationId
+  >;
+
+  /** Every event matching the filters, newest first, page after page. */
+  list(
+    query: Omit<QueryOf<'listAuditEvents'>, 'cursor'> = {},
+    options?: RequestOptions,
+  ): AsyncGenerator<Item<'listAuditEvents', 'events'>, void, undefined> {
+    return paginate(
+      (cursor) => this.listPage({ ...query, cursor }, options),
+      (page) => page.events,
+    );
+  }
+
+  listPage(query: QueryOf<'listAuditEvents'> = {}, options?: RequestOptions): Promise<ResponseOf<'listAuditEvents'>> {
+    return this.client.request('listAuditEvents', { ...options, query });
+  }
+}

@@ -2,6 +2,8 @@
 // document made from it, and the valibot schemas (with their types) of every request and answer
 // (docs/architecture.md, "The route table").
 
+export { AUDIT_EVENT_KINDS, type AuditEventKind } from './audit/records.js';
+export * from './audit/wire.js';
 export { AUTH_MODES, type AuthMode } from './control/records.js';
 export {
   CreateAutomationSchema,

@@ -7,6 +7,9 @@
 // The composition root and its HTTP surface
 export { type AgentRun, type AgentRunWorkerOptions, createAgentRun } from './app/create-agent-run.js';
 export type { AgentRunOptions } from './app/options.js';
+// Audit (docs/operations.md, "Audit")
+export { type AuditTarget, auditEvent, recordAuditEvent } from './audit/event.js';
+export { AUDIT_EVENT_KINDS, type AuditEventKind, type AuditEventRecord } from './audit/records.js';
 // Auth
 export { type Authenticate, apiKeyAuthenticator, bearerToken, createApiKey } from './auth/api-keys.js';
 export { hasPermission, PERMISSIONS, type Principal } from './auth/principal.js';
@@ -33,6 +36,7 @@ export type { StreamLimits } from './http/paced-body.js';
 // Limits and options of the ingress
 export { DEFAULT_INGRESS_LIMITS, type IngressLimits } from './ingress/pipeline.js';
 export { EVENT_PAYLOAD_FILE } from './ingress/webhook-run.js';
+export { AUDIT_RETENTION, auditSweepTask } from './maintenance/audit-sweep.js';
 // Maintenance
 export {
   createMaintenance,

@@ -1,3 +1,4 @@
+import { testPrincipal } from '@agentrun/core/testing';
 import { createMemoryStore } from '@agentrun/store-memory';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
@@ -6,8 +7,11 @@ import {
   defaultMaintenanceTasks,
   demoExecutor,
   type MaintenanceTask,
+  recordAuditEvent,
   type Worker,
 } from '../src/index.js';
+
+const T0 = Date.UTC(2026, 0, 10);
 
 const counting = (name: string, everyMs: number, fail?: () => unknown) => {
   const runs: number[] = [];
@@ -67,8 +71,23 @@ describe('maintenance', () => {
     expect(await m.runAll()).toEqual({ x: 1, y: 1 });
   });
 
-  it('by default purges expired idempotency keys and sweeps the delivery log', () => {
-    expect(defaultMaintenanceTasks(createMemoryStore()).map((t) => t.name)).toEqual(['idempotency-purge', 'delivery-log-sweep']);
+  it('by default purges expired idempotency keys and sweeps the delivery log and the audit log', () => {
+    expect(defaultMaintenanceTasks(createMemoryStore()).map((t) => t.name)).toEqual([
+      'idempotency-purge',
+      'delivery-log-sweep',
+      'audit-sweep',
+    ]);
+  });
+
+  it('sweeps audit events past the retention given, and keeps younger ones', async () => {
+    const store = createMemoryStore();
+    const p = testPrincipal();
+    const DAY = 24 * 60 * 60 * 1000;
+    await recordAuditEvent(store, p, 'secret.written', { type: 'secret', id: 'old' }, {}, T0 - 3 * DAY);
+    await recordAuditEvent(store, p, 'secret.written', { type: 'secret', id: 'young' }, {}, T0 - DAY);
+    const m = createMaintenance({ store, clock: { now: () => T0 }, onError: () => {}, auditRetentionMs: 2 * DAY });
+    expect((await m.runAll())['audit-sweep']).toBe(1);
+    expect((await store.audit.list(p.team_uid, { limit: 10 })).map((e) => e.targetId)).toEqual(['young']);
   });
 
   describe('on the worker', () => {

@@ -1,5 +1,6 @@
 import { AgentRunError } from '@agentrun/core';
 import type {
+  AuditEventRecord,
   AutomationRecord,
   AutomationStore,
   DefinitionSetRecord,
@@ -32,7 +33,7 @@ export type WebhookSnapshot = Pick<DeliveryContext, 'webhook' | 'secret' | 'auto
  * Factories, team secrets, webhooks, automations and definition sets in memory; each operation is
  * synchronous, so atomic. `webhookSnapshot` is for the memory ingress, not part of the Store.
  */
-export function createMemoryControlPlane(): {
+export function createMemoryControlPlane(audit: (event: AuditEventRecord | undefined) => void): {
   factories: FactoryStore;
   secrets: SecretStore;
   webhooks: WebhookStore;
@@ -96,10 +97,11 @@ export function createMemoryControlPlane(): {
     },
 
     secrets: {
-      async put(record) {
+      async put(record, event) {
         const k = key(record.teamUid, record.name);
         const existing = secrets.get(k);
         secrets.set(k, clone(existing ? { ...record, createdAt: existing.createdAt } : record));
+        audit(event);
         return { created: !existing };
       },
       async get(teamUid, name) {
@@ -113,8 +115,10 @@ export function createMemoryControlPlane(): {
           .sort((a, b) => (a.name < b.name ? -1 : 1))
           .map(clone);
       },
-      async delete(teamUid, name) {
-        return secrets.delete(key(teamUid, name));
+      async delete(teamUid, name, event) {
+        const deleted = secrets.delete(key(teamUid, name));
+        if (deleted) audit(event);
+        return deleted;
       },
       async scan(after, limit) {
         const beyond = (s: SecretRecord) => !after || s.teamUid > after.teamUid || (s.teamUid === after.teamUid && s.name > after.name);
@@ -133,12 +137,13 @@ export function createMemoryControlPlane(): {
     },
 
     webhooks: {
-      async create({ webhook, secret, maxPerFactory }) {
+      async create({ webhook, secret, maxPerFactory, audit: event }) {
         const live = [...webhooks.values()].filter((w) => w.factoryUid === webhook.factoryUid && w.deletedAt === null).length;
         if (live >= maxPerFactory) return { created: false, reason: 'limit' };
         if (secret && secrets.has(key(secret.teamUid, secret.name))) return { created: false, reason: 'secret_exists' };
         if (secret) secrets.set(key(secret.teamUid, secret.name), clone(secret));
         webhooks.set(webhook.uid, clone(webhook));
+        audit(event);
         return { created: true };
       },
       async get(teamUid, factoryUid, uid) {
@@ -153,21 +158,23 @@ export function createMemoryControlPlane(): {
       async list(teamUid, factoryUid) {
         return liveWebhooksOf(teamUid, factoryUid);
       },
-      async update(teamUid, factoryUid, uid, patch, now) {
+      async update(teamUid, factoryUid, uid, patch, now, event) {
         const w = webhooks.get(uid);
         if (!w || w.teamUid !== teamUid || w.factoryUid !== factoryUid || w.deletedAt !== null) return undefined;
         if (patch.enabled !== undefined) w.enabled = patch.enabled;
         if (patch.deliveryIdHeader !== undefined) w.deliveryIdHeader = patch.deliveryIdHeader;
         if (patch.deletedAt !== undefined) w.deletedAt = patch.deletedAt;
         w.updatedAt = now;
+        audit(event);
         return clone(w);
       },
     },
 
     automations: {
-      async create(record) {
+      async create(record, event) {
         if (automations.has(record.id)) throw new Error(`automation ${record.id} already exists`);
         automations.set(record.id, clone(record));
+        audit(event);
         changed();
       },
       async get(teamUid, factoryUid, id) {
@@ -177,17 +184,19 @@ export function createMemoryControlPlane(): {
       async list(teamUid, factoryUid) {
         return automationsOf(teamUid, factoryUid);
       },
-      async replace(record) {
+      async replace(record, event) {
         const a = automations.get(record.id);
         if (!a || a.teamUid !== record.teamUid || a.factoryUid !== record.factoryUid) return false;
         automations.set(record.id, clone({ ...record, createdAt: a.createdAt }));
         changed();
+        audit(event);
         return true;
       },
-      async delete(teamUid, factoryUid, id) {
+      async delete(teamUid, factoryUid, id, event) {
         const a = automations.get(id);
         if (!a || a.teamUid !== teamUid || a.factoryUid !== factoryUid) return false;
         changed();
+        audit(event);
         return automations.delete(id);
       },
       async listForWebhook(webhookUid) {
@@ -231,6 +240,7 @@ export function createMemoryControlPlane(): {
         for (const id of change.deleteAutomations) automations.delete(id);
         changed();
         definitionSets.set(k, clone(set));
+        audit(change.audit);
         return { applied: true };
       },
     },

@@ -39,6 +39,8 @@ export function createMemoryIngress(
 ): {
   deliveries: DeliveryStore;
   rateLimits: RateLimitStore;
+  /** Every stored entry, for the audit log's reads (audit.ts); not part of the Store. */
+  deliveryLog(): Iterable<DeliveryRecord>;
 } {
   const log = new Map<string, DeliveryRecord>();
   /** webhook uid + identity → the accepted delivery's id. */
@@ -107,6 +109,7 @@ export function createMemoryIngress(
   };
 
   return {
+    deliveryLog: () => log.values(),
     deliveries: {
       async context({ webhookUid, authBudgetKey, windowMs, now }) {
         const snapshot = webhookSnapshot(webhookUid);

@@ -1,5 +1,6 @@
 import type { Store } from '@agentrun/core';
 import { createMemoryApiKeys } from './api-keys.js';
+import { createMemoryAudit } from './audit.js';
 import { createMemoryControlPlane } from './control-plane.js';
 import { createMemoryIdempotency } from './idempotency.js';
 import { createMemoryIngress } from './ingress.js';
@@ -24,9 +25,12 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
   const notify = createMemoryNotifications(options.onError);
   const { idempotency, withIdempotency } = createMemoryIdempotency();
   const { runs, insertRun, hasRun } = createMemoryRuns(withIdempotency, notify.published);
-  const { webhookSnapshot, ...controlPlane } = createMemoryControlPlane();
+  // Control-plane writes append their audit event in the same synchronous step as the change.
+  // The audit log reads the delivery log for ingress outcomes (made below, read only when asked).
+  const { audit, append } = createMemoryAudit(() => deliveryLog());
+  const { webhookSnapshot, ...controlPlane } = createMemoryControlPlane(append);
   // Runs of an accepted delivery are written in the same synchronous step as the delivery.
-  const ingress = createMemoryIngress(insertRun, webhookSnapshot);
+  const { deliveryLog, ...ingress } = createMemoryIngress(insertRun, webhookSnapshot);
   return {
     runs,
     runEvents: createMemoryRunEvents(hasRun, notify.publish),
@@ -34,6 +38,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
     apiKeys: createMemoryApiKeys(),
     ...controlPlane,
     ...ingress,
+    audit,
     notifications: notify.notifications,
     async close() {
       notify.clear();

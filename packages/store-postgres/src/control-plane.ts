@@ -1,6 +1,7 @@
 import type { Store } from '@agentrun/core';
 import { AgentRunError } from '@agentrun/core';
 import type {
+  AuditEventRecord,
   AutomationRecord,
   AutomationStore,
   FactoryStore,
@@ -10,6 +11,7 @@ import type {
   WebhookStore,
 } from '@agentrun/core/store';
 import { type RawBuilder, sql } from 'kysely';
+import { insertAuditEvent, withAudit } from './audit.js';
 import type { Db, Tx } from './db.js';
 import {
   type AutomationRow,
@@ -33,11 +35,15 @@ class Refused extends Error {
 
 /**
  * Factories, team secrets, webhooks and automations (tables of 0002_control_plane). Every
- * operation is one statement, except a webhook create: one transaction, see there.
+ * operation is one statement, except a webhook create: one transaction, see there. A write given an
+ * audit event runs with it in one transaction (audit.ts `withAudit`).
  */
 export function createControlPlane(db: Db, t: Tables): Pick<Store, 'factories' | 'secrets' | 'webhooks' | 'automations'> {
   const rows = async <R>(query: RawBuilder<unknown>, executor: Db | Tx = db): Promise<R[]> => (await query.execute(executor)).rows as R[];
-  const affected = async (query: RawBuilder<unknown>): Promise<number> => Number((await query.execute(db)).numAffectedRows ?? 0);
+  const affected = async (query: RawBuilder<unknown>, executor: Db | Tx = db): Promise<number> =>
+    Number((await query.execute(executor)).numAffectedRows ?? 0);
+  const audited = <T>(audit: AuditEventRecord | undefined, write: (q: Db | Tx) => Promise<T>, changed: (result: T) => boolean) =>
+    withAudit(db, t, audit, write, changed);
 
   const factories: FactoryStore = {
     async create(f) {
@@ -75,15 +81,21 @@ export function createControlPlane(db: Db, t: Tables): Pick<Store, 'factories' |
   };
 
   const secrets: SecretStore = {
-    async put(s) {
+    async put(s, audit) {
       // One statement for create-or-replace. A replace keeps created_at; xmax is 0 only on a row
       // version this statement inserted (an update through ON CONFLICT sets it to our transaction).
-      const [row] = await rows<{ created: boolean }>(sql`
-        INSERT INTO ${t.team_secrets} (team_uid, name, ciphertext, created_at, updated_at)
-        VALUES (${s.teamUid}, ${s.name}, ${s.ciphertext}, ${s.createdAt}::timestamptz, ${s.updatedAt}::timestamptz)
-        ON CONFLICT (team_uid, name) DO UPDATE SET ciphertext = EXCLUDED.ciphertext, updated_at = EXCLUDED.updated_at
-        RETURNING (xmax = 0) AS created`);
-      return { created: row?.created === true };
+      const write = async (q: Db | Tx) => {
+        const [row] = await rows<{ created: boolean }>(
+          sql`
+          INSERT INTO ${t.team_secrets} (team_uid, name, ciphertext, created_at, updated_at)
+          VALUES (${s.teamUid}, ${s.name}, ${s.ciphertext}, ${s.createdAt}::timestamptz, ${s.updatedAt}::timestamptz)
+          ON CONFLICT (team_uid, name) DO UPDATE SET ciphertext = EXCLUDED.ciphertext, updated_at = EXCLUDED.updated_at
+          RETURNING (xmax = 0) AS created`,
+          q,
+        );
+        return { created: row?.created === true };
+      };
+      return audited(audit, write, () => true);
     },
     async get(teamUid, name) {
       const [row] = await rows<SecretRow>(sql`SELECT * FROM ${t.team_secrets} WHERE team_uid = ${teamUid} AND name = ${name}`);
@@ -93,8 +105,10 @@ export function createControlPlane(db: Db, t: Tables): Pick<Store, 'factories' |
       // name is COLLATE "C": byte order, read from the primary key.
       return (await rows<SecretRow>(sql`SELECT * FROM ${t.team_secrets} WHERE team_uid = ${teamUid} ORDER BY name`)).map(secretFromRow);
     },
-    async delete(teamUid, name) {
-      return (await affected(sql`DELETE FROM ${t.team_secrets} WHERE team_uid = ${teamUid} AND name = ${name}`)) > 0;
+    async delete(teamUid, name, audit) {
+      const write = async (q: Db | Tx) =>
+        (await affected(sql`DELETE FROM ${t.team_secrets} WHERE team_uid = ${teamUid} AND name = ${name}`, q)) > 0;
+      return audited(audit, write, (deleted) => deleted);
     },
     async scan(after, limit) {
       // Keyset pages in primary-key order; the row comparison reads the same index.
@@ -115,7 +129,7 @@ export function createControlPlane(db: Db, t: Tables): Pick<Store, 'factories' |
   };
 
   const webhooks: WebhookStore = {
-    async create({ webhook: w, secret: s, maxPerFactory }) {
+    async create({ webhook: w, secret: s, maxPerFactory, audit }) {
       try {
         // READ COMMITTED whatever the server's default: each statement below then reads a snapshot
         // taken after the lock was granted, so it sees the webhooks of the creates that held it
@@ -147,6 +161,7 @@ export function createControlPlane(db: Db, t: Tables): Pick<Store, 'factories' |
                 ${w.deliveryIdHeader}, ${w.enabled}, ${w.createdAt}::timestamptz, ${w.updatedAt}::timestamptz, ${w.deletedAt}::timestamptz)`.execute(
               tx,
             );
+            if (audit) await insertAuditEvent(tx, t, audit);
           });
         return { created: true };
       } catch (error) {
@@ -165,22 +180,33 @@ export function createControlPlane(db: Db, t: Tables): Pick<Store, 'factories' |
       return row ? webhookFromRow(row) : undefined;
     },
     list: (teamUid, factoryUid) => listLiveWebhooks(db, t, teamUid, factoryUid),
-    async update(teamUid, factoryUid, uid, patch, now) {
-      const [row] = await rows<WebhookRow>(sql`
-        UPDATE ${t.webhooks} SET ${sql.join(webhookAssignments(patch, now))}
-        WHERE uid = ${uid} AND team_uid = ${teamUid} AND factory_uid = ${factoryUid} AND deleted_at IS NULL
-        RETURNING *`);
-      return row ? webhookFromRow(row) : undefined;
+    async update(teamUid, factoryUid, uid, patch, now, audit) {
+      const write = async (q: Db | Tx) => {
+        const [row] = await rows<WebhookRow>(
+          sql`
+          UPDATE ${t.webhooks} SET ${sql.join(webhookAssignments(patch, now))}
+          WHERE uid = ${uid} AND team_uid = ${teamUid} AND factory_uid = ${factoryUid} AND deleted_at IS NULL
+          RETURNING *`,
+          q,
+        );
+        return row ? webhookFromRow(row) : undefined;
+      };
+      return audited(audit, write, (updated) => updated !== undefined);
     },
   };
 
   const automations: AutomationStore = {
-    async create(a) {
+    async create(a, audit) {
       try {
-        await sql`INSERT INTO ${t.automations} (id, team_uid, factory_uid, name, prompt, enabled, config, triggers, triggers_text, created_at, updated_at)
+        await audited(
+          audit,
+          (q) =>
+            sql`INSERT INTO ${t.automations} (id, team_uid, factory_uid, name, prompt, enabled, config, triggers, triggers_text, created_at, updated_at)
           VALUES (${a.id}, ${a.teamUid}, ${a.factoryUid}, ${a.name}, ${a.prompt}, ${a.enabled}, ${json(a.config)}::jsonb,
             ${json(a.triggers)}::jsonb, ${JSON.stringify(a.triggers)}, ${a.createdAt}::timestamptz, ${a.updatedAt}::timestamptz)`.execute(
-          db,
+              q,
+            ),
+          () => true,
         );
       } catch (error) {
         if (uniqueViolation(error) === 'automations_pkey') throw new Error(`automation ${a.id} already exists`, { cause: error });
@@ -194,18 +220,22 @@ export function createControlPlane(db: Db, t: Tables): Pick<Store, 'factories' |
       return row ? automationFromRow(row) : undefined;
     },
     list: (teamUid, factoryUid) => listAutomations(db, t, teamUid, factoryUid),
-    async replace(a: AutomationRecord) {
+    async replace(a: AutomationRecord, audit) {
       // Everything but the identity and created_at: a replace keeps when the automation was made.
-      const changed = await affected(sql`
+      const write = (q: Db | Tx) =>
+        affected(
+          sql`
         UPDATE ${t.automations} SET name = ${a.name}, prompt = ${a.prompt}, enabled = ${a.enabled}, config = ${json(a.config)}::jsonb,
           triggers = ${json(a.triggers)}::jsonb, triggers_text = ${JSON.stringify(a.triggers)}, updated_at = ${a.updatedAt}::timestamptz
-        WHERE id = ${a.id} AND team_uid = ${a.teamUid} AND factory_uid = ${a.factoryUid}`);
-      return changed > 0;
+        WHERE id = ${a.id} AND team_uid = ${a.teamUid} AND factory_uid = ${a.factoryUid}`,
+          q,
+        );
+      return (await audited(audit, write, (n) => n > 0)) > 0;
     },
-    async delete(teamUid, factoryUid, id) {
-      return (
-        (await affected(sql`DELETE FROM ${t.automations} WHERE id = ${id} AND team_uid = ${teamUid} AND factory_uid = ${factoryUid}`)) > 0
-      );
+    async delete(teamUid, factoryUid, id, audit) {
+      const write = (q: Db | Tx) =>
+        affected(sql`DELETE FROM ${t.automations} WHERE id = ${id} AND team_uid = ${teamUid} AND factory_uid = ${factoryUid}`, q);
+      return (await audited(audit, write, (n) => n > 0)) > 0;
     },
     async listForWebhook(webhookUid) {
       // Containment on the GIN index automations_triggers (see 0002); the query must say

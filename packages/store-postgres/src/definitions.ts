@@ -1,5 +1,6 @@
 import type { AppliedAutomation, AppliedWebhook, DefinitionSetRecord, DefinitionStore, DefinitionWrite } from '@agentrun/core/store';
 import { sql } from 'kysely';
+import { insertAuditEvent } from './audit.js';
 import { listAutomations, listLiveWebhooks } from './control-plane.js';
 import type { Db, Tx } from './db.js';
 import { iso, json } from './rows.js';
@@ -59,6 +60,7 @@ export function createDefinitions(db: Db, t: Tables): DefinitionStore {
             const { rows } = await sql<{ n: number }>`
               SELECT count(*)::int AS n FROM ${t.webhooks} WHERE factory_uid = ${change.set.factoryUid} AND deleted_at IS NULL`.execute(tx);
             if ((rows[0]?.n ?? 0) > change.maxWebhooksPerFactory) throw new Refused('limit');
+            if (change.audit) await insertAuditEvent(tx, t, change.audit);
           });
         return { applied: true };
       } catch (error) {

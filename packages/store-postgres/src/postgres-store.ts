@@ -2,6 +2,7 @@ import type { Store } from '@agentrun/core';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { createApiKeys } from './api-keys.js';
+import { createAudit } from './audit.js';
 import { createControlPlane } from './control-plane.js';
 import type { Db } from './db.js';
 import { createDefinitions } from './definitions.js';
@@ -98,6 +99,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     ...createControlPlane(db, t),
     definitions: createDefinitions(db, t),
     ...createIngress(db, t),
+    audit: createAudit(db, t),
     db,
     schema,
     migrate: () => migrate(db, { schema }),

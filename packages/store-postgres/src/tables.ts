@@ -15,6 +15,7 @@ export const TABLE_NAMES = [
   'definition_sets',
   'deliveries',
   'rate_limit_events',
+  'audit_events',
   'agentrun_migrations',
 ] as const;
 

@@ -2,6 +2,7 @@
 // new command is its own file in this folder plus one line here (docs/cli.md, "Adding a command").
 
 export { apply } from './apply.js';
+export { auditList } from './audit.js';
 export { deliveriesList, deliveriesShow } from './deliveries.js';
 export { factoryCreate, factoryList } from './factory.js';
 export { filterTest } from './filter-test.js';

@@ -3,6 +3,7 @@ import { ControlService } from '../control/control-service.js';
 import { createSecretCipher, missingCipher } from '../control/secret-cipher.js';
 import { type AgentRunEvents, createEvents } from '../events.js';
 import type { Executor } from '../executor/executor.js';
+import { auditOperations } from '../http/audit-operations.js';
 import { controlOperations } from '../http/control-operations.js';
 import { idempotentWrites } from '../http/idempotent-write.js';
 import { jsonReaders } from '../http/json-readers.js';
@@ -102,6 +103,7 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
     clock,
     onError: reportError,
     ...(options.maintenanceTasks ? { tasks: options.maintenanceTasks } : {}),
+    ...(options.auditRetentionMs !== undefined ? { auditRetentionMs: options.auditRetentionMs } : {}),
   });
 
   // The link a run gets when it starts without one (run/session-link.ts); none without publicBaseUrl.
@@ -120,6 +122,7 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
       ...controlOperations(control, readers, idempotent, managementBodyLimits(options)),
       ...ingressOperations(ingress),
       ...metaOperations(),
+      ...auditOperations(store),
     },
     authenticate: options.authenticate ?? apiKeyAuthenticator(store.apiKeys),
     store,

@@ -32,6 +32,7 @@ const OptionsSchema = v.strictObject({
   clock: v.optional(withMethods('now')),
   maxBodyBytes: v.optional(positiveInt),
   idempotencyTtlMs: v.optional(positiveInt),
+  auditRetentionMs: v.optional(positiveInt),
   maxAttempts: v.optional(positiveInt),
   secretKey: v.optional(
     v.union(

@@ -67,6 +67,8 @@ export interface AgentRunOptions {
   ingressLimits?: Partial<IngressLimits>;
   /** Housekeeping the workers run on their timer; default: idempotency purge and delivery-log sweep. */
   maintenanceTasks?: readonly MaintenanceTask[];
+  /** How long audit events are kept (docs/operations.md, "Audit"); default 90 days. Pruned by the default maintenance. */
+  auditRetentionMs?: number;
   /**
    * Called with every unexpected error: those answered as a bare 500 (with their request), those
    * thrown by event listeners and maintenance tasks (without one). `context.requestId` is the

@@ -1,4 +1,5 @@
 import type * as v from 'valibot';
+import { auditEvent } from '../audit/event.js';
 import type { Principal } from '../auth/principal.js';
 import { invalidRequest, notFound } from '../errors.js';
 import { parseFilter } from '../filter/index.js';
@@ -27,7 +28,7 @@ export async function createAutomation(ctx: ControlContext, p: Principal, factor
     createdAt: now,
     updatedAt: now,
   };
-  await ctx.store.automations.create(record);
+  await ctx.store.automations.create(record, auditEvent(p, 'automation.created', automationTarget(record), now, { name: record.name }));
   return automationView(record);
 }
 
@@ -53,15 +54,19 @@ export async function patchAutomation(ctx: ControlContext, p: Principal, factory
     ...(patch.triggers !== undefined ? { triggers: await checkTriggers(ctx, p, factoryUid, patch.triggers) } : {}),
     updatedAt: nowIso(ctx),
   };
-  if (!(await ctx.store.automations.replace(next))) throw notFound(`automation ${id} not found`);
+  const audit = auditEvent(p, 'automation.updated', automationTarget(next), next.updatedAt, { name: next.name, enabled: next.enabled });
+  if (!(await ctx.store.automations.replace(next, audit))) throw notFound(`automation ${id} not found`);
   return automationView(next);
 }
 
 export async function deleteAutomation(ctx: ControlContext, p: Principal, factoryUid: string, id: string): Promise<void> {
   requireManage(p);
   await requireFactory(ctx, p, factoryUid);
-  if (!(await ctx.store.automations.delete(p.team_uid, factoryUid, id))) throw notFound(`automation ${id} not found`);
+  const audit = auditEvent(p, 'automation.deleted', { type: 'automation', id, factoryUid }, nowIso(ctx));
+  if (!(await ctx.store.automations.delete(p.team_uid, factoryUid, id, audit))) throw notFound(`automation ${id} not found`);
 }
+
+const automationTarget = (a: AutomationRecord) => ({ type: 'automation', id: a.id, factoryUid: a.factoryUid });
 
 /** Each trigger's webhooks must be live webhooks of this factory; each payload filter must be valid. */
 async function checkTriggers(

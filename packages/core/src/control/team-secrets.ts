@@ -1,9 +1,10 @@
+import { auditEvent } from '../audit/event.js';
 import type { Principal } from '../auth/principal.js';
 import { conflict, invalidRequest, notFound } from '../errors.js';
 import { parseOrThrow } from '../models/validate.js';
 import { requireManage } from './access.js';
 import { isAppliedSecretName } from './applied-secret.js';
-import type { ControlContext } from './control-context.js';
+import { type ControlContext, nowIso } from './control-context.js';
 import type { WebhookRecord } from './records.js';
 import { PutSecretSchema, SecretNameSchema } from './schemas.js';
 import { sealedSecret } from './sealed-secret.js';
@@ -27,7 +28,10 @@ export async function putSecret(
     if (problem) throw invalidRequest(`invalid secret: value: webhook ${w.uid} (${w.name}) uses this secret, and the new value ${problem}`);
   }
   const record = await sealedSecret(ctx, p.team_uid, secretName, value);
-  const { created } = await ctx.store.secrets.put(record);
+  const { created } = await ctx.store.secrets.put(
+    record,
+    auditEvent(p, 'secret.written', { type: 'secret', id: secretName }, record.updatedAt),
+  );
   const stored = (await ctx.store.secrets.get(p.team_uid, secretName)) ?? record;
   return { created, secret: secretView(stored) };
 }
@@ -43,7 +47,8 @@ export async function deleteSecret(ctx: ControlContext, p: Principal, name: stri
   // A live webhook's credential must not vanish under it: that would lock its senders out silently.
   const [user] = await webhooksUsing(ctx, p.team_uid, name);
   if (user) throw conflict(`secret ${name} is used by webhook ${user.uid} (${user.name}); delete that webhook first`);
-  if (!(await ctx.store.secrets.delete(p.team_uid, name))) throw notFound(`no team secret named ${name}`);
+  const audit = auditEvent(p, 'secret.deleted', { type: 'secret', id: name }, nowIso(ctx));
+  if (!(await ctx.store.secrets.delete(p.team_uid, name, audit))) throw notFound(`no team secret named ${name}`);
 }
 
 /** The team's live webhooks whose credential is this secret, factory by factory, oldest first. */

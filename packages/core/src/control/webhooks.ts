@@ -1,3 +1,4 @@
+import { auditEvent } from '../audit/event.js';
 import type { Principal } from '../auth/principal.js';
 import { toggleFileDefined } from '../definitions/toggle.js';
 import { conflict, invalidRequest, notFound } from '../errors.js';
@@ -74,7 +75,17 @@ export async function createWebhook(
     deletedAt: null,
   };
   const secret = value === undefined ? undefined : await sealedSecret(ctx, p.team_uid, secretName, value);
-  const result = await ctx.store.webhooks.create({ webhook, ...(secret ? { secret } : {}), maxPerFactory: ctx.maxWebhooksPerFactory });
+  const audit = auditEvent(p, 'webhook.created', { type: 'webhook', id: uid, factoryUid }, now, {
+    name: body.name,
+    auth_mode: body.auth_mode,
+    secret_name: secretName,
+  });
+  const result = await ctx.store.webhooks.create({
+    webhook,
+    ...(secret ? { secret } : {}),
+    maxPerFactory: ctx.maxWebhooksPerFactory,
+    audit,
+  });
   if (!result.created) {
     if (result.reason === 'limit')
       throw conflict(`factory ${factoryUid} already has ${ctx.maxWebhooksPerFactory} webhooks, the most it may have`);
@@ -106,9 +117,16 @@ export async function patchWebhook(
   const current = await requireWebhook(ctx, p, factoryUid, uid);
   if (isFileDefined(current)) {
     if (patch.delivery_id_header !== undefined) throw definedByFile(current, 'change deliveryIdHeader in its file and apply it');
-    const toggled = patch.enabled === undefined ? current : await toggleFileDefined(ctx, current, patch.enabled);
+    const toggled = patch.enabled === undefined ? current : await toggleFileDefined(ctx, p, current, patch.enabled);
     return webhookView(toggled, ingressOrigin(ctx, requestOrigin));
   }
+  const now = nowIso(ctx);
+  // Enabling or disabling alone is a toggle; any other change (the delivery-id header) an update.
+  const kind = patch.enabled !== undefined && patch.delivery_id_header === undefined ? 'webhook.toggled' : 'webhook.updated';
+  const detail = {
+    ...(patch.enabled !== undefined ? { enabled: patch.enabled } : {}),
+    ...(patch.delivery_id_header !== undefined ? { delivery_id_header: patch.delivery_id_header } : {}),
+  };
   const updated = await ctx.store.webhooks.update(
     p.team_uid,
     factoryUid,
@@ -117,7 +135,8 @@ export async function patchWebhook(
       ...(patch.enabled !== undefined ? { enabled: patch.enabled } : {}),
       ...(patch.delivery_id_header !== undefined ? { deliveryIdHeader: patch.delivery_id_header } : {}),
     },
-    nowIso(ctx),
+    now,
+    auditEvent(p, kind, { type: 'webhook', id: uid, factoryUid }, now, detail),
   );
   if (!updated) throw notFound(`webhook ${uid} not found`);
   return webhookView(updated, ingressOrigin(ctx, requestOrigin));
@@ -128,7 +147,9 @@ export async function deleteWebhook(ctx: ControlContext, p: Principal, factoryUi
   const current = await requireWebhook(ctx, p, factoryUid, uid);
   if (isFileDefined(current)) throw definedByFile(current, 'delete its file and apply with --prune');
   const now = nowIso(ctx);
-  if (!(await ctx.store.webhooks.update(p.team_uid, factoryUid, uid, { deletedAt: now }, now))) throw notFound(`webhook ${uid} not found`);
+  const audit = auditEvent(p, 'webhook.deleted', { type: 'webhook', id: uid, factoryUid }, now, { name: current.name });
+  if (!(await ctx.store.webhooks.update(p.team_uid, factoryUid, uid, { deletedAt: now }, now, audit)))
+    throw notFound(`webhook ${uid} not found`);
 }
 
 /**
@@ -161,7 +182,11 @@ export async function rotateSecret(
     if (given !== undefined) throw invalidRequest("invalid rotation: secret: this webhook's secret is generated here; send no body");
     value = webhook.authMode === 'signature' ? generateStandardWebhooksSecret() : generateToken();
   }
-  await ctx.store.secrets.put(await sealedSecret(ctx, p.team_uid, webhook.secretName, value));
+  const sealed = await sealedSecret(ctx, p.team_uid, webhook.secretName, value);
+  await ctx.store.secrets.put(
+    sealed,
+    auditEvent(p, 'webhook.rotated', { type: 'webhook', id: uid, factoryUid }, sealed.updatedAt, { secret_name: webhook.secretName }),
+  );
   return withSecret(webhook, ingressOrigin(ctx, requestOrigin), value);
 }
 
@@ -180,7 +205,14 @@ export async function putProviderSecret(
   if (isFileDefined(webhook)) throw definedByFile(webhook, newValueAdvice(webhook));
   if (webhook.authMode !== 'signature')
     throw conflict(`webhook ${uid} uses ${webhook.authMode} authentication; only signature webhooks take a provider secret`);
-  await ctx.store.secrets.put(await sealedSecret(ctx, p.team_uid, webhook.secretName, secret));
+  const sealed = await sealedSecret(ctx, p.team_uid, webhook.secretName, secret);
+  await ctx.store.secrets.put(
+    sealed,
+    auditEvent(p, 'webhook.rotated', { type: 'webhook', id: uid, factoryUid }, sealed.updatedAt, {
+      secret_name: webhook.secretName,
+      provider_secret: true,
+    }),
+  );
   return webhookView(webhook, ingressOrigin(ctx, requestOrigin));
 }
 

@@ -1,3 +1,4 @@
+import { auditEvent } from '../audit/event.js';
 import type { Principal } from '../auth/principal.js';
 import { requireFactory, requireManage } from '../control/access.js';
 import { appliedCopy, openTeamSecret } from '../control/applied-secret.js';
@@ -69,6 +70,12 @@ export async function applyDefinitions(
         putAutomations: plan.putAutomations,
         deleteAutomations: plan.deleteAutomations,
         maxWebhooksPerFactory: ctx.maxWebhooksPerFactory,
+        audit: auditEvent(p, 'definitions.applied', { type: 'definitions', id: factoryUid, factoryUid }, nowIso(ctx), {
+          version: version + 1,
+          webhooks: plan.putWebhooks.length,
+          automations: plan.putAutomations.length,
+          deleted_automations: plan.deleteAutomations.length,
+        }),
       },
     };
   });

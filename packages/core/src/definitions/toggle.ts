@@ -1,3 +1,5 @@
+import { auditEvent } from '../audit/event.js';
+import type { Principal } from '../auth/principal.js';
 import { appliedCopy, openTeamSecret } from '../control/applied-secret.js';
 import { type ControlContext, nowIso } from '../control/control-context.js';
 import type { WebhookRecord } from '../control/records.js';
@@ -11,7 +13,12 @@ import { writePlanned } from './write.js';
  * the way seed 4.9 item 4 rolls a managed secret (update the secret, toggle Enabled off and on).
  * Written as an apply is, guarded by the factory's definition version.
  */
-export async function toggleFileDefined(ctx: ControlContext, webhook: WebhookRecord, enabled: boolean): Promise<WebhookRecord> {
+export async function toggleFileDefined(
+  ctx: ControlContext,
+  p: Principal,
+  webhook: WebhookRecord,
+  enabled: boolean,
+): Promise<WebhookRecord> {
   const { teamUid, factoryUid, uid } = webhook;
   return writePlanned(ctx, factoryUid, async () => {
     // Read again on each planning, the set and the webhook from one snapshot: a concurrent apply
@@ -46,6 +53,7 @@ export async function toggleFileDefined(ctx: ControlContext, webhook: WebhookRec
         putAutomations: [],
         deleteAutomations: [],
         maxWebhooksPerFactory: ctx.maxWebhooksPerFactory,
+        audit: auditEvent(p, 'webhook.toggled', { type: 'webhook', id: uid, factoryUid }, now, { enabled, file_defined: true }),
       },
     };
   });

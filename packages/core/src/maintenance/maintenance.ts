@@ -1,6 +1,7 @@
 import { missingCipher, type SecretCipher } from '../control/secret-cipher.js';
 import type { Store } from '../store/store.js';
 import { type Clock, isoTime, systemClock } from '../util/clock.js';
+import { auditSweepTask } from './audit-sweep.js';
 import { type ResealOptions, type ResealReport, resealSecrets } from './reseal-secrets.js';
 
 /**
@@ -36,6 +37,8 @@ export interface MaintenanceOptions {
   cipher?: SecretCipher;
   /** Default: {@link defaultMaintenanceTasks}. */
   tasks?: readonly MaintenanceTask[];
+  /** How long the default audit sweep keeps events (audit-sweep.ts); ignored when `tasks` is given. */
+  auditRetentionMs?: number;
 }
 
 /** The delivery log keeps at least each webhook's newest 50 entries and 7 days (docs/management-api.md, "The delivery log"). */
@@ -44,7 +47,7 @@ export const DELIVERY_RETENTION = { maxAgeMs: 7 * 24 * 60 * 60 * 1000, keepNewes
 /** How often expired idempotency keys are deleted; they answer as absent from the moment they expire. */
 const IDEMPOTENCY_PURGE_EVERY_MS = 5 * 60 * 1000;
 
-export const defaultMaintenanceTasks = (store: Store): MaintenanceTask[] => [
+export const defaultMaintenanceTasks = (store: Store, auditRetentionMs?: number): MaintenanceTask[] => [
   {
     name: 'idempotency-purge',
     everyMs: IDEMPOTENCY_PURGE_EVERY_MS,
@@ -55,11 +58,12 @@ export const defaultMaintenanceTasks = (store: Store): MaintenanceTask[] => [
     everyMs: DELIVERY_RETENTION.sweepEveryMs,
     run: (now) => store.deliveries.sweep(isoTime(now - DELIVERY_RETENTION.maxAgeMs), DELIVERY_RETENTION.keepNewest),
   },
+  auditSweepTask(store, auditRetentionMs),
 ];
 
 export function createMaintenance(options: MaintenanceOptions): Maintenance {
   const clock = options.clock ?? systemClock;
-  const tasks = options.tasks ?? defaultMaintenanceTasks(options.store);
+  const tasks = options.tasks ?? defaultMaintenanceTasks(options.store, options.auditRetentionMs);
   // Each task's last start; a failed run is tried again at the next call rather than a period later.
   const lastStart = new Map<string, number>();
   const running = new Map<string, Promise<number | undefined>>();

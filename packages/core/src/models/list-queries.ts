@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { AUDIT_EVENT_KINDS } from '../audit/records.js';
 import { RUN_SORT_KEYS } from '../run/list-query.js';
 import { RUN_SOURCES, RUN_STATES } from './run-state.js';
 import { parseTimestamp } from './timestamps.js';
@@ -105,3 +106,25 @@ export const ListRunEventsQuerySchema = v.strictObject({
   after: v.optional(v.pipe(v.string(), v.regex(/^\d{1,15}$/, 'must be an event id (decimal digits)'), v.transform(Number)), '0'),
   limit: limitParam(1000, 100),
 });
+
+/**
+ * Query of the audit log (docs/management-api.md, "The audit log"): `kind` is repeatable (any of
+ * them), `actor` and `target` are ids, `since` (inclusive) and `until` (exclusive) instants.
+ */
+export const ListAuditQuerySchema = v.strictObject({
+  limit: limitParam(200, 50),
+  cursor: cursorParam,
+  kind: v.optional(
+    v.pipe(
+      v.array(v.picklist(AUDIT_EVENT_KINDS, `must be one of ${AUDIT_EVENT_KINDS.join(', ')}`)),
+      v.maxLength(AUDIT_EVENT_KINDS.length * 2),
+    ),
+  ),
+  actor: filterText,
+  target: filterText,
+  since: timestampParam,
+  until: timestampParam,
+});
+
+/** Parameters of the audit log's query that may be repeated. */
+export const AUDIT_REPEATABLE_PARAMS: ReadonlySet<string> = new Set(['kind']);

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { AuditListSchema } from '../audit/wire.js';
 import {
   CreateAutomationSchema,
   CreateFactorySchema,
@@ -26,6 +27,7 @@ import {
 } from '../control/wire.js';
 import { ApplyDefinitionsSchema } from '../definitions/schemas.js';
 import { ApplyResultSchema } from '../definitions/wire.js';
+import { ListAuditQuerySchema } from '../models/list-queries.js';
 import {
   ListDeliveriesQuerySchema,
   ListRunEventsQuerySchema,
@@ -317,6 +319,17 @@ export const ROUTES = {
     params: webhook,
     query: ListDeliveriesQuerySchema,
     responses: { 200: json('One page of the log.', DeliveryListSchema) },
+  }),
+  listAuditEvents: route({
+    method: 'GET',
+    area: 'api',
+    path: '/audit/events',
+    auth: 'api_key',
+    tag: 'audit',
+    summary: "The team's audit log (control-plane changes and ingress outcomes), newest first, in keyset pages.",
+    params: {},
+    query: ListAuditQuerySchema,
+    responses: { 200: json('One page of the log.', AuditListSchema) },
   }),
   getDelivery: route({
     method: 'GET',

@@ -1,7 +1,10 @@
+import type { AuditEventRecord } from '../audit/records.js';
 import type { AutomationRecord, FactoryRecord, SecretRecord, WebhookRecord } from '../control/records.js';
 
 // The control-plane part of the Store port (docs/stores.md, "The shape of the interface"):
 // factories, team secrets, webhooks and automations, what the management API reads and writes.
+// A write given an `audit` event stores it in the same transaction, and only if the write changed
+// something (docs/operations.md, "Audit").
 
 export interface FactoryStore {
   /** A foreman identity belongs to one factory per team: a second throws `AgentRunError('conflict')`. */
@@ -15,11 +18,11 @@ export interface FactoryStore {
 
 export interface SecretStore {
   /** Create or replace the value of a secret; `created` tells which. */
-  put(record: SecretRecord): Promise<{ created: boolean }>;
+  put(record: SecretRecord, audit?: AuditEventRecord): Promise<{ created: boolean }>;
   get(teamUid: string, name: string): Promise<SecretRecord | undefined>;
   /** By name. */
   list(teamUid: string): Promise<SecretRecord[]>;
-  delete(teamUid: string, name: string): Promise<boolean>;
+  delete(teamUid: string, name: string, audit?: AuditEventRecord): Promise<boolean>;
   /**
    * Every team's secrets after `after`, in (team, name) order, at most `limit`: the re-seal walks
    * the whole table in pages with this (maintenance/reseal-secrets.ts).
@@ -44,6 +47,8 @@ export interface CreateWebhookInput {
   secret?: SecretRecord;
   /** Live (not deleted) webhooks a factory may have; the insert is refused at the limit. */
   maxPerFactory: number;
+  /** Stored with the webhook, only if it is created. */
+  audit?: AuditEventRecord;
 }
 
 export type CreateWebhookResult = { created: true } | { created: false; reason: 'limit' | 'secret_exists' };
@@ -65,17 +70,24 @@ export interface WebhookStore {
   /** A factory's live webhooks, oldest first. */
   list(teamUid: string, factoryUid: string): Promise<WebhookRecord[]>;
   /** Apply a patch to a live webhook; `undefined` if there is none. `updatedAt` is set to `now`. */
-  update(teamUid: string, factoryUid: string, uid: string, patch: WebhookPatch, now: string): Promise<WebhookRecord | undefined>;
+  update(
+    teamUid: string,
+    factoryUid: string,
+    uid: string,
+    patch: WebhookPatch,
+    now: string,
+    audit?: AuditEventRecord,
+  ): Promise<WebhookRecord | undefined>;
 }
 
 export interface AutomationStore {
-  create(record: AutomationRecord): Promise<void>;
+  create(record: AutomationRecord, audit?: AuditEventRecord): Promise<void>;
   get(teamUid: string, factoryUid: string, id: string): Promise<AutomationRecord | undefined>;
   /** Oldest first. */
   list(teamUid: string, factoryUid: string): Promise<AutomationRecord[]>;
   /** Replace a stored automation (same id); `false` if there is none. */
-  replace(record: AutomationRecord): Promise<boolean>;
-  delete(teamUid: string, factoryUid: string, id: string): Promise<boolean>;
+  replace(record: AutomationRecord, audit?: AuditEventRecord): Promise<boolean>;
+  delete(teamUid: string, factoryUid: string, id: string, audit?: AuditEventRecord): Promise<boolean>;
   /**
    * Enabled automations with a trigger selecting this webhook (the ingress asks this per delivery).
    * A store may answer with frozen (immutable) snapshots rather than copies.

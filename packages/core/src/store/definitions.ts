@@ -1,3 +1,4 @@
+import type { AuditEventRecord } from '../audit/records.js';
 import type { AutomationRecord, SecretRecord, WebhookRecord } from '../control/records.js';
 import type { DefinitionSetRecord } from '../definitions/records.js';
 
@@ -23,6 +24,8 @@ export interface DefinitionWrite {
   deleteAutomations: readonly string[];
   /** Live webhooks the factory may have after the write. */
   maxWebhooksPerFactory: number;
+  /** Stored with the write, only if it applies (docs/operations.md, "Audit"). */
+  audit?: AuditEventRecord;
 }
 
 /**

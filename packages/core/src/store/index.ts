@@ -2,6 +2,7 @@
 // records it keeps, and the rules it must apply exactly as core does (run order and filters,
 // leased and terminal states, notifications). Its conformance suites are `@agentrun/core/testing`.
 
+export type * from '../audit/records.js';
 export * from '../control/records.js';
 export type * from '../definitions/records.js';
 export { AgentRunError, isAgentRunError } from '../errors.js';
@@ -32,6 +33,7 @@ export { type AttachmentRecord, type FollowupRecord, type RunLease, type RunReco
 export { CANCELLABLE_STATES, isTerminal, LEASED_STATES, nextUpdatedAt, TERMINAL_STATES } from '../run/state-machine.js';
 export { isoTime } from '../util/clock.js';
 export type * from './api-keys.js';
+export type * from './audit.js';
 export type * from './control-plane.js';
 export type * from './definitions.js';
 export type * from './idempotency.js';

@@ -1,5 +1,6 @@
 import type { Notifications } from '../notify/notification.js';
 import type { ApiKeyStore } from './api-keys.js';
+import type { AuditStore } from './audit.js';
 import type { AutomationStore, FactoryStore, SecretStore, WebhookStore } from './control-plane.js';
 import type { DefinitionStore } from './definitions.js';
 import type { IdempotencyStore } from './idempotency.js';
@@ -38,6 +39,8 @@ export interface Store {
   readonly definitions: DefinitionStore;
   readonly deliveries: DeliveryStore;
   readonly rateLimits: RateLimitStore;
+  /** The audit log (docs/operations.md, "Audit"). */
+  readonly audit: AuditStore;
   /**
    * Optional: hear this store's writes from any process sharing it, published at commit for every
    * write that queues a run, changes its state or adds a follow-up (docs/stores.md,

@@ -213,6 +213,45 @@ export function describeHttpConformance(name: string, options: HttpConformanceOp
       });
     });
 
+    describe('the audit log', () => {
+      const page = async (query: string) => {
+        const { status, text } = await sane(await call('GET', `/api/v1/audit/events?${query}`));
+        expect(status, text).toBe(200);
+        return JSON.parse(text) as { events: { id: string; kind: string; at: string }[]; page_info: { next_cursor?: string } };
+      };
+
+      it('walks the stored events and the delivery log once each, merged newest first, at any page size', async () => {
+        const whole = (await page('limit=200')).events;
+        const kinds = whole.map((e) => e.kind);
+        expect(kinds.filter((k) => k === 'webhook.created')).toHaveLength(10);
+        expect(kinds).toContain('automation.created');
+        expect(kinds).toContain('delivery.accepted');
+        const order = whole.map((e) => [e.at, e.id].join(' '));
+        expect(order).toEqual([...order].sort((x, y) => (x < y ? 1 : x > y ? -1 : 0)));
+        for (const limit of [1, 3, 7]) {
+          const walked: string[] = [];
+          let cursor: string | undefined;
+          do {
+            const p = await page(`limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`);
+            walked.push(...p.events.map((e) => e.id));
+            cursor = p.page_info.next_cursor;
+          } while (cursor);
+          expect(walked).toEqual(whole.map((e) => e.id));
+        }
+      });
+
+      it.each([
+        'since=0000-01-01T00:00:00Z',
+        'until=2026-02-30T00:00:00Z',
+        `cursor=${b64url(JSON.stringify(['2026-01-01T00:00:00.000Z', 'a\u0000b']))}`,
+        `cursor=${b64url(JSON.stringify(['2026-02-30T00:00:00.000Z', 'x']))}`,
+        'kind=webhook.created&kind=bogus',
+        'actor=%00',
+      ])('%s is a 400, never a store error', async (query) => {
+        await status400(await call('GET', `/api/v1/audit/events?${query}`));
+      });
+    });
+
     describe('Test filter on stored deliveries', () => {
       it('tests a delivery of a deleted webhook of the factory: the webhook check fails, the payload check runs', async () => {
         const created = await json('POST', `/api/v1/factories/${w.factory}/webhooks`, { name: 'to delete' });

@@ -2,6 +2,7 @@
  * Test helpers for agentrun and for stores written by others. Imports vitest: use it from tests only.
  */
 
+export { describeAuditConformance, makeAuditEvent } from './audit-conformance.js';
 export { makeAutomation, makeFactory, makeSecret, makeWebhook } from './control-plane-conformance.js';
 export { type DefinitionsConformanceOptions, describeDefinitionsConformance } from './definitions-conformance.js';
 export { makeRun, testPrincipal } from './fixtures.js';

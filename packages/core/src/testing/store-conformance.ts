@@ -2,6 +2,7 @@ import { afterAll, beforeEach, describe } from 'vitest';
 import type { Store } from '../store/store.js';
 import { describeAgentTextConformance } from './agent-text-conformance.js';
 import { describeApiKeysConformance } from './api-keys-conformance.js';
+import { describeAuditConformance } from './audit-conformance.js';
 import { describeControlPlaneConformance } from './control-plane-conformance.js';
 import { describeIdempotencyConformance } from './idempotency-conformance.js';
 import { describeIngressConformance } from './ingress-conformance.js';
@@ -55,5 +56,6 @@ export function describeStoreConformance(name: string, options: StoreConformance
     describeIngressConformance(current);
     describeRunEventsConformance(current);
     describeAgentTextConformance(current);
+    describeAuditConformance(current);
   });
 }

@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ApiContext } from './api-context.js';
 import type { AppConfig } from './config.js';
+import { AuditPage } from './pages/audit-page.js';
 import { AutomationPage } from './pages/automation-page.js';
 import { FactoriesPage } from './pages/factories-page.js';
 import { FactoryPage } from './pages/factory-page.js';
@@ -58,6 +59,7 @@ const NAV = [
   { to: '/runs', label: 'Runs' },
   { to: '/factories', label: 'Factories' },
   { to: '/secrets', label: 'Team secrets' },
+  { to: '/audit', label: 'Audit log' },
 ];
 
 function Shell({ onSignOut }: { onSignOut: () => void }) {
@@ -108,6 +110,7 @@ const ROUTES: [string, (p: Record<string, string>) => preact.JSX.Element][] = [
     (p) => <AutomationPage factoryUid={p.factoryUid!} automationId={p.automationId === 'new' ? undefined : p.automationId!} />,
   ],
   ['/secrets', () => <SecretsPage />],
+  ['/audit', () => <AuditPage />],
 ];
 
 function Page({ path }: { path: string }) {
