@@ -8,7 +8,7 @@
 export { type AgentRun, type AgentRunWorkerOptions, createAgentRun } from './app/create-agent-run.js';
 export type { AgentRunOptions } from './app/options.js';
 // Auth
-export { type Authenticate, apiKeyAuthenticator, bearerToken, createApiKey } from './auth/api-keys.js';
+export { type ApiKeyOptions, type Authenticate, apiKeyAuthenticator, bearerToken, createApiKey } from './auth/api-keys.js';
 export { hasPermission, PERMISSIONS, type Principal } from './auth/principal.js';
 // Services, events, notifications
 export type { ControlService, WebhookWithSecret } from './control/control-service.js';
@@ -32,6 +32,8 @@ export type { StreamLimits } from './http/paced-body.js';
 // Limits and options of the ingress
 export { DEFAULT_INGRESS_LIMITS, type IngressLimits } from './ingress/pipeline.js';
 export { EVENT_PAYLOAD_FILE } from './ingress/webhook-run.js';
+export type { ApiKeyEvent, ApiKeyService } from './keys/key-service.js';
+export { API_KEY_SCOPES, type ApiKeyScope, allows } from './keys/scopes.js';
 // Maintenance
 export {
   createMaintenance,
