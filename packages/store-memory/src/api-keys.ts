@@ -36,8 +36,9 @@ export function createMemoryApiKeys(): ApiKeyStore {
     async revoke(teamUid, id, at) {
       const record = byId(id);
       if (!record || record.principal.team_uid !== teamUid) return undefined;
+      const revoked = record.revokedAt === null;
       record.revokedAt ??= at;
-      return clone(record);
+      return { record: clone(record), revoked };
     },
     async touch(uses) {
       for (const { hash, at } of uses) {

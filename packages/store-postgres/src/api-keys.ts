@@ -24,10 +24,15 @@ export function createApiKeys(db: Db, t: Tables): ApiKeyStore {
       return found.map(apiKeyFromRow);
     },
     async revoke(teamUid, id, at) {
-      // COALESCE: a revoked key keeps the time it was first revoked.
-      const [row] = await rows<ApiKeyRow>(sql`UPDATE ${t.api_keys} SET revoked_at = COALESCE(revoked_at, ${at}::timestamptz)
-        WHERE id = ${id} AND principal->>'team_uid' = ${teamUid} RETURNING *`);
-      return row ? apiKeyFromRow(row) : undefined;
+      // The row is locked as it is read, so of two concurrent revokes exactly one revokes it; the
+      // other sees it revoked and keeps its first time.
+      const [row] = await rows<ApiKeyRow & { revoked: boolean }>(sql`WITH before AS (
+          SELECT hash, revoked_at FROM ${t.api_keys} WHERE id = ${id} AND principal->>'team_uid' = ${teamUid} FOR UPDATE
+        )
+        UPDATE ${t.api_keys} AS k SET revoked_at = COALESCE(k.revoked_at, ${at}::timestamptz)
+        FROM before WHERE k.hash = before.hash
+        RETURNING k.*, before.revoked_at IS NULL AS revoked`);
+      return row ? { record: apiKeyFromRow(row), revoked: row.revoked } : undefined;
     },
     async touch(uses) {
       if (uses.length === 0) return;

@@ -60,6 +60,8 @@ const OptionsSchema = v.strictObject({
     ),
   ),
   onError: v.optional(fn),
+  onApiKeyEvent: v.optional(fn),
+  keyUsageFlushMs: v.optional(positiveInt),
 });
 
 /** Throw a TypeError naming the first wrong option (and the right name of a mistyped one). */

@@ -79,8 +79,8 @@ export class ApiKeyService {
   async revoke(p: Principal, id: string): Promise<void> {
     requireKeyManagement(p);
     const at = isoTime(this.deps.clock.now());
-    const record = await this.deps.store.revoke(p.team_uid, id, at);
-    if (!record) throw notFound(`API key ${id} not found`);
-    if (record.revokedAt === at) await this.deps.onEvent?.({ kind: 'api_key.revoked', principal: p, key: apiKeyView(record), at });
+    const answer = await this.deps.store.revoke(p.team_uid, id, at);
+    if (!answer) throw notFound(`API key ${id} not found`);
+    if (answer.revoked) await this.deps.onEvent?.({ kind: 'api_key.revoked', principal: p, key: apiKeyView(answer.record), at });
   }
 }

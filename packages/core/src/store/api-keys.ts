@@ -48,10 +48,11 @@ export interface ApiKeyStore {
   /** The team's keys not revoked, newest first. */
   list(teamUid: string): Promise<ApiKeyRecord[]>;
   /**
-   * Revoke a key of the team (one write; a revoked key stays revoked). Answers the record as it
-   * now is, `undefined` when the team has no such key.
+   * Revoke a key of the team (one write; a revoked key stays revoked, with its first time).
+   * Answers the record as it now is and whether this call revoked it, `undefined` when the team
+   * has no such key.
    */
-  revoke(teamUid: string, id: string, at: string): Promise<ApiKeyRecord | undefined>;
+  revoke(teamUid: string, id: string, at: string): Promise<{ record: ApiKeyRecord; revoked: boolean } | undefined>;
   /** Record uses in one write: each key's `lastUsedAt` becomes the latest of it and its uses. */
   touch(uses: readonly ApiKeyUse[]): Promise<void>;
 }

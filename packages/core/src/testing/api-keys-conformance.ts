@@ -64,9 +64,11 @@ export function describeApiKeysConformance(current: () => Store): void {
       expect((await store.apiKeys.list('team-1')).map((k) => k.id)).toEqual(['k2', 'k4', 'k1']);
       expect(await store.apiKeys.revoke('team-2', 'k1', at(10))).toBeUndefined();
       expect(await store.apiKeys.revoke('team-1', 'nope', at(10))).toBeUndefined();
-      expect((await store.apiKeys.revoke('team-1', 'k1', at(10)))?.revokedAt).toBe(at(10));
-      // Revoked once: a second revoke keeps the first time.
-      expect((await store.apiKeys.revoke('team-1', 'k1', at(20)))?.revokedAt).toBe(at(10));
+      const first = await store.apiKeys.revoke('team-1', 'k1', at(10));
+      expect([first?.revoked, first?.record.id, first?.record.revokedAt]).toEqual([true, 'k1', at(10)]);
+      // Revoked once: a second revoke changes nothing and keeps the first time.
+      const second = await store.apiKeys.revoke('team-1', 'k1', at(20));
+      expect([second?.revoked, second?.record.revokedAt]).toEqual([false, at(10)]);
       expect((await store.apiKeys.findByHash(hash('1')))?.revokedAt).toBe(at(10));
       expect((await store.apiKeys.list('team-1')).map((k) => k.id)).toEqual(['k2', 'k4']);
       expect((await store.apiKeys.list('team-2')).map((k) => k.id)).toEqual(['k3']);
