@@ -67,11 +67,11 @@ export function bearerToken(request: Request): string | undefined {
  * Whether a stored key may be used at `nowMs`: not revoked, not expired. Read from the store on
  * every request (no cache), so a revocation in any process holds at once in every other one.
  */
-export const keyIsLive = (record: ApiKeyRecord, nowMs: number): boolean =>
+const keyIsLive = (record: ApiKeyRecord, nowMs: number): boolean =>
   record.revokedAt === null && (record.expiresAt === null || Date.parse(record.expiresAt) > nowMs);
 
 /** The principal a request made with this key acts as: its scopes ride along for the route guard. */
-export const keyPrincipal = (record: ApiKeyRecord): Principal =>
+const keyPrincipal = (record: ApiKeyRecord): Principal =>
   record.scopes === null ? record.principal : { ...record.principal, scopes: record.scopes };
 
 /**

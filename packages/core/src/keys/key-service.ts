@@ -20,7 +20,7 @@ export interface ApiKeyEvent {
   at: string;
 }
 
-export const apiKeyView = (r: ApiKeyRecord): ApiKeyView => ({
+const apiKeyView = (r: ApiKeyRecord): ApiKeyView => ({
   id: r.id,
   name: r.name,
   prefix: r.prefix,

@@ -2,7 +2,7 @@ import type { ApiKeyStore } from '../store/api-keys.js';
 import { isoTime } from '../util/clock.js';
 
 /** Default: at most one `last_used_at` write every 60 s per process (docs/operations.md, "API keys"). */
-export const DEFAULT_KEY_USAGE_FLUSH_MS = 60_000;
+const DEFAULT_KEY_USAGE_FLUSH_MS = 60_000;
 
 /**
  * When keys were last used, without a write per request: each use is remembered in memory (the

@@ -4,6 +4,7 @@ import type { AppConfig } from './config.js';
 import { AutomationPage } from './pages/automation-page.js';
 import { FactoriesPage } from './pages/factories-page.js';
 import { FactoryPage } from './pages/factory-page.js';
+import { KeysPage } from './pages/keys-page.js';
 import { NotFoundPage } from './pages/not-found-page.js';
 import { RunPage } from './pages/run-page.js';
 import { RunsPage } from './pages/runs-page.js';
@@ -58,6 +59,7 @@ const NAV = [
   { to: '/runs', label: 'Runs' },
   { to: '/factories', label: 'Factories' },
   { to: '/secrets', label: 'Team secrets' },
+  { to: '/keys', label: 'API keys' },
 ];
 
 function Shell({ onSignOut }: { onSignOut: () => void }) {
@@ -108,6 +110,7 @@ const ROUTES: [string, (p: Record<string, string>) => preact.JSX.Element][] = [
     (p) => <AutomationPage factoryUid={p.factoryUid!} automationId={p.automationId === 'new' ? undefined : p.automationId!} />,
   ],
   ['/secrets', () => <SecretsPage />],
+  ['/keys', () => <KeysPage />],
 ];
 
 function Page({ path }: { path: string }) {
