@@ -52,6 +52,25 @@ describe.runIf(browserAvailable())('dashboard: API keys', { timeout: 30_000 }, (
     expect((await runsWith(key)).status).toBe(401);
   });
 
+  it('signs in with a key that may only manage keys (a 403 on the runs check accepts it) and manages keys with it', async () => {
+    const res = await fetch(`${server.url}/api/v1/api-keys`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${server.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Key admin', scopes: ['manage_keys'] }),
+    });
+    const { key } = (await res.json()) as { key: string };
+    const other = await openPage(browser, server.url);
+    try {
+      await other.page.goto(`${server.url}/dashboard/keys`);
+      await other.page.getByLabel('API key').fill(key);
+      await other.page.getByRole('button', { name: 'Sign in' }).click();
+      await other.page.getByRole('row').filter({ hasText: 'Key admin' }).waitFor();
+      expect(other.problems).toEqual([]);
+    } finally {
+      await other.page.context().close();
+    }
+  });
+
   it('says what is missing before asking the API', async () => {
     await page.getByLabel('Name', { exact: true }).fill('No scopes');
     await page.getByRole('button', { name: 'Create key' }).click();
