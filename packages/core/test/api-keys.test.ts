@@ -120,6 +120,19 @@ describe('create, list, revoke', () => {
     expect(JSON.stringify(events)).not.toContain(body.key);
   });
 
+  it('a failing audit hook is reported to onError, and the key is still answered (never made and lost unseen)', async () => {
+    const h = await setup({
+      onApiKeyEvent: () => {
+        throw new Error('audit store down');
+      },
+    });
+    const admin = await h.keyFor(keyManager);
+    const { status, body } = await created(h, { name: 'kept', scopes: ['read_runs'] }, admin);
+    expect(status).toBe(201);
+    expect((await h.call('GET', '/agent/runs', { key: body.key })).status).toBe(200);
+    expect(h.errors).toEqual([new Error('audit store down')]);
+  });
+
   it('expires: refused once the clock passes expires_at; an expiry in the past is a 400', async () => {
     const h = await setup();
     const admin = await h.keyFor(keyManager);

@@ -113,6 +113,7 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
   const apiKeys = new ApiKeyService({
     store: store.apiKeys,
     clock,
+    onError: reportError,
     ...(options.onApiKeyEvent ? { onEvent: options.onApiKeyEvent } : {}),
   });
   const keyUsage = createKeyUsage(store.apiKeys, {

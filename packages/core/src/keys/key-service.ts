@@ -40,7 +40,24 @@ function requireKeyManagement(p: Principal): void {
  * revoke; each scoped to the caller's team. A key gets no scope its creator lacks.
  */
 export class ApiKeyService {
-  constructor(private readonly deps: { store: ApiKeyStore; clock: Clock; onEvent?: (event: ApiKeyEvent) => void | Promise<void> }) {}
+  constructor(
+    private readonly deps: {
+      store: ApiKeyStore;
+      clock: Clock;
+      onEvent?: (event: ApiKeyEvent) => void | Promise<void>;
+      /** A failing `onEvent` is reported here; the change it reports is made and answered anyway. */
+      onError: (error: unknown) => void;
+    },
+  ) {}
+
+  /** Tell the hook; its failure must not turn a made change into an error answer (the key would be lost unseen). */
+  private async tell(event: ApiKeyEvent): Promise<void> {
+    try {
+      await this.deps.onEvent?.(event);
+    } catch (error) {
+      this.deps.onError(error);
+    }
+  }
 
   async create(p: Principal, input: unknown): Promise<ApiKeyView & { key: string }> {
     requireKeyManagement(p);
@@ -66,7 +83,7 @@ export class ApiKeyService {
       },
     );
     const view = apiKeyView(record);
-    await this.deps.onEvent?.({ kind: 'api_key.created', principal: p, key: view, at: record.createdAt });
+    await this.tell({ kind: 'api_key.created', principal: p, key: view, at: record.createdAt });
     return { ...view, key };
   }
 
@@ -81,6 +98,6 @@ export class ApiKeyService {
     const at = isoTime(this.deps.clock.now());
     const answer = await this.deps.store.revoke(p.team_uid, id, at);
     if (!answer) throw notFound(`API key ${id} not found`);
-    if (answer.revoked) await this.deps.onEvent?.({ kind: 'api_key.revoked', principal: p, key: apiKeyView(answer.record), at });
+    if (answer.revoked) await this.tell({ kind: 'api_key.revoked', principal: p, key: apiKeyView(answer.record), at });
   }
 }
