@@ -39,7 +39,15 @@ class OperationsTest(unittest.TestCase):
     def test_every_operation_has_a_resource_method(self) -> None:
         client = agentrun.Client(api_key="ar_unused_key_0000", base_url="http://127.0.0.1:9")
         covered = set()
-        for resource in (client.runs, client.factories, client.secrets, client.webhooks, client.automations, client.deliveries):
+        for resource in (
+            client.runs,
+            client.factories,
+            client.secrets,
+            client.api_keys,
+            client.webhooks,
+            client.automations,
+            client.deliveries,
+        ):
             for method, operation in type(resource).operations.items():
                 self.assertTrue(callable(getattr(resource, method, None)), f"{type(resource).__name__}.{method}")
                 covered.add(operation)

@@ -60,6 +60,9 @@ export const OPERATIONS = {
   testFilter: { method: 'POST', path: '/api/v1/factories/{factoryUid}/automations/{automationId}/test-filter', content: 'json' },
   applyDefinitions: { method: 'POST', path: '/api/v1/factories/{factoryUid}/apply', content: 'json' },
   listAuditEvents: { method: 'GET', path: '/api/v1/audit/events', content: 'json' },
+  createApiKey: { method: 'POST', path: '/api/v1/api-keys', content: 'json' },
+  listApiKeys: { method: 'GET', path: '/api/v1/api-keys', content: 'json' },
+  revokeApiKey: { method: 'DELETE', path: '/api/v1/api-keys/{keyId}', content: 'none' },
 } as const satisfies { [K in ClientOperationId]: OperationEntry<K> };
 
 /** valibot keeps a schema's input and output types under `~types` (types only, never set at run time). */

@@ -143,6 +143,26 @@ export class Secrets extends Resource {
   }
 }
 
+/** The team's API keys (docs/management-api.md, "API keys"): a key is answered once, by `create`. */
+export class ApiKeys extends Resource {
+  static readonly operations = { create: 'createApiKey', list: 'listApiKeys', revoke: 'revokeApiKey' } as const satisfies Record<
+    string,
+    ClientOperationId
+  >;
+
+  create(body: BodyOf<'createApiKey'>, options?: RequestOptions): Promise<ResponseOf<'createApiKey'>> {
+    return this.client.request('createApiKey', { ...options, body });
+  }
+
+  list(options?: RequestOptions): Promise<ResponseOf<'listApiKeys'>> {
+    return this.client.request('listApiKeys', { ...options });
+  }
+
+  revoke(keyId: string, options?: RequestOptions): Promise<void> {
+    return this.client.request('revokeApiKey', { ...options, params: { keyId } });
+  }
+}
+
 export class Webhooks extends Resource {
   static readonly operations = {
     create: 'createWebhook',

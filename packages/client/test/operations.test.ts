@@ -1,6 +1,6 @@
 import { AREA_BASE, ROUTES, type RouteSpec } from '@agentrun/core/api';
 import { describe, expect, it } from 'vitest';
-import { AgentRunClient, Audit, Automations, Deliveries, Factories, Runs, Secrets, Webhooks } from '../src/index.js';
+import { AgentRunClient, ApiKeys, Audit, Automations, Deliveries, Factories, Runs, Secrets, Webhooks } from '../src/index.js';
 import { OPERATIONS } from '../src/operations.js';
 
 /** Not for a client: the ingress is called by webhook providers, the OpenAPI document by tools. */
@@ -10,6 +10,7 @@ const RESOURCES = {
   runs: Runs,
   factories: Factories,
   secrets: Secrets,
+  apiKeys: ApiKeys,
   webhooks: Webhooks,
   automations: Automations,
   deliveries: Deliveries,

@@ -11,7 +11,7 @@ export type { AgentRunOptions } from './app/options.js';
 export { type AuditTarget, auditEvent, recordAuditEvent } from './audit/event.js';
 export { AUDIT_EVENT_KINDS, type AuditEventKind, type AuditEventRecord } from './audit/records.js';
 // Auth
-export { type Authenticate, apiKeyAuthenticator, bearerToken, createApiKey } from './auth/api-keys.js';
+export { type ApiKeyOptions, type Authenticate, apiKeyAuthenticator, bearerToken, createApiKey } from './auth/api-keys.js';
 export { hasPermission, PERMISSIONS, type Principal } from './auth/principal.js';
 // Services, events, notifications
 export type { ControlService, WebhookWithSecret } from './control/control-service.js';
@@ -36,6 +36,8 @@ export type { StreamLimits } from './http/paced-body.js';
 // Limits and options of the ingress
 export { DEFAULT_INGRESS_LIMITS, type IngressLimits } from './ingress/pipeline.js';
 export { EVENT_PAYLOAD_FILE } from './ingress/webhook-run.js';
+export type { ApiKeyEvent, ApiKeyService } from './keys/key-service.js';
+export { API_KEY_SCOPES, type ApiKeyScope, allows } from './keys/scopes.js';
 export { AUDIT_RETENTION, auditSweepTask } from './maintenance/audit-sweep.js';
 // Maintenance
 export {

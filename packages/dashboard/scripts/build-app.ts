@@ -11,7 +11,13 @@ import { build } from 'esbuild';
 
 const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 const outDir = join(packageDir, 'dist', 'app');
-const sources = [join(packageDir, 'src', 'app'), join(packageDir, '..', 'client', 'src'), fileURLToPath(import.meta.url)];
+const sources = [
+  join(packageDir, 'src', 'app'),
+  join(packageDir, '..', 'client', 'src'),
+  // The API-key scopes the keys page imports from core (keys/scopes.ts).
+  join(packageDir, '..', 'core', 'src', 'keys'),
+  fileURLToPath(import.meta.url),
+];
 
 /**
  * index.html: the server fills the `{{…}}` slots (src/server/index-page.ts); no inline script or

@@ -58,13 +58,17 @@ export interface ReferenceServer {
   close(options?: { graceMs?: number }): Promise<void>;
 }
 
-/** The principal of the bootstrap key: a service account of the default team that may manage factories. */
+/**
+ * The principal of the bootstrap key: a service account of the default team that may manage
+ * factories and API keys (a principal without scopes has the run API and the management reads;
+ * `permissions` adds the rest, keys/scopes.ts in core).
+ */
 export const BOOTSTRAP_PRINCIPAL: Principal = {
   type: 'service_account',
   uid: 'bootstrap',
   display_name: 'Bootstrap key',
   team_uid: 'team-default',
-  permissions: ['manage_factory'],
+  permissions: ['manage_factory', 'manage_keys'],
 };
 
 /**

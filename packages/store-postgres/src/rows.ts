@@ -179,17 +179,31 @@ export const followupFromRow = (r: FollowupRow): FollowupRecord => ({
 });
 
 export interface ApiKeyRow {
+  id: string;
   hash: string;
   prefix: string;
+  name: string;
   principal: ApiKeyRecord['principal'];
+  created_by: ApiKeyRecord['createdBy'];
+  scopes: ApiKeyRecord['scopes'];
   created_at: Date;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+  last_used_at: Date | null;
 }
 
 export const apiKeyFromRow = (r: ApiKeyRow): ApiKeyRecord => ({
+  id: r.id,
   hash: r.hash,
   prefix: r.prefix,
+  name: r.name,
   principal: r.principal,
+  createdBy: r.created_by,
+  scopes: r.scopes,
   createdAt: iso(r.created_at),
+  expiresAt: isoOrNull(r.expires_at),
+  revokedAt: isoOrNull(r.revoked_at),
+  lastUsedAt: isoOrNull(r.last_used_at),
 });
 
 export interface FactoryRow {

@@ -1,7 +1,7 @@
 """
 The agentrun client (docs/python.md): ``Client.request()`` calls any operation of the route table
 with retries, timeouts, idempotency keys and the error classes; the resources (``runs``,
-``factories``, ``secrets``, ``webhooks``, ``automations``, ``deliveries``) are thin methods over it.
+``factories``, ``secrets``, ``api_keys``, ``webhooks``, ``automations``, ``deliveries``) are thin methods over it.
 The TypeScript twin is packages/client/src/client.ts.
 """
 
@@ -21,6 +21,7 @@ from ._omitted import OMITTED
 from ._operations import OPERATIONS
 from ._retry import retry_delay, should_retry
 from ._version import __version__
+from .resources.api_keys import ApiKeys
 from .resources.automations import Automations
 from .resources.deliveries import Deliveries
 from .resources.factories import Factories
@@ -53,6 +54,7 @@ class Client:
     runs: Runs
     factories: Factories
     secrets: Secrets
+    api_keys: ApiKeys
     webhooks: Webhooks
     automations: Automations
     deliveries: Deliveries
@@ -82,6 +84,7 @@ class Client:
         self.runs = Runs(self)
         self.factories = Factories(self)
         self.secrets = Secrets(self)
+        self.api_keys = ApiKeys(self)
         self.webhooks = Webhooks(self)
         self.automations = Automations(self)
         self.deliveries = Deliveries(self)

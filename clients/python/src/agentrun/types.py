@@ -177,6 +177,39 @@ class SecretList(TypedDict):
     secrets: List[Secret]
 
 
+class ApiKeyCreator(TypedDict, total=False):
+    """Who created an API key (a copy of their identity)."""
+
+    type: str
+    uid: str
+    display_name: str
+
+
+class ApiKey(TypedDict):
+    """An API key as listed (docs/management-api.md, "API keys"): never the key itself."""
+
+    id: str
+    name: str
+    prefix: str
+    scopes: Optional[List[str]]
+    created_by: Optional[ApiKeyCreator]
+    created_at: str
+    last_used_at: Optional[str]
+    expires_at: Optional[str]
+
+
+class ApiKeyCreated(ApiKey):
+    """A new API key: its view and the key, shown this once."""
+
+    key: str
+
+
+class ApiKeyList(TypedDict):
+    """The team's API keys not revoked, newest first."""
+
+    api_keys: List[ApiKey]
+
+
 WebhookAuthMode = Literal["token", "url_token", "signature"]
 """How a webhook authenticates its deliveries (docs/webhooks.md)."""
 

@@ -6,6 +6,7 @@ export { auditList } from './audit.js';
 export { deliveriesList, deliveriesShow } from './deliveries.js';
 export { factoryCreate, factoryList } from './factory.js';
 export { filterTest } from './filter-test.js';
+export { keysCreate, keysList, keysRevoke } from './keys.js';
 export { run } from './run.js';
 export { runsCancel, runsFollow, runsFollowup, runsGet, runsList, runsWait } from './runs.js';
 export { secretCreate, secretDelete, secretList, secretUpdate } from './secret.js';

@@ -1,3 +1,4 @@
+import { recordAuditEvent } from '../audit/event.js';
 import { apiKeyAuthenticator } from '../auth/api-keys.js';
 import { ControlService } from '../control/control-service.js';
 import { createSecretCipher, missingCipher } from '../control/secret-cipher.js';
@@ -7,12 +8,15 @@ import { auditOperations } from '../http/audit-operations.js';
 import { controlOperations } from '../http/control-operations.js';
 import { idempotentWrites } from '../http/idempotent-write.js';
 import { jsonReaders } from '../http/json-readers.js';
+import { keyOperations } from '../http/key-operations.js';
 import { metaOperations } from '../http/meta-operations.js';
 import type { Mountable } from '../http/mountable.js';
 import { DEFAULT_STREAM_LIMITS } from '../http/paced-body.js';
 import { runOperations } from '../http/run-operations.js';
 import { createHttpSurface, ingressOperations } from '../http/surface.js';
 import { createIngress, DEFAULT_INGRESS_LIMITS } from '../ingress/pipeline.js';
+import { ApiKeyService } from '../keys/key-service.js';
+import { createKeyUsage } from '../keys/key-usage.js';
 import { createMaintenance, type Maintenance } from '../maintenance/maintenance.js';
 import { DEFAULT_IDEMPOTENCY_TTL_MS } from '../run/idempotency.js';
 import { RunService } from '../run/run-service.js';
@@ -44,13 +48,18 @@ export interface AgentRun extends Mountable {
   readonly store: Store;
   readonly events: AgentRunEvents;
   readonly clock: Clock;
-  readonly services: { readonly runs: RunService; readonly control: ControlService };
+  readonly services: { readonly runs: RunService; readonly control: ControlService; readonly apiKeys: ApiKeyService };
   /** The run API and the management API (`/api/v1/…`). */
   readonly api: Mountable;
   /** The webhook ingress (`/webhooks/…`). */
   readonly ingress: Mountable;
   /** Housekeeping; the workers run it on their timer. A host without a worker calls `runDue()` itself. */
   readonly maintenance: Maintenance;
+  /**
+   * Write the API keys' pending `last_used_at` now (they are batched, keys/key-usage.ts). A
+   * worker's `stop()` calls it; a host without a worker calls it when it shuts down.
+   */
+  flushKeyUsage(): Promise<void>;
   /** A worker on this agentrun's store and services; call `start()` on it. */
   worker(options?: AgentRunWorkerOptions): Worker;
 }
@@ -109,6 +118,24 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
   // The link a run gets when it starts without one (run/session-link.ts); none without publicBaseUrl.
   const sessionLink = sessionLinkFor(options);
 
+  const apiKeys = new ApiKeyService({
+    store: store.apiKeys,
+    clock,
+    onError: reportError,
+    // Each key created or revoked goes to the audit log (docs/operations.md, "Audit"), then to
+    // the host's hook; a failure of either is reported and the change stands.
+    onEvent: async (event) => {
+      const at = Date.parse(event.at);
+      const detail = { name: event.key.name, prefix: event.key.prefix, scopes: event.key.scopes?.join(' ') ?? null };
+      await recordAuditEvent(store, event.principal, event.kind, { type: 'api_key', id: event.key.id }, detail, at);
+      await options.onApiKeyEvent?.(event);
+    },
+  });
+  const keyUsage = createKeyUsage(store.apiKeys, {
+    onError: reportError,
+    ...(options.keyUsageFlushMs !== undefined ? { flushMs: options.keyUsageFlushMs } : {}),
+  });
+
   const readers = jsonReaders(options.maxBodyBytes ?? DEFAULT_MAX_BODY);
   const idempotent = idempotentWrites({
     store: store.idempotency,
@@ -120,11 +147,12 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
     operations: {
       ...runOperations(runs, readers, { ...DEFAULT_STREAM_LIMITS, ...options.streamLimits }),
       ...controlOperations(control, readers, idempotent, managementBodyLimits(options)),
+      ...keyOperations(apiKeys, readers, managementBodyLimits(options).bodyBytes),
       ...ingressOperations(ingress),
       ...metaOperations(),
       ...auditOperations(store),
     },
-    authenticate: options.authenticate ?? apiKeyAuthenticator(store.apiKeys),
+    authenticate: options.authenticate ?? apiKeyAuthenticator(store.apiKeys, { clock, usage: keyUsage }),
     store,
     onError,
     telemetry: telemetry.request,
@@ -138,13 +166,14 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
     store,
     events,
     clock,
-    services: { runs, control },
+    services: { runs, control, apiKeys },
+    flushKeyUsage: keyUsage.flush,
     api: surface.api,
     ingress: surface.ingress,
     maintenance,
     worker(workerOptions = {}) {
       const executor = workerOptions.executor ?? options.executor;
-      return createWorker({
+      const worker = createWorker({
         ...workerOptions,
         ...(executor ? { executor } : {}),
         runs,
@@ -156,6 +185,17 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
         ...(telemetry.worker ? { telemetry: telemetry.worker } : {}),
         onError: workerOptions.onError ?? reportError,
       } as WorkerOptions);
+      // A process stopping its worker is shutting down: the keys' last uses are written first.
+      const stop = worker.stop.bind(worker);
+      return Object.assign(worker, {
+        stop: async (...args: Parameters<Worker['stop']>) => {
+          try {
+            await stop(...args);
+          } finally {
+            await keyUsage.flush();
+          }
+        },
+      });
     },
   };
 }

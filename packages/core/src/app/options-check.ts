@@ -67,6 +67,8 @@ const OptionsSchema = v.strictObject({
   ),
   onError: v.optional(fn),
   telemetry: v.optional(v.union([v.literal(false), v.object({})])),
+  onApiKeyEvent: v.optional(fn),
+  keyUsageFlushMs: v.optional(positiveInt),
 });
 
 /** Throw a TypeError naming the first wrong option (and the right name of a mistyped one). */

@@ -4,6 +4,7 @@ import type { AgentRunEvents } from '../events.js';
 import type { Executor } from '../executor/executor.js';
 import type { StreamLimits } from '../http/paced-body.js';
 import type { IngressLimits } from '../ingress/pipeline.js';
+import type { ApiKeyEvent } from '../keys/key-service.js';
 import type { MaintenanceTask } from '../maintenance/maintenance.js';
 import type { Store } from '../store/store.js';
 import type { TelemetryOptions } from '../telemetry/providers.js';
@@ -81,4 +82,8 @@ export interface AgentRunOptions {
    * traces"); default: the global ones a host's SDK registered before this call; `false`: none.
    */
   telemetry?: TelemetryOptions | false;
+  /** Told when an API key is created or revoked (keys/key-service.ts), e.g. to audit it. */
+  onApiKeyEvent?: (event: ApiKeyEvent) => void | Promise<void>;
+  /** How often the API keys' `last_used_at` is written, at most (docs/operations.md, "API keys"). Default 60 000 ms. */
+  keyUsageFlushMs?: number;
 }

@@ -9,6 +9,11 @@ export interface Principal {
   team_uid: string;
   /** Granted permissions, such as `manage_factory`. */
   permissions?: readonly string[];
+  /**
+   * The scopes of the API key that authenticated the request (keys/scopes.ts); absent for a key
+   * minted before scopes existed and for a host's own principals, which keep their old powers.
+   */
+  scopes?: readonly string[];
 }
 
 export const PERMISSIONS = { manageFactory: 'manage_factory' } as const;

@@ -1,5 +1,6 @@
-import { hasPermission, PERMISSIONS, type Principal } from '../auth/principal.js';
+import type { Principal } from '../auth/principal.js';
 import { AgentRunError, notFound } from '../errors.js';
+import { allows } from '../keys/scopes.js';
 import type { ControlContext } from './control-context.js';
 import type { AutomationRecord, FactoryRecord, WebhookRecord } from './records.js';
 
@@ -11,7 +12,7 @@ import type { AutomationRecord, FactoryRecord, WebhookRecord } from './records.j
 
 /** Every change needs `manage_factory`. */
 export function requireManage(p: Principal): void {
-  if (!hasPermission(p, PERMISSIONS.manageFactory)) {
+  if (!allows(p, 'manage_factory')) {
     throw new AgentRunError('forbidden', 'this change needs the manage_factory permission');
   }
 }

@@ -1,7 +1,9 @@
 import type { Authenticate } from '../auth/api-keys.js';
 import { AgentRunError, isAgentRunError } from '../errors.js';
 import type { Ingress } from '../ingress/pipeline.js';
+import { allows } from '../keys/scopes.js';
 import { AREA_BASE, type RouteArea } from '../routes/route.js';
+import { routeScope } from '../routes/scopes.js';
 import { ROUTES } from '../routes/table.js';
 import type { Store } from '../store/store.js';
 import type { RequestTelemetry } from '../telemetry/request-span.js';
@@ -73,6 +75,9 @@ export function createHttpSurface(options: HttpSurfaceOptions): HttpSurface {
       // Credentials are checked before the body is read: unauthenticated senders cannot make us buffer.
       const principal = await authenticate(request);
       if (!principal) throw new AgentRunError('unauthorized', 'send a valid API key as "Authorization: Bearer <key>"');
+      // Each route's scope (routes/scopes.ts), by the one decider (keys/scopes.ts).
+      const scope = routeScope(match.operation);
+      if (scope !== undefined && !allows(principal, scope)) throw new AgentRunError('forbidden', `this needs the ${scope} scope`);
       return await run({ request, url, principal }, params);
     } catch (error) {
       if (isAgentRunError(error)) return problemResponse(error);

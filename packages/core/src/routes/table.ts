@@ -27,6 +27,8 @@ import {
 } from '../control/wire.js';
 import { ApplyDefinitionsSchema } from '../definitions/schemas.js';
 import { ApplyResultSchema } from '../definitions/wire.js';
+import { CreateApiKeySchema } from '../keys/schemas.js';
+import { ApiKeyCreatedSchema, ApiKeyListSchema } from '../keys/wire.js';
 import { ListAuditQuerySchema } from '../models/list-queries.js';
 import {
   ListDeliveriesQuerySchema,
@@ -428,6 +430,39 @@ export const ROUTES = {
     body: required(ApplyDefinitionsSchema),
     responses: { 200: json('The plan, and whether it was applied.', ApplyResultSchema) },
     idempotent: true,
+  }),
+
+  // ── API keys (docs/management-api.md, "API keys")
+  createApiKey: route({
+    method: 'POST',
+    area: 'api',
+    path: '/api-keys',
+    auth: 'api_key',
+    tag: 'keys',
+    summary: "Create an API key of the caller's team; the key is in this answer and never again.",
+    params: {},
+    body: required(CreateApiKeySchema),
+    responses: { 201: json('The key, shown once, and what it may do.', ApiKeyCreatedSchema) },
+  }),
+  listApiKeys: route({
+    method: 'GET',
+    area: 'api',
+    path: '/api-keys',
+    auth: 'api_key',
+    tag: 'keys',
+    summary: "The team's keys not revoked (never a key nor its hash), newest first.",
+    params: {},
+    responses: { 200: json('The keys.', ApiKeyListSchema) },
+  }),
+  revokeApiKey: route({
+    method: 'DELETE',
+    area: 'api',
+    path: '/api-keys/{keyId}',
+    auth: 'api_key',
+    tag: 'keys',
+    summary: 'Revoke a key: every process refuses it from its next request.',
+    params: { keyId: 'The key ID (not the key).' },
+    responses: noContent,
   }),
 
   // ── Webhook ingress (docs/webhooks.md)

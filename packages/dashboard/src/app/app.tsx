@@ -5,6 +5,7 @@ import { AuditPage } from './pages/audit-page.js';
 import { AutomationPage } from './pages/automation-page.js';
 import { FactoriesPage } from './pages/factories-page.js';
 import { FactoryPage } from './pages/factory-page.js';
+import { KeysPage } from './pages/keys-page.js';
 import { NotFoundPage } from './pages/not-found-page.js';
 import { RunPage } from './pages/run-page.js';
 import { RunsPage } from './pages/runs-page.js';
@@ -60,6 +61,7 @@ const NAV = [
   { to: '/factories', label: 'Factories' },
   { to: '/secrets', label: 'Team secrets' },
   { to: '/audit', label: 'Audit log' },
+  { to: '/keys', label: 'API keys' },
 ];
 
 function Shell({ onSignOut }: { onSignOut: () => void }) {
@@ -111,6 +113,7 @@ const ROUTES: [string, (p: Record<string, string>) => preact.JSX.Element][] = [
   ],
   ['/secrets', () => <SecretsPage />],
   ['/audit', () => <AuditPage />],
+  ['/keys', () => <KeysPage />],
 ];
 
 function Page({ path }: { path: string }) {

@@ -7,6 +7,7 @@ import * as m0006 from './0006_pinned_search_path.js';
 import * as m0007 from './0007_notifications.js';
 import * as m0008 from './0008_run_events.js';
 import * as m0009 from './0009_definition_sets.js';
+import * as m0010 from './0010_api_key_resource.js';
 import * as m0011 from './0011_audit.js';
 
 /**
@@ -41,5 +42,6 @@ export const MIGRATIONS: readonly Migration[] = [
   { id: '0007_notifications', up: m0007.up },
   { id: '0008_run_events', up: m0008.up },
   { id: '0009_definition_sets', up: m0009.up },
+  { id: '0010_api_key_resource', up: m0010.up },
   { id: '0011_audit', up: m0011.up },
 ];

@@ -1,4 +1,4 @@
-import { AuthenticationError } from '@agentrun/client';
+import { AuthenticationError, PermissionDeniedError } from '@agentrun/client';
 import { useState } from 'preact/hooks';
 import { ErrorText } from '../components/error-text.js';
 import type { AppConfig } from '../config.js';
@@ -26,6 +26,9 @@ export function SignIn({ config, onSignedIn }: { config: AppConfig; onSignedIn: 
             await clientFor(config, apiKey).runs.listPage({ limit: 1 });
             onSignedIn(apiKey);
           } catch (error) {
+            // A 403 accepted the key: it lacks read_runs (docs/operations.md, "API keys"), and
+            // each page says what its scope allows; only a 401 refuses it.
+            if (error instanceof PermissionDeniedError) return onSignedIn(apiKey);
             setProblem(
               error instanceof AuthenticationError ? 'This API key was not accepted. Check it and try again.' : describe(error).message,
             );

@@ -1,0 +1,54 @@
+import type { ApiKeyScope } from '../keys/scopes.js';
+import type { RouteTable } from './table.js';
+
+/** The operations a caller reaches with an API key. */
+type ApiKeyOperation = { [K in keyof RouteTable]: RouteTable[K]['auth'] extends 'api_key' ? K : never }[keyof RouteTable];
+
+/**
+ * The scope each API-key route needs (docs/operations.md, "API keys"): one entry per route, by
+ * type, so a new route cannot be added without saying what guards it. The HTTP surface checks it
+ * with `allows` (keys/scopes.ts) before the operation runs; 403 otherwise.
+ */
+export const ROUTE_SCOPES: { [K in ApiKeyOperation]: ApiKeyScope } = {
+  runAgent: 'write_runs',
+  createRun: 'write_runs',
+  listRuns: 'read_runs',
+  getRun: 'read_runs',
+  followupRun: 'write_runs',
+  cancelRun: 'write_runs',
+  getRunAttachment: 'read_runs',
+  listRunEvents: 'read_runs',
+  getRunTranscript: 'read_runs',
+  createFactory: 'manage_factory',
+  listFactories: 'read_factory',
+  getFactory: 'read_factory',
+  listSecrets: 'read_factory',
+  putSecret: 'manage_factory',
+  deleteSecret: 'manage_factory',
+  createWebhook: 'manage_factory',
+  listWebhooks: 'read_factory',
+  getWebhook: 'read_factory',
+  patchWebhook: 'manage_factory',
+  deleteWebhook: 'manage_factory',
+  rotateWebhookSecret: 'manage_factory',
+  putProviderSecret: 'manage_factory',
+  listDeliveries: 'read_factory',
+  getDelivery: 'read_factory',
+  getDeliveryPayload: 'read_factory',
+  createAutomation: 'manage_factory',
+  listAutomations: 'read_factory',
+  getAutomation: 'read_factory',
+  patchAutomation: 'manage_factory',
+  deleteAutomation: 'manage_factory',
+  // Changes nothing: it asks whether a delivery would start a run.
+  testFilter: 'read_factory',
+  applyDefinitions: 'manage_factory',
+  // Who changed what: as guarded as the changes themselves (docs/operations.md, "Audit").
+  listAuditEvents: 'manage_factory',
+  createApiKey: 'manage_keys',
+  listApiKeys: 'manage_keys',
+  revokeApiKey: 'manage_keys',
+};
+
+/** The scope a route needs, or `undefined` for a route without an API key. */
+export const routeScope = (operation: string): ApiKeyScope | undefined => (ROUTE_SCOPES as Record<string, ApiKeyScope>)[operation];
