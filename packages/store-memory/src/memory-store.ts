@@ -35,6 +35,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
     ...controlPlane,
     ...ingress,
     notifications: notify.notifications,
+    // Nothing to reach and no migrations: ready while the process is (docs/operations.md, "Health").
+    checkReady: async () => ({ pendingMigrations: [] }),
     async close() {
       notify.clear();
     },

@@ -13,6 +13,7 @@ import { createRunEvents } from './run-events.js';
 import { createRuns } from './runs.js';
 import { schemaOption } from './schema-name.js';
 import { tablesIn } from './tables.js';
+import { checkReady } from './readiness.js';
 import { isUnavailableError } from './unavailable.js';
 
 /**
@@ -102,6 +103,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     schema,
     migrate: () => migrate(db, { schema }),
     isUnavailable: isUnavailableError,
+    checkReady: () => checkReady(db, t),
     ...(notifications ? { notifications } : {}),
     async close() {
       await notifications?.close();

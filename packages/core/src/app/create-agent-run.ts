@@ -11,7 +11,11 @@ import type { Mountable } from '../http/mountable.js';
 import { DEFAULT_STREAM_LIMITS } from '../http/paced-body.js';
 import { runOperations } from '../http/run-operations.js';
 import { createHttpSurface, ingressOperations } from '../http/surface.js';
+import { healthOperations } from '../health/health-operations.js';
+import { createWorkerStates } from '../health/worker-states.js';
 import { createIngress, DEFAULT_INGRESS_LIMITS } from '../ingress/pipeline.js';
+import { consoleLogger, logUnexpectedError } from '../logging/logger.js';
+import { requestLoggerOf } from '../logging/request-log.js';
 import { createMaintenance, type Maintenance } from '../maintenance/maintenance.js';
 import { DEFAULT_IDEMPOTENCY_TTL_MS } from '../run/idempotency.js';
 import { RunService } from '../run/run-service.js';
@@ -47,10 +51,18 @@ export interface AgentRun extends Mountable {
   readonly api: Mountable;
   /** The webhook ingress (`/webhooks/…`). */
   readonly ingress: Mountable;
+  /** `GET /healthz` and `GET /readyz` (docs/operations.md, "Health"). */
+  readonly health: Mountable;
   /** Housekeeping; the workers run it on their timer. A host without a worker calls `runDue()` itself. */
   readonly maintenance: Maintenance;
   /** A worker on this agentrun's store and services; call `start()` on it. */
   worker(options?: AgentRunWorkerOptions): Worker;
+  /**
+   * Shut down (docs/operations.md, "Graceful shutdown"): `/readyz` answers 503 from now on; every
+   * worker made by `worker()` stops, its executions given `graceMs` (default 0) to finish before
+   * the rest are handed back to the queue; then the store is closed unless `closeStore: false`.
+   */
+  close(options?: { graceMs?: number; closeStore?: boolean }): Promise<void>;
 }
 
 export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRun'): AgentRun {
@@ -58,10 +70,12 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
   const { store } = options;
   const events = options.events ?? createEvents();
   const clock = options.clock ?? systemClock;
-  const onError =
-    options.onError ??
-    ((error: unknown, _request?: Request, context?: { requestId: string }) =>
-      console.error(`[agentrun] unexpected error${context ? ` (request ${context.requestId})` : ''}`, error));
+  // Logs go to the host's logger, else the adapter's for the request, else the console
+  // (logging/logger.ts); onError, when given, takes the unexpected errors instead.
+  const logger = options.logger;
+  const onError = options.onError ?? logUnexpectedError((request) => logger ?? requestLoggerOf(request) ?? consoleLogger);
+  const workerStates = createWorkerStates();
+  let closing = false;
   const reportError = (error: unknown) => onError(error, undefined);
 
   const runs = new RunService({
@@ -115,10 +129,12 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
       ...controlOperations(control, readers, idempotent, managementBodyLimits(options)),
       ...ingressOperations(ingress),
       ...metaOperations(),
+      ...healthOperations({ store, workers: workerStates, closing: () => closing }),
     },
     authenticate: options.authenticate ?? apiKeyAuthenticator(store.apiKeys),
     store,
     onError,
+    ...(logger ? { logger } : {}),
   });
 
   return {
@@ -132,10 +148,12 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
     services: { runs, control },
     api: surface.api,
     ingress: surface.ingress,
+    health: surface.health,
     maintenance,
     worker(workerOptions = {}) {
       const executor = workerOptions.executor ?? options.executor;
-      return createWorker({
+      return workerStates.track(
+        createWorker({
         ...workerOptions,
         ...(executor ? { executor } : {}),
         runs,
@@ -145,7 +163,13 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
         maintenance,
         ...(sessionLink ? { sessionLink } : {}),
         onError: workerOptions.onError ?? reportError,
-      } as WorkerOptions);
+      } as WorkerOptions),
+      );
+    },
+    async close({ graceMs = 0, closeStore = true } = {}) {
+      closing = true;
+      await Promise.all(workerStates.all().map((w) => w.stop({ graceMs })));
+      if (closeStore) await store.close?.();
     },
   };
 }

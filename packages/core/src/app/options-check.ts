@@ -60,6 +60,7 @@ const OptionsSchema = v.strictObject({
     ),
   ),
   onError: v.optional(fn),
+  logger: v.optional(withMethods('error', 'warn', 'info', 'debug')),
 });
 
 /** Throw a TypeError naming the first wrong option (and the right name of a mistyped one). */

@@ -3,6 +3,7 @@ import type { AgentRunEvents } from '../events.js';
 import type { Executor } from '../executor/executor.js';
 import type { StreamLimits } from '../http/paced-body.js';
 import type { IngressLimits } from '../ingress/pipeline.js';
+import type { Logger } from '../logging/logger.js';
 import type { MaintenanceTask } from '../maintenance/maintenance.js';
 import type { Store } from '../store/store.js';
 import type { Clock } from '../util/clock.js';
@@ -68,7 +69,14 @@ export interface AgentRunOptions {
    * Called with every unexpected error: those answered as a bare 500 (with their request), those
    * thrown by event listeners and maintenance tasks (without one). `context.requestId` is the
    * `x-request-id` the 500 answer carries, so a user's report can be matched to the log. Default:
-   * `console.error`.
+   * `logger.error({ request_id, err }, 'unexpected error')` (docs/operations.md, "Logging"); given,
+   * it replaces that line.
    */
   onError?: (error: unknown, request: Request | undefined, context?: { requestId: string }) => void;
+  /**
+   * Where agentrun logs (docs/operations.md, "Logging"): any pino-compatible object
+   * (`info/warn/error/debug`, fields first, message second). Default: the request's logger an
+   * adapter attached (Fastify's `request.log`), else the console (errors and warnings only).
+   */
+  logger?: Logger;
 }

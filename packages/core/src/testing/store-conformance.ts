@@ -5,6 +5,7 @@ import { describeApiKeysConformance } from './api-keys-conformance.js';
 import { describeControlPlaneConformance } from './control-plane-conformance.js';
 import { describeIdempotencyConformance } from './idempotency-conformance.js';
 import { describeIngressConformance } from './ingress-conformance.js';
+import { describeReadinessConformance } from './readiness-conformance.js';
 import { describeRunEventsConformance } from './run-events-conformance.js';
 import { describeRunsConformance } from './runs-conformance.js';
 
@@ -53,5 +54,6 @@ export function describeStoreConformance(name: string, options: StoreConformance
     describeIngressConformance(current);
     describeRunEventsConformance(current);
     describeAgentTextConformance(current);
+    describeReadinessConformance(current);
   });
 }
