@@ -32,6 +32,7 @@ export type { StreamLimits } from './http/paced-body.js';
 // Limits and options of the ingress
 export { DEFAULT_INGRESS_LIMITS, type IngressLimits } from './ingress/pipeline.js';
 export { EVENT_PAYLOAD_FILE } from './ingress/webhook-run.js';
+export type { Logger } from './logging/logger.js';
 // Maintenance
 export {
   createMaintenance,

@@ -9,11 +9,11 @@ import { createIdempotency } from './idempotency.js';
 import { createIngress } from './ingress.js';
 import { type MigrateResult, migrate } from './migrate.js';
 import { createPostgresNotifications } from './notifications.js';
+import { checkReady } from './readiness.js';
 import { createRunEvents } from './run-events.js';
 import { createRuns } from './runs.js';
 import { schemaOption } from './schema-name.js';
 import { tablesIn } from './tables.js';
-import { checkReady } from './readiness.js';
 import { isUnavailableError } from './unavailable.js';
 
 /**

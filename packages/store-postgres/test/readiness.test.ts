@@ -22,7 +22,13 @@ describe.skipIf(noCluster !== undefined)('GET /readyz on PostgreSQL', () => {
   let cluster: OwnCluster;
   const stores: PostgresStore[] = [];
   const storeOn = (schema: string) => {
-    const store = createPostgresStore({ connectionString: cluster.url, schema, connectionTimeoutMillis: 1000, listen: false, onError: () => {} });
+    const store = createPostgresStore({
+      connectionString: cluster.url,
+      schema,
+      connectionTimeoutMillis: 1000,
+      listen: false,
+      onError: () => {},
+    });
     stores.push(store);
     return store;
   };
@@ -75,7 +81,11 @@ describe.skipIf(noCluster !== undefined)('GET /readyz on PostgreSQL', () => {
     } finally {
       cluster.start();
     }
-    await waitUntil(() => probe(agentrun.fetch), (p) => p.status === 200, '/readyz to recover after the database came back');
+    await waitUntil(
+      () => probe(agentrun.fetch),
+      (p) => p.status === 200,
+      '/readyz to recover after the database came back',
+    );
 
     // A worker of this process that stopped makes it unready too.
     await worker.stop();

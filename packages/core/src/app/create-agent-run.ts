@@ -3,6 +3,8 @@ import { ControlService } from '../control/control-service.js';
 import { createSecretCipher, missingCipher } from '../control/secret-cipher.js';
 import { type AgentRunEvents, createEvents } from '../events.js';
 import type { Executor } from '../executor/executor.js';
+import { healthOperations } from '../health/health-operations.js';
+import { createWorkerStates } from '../health/worker-states.js';
 import { controlOperations } from '../http/control-operations.js';
 import { idempotentWrites } from '../http/idempotent-write.js';
 import { jsonReaders } from '../http/json-readers.js';
@@ -11,8 +13,6 @@ import type { Mountable } from '../http/mountable.js';
 import { DEFAULT_STREAM_LIMITS } from '../http/paced-body.js';
 import { runOperations } from '../http/run-operations.js';
 import { createHttpSurface, ingressOperations } from '../http/surface.js';
-import { healthOperations } from '../health/health-operations.js';
-import { createWorkerStates } from '../health/worker-states.js';
 import { createIngress, DEFAULT_INGRESS_LIMITS } from '../ingress/pipeline.js';
 import { consoleLogger, logUnexpectedError } from '../logging/logger.js';
 import { requestLoggerOf } from '../logging/request-log.js';
@@ -154,16 +154,16 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
       const executor = workerOptions.executor ?? options.executor;
       return workerStates.track(
         createWorker({
-        ...workerOptions,
-        ...(executor ? { executor } : {}),
-        runs,
-        store,
-        events,
-        clock,
-        maintenance,
-        ...(sessionLink ? { sessionLink } : {}),
-        onError: workerOptions.onError ?? reportError,
-      } as WorkerOptions),
+          ...workerOptions,
+          ...(executor ? { executor } : {}),
+          runs,
+          store,
+          events,
+          clock,
+          maintenance,
+          ...(sessionLink ? { sessionLink } : {}),
+          onError: workerOptions.onError ?? reportError,
+        } as WorkerOptions),
       );
     },
     async close({ graceMs = 0, closeStore = true } = {}) {

@@ -25,4 +25,3 @@ export function healthOperations(sources: ReadinessSources): OperationHandlers<'
     },
   };
 }
-

@@ -100,7 +100,13 @@ export function createHttpSurface(options: HttpSurfaceOptions): HttpSurface {
     const response = outside?.(pathname)
       ? problemResponse(new AgentRunError('not_found', `no route for ${pathname}`))
       : await handle(request, requestId, line);
-    logRequest(options.logger, request, { ...line, requestId, method: request.method, status: response.status, durationMs: performance.now() - started });
+    logRequest(options.logger, request, {
+      ...line,
+      requestId,
+      method: request.method,
+      status: response.status,
+      durationMs: performance.now() - started,
+    });
     return finishResponse(response, requestId, request.method === 'HEAD');
   };
   const fetch = (request: Request) => serve(request);

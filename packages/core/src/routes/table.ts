@@ -185,7 +185,8 @@ export const ROUTES = {
     path: '/readyz',
     auth: 'none',
     tag: 'health',
-    summary: 'Readiness: the store answers, its migrations are current, the workers of this process run. 503 (problem+json, `errors` naming each check that failed) otherwise.',
+    summary:
+      'Readiness: the store answers, its migrations are current, the workers of this process run. 503 (problem+json, `errors` naming each check that failed) otherwise.',
     params: {},
     responses: { 200: json('Ready.', ReadinessSchema) },
   }),
