@@ -147,13 +147,18 @@ describe('logging through the host logger', () => {
     const requests = lines.filter((l) => l.message === 'request');
     const outcomes = new Set(requests.map((l) => l.fields.outcome).filter(Boolean));
     expect([...outcomes].sort()).toEqual(
-      ['accepted', 'no_such_webhook', 'rate_limited', 'rejected_auth', 'rejected_invalid', 'rejected_too_large'].sort(),
+      ['accepted', 'duplicate', 'no_such_webhook', 'rate_limited', 'rejected_auth', 'rejected_invalid', 'rejected_too_large'].sort(),
     );
     // Identifiers: every line a request id; ingress lines the webhook; an accepted one its delivery; run routes the run.
     for (const l of requests) expect(l.fields.request_id).toEqual(expect.any(String));
     expect(requests.find((l) => l.fields.delivery_id === delivery_id)).toMatchObject({
-      fields: { webhook_uid: token.webhook.uid, outcome: 'accepted', status: 202, operation: 'deliverWebhook' },
+      fields: { webhook_uid: token.webhook.uid, outcome: 'accepted', status: 202, operation: 'deliverWebhook', runs_started: 1 },
     });
+    // The run the delivery started, by ID, as the run API lists it.
+    const started = await h.json<{ runs: { run_id: string }[] }>('GET', '/agent/runs?source=WEBHOOK');
+    const first = requests.find((l) => l.fields.delivery_id === delivery_id);
+    expect(String(first?.fields.run_ids).split(',')).toEqual(expect.arrayContaining([expect.any(String)]));
+    expect(started.body.runs.map((r) => r.run_id)).toEqual(expect.arrayContaining(String(first?.fields.run_ids).split(',')));
     expect(requests.some((l) => l.fields.run_id === run.body.run_id && l.fields.operation === 'cancelRun')).toBe(true);
     // And no secret anywhere.
     expect(secrets.length).toBeGreaterThan(20);
