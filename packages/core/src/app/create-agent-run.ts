@@ -74,7 +74,9 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
   // (logging/logger.ts); onError, when given, takes the unexpected errors instead.
   const logger = options.logger;
   const onError = options.onError ?? logUnexpectedError((request) => logger ?? requestLoggerOf(request) ?? consoleLogger);
+  // The workers worker() makes, seen by /readyz and stopped by close() (health/worker-states.ts).
   const workerStates = createWorkerStates();
+  const trackedWorker = (workerOptions: WorkerOptions) => workerStates.track(createWorker(workerOptions));
   let closing = false;
   const reportError = (error: unknown) => onError(error, undefined);
 
@@ -152,19 +154,17 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
     maintenance,
     worker(workerOptions = {}) {
       const executor = workerOptions.executor ?? options.executor;
-      return workerStates.track(
-        createWorker({
-          ...workerOptions,
-          ...(executor ? { executor } : {}),
-          runs,
-          store,
-          events,
-          clock,
-          maintenance,
-          ...(sessionLink ? { sessionLink } : {}),
-          onError: workerOptions.onError ?? reportError,
-        } as WorkerOptions),
-      );
+      return trackedWorker({
+        ...workerOptions,
+        ...(executor ? { executor } : {}),
+        runs,
+        store,
+        events,
+        clock,
+        maintenance,
+        ...(sessionLink ? { sessionLink } : {}),
+        onError: workerOptions.onError ?? reportError,
+      } as WorkerOptions);
     },
     async close({ graceMs = 0, closeStore = true } = {}) {
       closing = true;
