@@ -2,7 +2,7 @@
 // .mjs name, or "type": "module" in package.json, lets it use top-level await).
 //   npm install express ./vendor/agentrun-*.tgz   # the packages packed in a clone (README, "Use it from a clone")
 //   AGENTRUN_SECRET_KEY=$(openssl rand -base64 32) node server.mjs
-import { agentrunExpress } from '@agentrun/adapter-express';
+import { agentrunExpress, shutdownGracefully } from '@agentrun/adapter-express';
 import { createAgentRun, createApiKey, demoExecutor } from '@agentrun/core';
 import { createDashboard } from '@agentrun/dashboard';
 import { createMemoryStore } from '@agentrun/store-memory';
@@ -23,7 +23,8 @@ const app = express();
 app.use('/agents', agentrunExpress(agentrun)); // before body parsers such as express.json()
 app.use('/agents', agentrunExpress(createDashboard())); // the web UI at /agents/dashboard
 app.use(express.json());
-app.get('/health', (_req, res) => res.send('ok')); // your routes keep working
+app.get('/hello', (_req, res) => res.send('ok')); // your routes keep working
+// Probes for a load balancer or Kubernetes: /agents/healthz (alive) and /agents/readyz (store, worker).
 
 // manage_factory lets this key create factories, webhooks and automations too.
 const key = await createApiKey(store.apiKeys, {
@@ -36,4 +37,9 @@ const server = app.listen(port, () => {
   worker.start();
   console.log(`run API at http://localhost:${server.address().port}/agents/api/v1, key ${key}`);
   console.log(`dashboard at http://localhost:${server.address().port}/agents/dashboard`);
+});
+// On SIGTERM: no new connections, /agents/readyz 503, requests in flight and runs get 10 s, the rest is handed back.
+process.once('SIGTERM', async () => {
+  await shutdownGracefully({ agentrun, servers: [server], timeoutMs: 10_000 });
+  process.exit(0);
 });

@@ -2,7 +2,7 @@
 // .mjs name, or "type": "module" in package.json, lets it use top-level await).
 //   npm install fastify ./vendor/agentrun-*.tgz   # the packages packed in a clone (README, "Use it from a clone")
 //   AGENTRUN_SECRET_KEY=$(openssl rand -base64 32) node server.mjs
-import { agentrunFastify } from '@agentrun/adapter-fastify';
+import { agentrunFastify, shutdownGracefully } from '@agentrun/adapter-fastify';
 import { composeMounts, createAgentRun, createApiKey, demoExecutor } from '@agentrun/core';
 import { createDashboard } from '@agentrun/dashboard';
 import { createMemoryStore } from '@agentrun/store-memory';
@@ -19,11 +19,12 @@ const store = createMemoryStore();
 const agentrun = createAgentRun({ store, secretKey, executor: demoExecutor(), publicBaseUrl: `http://localhost:${port}/agents` });
 const worker = agentrun.worker(); // claims runs, runs the executor, and does the housekeeping
 
-const app = Fastify();
+const app = Fastify({ logger: true }); // agentrun logs through each request's request.log
 // One plugin per prefix: the API and the web UI (at /agents/dashboard) joined into one handler.
 const handler = composeMounts([agentrun, createDashboard()], (request) => agentrun.fetch(request));
 await app.register(agentrunFastify, { handler, prefix: '/agents' });
-app.get('/health', async () => 'ok'); // your routes and parsers are untouched
+app.get('/hello', async () => 'ok'); // your routes and parsers are untouched
+// Probes for a load balancer or Kubernetes: /agents/healthz (alive) and /agents/readyz (store, worker).
 
 // manage_factory lets this key create factories, webhooks and automations too.
 const key = await createApiKey(store.apiKeys, {
@@ -36,3 +37,8 @@ await app.listen({ port });
 worker.start();
 console.log(`run API at http://localhost:${app.server.address().port}/agents/api/v1, key ${key}`);
 console.log(`dashboard at http://localhost:${app.server.address().port}/agents/dashboard`);
+// On SIGTERM: no new connections, /agents/readyz 503, requests in flight and runs get 10 s, the rest is handed back.
+process.once('SIGTERM', async () => {
+  await shutdownGracefully({ agentrun, servers: [app.server], timeoutMs: 10_000 });
+  process.exit(0);
+});

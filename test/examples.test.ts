@@ -84,8 +84,11 @@ describe.each(EXAMPLES)('examples/%s.mjs', (name) => {
     expect(delivered.status, await delivered.clone().text()).toBe(202);
     const runs = await call('GET', `/agent/runs?source=WEBHOOK&factory_uid=${factory.uid}`);
     expect(runs.runs).toHaveLength(1);
-    const health = await fetch(api.replace(/\/agents\/api\/v1$/, '/health'));
-    expect(await health.text()).toBe('ok');
+    const hello = await fetch(api.replace(/\/agents\/api\/v1$/, '/hello'));
+    expect(await hello.text()).toBe('ok');
+    // agentrun's probes at its mount point (docs/operations.md, "Health").
+    const ready = await fetch(api.replace(/\/api\/v1$/, '/readyz'));
+    expect(ready.status, await ready.clone().text()).toBe(200);
 
     // A GitHub-signed webhook (docs/management-api.md), and a body of the largest size signed as GitHub does.
     const providerSecret = randomBytes(20).toString('hex');

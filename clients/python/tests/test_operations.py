@@ -16,8 +16,8 @@ import agentrun
 from agentrun._operations import OPERATIONS
 from agentrun._wait import TERMINAL_STATES
 
-# Called by providers, not clients; and the document itself.
-NOT_CLIENT_OPERATIONS = {"deliverWebhook", "deliverWebhookWithToken", "getOpenApi"}
+# Called by providers, not clients; the document itself; the health probes (called by orchestrators).
+NOT_CLIENT_OPERATIONS = {"deliverWebhook", "deliverWebhookWithToken", "getOpenApi", "getHealth", "getReadiness"}
 # POST /agent/runs is the same operation as POST /agent/run (runs.create); callable with client.request("createRun").
 ALIASES = {"createRun"}
 

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Mountable } from '@agentrun/core';
+import type { Logger, Mountable } from '@agentrun/core';
+import { attachRequestLogger } from '@agentrun/core/internal';
 import { requestOrigin, serveNodeRequest, splitTarget } from '@agentrun/node';
 
 export interface AgentrunExpressOptions {
@@ -8,7 +9,7 @@ export interface AgentrunExpressOptions {
 }
 
 /** What the middleware reads of an Express request; typed structurally so `@types/express` is not required. */
-export type ExpressRequestLike = IncomingMessage & { protocol?: string; baseUrl?: string };
+export type ExpressRequestLike = IncomingMessage & { protocol?: string; baseUrl?: string; log?: unknown };
 
 export type AgentrunMiddleware = (req: ExpressRequestLike, res: ServerResponse, next: (error?: unknown) => void) => void;
 
@@ -26,7 +27,13 @@ export function agentrunExpress(handler: Mountable, options: AgentrunExpressOpti
     // Express's protocol honours its `trust proxy` setting. (Its `req.host` is deprecated in
     // Express 4 and drops the port there, so the host comes from the Host header.)
     const origin = requestOrigin(req, typeof req.protocol === 'string' ? { protocol: req.protocol } : {});
-    serveNodeRequest((request) => handler.fetch(request), req, res, {
+    // pino-http's req.log, when the host uses it, as Fastify's request.log (docs/operations.md, "Logging").
+    const log = isLogger(req.log) ? req.log : undefined;
+    const serve = (request: Request) => {
+      if (log) attachRequestLogger(request, log);
+      return handler.fetch(request);
+    };
+    serveNodeRequest(serve, req, res, {
       url: origin + pathname + search,
       // Express strips the mount prefix from req.url and keeps it in req.baseUrl: printed URLs need it.
       ...(typeof req.baseUrl === 'string' && req.baseUrl !== '' ? { mountPath: req.baseUrl } : {}),
@@ -34,3 +41,8 @@ export function agentrunExpress(handler: Mountable, options: AgentrunExpressOpti
     }).catch(next);
   };
 }
+
+const isLogger = (value: unknown): value is Logger =>
+  typeof value === 'object' &&
+  value !== null &&
+  ['error', 'warn', 'info', 'debug'].every((level) => typeof (value as Record<string, unknown>)[level] === 'function');

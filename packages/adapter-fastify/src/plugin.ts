@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { Mountable } from '@agentrun/core';
-import { bufferedResponse } from '@agentrun/core/internal';
+import { attachRequestLogger, bufferedResponse } from '@agentrun/core/internal';
 import { mustCloseConnection, requestOrigin, respond, splitTarget, stripBasePath, toWebRequest } from '@agentrun/node';
 import type { FastifyPluginAsync } from 'fastify';
 
@@ -33,7 +33,11 @@ export const agentrunFastify: FastifyPluginAsync<AgentrunFastifyOptions> = async
     if (relative === undefined || !handler.owns(relative)) return reply.callNotFound();
 
     const response = await respond(
-      (webRequest) => handler.fetch(webRequest),
+      (webRequest) => {
+        // agentrun logs through this request's pino logger unless createAgentRun was given one (docs/operations.md, "Logging").
+        attachRequestLogger(webRequest, request.log);
+        return handler.fetch(webRequest);
+      },
       () =>
         toWebRequest(request.raw, {
           url: requestOrigin(request.raw, { protocol: request.protocol, host: request.host }) + relative + search,

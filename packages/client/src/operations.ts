@@ -8,8 +8,11 @@ import type * as api from '@agentrun/core/api';
  */
 type Routes = typeof api.ROUTES;
 
-/** Operations a client calls: all but the webhook ingress (called by providers) and the OpenAPI document. */
-export type ClientOperationId = Exclude<api.OperationId, 'deliverWebhook' | 'deliverWebhookWithToken' | 'getOpenApi'>;
+/** Operations a client calls: all but the webhook ingress (called by providers), the OpenAPI document and the health probes. */
+export type ClientOperationId = Exclude<
+  api.OperationId,
+  'deliverWebhook' | 'deliverWebhookWithToken' | 'getOpenApi' | 'getHealth' | 'getReadiness'
+>;
 
 type FullPath<K extends ClientOperationId> = `${Routes[K]['area'] extends 'webhooks' ? '/webhooks' : '/api/v1'}${Routes[K]['path']}`;
 

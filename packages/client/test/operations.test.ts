@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { AgentRunClient, ApiKeys, Audit, Automations, Deliveries, Factories, Runs, Secrets, Webhooks } from '../src/index.js';
 import { OPERATIONS } from '../src/operations.js';
 
-/** Not for a client: the ingress is called by webhook providers, the OpenAPI document by tools. */
-const NOT_CLIENT_OPERATIONS = new Set(['deliverWebhook', 'deliverWebhookWithToken', 'getOpenApi']);
+/** Not for a client: the ingress is called by webhook providers, the OpenAPI document by tools, the probes by orchestrators. */
+const NOT_CLIENT_OPERATIONS = new Set(['deliverWebhook', 'deliverWebhookWithToken', 'getOpenApi', 'getHealth', 'getReadiness']);
 
 const RESOURCES = {
   runs: Runs,

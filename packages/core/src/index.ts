@@ -39,6 +39,7 @@ export { EVENT_PAYLOAD_FILE } from './ingress/webhook-run.js';
 export type { ApiKeyEvent, ApiKeyService } from './keys/key-service.js';
 export { API_KEY_SCOPES, type ApiKeyScope, allows } from './keys/scopes.js';
 export { AUDIT_RETENTION, auditSweepTask } from './maintenance/audit-sweep.js';
+export type { Logger } from './logging/logger.js';
 // Maintenance
 export {
   createMaintenance,

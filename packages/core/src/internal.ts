@@ -10,5 +10,6 @@ export { MOUNT_PATH, mountedBase } from './http/mount-path.js';
 export { isStalledReaderDrop } from './http/paced-body.js';
 export { jsonResponse, problemResponse } from './http/responses.js';
 export { type BufferedResponse, bufferedResponse, textResponse } from './http/text-response.js';
+export { attachRequestLogger } from './logging/request-log.js';
 export { checkOptions } from './util/check-options.js';
 export { sha256Hex } from './util/hash.js';

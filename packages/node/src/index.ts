@@ -6,5 +6,6 @@ export { nodeHmac, nodeSha256 } from './node-crypto.js';
 export { type ToWebRequestOptions, toWebRequest } from './request.js';
 export { mustCloseConnection, writeWebResponse } from './response.js';
 export { bridgeAnswer, type FetchHandler, respond, type ServeNodeRequestOptions, serveNodeRequest } from './serve.js';
+export { type GracefulShutdownOptions, type ShutdownReport, shutdownGracefully } from './shutdown.js';
 export { clientGone, disconnectSignal } from './signals.js';
 export { normalizeBasePath, requestOrigin, splitTarget, stripBasePath } from './url.js';

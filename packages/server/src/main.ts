@@ -89,7 +89,8 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     if (stopping) process.exit(1);
     stopping = true;
     console.log(`stopping: running executions have ${shutdownGraceMs} ms to finish (a second ${signal} exits now)…`);
-    void server.close({ graceMs: shutdownGraceMs }).then(() => process.exit(0));
+    // shutdownGracefully (docs/operations.md, "Graceful shutdown"): 5 s more for requests in flight and the hand-back.
+    void server.close({ graceMs: shutdownGraceMs, timeoutMs: shutdownGraceMs + 5_000 }).then(() => process.exit(0));
   });
 }
 

@@ -14,7 +14,7 @@ import {
 } from '@agentrun/core';
 import { sha256Hex } from '@agentrun/core/internal';
 import { createDashboard } from '@agentrun/dashboard';
-import { createNodeListener, handleClientErrors } from '@agentrun/node';
+import { createNodeListener, handleClientErrors, shutdownGracefully } from '@agentrun/node';
 import { createMemoryStore } from '@agentrun/store-memory';
 
 export interface ReferenceServerOptions {
@@ -52,10 +52,12 @@ export interface ReferenceServer {
   worker: Worker;
   server: Server;
   /**
-   * Stop: the worker first (its running executions get `graceMs` to finish while the API still
-   * answers, e.g. a cancel), then the HTTP server, then the store.
+   * Stop with `shutdownGracefully` (docs/operations.md, "Graceful shutdown"): no new connection,
+   * `/readyz` 503, requests in flight finish, running executions get `graceMs` (default 0) to
+   * finish before they are handed back; what is still open at `timeoutMs` (default `graceMs` + 1 s)
+   * is cut; then the store closes.
    */
-  close(options?: { graceMs?: number }): Promise<void>;
+  close(options?: { graceMs?: number; timeoutMs?: number }): Promise<void>;
 }
 
 /**
@@ -128,13 +130,8 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
     agentrun,
     worker,
     server,
-    async close(closeOptions = {}) {
-      await worker.stop(closeOptions);
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      await store.close?.();
+    async close({ graceMs = 0, timeoutMs = graceMs + 1_000 } = {}) {
+      await shutdownGracefully({ agentrun, servers: [server], graceMs, timeoutMs });
     },
   };
 }

@@ -40,6 +40,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
     ...ingress,
     audit,
     notifications: notify.notifications,
+    // Nothing to reach and no migrations: ready while the process is (docs/operations.md, "Health").
+    checkReady: async () => ({ pendingMigrations: [] }),
     async close() {
       notify.clear();
     },

@@ -10,6 +10,7 @@ import { createIdempotency } from './idempotency.js';
 import { createIngress } from './ingress.js';
 import { type MigrateResult, migrate } from './migrate.js';
 import { createPostgresNotifications } from './notifications.js';
+import { checkReady } from './readiness.js';
 import { createRunEvents } from './run-events.js';
 import { createRuns } from './runs.js';
 import { schemaOption } from './schema-name.js';
@@ -104,6 +105,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     schema,
     migrate: () => migrate(db, { schema }),
     isUnavailable: isUnavailableError,
+    checkReady: () => checkReady(db, t),
     ...(notifications ? { notifications } : {}),
     async close() {
       await notifications?.close();

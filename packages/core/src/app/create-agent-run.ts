@@ -5,6 +5,8 @@ import { createSecretCipher, missingCipher } from '../control/secret-cipher.js';
 import { type AgentRunEvents, createEvents } from '../events.js';
 import type { Executor } from '../executor/executor.js';
 import { auditOperations } from '../http/audit-operations.js';
+import { healthOperations } from '../health/health-operations.js';
+import { createWorkerStates } from '../health/worker-states.js';
 import { controlOperations } from '../http/control-operations.js';
 import { idempotentWrites } from '../http/idempotent-write.js';
 import { jsonReaders } from '../http/json-readers.js';
@@ -17,6 +19,8 @@ import { createHttpSurface, ingressOperations } from '../http/surface.js';
 import { createIngress, DEFAULT_INGRESS_LIMITS } from '../ingress/pipeline.js';
 import { ApiKeyService } from '../keys/key-service.js';
 import { createKeyUsage } from '../keys/key-usage.js';
+import { consoleLogger, logUnexpectedError } from '../logging/logger.js';
+import { requestLoggerOf } from '../logging/request-log.js';
 import { createMaintenance, type Maintenance } from '../maintenance/maintenance.js';
 import { DEFAULT_IDEMPOTENCY_TTL_MS } from '../run/idempotency.js';
 import { RunService } from '../run/run-service.js';
@@ -53,6 +57,8 @@ export interface AgentRun extends Mountable {
   readonly api: Mountable;
   /** The webhook ingress (`/webhooks/…`). */
   readonly ingress: Mountable;
+  /** `GET /healthz` and `GET /readyz` (docs/operations.md, "Health"). */
+  readonly health: Mountable;
   /** Housekeeping; the workers run it on their timer. A host without a worker calls `runDue()` itself. */
   readonly maintenance: Maintenance;
   /**
@@ -62,16 +68,26 @@ export interface AgentRun extends Mountable {
   flushKeyUsage(): Promise<void>;
   /** A worker on this agentrun's store and services; call `start()` on it. */
   worker(options?: AgentRunWorkerOptions): Worker;
+  /**
+   * Shut down (docs/operations.md, "Graceful shutdown"): `/readyz` answers 503 from now on; every
+   * worker made by `worker()` stops, its executions given `graceMs` (default 0) to finish before
+   * the rest are handed back to the queue; then the store is closed unless `closeStore: false`.
+   */
+  close(options?: { graceMs?: number; closeStore?: boolean }): Promise<void>;
 }
 
 export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRun'): AgentRun {
   checkAgentRunOptions(options, caller);
   const events = options.events ?? createEvents();
   const clock = options.clock ?? systemClock;
-  const onError =
-    options.onError ??
-    ((error: unknown, _request?: Request, context?: { requestId: string }) =>
-      console.error(`[agentrun] unexpected error${context ? ` (request ${context.requestId})` : ''}`, error));
+  // Logs go to the host's logger, else the adapter's for the request, else the console
+  // (logging/logger.ts); onError, when given, takes the unexpected errors instead.
+  const logger = options.logger;
+  const onError = options.onError ?? logUnexpectedError((request) => logger ?? requestLoggerOf(request) ?? consoleLogger);
+  // The workers worker() makes, seen by /readyz and stopped by close() (health/worker-states.ts).
+  const workerStates = createWorkerStates();
+  const trackedWorker = (workerOptions: WorkerOptions) => workerStates.track(createWorker(workerOptions));
+  let closing = false;
   const reportError = (error: unknown) => onError(error, undefined);
   // Metrics and spans (telemetry/): without an OpenTelemetry SDK, `store` is options.store and every hook undefined.
   const telemetry = createTelemetry({ options: options.telemetry, store: options.store, events, clock, onError: reportError });
@@ -151,11 +167,13 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
       ...ingressOperations(ingress),
       ...metaOperations(),
       ...auditOperations(store),
+      ...healthOperations({ store, workers: workerStates, closing: () => closing }),
     },
     authenticate: options.authenticate ?? apiKeyAuthenticator(store.apiKeys, { clock, usage: keyUsage }),
     store,
     onError,
     telemetry: telemetry.request,
+    ...(logger ? { logger } : {}),
   });
 
   return {
@@ -170,10 +188,11 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
     flushKeyUsage: keyUsage.flush,
     api: surface.api,
     ingress: surface.ingress,
+    health: surface.health,
     maintenance,
     worker(workerOptions = {}) {
       const executor = workerOptions.executor ?? options.executor;
-      const worker = createWorker({
+      const worker = trackedWorker({
         ...workerOptions,
         ...(executor ? { executor } : {}),
         runs,
@@ -196,6 +215,13 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
           }
         },
       });
+    },
+    async close({ graceMs = 0, closeStore = true } = {}) {
+      closing = true;
+      await Promise.all(workerStates.all().map((w) => w.stop({ graceMs })));
+      // The keys' last uses are written before the store goes (a process without a worker too).
+      await keyUsage.flush();
+      if (closeStore) await store.close?.();
     },
   };
 }

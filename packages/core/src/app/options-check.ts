@@ -69,6 +69,7 @@ const OptionsSchema = v.strictObject({
   telemetry: v.optional(v.union([v.literal(false), v.object({})])),
   onApiKeyEvent: v.optional(fn),
   keyUsageFlushMs: v.optional(positiveInt),
+  logger: v.optional(withMethods('error', 'warn', 'info', 'debug')),
 });
 
 /** Throw a TypeError naming the first wrong option (and the right name of a mistyped one). */

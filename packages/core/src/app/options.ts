@@ -5,6 +5,7 @@ import type { Executor } from '../executor/executor.js';
 import type { StreamLimits } from '../http/paced-body.js';
 import type { IngressLimits } from '../ingress/pipeline.js';
 import type { ApiKeyEvent } from '../keys/key-service.js';
+import type { Logger } from '../logging/logger.js';
 import type { MaintenanceTask } from '../maintenance/maintenance.js';
 import type { Store } from '../store/store.js';
 import type { TelemetryOptions } from '../telemetry/providers.js';
@@ -74,7 +75,8 @@ export interface AgentRunOptions {
    * Called with every unexpected error: those answered as a bare 500 (with their request), those
    * thrown by event listeners and maintenance tasks (without one). `context.requestId` is the
    * `x-request-id` the 500 answer carries, so a user's report can be matched to the log. Default:
-   * `console.error`.
+   * `logger.error({ request_id, err }, 'unexpected error')` (docs/operations.md, "Logging"); given,
+   * it replaces that line.
    */
   onError?: (error: unknown, request: Request | undefined, context?: { requestId: string }) => void;
   /**
@@ -86,4 +88,10 @@ export interface AgentRunOptions {
   onApiKeyEvent?: (event: ApiKeyEvent) => void | Promise<void>;
   /** How often the API keys' `last_used_at` is written, at most (docs/operations.md, "API keys"). Default 60 000 ms. */
   keyUsageFlushMs?: number;
+  /**
+   * Where agentrun logs (docs/operations.md, "Logging"): any pino-compatible object
+   * (`info/warn/error/debug`, fields first, message second). Default: the request's logger an
+   * adapter attached (Fastify's `request.log`), else the console (errors and warnings only).
+   */
+  logger?: Logger;
 }

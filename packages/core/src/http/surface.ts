@@ -2,6 +2,8 @@ import type { Authenticate } from '../auth/api-keys.js';
 import { AgentRunError, isAgentRunError } from '../errors.js';
 import type { Ingress } from '../ingress/pipeline.js';
 import { allows } from '../keys/scopes.js';
+import type { Logger } from '../logging/logger.js';
+import { logRequest, type RequestLine } from '../logging/request-line.js';
 import { AREA_BASE, type RouteArea } from '../routes/route.js';
 import { routeScope } from '../routes/scopes.js';
 import { ROUTES } from '../routes/table.js';
@@ -23,6 +25,8 @@ export interface HttpSurfaceOptions {
   onError: (error: unknown, request: Request | undefined, context?: { requestId: string }) => void;
   /** A span per API request (telemetry/request-span.ts); absent without an OpenTelemetry SDK. */
   telemetry?: RequestTelemetry | undefined;
+  /** The host's logger: a line per request (logging/request-line.ts); else the adapter's, else console. */
+  logger?: Logger;
 }
 
 export interface HttpSurface extends Mountable {
@@ -30,6 +34,8 @@ export interface HttpSurface extends Mountable {
   readonly api: Mountable;
   /** The webhook ingress, under `/webhooks/`. */
   readonly ingress: Mountable;
+  /** `GET /healthz` and `GET /readyz`, at the mount point. */
+  readonly health: Mountable;
 }
 
 /** Seconds a client waits before retrying while the store is unreachable. */
@@ -46,6 +52,7 @@ type AnyOperation = (ctx: ApiContext | PublicContext, params: Record<string, str
 const AREA_OWNS: Record<RouteArea, (pathname: string) => boolean> = {
   api: (p) => p === AREA_BASE.api || p.startsWith(`${AREA_BASE.api}/`),
   webhooks: (p) => p.startsWith(`${AREA_BASE.webhooks}/`),
+  health: (p) => p === `${AREA_BASE.health}/healthz` || p === `${AREA_BASE.health}/readyz`,
 };
 
 /**
@@ -58,10 +65,11 @@ export function createHttpSurface(options: HttpSurfaceOptions): HttpSurface {
   const router = createRouter(ROUTES);
   const unavailableLogged = everyMs(10_000);
 
-  const handle = async (request: Request, requestId: string): Promise<Response> => {
+  const handle = async (request: Request, requestId: string, line: Partial<RequestLine>): Promise<Response> => {
     try {
       const url = new URL(request.url);
       const match = router.match(request.method, url.pathname);
+      if (match.kind === 'found') Object.assign(line, { operation: match.operation, params: match.params });
       if (match.kind === 'not_found') {
         throw new AgentRunError('not_found', AREA_OWNS.webhooks(url.pathname) ? 'no such webhook' : `no route for ${url.pathname}`);
       }
@@ -93,11 +101,20 @@ export function createHttpSurface(options: HttpSurfaceOptions): HttpSurface {
 
   const serve = async (request: Request, outside?: (pathname: string) => boolean): Promise<Response> => {
     const requestId = requestIdOf(request);
+    const started = performance.now();
+    const line: Partial<RequestLine> = {};
     // A part served on its own (`fetch: agentrun.ingress.fetch`) answers nothing of another part.
     const pathname = outside ? new URL(request.url).pathname : '';
     const response = outside?.(pathname)
       ? problemResponse(new AgentRunError('not_found', `no route for ${pathname}`))
-      : await (telemetry ? telemetry(request, requestId, () => handle(request, requestId)) : handle(request, requestId));
+      : await (telemetry ? telemetry(request, requestId, () => handle(request, requestId, line)) : handle(request, requestId, line));
+    logRequest(options.logger, request, {
+      ...line,
+      requestId,
+      method: request.method,
+      status: response.status,
+      durationMs: performance.now() - started,
+    });
     return finishResponse(response, requestId, request.method === 'HEAD');
   };
   const fetch = (request: Request) => serve(request);
@@ -105,7 +122,13 @@ export function createHttpSurface(options: HttpSurfaceOptions): HttpSurface {
     const owns = AREA_OWNS[name];
     return { fetch: (request) => serve(request, (p) => !owns(p)), owns };
   };
-  return { fetch, owns: (p) => AREA_OWNS.api(p) || AREA_OWNS.webhooks(p), api: area('api'), ingress: area('webhooks') };
+  return {
+    fetch,
+    owns: (p) => AREA_OWNS.api(p) || AREA_OWNS.webhooks(p) || AREA_OWNS.health(p),
+    api: area('api'),
+    ingress: area('webhooks'),
+    health: area('health'),
+  };
 }
 
 /** The ingress as the route table's two webhook operations. */

@@ -5,6 +5,8 @@ import { AgentRunError, type ErrorCode, isAgentRunError } from '../errors.js';
 import { type AgentRunEvents, emitSafely } from '../events.js';
 import { jsonDepthExceeds, MAX_JSON_DEPTH, readBodyLimited, strictUtf8 } from '../http/body.js';
 import { jsonResponse, problemResponse } from '../http/responses.js';
+import { deliveryLogFields } from '../logging/delivery-fields.js';
+import { addLogFields } from '../logging/request-log.js';
 import { toRunItem } from '../run/record.js';
 import type { RateAdmission } from '../store/ingress.js';
 import type { Store } from '../store/store.js';
@@ -271,6 +273,7 @@ export function createIngress(options: IngressOptions): Ingress {
     if (outcome.accepted && events.listenerCount('run.created') > 0) {
       for (const { run } of runs) emitSafely(events, options.onError, 'run.created', { run: toRunItem(run), team_uid: run.teamUid });
     }
+    addLogFields(request, deliveryLogFields(delivery.id, outcome.accepted, runs)); // the request's log line (logging/)
     return jsonResponse({ delivery_id: delivery.id }, 202);
   }
 }

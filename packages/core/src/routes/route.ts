@@ -7,8 +7,8 @@ import type * as v from 'valibot';
  */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-/** Where a route lives: its paths are relative to the area's base (`/api/v1`, `/webhooks`). */
-export type RouteArea = 'api' | 'webhooks';
+/** Where a route lives: its paths are relative to the area's base (`/api/v1`, `/webhooks`, and the probes at the mount point). */
+export type RouteArea = 'api' | 'webhooks' | 'health';
 
 /** How a caller is authenticated: an API key, the webhook's own secret, or not at all. */
 export type RouteAuth = 'api_key' | 'webhook' | 'none';
@@ -34,7 +34,7 @@ export interface RouteSpec<P extends string = string, A extends RouteAuth = Rout
   path: P;
   auth: A;
   /** Grouping in the OpenAPI document and the client. */
-  tag: 'runs' | 'factories' | 'secrets' | 'webhooks' | 'deliveries' | 'automations' | 'ingress' | 'meta' | 'audit' | 'keys';
+  tag: 'runs' | 'factories' | 'secrets' | 'webhooks' | 'deliveries' | 'automations' | 'ingress' | 'meta' | 'audit' | 'keys' | 'health';
   summary: string;
   /** A description of every path param (the type requires one for each `{name}` in `path`). */
   params: { [K in PathParamNames<P>]: string };
@@ -57,7 +57,7 @@ export interface RouteSpec<P extends string = string, A extends RouteAuth = Rout
 export const route = <const S extends RouteSpec>(spec: S & { params: { [K in PathParamNames<S['path']>]: string } }): S => spec;
 
 /** The base path of each area, relative to where agentrun is mounted. */
-export const AREA_BASE: Record<RouteArea, string> = { api: '/api/v1', webhooks: '/webhooks' };
+export const AREA_BASE: Record<RouteArea, string> = { api: '/api/v1', webhooks: '/webhooks', health: '' };
 
 /** The full path template of a route, relative to the mount point. */
 export const fullPath = (spec: RouteSpec): string => `${AREA_BASE[spec.area]}${spec.path}`;

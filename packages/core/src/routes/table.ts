@@ -30,6 +30,7 @@ import { ApplyResultSchema } from '../definitions/wire.js';
 import { CreateApiKeySchema } from '../keys/schemas.js';
 import { ApiKeyCreatedSchema, ApiKeyListSchema } from '../keys/wire.js';
 import { ListAuditQuerySchema } from '../models/list-queries.js';
+import { HealthSchema, ReadinessSchema } from '../health/wire.js';
 import {
   ListDeliveriesQuerySchema,
   ListRunEventsQuerySchema,
@@ -169,6 +170,29 @@ export const ROUTES = {
     summary: 'This API as an OpenAPI 3.1 document.',
     params: {},
     responses: { 200: json('The OpenAPI document.', v.record(v.string(), v.unknown())) },
+  }),
+
+  // ── Health probes, at the mount point (docs/operations.md, "Health")
+  getHealth: route({
+    method: 'GET',
+    area: 'health',
+    path: '/healthz',
+    auth: 'none',
+    tag: 'health',
+    summary: 'Liveness: the process answers. Reads nothing.',
+    params: {},
+    responses: { 200: json('Alive.', HealthSchema) },
+  }),
+  getReadiness: route({
+    method: 'GET',
+    area: 'health',
+    path: '/readyz',
+    auth: 'none',
+    tag: 'health',
+    summary:
+      'Readiness: the store answers, its migrations are current, the workers of this process run. 503 (problem+json, `errors` naming each check that failed) otherwise.',
+    params: {},
+    responses: { 200: json('Ready.', ReadinessSchema) },
   }),
 
   // ── Management API (docs/management-api.md)

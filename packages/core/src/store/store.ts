@@ -25,6 +25,12 @@ import type { RunStore } from './runs.js';
  *
  * `@agentrun/core/testing` exports `describeStoreConformance`, which every store must pass.
  */
+/** What `Store.checkReady` found. */
+export interface StoreReadiness {
+  /** The IDs of migrations this code expects that the store has not applied; empty when current. */
+  pendingMigrations: readonly string[];
+}
+
 export interface Store {
   readonly runs: RunStore;
   /** Each run's transcript (docs/stores.md, "Run events"). */
@@ -49,6 +55,12 @@ export interface Store {
   readonly notifications?: Notifications;
   /** Release connections and timers. */
   close?(): Promise<void>;
+  /**
+   * Optional: whether the store can serve, for `GET /readyz` (docs/operations.md, "Health"): one
+   * cheap round trip that throws when the store cannot be reached, and resolves to the migrations
+   * not yet applied (none when current). A store without it counts as ready.
+   */
+  checkReady?(): Promise<StoreReadiness>;
   /**
    * Whether `error` (thrown by this store) means the store cannot be reached for now: the
    * database is down, restarting or failing over. Such errors are answered 503 with

@@ -6,6 +6,7 @@ import { describeAuditConformance } from './audit-conformance.js';
 import { describeControlPlaneConformance } from './control-plane-conformance.js';
 import { describeIdempotencyConformance } from './idempotency-conformance.js';
 import { describeIngressConformance } from './ingress-conformance.js';
+import { describeReadinessConformance } from './readiness-conformance.js';
 import { describeRunEventsConformance } from './run-events-conformance.js';
 import { describeRunsConformance } from './runs-conformance.js';
 import { describeSecretResealConformance } from './secret-reseal-conformance.js';
@@ -57,5 +58,6 @@ export function describeStoreConformance(name: string, options: StoreConformance
     describeRunEventsConformance(current);
     describeAgentTextConformance(current);
     describeAuditConformance(current);
+    describeReadinessConformance(current);
   });
 }
