@@ -47,6 +47,7 @@ class OperationsTest(unittest.TestCase):
             client.webhooks,
             client.automations,
             client.deliveries,
+            client.audit,
         ):
             for method, operation in type(resource).operations.items():
                 self.assertTrue(callable(getattr(resource, method, None)), f"{type(resource).__name__}.{method}")

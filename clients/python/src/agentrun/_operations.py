@@ -57,6 +57,7 @@ OPERATIONS: Dict[str, Operation] = {
     "patchAutomation": Operation("PATCH", "/api/v1/factories/{factoryUid}/automations/{automationId}", "json"),
     "deleteAutomation": Operation("DELETE", "/api/v1/factories/{factoryUid}/automations/{automationId}", "none"),
     "testFilter": Operation("POST", "/api/v1/factories/{factoryUid}/automations/{automationId}/test-filter", "json"),
+    "listAuditEvents": Operation("GET", "/api/v1/audit/events", "json"),
     "createApiKey": Operation("POST", "/api/v1/api-keys", "json"),
     "listApiKeys": Operation("GET", "/api/v1/api-keys", "json"),
     "revokeApiKey": Operation("DELETE", "/api/v1/api-keys/{keyId}", "none"),

@@ -273,6 +273,32 @@ class DeliveryList(TypedDict):
     page_info: PageInfo
 
 
+class AuditActor(TypedDict):
+    """Who made an audit event's change: a principal's type and uid, or ``webhook_sender`` and the webhook's UID."""
+
+    type: str
+    id: str
+
+
+class AuditEvent(TypedDict):
+    """One event of the audit log (docs/operations.md, "Audit"): never a secret, token, signature or payload."""
+
+    id: str
+    kind: str
+    at: str
+    actor: AuditActor
+    target: AuditActor
+    factory_uid: Optional[str]
+    detail: Dict[str, Union[str, int, float, bool, None]]
+
+
+class AuditList(TypedDict):
+    """One page of the audit log, newest first."""
+
+    events: List[AuditEvent]
+    page_info: PageInfo
+
+
 class Trigger(TypedDict):
     """What starts an automation: e.g. ``{"provider": "webhook", "event": "received", "filter": {...}}`` (docs/filters.md)."""
 
