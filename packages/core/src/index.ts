@@ -38,8 +38,8 @@ export { DEFAULT_INGRESS_LIMITS, type IngressLimits } from './ingress/pipeline.j
 export { EVENT_PAYLOAD_FILE } from './ingress/webhook-run.js';
 export type { ApiKeyEvent, ApiKeyService } from './keys/key-service.js';
 export { API_KEY_SCOPES, type ApiKeyScope, allows } from './keys/scopes.js';
-export { AUDIT_RETENTION, auditSweepTask } from './maintenance/audit-sweep.js';
 export type { Logger } from './logging/logger.js';
+export { AUDIT_RETENTION, auditSweepTask } from './maintenance/audit-sweep.js';
 // Maintenance
 export {
   createMaintenance,
@@ -56,6 +56,12 @@ export type { RunAgentRequest, RunFollowupRequest } from './models/requests.js';
 export type { ListRunsResponse, RunAgentResponse, RunFollowupResponse, RunItem, RunStatusMessage } from './models/run.js';
 export { RUN_STATES, type RunSourceType, type RunState } from './models/run-state.js';
 export type { Notification, NotificationListener, Notifications } from './notify/index.js';
+export {
+  type RepositoryAccess,
+  RepositoryError,
+  type RepositoryErrorCode,
+  type RepositoryReader,
+} from './repositories/reader.js';
 export type { WriteResult } from './run/idempotency.js';
 export type { FollowupRecord } from './run/record.js';
 export type { RunService } from './run/run-service.js';

@@ -14,6 +14,12 @@ import type { RunStore } from './runs.js';
 // member's port lives in notify/ (notify/notification.ts), beside the hub that delivers it in
 // process; stores implement it in their notifications.ts.
 
+/** What `Store.checkReady` found. */
+export interface StoreReadiness {
+  /** The IDs of migrations this code expects that the store has not applied; empty when current. */
+  pendingMigrations: readonly string[];
+}
+
 /**
  * The persistence port of agentrun. Each method is one whole use case, so a SQL store can make it
  * one atomic statement or transaction; core never composes several store calls into something
@@ -25,12 +31,6 @@ import type { RunStore } from './runs.js';
  *
  * `@agentrun/core/testing` exports `describeStoreConformance`, which every store must pass.
  */
-/** What `Store.checkReady` found. */
-export interface StoreReadiness {
-  /** The IDs of migrations this code expects that the store has not applied; empty when current. */
-  pendingMigrations: readonly string[];
-}
-
 export interface Store {
   readonly runs: RunStore;
   /** Each run's transcript (docs/stores.md, "Run events"). */
