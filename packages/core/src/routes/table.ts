@@ -27,10 +27,10 @@ import {
 } from '../control/wire.js';
 import { ApplyDefinitionsSchema } from '../definitions/schemas.js';
 import { ApplyResultSchema } from '../definitions/wire.js';
+import { HealthSchema, ReadinessSchema } from '../health/wire.js';
 import { CreateApiKeySchema } from '../keys/schemas.js';
 import { ApiKeyCreatedSchema, ApiKeyListSchema } from '../keys/wire.js';
 import { ListAuditQuerySchema } from '../models/list-queries.js';
-import { HealthSchema, ReadinessSchema } from '../health/wire.js';
 import {
   ListDeliveriesQuerySchema,
   ListRunEventsQuerySchema,
