@@ -1,0 +1,37 @@
+/**
+ * The environment of every git call (docs/repositories.md, "The git layer"): nothing of the
+ * server's own environment but `PATH`, no system or global configuration, an empty `HOME`, no
+ * prompts, only the allowed transports. A credential goes into configuration through
+ * `GIT_CONFIG_COUNT`/`GIT_CONFIG_KEY_n`/`GIT_CONFIG_VALUE_n`, so it is never in argv (which any
+ * user can read in /proc), in the URL, or in the cache's config file.
+ */
+export function gitEnvironment(home: string, authorization: string | undefined): NodeJS.ProcessEnv {
+  const config: [string, string][] = [
+    // A stalled server ends the fetch instead of holding the repository's lock forever.
+    ['http.lowSpeedLimit', '1000'],
+    ['http.lowSpeedTime', '30'],
+    ['protocol.version', '2'],
+    // Redirects only for the first request, never to another protocol (git's own default is `initial`).
+    ['http.followRedirects', 'initial'],
+  ];
+  if (authorization !== undefined) config.push(['http.extraHeader', `Authorization: ${authorization}`]);
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: home,
+    XDG_CONFIG_HOME: home,
+    LANG: 'C',
+    LC_ALL: 'C',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_ASKPASS: 'false',
+    SSH_ASKPASS: 'false',
+    GIT_ALLOW_PROTOCOL: 'https:http:file',
+    GIT_CONFIG_COUNT: String(config.length),
+  };
+  config.forEach(([key, value], index) => {
+    env[`GIT_CONFIG_KEY_${index}`] = key;
+    env[`GIT_CONFIG_VALUE_${index}`] = value;
+  });
+  return env;
+}
