@@ -17,7 +17,10 @@ export async function checkoutTree(cache: RepositoryCache, repository: CachedRep
   try {
     const env = { ...repository.readEnv, GIT_INDEX_FILE: join(scratch, 'index') };
     const what = `${repository.url} at ${commit}: checkout into ${dest}`;
-    for (const args of [['read-tree', commit], ['checkout-index', '--all', '--force']]) {
+    for (const args of [
+      ['read-tree', commit],
+      ['checkout-index', '--all', '--force'],
+    ]) {
       const result = await cache.read(repository, ['--work-tree', dest, ...args], 64 * 1024, undefined, env);
       if (result.code !== 0) throw failure(result, what, repository.secrets);
     }

@@ -8,7 +8,10 @@ import type { GitResult } from './git-process.js';
 const RULES: [RegExp, RepositoryErrorCode][] = [
   [/couldn't find remote ref|unknown revision|not our ref|no such remote ref/i, 'not_found'],
   [/returned error: 40[13]|authentication failed|could not read (username|password)|terminal prompts disabled|askpass/i, 'unauthorized'],
-  [/returned error: 404|repository not found|repository '[^']*' not found|does not appear to be a git repository|not a git repository|no such file or directory/i, 'not_found'],
+  [
+    /returned error: 404|repository not found|repository '[^']*' not found|does not appear to be a git repository|not a git repository|no such file or directory/i,
+    'not_found',
+  ],
   [/transport '[^']*' not allowed|unsupported protocol|protocol '[^']*' is not supported/i, 'invalid'],
 ];
 

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { RepositoryError } from '@agentrun/core';
 import { describe, expect, it } from 'vitest';
@@ -18,7 +18,11 @@ const rejectsWith = async (promise: Promise<unknown>, code: string, text?: RegEx
 describe('gitSources over bare repositories on disk', () => {
   it('resolves branches, tags (light and annotated) and SHAs, and reads files and listings at a commit', async () => {
     const origin = testRepository();
-    const first = origin.commit({ 'README.md': '# hello\n', 'skills/review/SKILL.md': '---\nname: review\n---\nReview.\n', 'skills/x.txt': 'x' });
+    const first = origin.commit({
+      'README.md': '# hello\n',
+      'skills/review/SKILL.md': '---\nname: review\n---\nReview.\n',
+      'skills/x.txt': 'x',
+    });
     origin.tag('v1');
     origin.tag('v1-annotated', 'the first release');
     const second = origin.commit({ 'README.md': '# hello again\n', 'skillsmore/y.txt': 'y' }, 'feature');
@@ -81,7 +85,14 @@ describe('gitSources over bare repositories on disk', () => {
 
   it('refuses a file larger than the limit, a listing past its count, and text that is not UTF-8', async () => {
     const origin = testRepository();
-    const commit = origin.commit({ 'big.txt': 'x'.repeat(2048), 'small.txt': 'x'.repeat(1024), 'latin1.txt': Uint8Array.of(0x63, 0x61, 0x66, 0xe9), 'd/1': '', 'd/2': '', 'd/3': '' });
+    const commit = origin.commit({
+      'big.txt': 'x'.repeat(2048),
+      'small.txt': 'x'.repeat(1024),
+      'latin1.txt': Uint8Array.of(0x63, 0x61, 0x66, 0xe9),
+      'd/1': '',
+      'd/2': '',
+      'd/3': '',
+    });
     const reader = gitSources({ cacheDir: tempDir('cache'), maxFileBytes: 1024, maxListedFiles: 5 });
     const repo = { url: origin.bare };
     await reader.resolve(repo, 'main');
