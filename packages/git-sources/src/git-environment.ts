@@ -1,6 +1,6 @@
 /**
  * The environment of every git call (docs/repositories.md, "The git layer"): nothing of the
- * server's own environment but `PATH`, no system or global configuration, an empty `HOME`, no
+ * server's own environment but `PATH`, its proxy and certificate settings, no system or global configuration, an empty `HOME`, no
  * prompts, only the allowed transports. A credential goes into configuration through
  * `GIT_CONFIG_COUNT`/`GIT_CONFIG_KEY_n`/`GIT_CONFIG_VALUE_n`, so it is never in argv (which any
  * user can read in /proc), in the URL, or in the cache's config file.
@@ -13,9 +13,14 @@ export function gitEnvironment(home: string, authorization: string | undefined):
     ['protocol.version', '2'],
     // Redirects only for the first request, never to another protocol (git's own default is `initial`).
     ['http.followRedirects', 'initial'],
+    // git's automatic housekeeping after a fetch runs inside that fetch (under its lock and
+    // timeout), not as a detached process outliving it.
+    ['gc.autoDetach', 'false'],
+    ['maintenance.autoDetach', 'false'],
   ];
   if (authorization !== undefined) config.push(['http.extraHeader', `Authorization: ${authorization}`]);
   const env: NodeJS.ProcessEnv = {
+    ...passedThrough(),
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: home,
     XDG_CONFIG_HOME: home,
@@ -33,5 +38,29 @@ export function gitEnvironment(home: string, authorization: string | undefined):
     env[`GIT_CONFIG_KEY_${index}`] = key;
     env[`GIT_CONFIG_VALUE_${index}`] = value;
   });
+  return env;
+}
+
+/**
+ * What a host sets for the network and is no secret of its own: proxies (lowercase and uppercase,
+ * as curl reads both) and the certificate authorities to trust.
+ */
+const PASSED = [
+  'http_proxy',
+  'https_proxy',
+  'no_proxy',
+  'HTTP_PROXY',
+  'HTTPS_PROXY',
+  'NO_PROXY',
+  'ALL_PROXY',
+  'all_proxy',
+  'SSL_CERT_FILE',
+  'SSL_CERT_DIR',
+  'GIT_SSL_CAINFO',
+];
+
+function passedThrough(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const name of PASSED) if (process.env[name] !== undefined) env[name] = process.env[name];
   return env;
 }

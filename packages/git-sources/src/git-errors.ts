@@ -16,7 +16,7 @@ const RULES: [RegExp, RepositoryErrorCode][] = [
 ];
 
 /** The code for a failed git call: a timeout is `unreachable`, and so is anything unrecognized (the network, the server). */
-export function classifyGitFailure(result: GitResult): RepositoryErrorCode {
+function classifyGitFailure(result: GitResult): RepositoryErrorCode {
   if (result.timedOut) return 'unreachable';
   for (const [pattern, code] of RULES) if (pattern.test(result.stderr)) return code;
   return 'unreachable';
@@ -27,7 +27,7 @@ export function classifyGitFailure(result: GitResult): RepositoryErrorCode {
  * removed (the credential and its header value, in case a server or git ever echoed them) and
  * bounded in length.
  */
-export function gitReason(result: GitResult, secrets: string[]): string {
+function gitReason(result: GitResult, secrets: string[]): string {
   if (result.timedOut) return 'git timed out';
   const line =
     result.stderr
@@ -38,7 +38,7 @@ export function gitReason(result: GitResult, secrets: string[]): string {
 }
 
 /** `text` with every non-empty secret replaced. */
-export function redact(text: string, secrets: string[]): string {
+function redact(text: string, secrets: string[]): string {
   let out = text;
   for (const secret of secrets) if (secret.length > 0) out = out.split(secret).join('[redacted]');
   return out;

@@ -8,6 +8,9 @@ import type { CachedRepository, RepositoryCache } from './repository-cache.js';
  * tree), bounded (docs/repositories.md, "The git layer").
  */
 
+/** Bytes of `ls-tree -z` output allowed per listed file: a path may be 4,096 bytes long (PATH_MAX), plus mode, type and SHA. */
+const LISTED_BYTES = 4096 + 96;
+
 /** A file's text, `undefined` when `path` is no file at `commit`; refused past `maxFileBytes` or when not UTF-8. */
 export async function readBlob(
   cache: RepositoryCache,
@@ -48,7 +51,7 @@ export async function listTree(
   if (exists.stdout.toString('utf8').trim().split(' ')[1] !== 'tree') return [];
   // The subtree itself, not a pathspec: its names are relative to `dir`, and nothing in `dir` is read as a pattern.
   const tree = `${commit}:${dir}`;
-  const listing = await cache.read(repository, ['ls-tree', '-r', '-z', tree], options.maxListedFiles * 1024);
+  const listing = await cache.read(repository, ['ls-tree', '-r', '-z', tree], options.maxListedFiles * LISTED_BYTES);
   const tooMany = () => new RepositoryError('invalid', `${what} holds more than ${options.maxListedFiles} files, the listing limit`);
   if (listing.overflowed) throw tooMany();
   if (listing.code !== 0) throw failure(listing, what, repository.secrets);

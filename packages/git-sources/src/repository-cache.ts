@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { access as exists, mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { RepositoryAccess } from '@agentrun/core';
+import { type RepositoryAccess, RepositoryError } from '@agentrun/core';
 import { gitEnvironment } from './git-environment.js';
 import { failure } from './git-errors.js';
 import { type GitResult, runGit } from './git-process.js';
@@ -29,6 +29,8 @@ export interface CachedRepository {
  */
 export class RepositoryCache {
   private readonly queues = new Map<string, Promise<unknown>>();
+  /** Fetches queued and not started yet, by repository and refspecs: a caller asking for the same joins the queued one. */
+  private readonly waiting = new Map<string, Promise<void>>();
   private ready: Promise<string> | undefined;
 
   constructor(private readonly options: ResolvedOptions) {}
@@ -39,6 +41,10 @@ export class RepositoryCache {
     const home = await this.home();
     const dir = join(this.options.cacheDir, `${createHash('sha256').update(url).digest('hex').slice(0, 40)}.git`);
     const authorization = access.credential === undefined ? undefined : this.options.authorization(access.credential);
+    // A header value with a line break would forge further headers; the value itself is never told.
+    if (authorization !== undefined && /[\u0000-\u001f\u007f]/.test(authorization)) {
+      throw new RepositoryError('invalid', `the credential for ${url} holds a control character`);
+    }
     const secrets = [access.credential ?? '', authorization ?? ''];
     const repository = { url, dir, secrets, fetchEnv: gitEnvironment(home, authorization), readEnv: gitEnvironment(home, undefined) };
     // A stat per call: the cache is disposable, and one removed under a running server is made anew.
@@ -48,8 +54,14 @@ export class RepositoryCache {
 
   /** `git fetch` of the given refspecs, one at a time per repository (in this process and across processes). */
   fetch(repository: CachedRepository, refspecs: string[], what: string): Promise<void> {
+    // The same fetch queued and not started yet starts after this call, so it sees at least as new a state: join it.
+    // Keyed by the credential too, so a caller never rides on another credential's fetch.
+    const key = JSON.stringify([repository.dir, refspecs, repository.secrets]);
+    const queued = this.waiting.get(key);
+    if (queued !== undefined) return queued;
     const previous = this.queues.get(repository.dir) ?? Promise.resolve();
     const next = previous.then(async () => {
+      if (this.waiting.get(key) === next) this.waiting.delete(key);
       const result = await runGit({
         gitPath: this.options.gitPath,
         args: ['--git-dir', repository.dir, 'fetch', '--quiet', '--no-tags', '--no-write-fetch-head', repository.url, ...refspecs],
@@ -60,6 +72,7 @@ export class RepositoryCache {
       });
       if (result.code !== 0) throw failure(result, what, repository.secrets);
     });
+    this.waiting.set(key, next);
     const settled = next.catch(() => {});
     this.queues.set(repository.dir, settled);
     void settled.then(() => {

@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { gitSources } from '../src/index.js';
+import { recordingGit } from './support/recording-git.js';
 import { git, tempDir, testRepository } from './support/repositories.js';
 
 const LOOP = fileURLToPath(new URL('./support/fetch-loop.ts', import.meta.url));
@@ -19,13 +20,32 @@ const output = (child: ChildProcess): Promise<string> =>
   });
 
 describe('one cache, many callers', () => {
-  it('serializes the fetches of one process: concurrent refreshes of one repository all succeed', async () => {
+  it('serializes the fetches of one process: concurrent refreshes of one repository share the fetch queued for them', async () => {
     const origin = testRepository();
-    const commit = origin.commit({ 'a.txt': '1' });
-    const reader = gitSources({ cacheDir: tempDir('cache') });
+    const first = origin.commit({ 'a.txt': '1' });
+    const recorder = recordingGit();
+    const reader = gitSources({ cacheDir: tempDir('cache'), gitPath: recorder.gitPath });
     const repo = { url: origin.bare };
-    const seen = await Promise.all(Array.from({ length: 8 }, () => reader.resolve(repo, 'main', { refresh: true })));
-    expect(seen).toEqual(Array(8).fill(commit));
+    const refreshAll = () => Promise.all(Array.from({ length: 8 }, () => reader.resolve(repo, 'main', { refresh: true })));
+    const fetches = () =>
+      recorder
+        .calls()
+        .split('\n')
+        .filter((line) => line.startsWith('argv:') && line.includes(' fetch ')).length;
+    expect(await reader.resolve(repo, 'main')).toBe(first); // the cache exists: each call below is a stat away from its fetch
+    expect(fetches()).toBe(1);
+    // The first call's fetch may start before the other seven ask (they wait for a stat); those
+    // seven then share the one fetch queued after it. Without sharing, eight fetches would run.
+    const second = origin.commit({ 'a.txt': '2' });
+    expect(await refreshAll()).toEqual(Array(8).fill(second));
+    expect(fetches()).toBeLessThanOrEqual(1 + 2);
+    // Another credential never rides on a queued fetch: two fetches.
+    const before = fetches();
+    await Promise.all([
+      reader.resolve(repo, 'main', { refresh: true }),
+      reader.resolve({ ...repo, credential: 'other' }, 'main', { refresh: true }),
+    ]);
+    expect(fetches()).toBe(before + 2);
   });
 
   it('two processes sharing a cache directory (and pushes meanwhile) both succeed, and the cache holds one repository', async () => {

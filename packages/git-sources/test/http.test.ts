@@ -1,16 +1,13 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { RepositoryError } from '@agentrun/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gitSources } from '../src/index.js';
 import { type HttpGitServer, httpGitServer } from './support/http-git-server.js';
+import { recordingGit } from './support/recording-git.js';
 import { type TestRepository, tempDir, testRepository } from './support/repositories.js';
 
 const TOKEN = 'ghp_theSecretToken123';
 const HEADER = `Basic ${Buffer.from(`x-access-token:${TOKEN}`).toString('base64')}`;
-const RECORDER = fileURLToPath(new URL('./support/record-git.sh', import.meta.url));
 
 const failureOf = (promise: Promise<unknown>): Promise<RepositoryError> =>
   promise.then(
@@ -71,26 +68,21 @@ describe('gitSources over smart HTTP with a token (git http-backend)', () => {
 
   it('keeps the token out of argv, the URL, the cache and every message (git wrapped to record its calls)', async () => {
     const commit = origin.commit({ 'a.txt': 'a' });
-    const log = join(tempDir('log'), 'calls.log');
-    writeFileSync(log, '');
-    process.env.AGENTRUN_TEST_GIT_LOG = log;
+    const recorder = recordingGit();
     const cacheDir = tempDir('cache');
-    try {
-      // The recorder reads AGENTRUN_TEST_GIT_LOG from its environment, which gitSources clears:
-      // the wrapper below puts it back for the recorder alone.
-      const wrapper = join(tempDir('bin'), 'git');
-      writeFileSync(wrapper, `#!/bin/sh\nAGENTRUN_TEST_GIT_LOG='${log}' exec '${RECORDER}' "$@"\n`, { mode: 0o755 });
-      const reader = gitSources({ cacheDir, gitPath: wrapper });
-      const repo = { url, credential: TOKEN };
-      expect(await reader.resolve(repo, 'main', { refresh: true })).toBe(commit);
-      expect(await reader.readFile(repo, commit, 'a.txt')).toBe('a');
-      await reader.checkout(repo, commit, tempDir('dest'));
-      const error = await failureOf(reader.resolve(repo, 'missing-branch'));
-      expect(error.message).not.toContain(TOKEN);
-    } finally {
-      delete process.env.AGENTRUN_TEST_GIT_LOG;
-    }
-    const calls = readFileSync(log, 'utf8');
+    const reader = gitSources({ cacheDir, gitPath: recorder.gitPath });
+    const repo = { url, credential: TOKEN };
+    expect(await reader.resolve(repo, 'main', { refresh: true })).toBe(commit);
+    expect(await reader.readFile(repo, commit, 'a.txt')).toBe('a');
+    await reader.checkout(repo, commit, tempDir('dest'));
+    const error = await failureOf(reader.resolve(repo, 'missing-branch'));
+    expect(error.message).not.toContain(TOKEN);
+    // The default header is Basic (base64); a host's own `authorization` could put a line break in a header.
+    const bearer = gitSources({ cacheDir, authorization: (credential) => `Bearer ${credential}` });
+    const broken = await failureOf(bearer.resolve({ url, credential: 'line\r\nX-Injected: 1' }, 'main'));
+    expect(broken.code).toBe('invalid');
+    expect(broken.message).not.toContain('X-Injected');
+    const calls = recorder.calls();
     expect(calls).toContain(`argv: --git-dir`);
     expect(calls).toContain(url);
     // The header reaches git as configuration in the environment: its names are there, never the value in argv.
