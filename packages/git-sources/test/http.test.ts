@@ -85,6 +85,7 @@ describe('gitSources over smart HTTP with a token (git http-backend)', () => {
     const calls = recorder.calls();
     expect(calls).toContain(`argv: --git-dir`);
     expect(calls).toContain(url);
+    expect(calls).toMatch(/parent: flock .* fetch /);
     // The header reaches git as configuration in the environment: its names are there, never the value in argv.
     expect(calls).toMatch(/env: .*GIT_CONFIG_VALUE_\d/);
     expect(calls).toMatch(/env: .*GIT_TERMINAL_PROMPT/);
