@@ -31,7 +31,6 @@ export class RepositoryCache {
   private readonly queues = new Map<string, Promise<unknown>>();
   /** Fetches queued and not started yet, by repository and refspecs: a caller asking for the same joins the queued one. */
   private readonly waiting = new Map<string, Promise<void>>();
-  private ready: Promise<string> | undefined;
 
   constructor(private readonly options: ResolvedOptions) {}
 
@@ -99,14 +98,14 @@ export class RepositoryCache {
     return mkdtemp(join(this.options.cacheDir, '.tmp-'));
   }
 
-  /** The empty `HOME` of every git call (no user configuration to read), made once. */
-  private home(): Promise<string> {
-    this.ready ??= (async () => {
-      const home = join(this.options.cacheDir, '.home');
-      await mkdir(home, { recursive: true });
-      return home;
-    })();
-    return this.ready;
+  /**
+   * The empty `HOME` of every git call (no user configuration to read), made again on each call
+   * (one mkdir) so that a cache directory removed whole while the server runs is made anew.
+   */
+  private async home(): Promise<string> {
+    const home = join(this.options.cacheDir, '.home');
+    await mkdir(home, { recursive: true });
+    return home;
   }
 
   /**

@@ -1,4 +1,6 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
 import { RepositoryError } from '@agentrun/core';
 import { describe, expect, it } from 'vitest';
@@ -129,8 +131,25 @@ describe('gitSources over bare repositories on disk', () => {
     const origin = testRepository();
     const commit = origin.commit({ 'a.txt': 'kept' });
     const cacheDir = tempDir('cache');
-    expect(await gitSources({ cacheDir }).resolve({ url: origin.bare }, 'main')).toBe(commit);
-    const fresh = gitSources({ cacheDir: tempDir('cache') });
-    expect(await fresh.readFile({ url: origin.bare }, commit, 'a.txt')).toBe('kept');
+    const reader = gitSources({ cacheDir });
+    const repo = { url: origin.bare };
+    expect(await reader.resolve(repo, 'main')).toBe(commit);
+    rmSync(cacheDir, { recursive: true, force: true });
+    expect(await reader.readFile(repo, commit, 'a.txt')).toBe('kept');
+    expect(await gitSources({ cacheDir: tempDir('cache') }).listFiles(repo, commit, '')).toEqual(['a.txt']);
+  });
+
+  it('ends a fetch that outlives its timeout: unreachable, naming the repository', async () => {
+    const sockets: Socket[] = [];
+    const silent = createServer(() => {}).on('connection', (socket) => sockets.push(socket)); // answers nothing, ever
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/slow.git`;
+    try {
+      const reader = gitSources({ cacheDir: tempDir('cache'), fetchTimeoutMs: 1000 });
+      await rejectsWith(reader.resolve({ url, credential: 'secret-token' }, 'main'), 'unreachable', /slow\.git: ref main: git timed out/);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      silent.close();
+    }
   });
 });
