@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { type RepositoryAccess, RepositoryError, type RepositoryReader } from '@agentrun/core';
 import { checkoutTree } from './checkout.js';
 import { checkCommit, checkPath, checkRef, isCommit } from './names.js';
@@ -11,8 +12,13 @@ export interface GitSources extends RepositoryReader {
   checkout(repository: RepositoryAccess, commit: string, destDir: string): Promise<void>;
 }
 
-/** Where fetched refs are kept in the cache: `refs/cached/<ref as asked>`, and `refs/cached/commits/<sha>`. */
+/**
+ * Where fetched refs are kept in the cache: `refs/cached/refs/<SHA-256 of the ref as asked>` (a
+ * flat name: `feature` and `feature/x`, or a tag and a branch path, never collide as files), and
+ * `refs/cached/commits/<sha>` for commits fetched by SHA.
+ */
 const CACHED = 'refs/cached';
+const cachedRef = (ref: string): string => `${CACHED}/refs/${createHash('sha256').update(ref).digest('hex')}`;
 
 /**
  * core's `RepositoryReader` over the `git` program, with a local cache of each repository
@@ -45,7 +51,7 @@ export function gitSources(options: GitSourcesOptions = {}): GitSources {
         await ensureCommit(repository, ref);
         return ref;
       }
-      const local = `${CACHED}/${ref}`;
+      const local = cachedRef(ref);
       if (!refresh) {
         const known = await cachedCommit(repository, local);
         if (known !== undefined) return known;

@@ -23,9 +23,10 @@ export async function readBlob(
   // One line on stdin (paths hold no newline: names.ts), one line out: "<sha> <type> <size>" or "<name> missing".
   const check = await cache.read(repository, ['cat-file', '--batch-check'], 4096, `${commit}:${path}\n`);
   if (check.code !== 0) throw failure(check, what, repository.secrets);
-  const [sha, type, size] = check.stdout.toString('utf8').trim().split(' ');
-  if (type !== 'blob' || sha === undefined || size === undefined) return undefined;
-  if (Number(size) > options.maxFileBytes) {
+  const object = parseBatchCheck(check.stdout);
+  if (object?.type !== 'blob') return undefined;
+  const { sha, size } = object;
+  if (size > options.maxFileBytes) {
     throw new RepositoryError('invalid', `${what} is ${size} bytes, more than the limit of ${options.maxFileBytes}`);
   }
   const blob = await cache.read(repository, ['cat-file', 'blob', sha], options.maxFileBytes);
@@ -48,7 +49,7 @@ export async function listTree(
   const what = `${repository.url} at ${commit}: ${dir === '' ? 'the root' : dir}`;
   const exists = await cache.read(repository, ['cat-file', '--batch-check'], 4096, `${commit}:${dir}\n`);
   if (exists.code !== 0) throw failure(exists, what, repository.secrets);
-  if (exists.stdout.toString('utf8').trim().split(' ')[1] !== 'tree') return [];
+  if (parseBatchCheck(exists.stdout)?.type !== 'tree') return [];
   // The subtree itself, not a pathspec: its names are relative to `dir`, and nothing in `dir` is read as a pattern.
   const tree = `${commit}:${dir}`;
   const listing = await cache.read(repository, ['ls-tree', '-r', '-z', tree], options.maxListedFiles * LISTED_BYTES);
@@ -67,4 +68,13 @@ export async function listTree(
     if (files.length > options.maxListedFiles) throw tooMany();
   }
   return files.sort();
+}
+
+/**
+ * `cat-file --batch-check`'s answer for an object that exists ("<sha> <type> <size>"), else
+ * undefined ("<name> missing", where the name may itself hold spaces and words like `blob`).
+ */
+function parseBatchCheck(stdout: Buffer): { sha: string; type: string; size: number } | undefined {
+  const match = /^([0-9a-f]{40}|[0-9a-f]{64}) (blob|tree|commit|tag) (\d+)$/.exec(stdout.toString('utf8').trim());
+  return match === null ? undefined : { sha: match[1] as string, type: match[2] as string, size: Number(match[3]) };
 }

@@ -38,12 +38,19 @@ describe('gitSources over bare repositories on disk', () => {
     expect(await reader.resolve(repo, 'v1-annotated')).toBe(first);
     expect(await reader.resolve(repo, second)).toBe(second);
     expect(await reader.resolve({ url: `file://${origin.bare}` }, 'main')).toBe(first);
+    // A branch and a longer one under its name (possible as a tag `release` and a branch `release/1`).
+    origin.tag('release');
+    const third = origin.commit({ 'c.txt': 'c' }, 'release/1');
+    expect(await reader.resolve(repo, 'release')).toBe(second);
+    expect(await reader.resolve(repo, 'release/1')).toBe(third);
+    expect(await reader.resolve(repo, 'refs/tags/release')).toBe(second);
 
     expect(await reader.readFile(repo, first, 'README.md')).toBe('# hello\n');
     expect(await reader.readFile(repo, second, 'README.md')).toBe('# hello again\n');
     expect(await reader.readFile(repo, first, 'skills/review/SKILL.md')).toContain('name: review');
     expect(await reader.readFile(repo, first, 'missing.md')).toBeUndefined();
     expect(await reader.readFile(repo, first, 'skills')).toBeUndefined(); // a directory is no file
+    expect(await reader.readFile(repo, first, 'x blob 5')).toBeUndefined(); // read as "<name> missing", never as an object
 
     expect(await reader.listFiles(repo, second, '')).toEqual(['README.md', 'skills/review/SKILL.md', 'skills/x.txt', 'skillsmore/y.txt']);
     // `skills` is a directory, not a prefix: skillsmore/ is not under it.
