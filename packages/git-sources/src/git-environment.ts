@@ -11,8 +11,9 @@ export function gitEnvironment(home: string, authorization: string | undefined):
     ['http.lowSpeedLimit', '1000'],
     ['http.lowSpeedTime', '30'],
     ['protocol.version', '2'],
-    // Redirects only for the first request, never to another protocol (git's own default is `initial`).
-    ['http.followRedirects', 'initial'],
+    // No redirect is followed: after one, git sends its later requests, header and all, to the
+    // new address, which would hand the token to whatever host a server redirects to.
+    ['http.followRedirects', 'false'],
     // git's automatic housekeeping after a fetch runs inside that fetch (under its lock and
     // timeout), not as a detached process outliving it.
     ['gc.autoDetach', 'false'],

@@ -8,6 +8,7 @@ import { type TestRepository, tempDir, testRepository } from './support/reposito
 
 const TOKEN = 'ghp_theSecretToken123';
 const HEADER = `Basic ${Buffer.from(`x-access-token:${TOKEN}`).toString('base64')}`;
+const FORBIDDEN = `Basic ${Buffer.from('x-access-token:read-nothing').toString('base64')}`;
 
 const failureOf = (promise: Promise<unknown>): Promise<RepositoryError> =>
   promise.then(
@@ -29,7 +30,7 @@ describe('gitSources over smart HTTP with a token (git http-backend)', () => {
   beforeAll(async () => {
     root = tempDir('http');
     origin = testRepository(root, 'team');
-    server = await httpGitServer(root, HEADER);
+    server = await httpGitServer(root, HEADER, FORBIDDEN);
     url = `${server.url}/team.git`;
   });
   afterAll(() => server.close());
@@ -45,6 +46,9 @@ describe('gitSources over smart HTTP with a token (git http-backend)', () => {
     const wrong = await failureOf(reader.resolve({ url, credential: 'not-the-token' }, 'main'));
     expect(wrong.code).toBe('unauthorized');
     expect(wrong.message).not.toContain('not-the-token');
+
+    const forbidden = await failureOf(reader.resolve({ url, credential: 'read-nothing' }, 'main'));
+    expect(forbidden.code).toBe('unauthorized');
 
     const repo = { url, credential: TOKEN };
     expect(await reader.resolve(repo, 'main')).toBe(first);
@@ -62,8 +66,19 @@ describe('gitSources over smart HTTP with a token (git http-backend)', () => {
     expect(noRepository.message).not.toContain(TOKEN);
     // The server only ever saw the one header, or none.
     expect(new Set(server.requests.map((request) => request.authorization))).toEqual(
-      new Set([undefined, HEADER, `Basic ${Buffer.from('x-access-token:not-the-token').toString('base64')}`]),
+      new Set([undefined, HEADER, FORBIDDEN, `Basic ${Buffer.from('x-access-token:not-the-token').toString('base64')}`]),
     );
+  });
+
+  it('follows no redirect, so the token never reaches the host a server redirects to', async () => {
+    origin.commit({ 'moved.txt': 'm' });
+    const reader = gitSources({ cacheDir: tempDir('cache') });
+    const before = server.requests.length;
+    const moved = await failureOf(reader.resolve({ url: `${server.url}/moved/team.git`, credential: TOKEN }, 'main'));
+    expect(moved.message).not.toContain(TOKEN);
+    expect(moved.code).toBe('unreachable');
+    // One request, the redirected one; nothing reached /team.git on the other host name.
+    expect(server.requests.slice(before).map((request) => request.path)).toEqual(['/moved/team.git/info/refs']);
   });
 
   it('keeps the token out of argv, the URL, the cache and every message (git wrapped to record its calls)', async () => {

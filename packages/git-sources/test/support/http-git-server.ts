@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net';
 /**
  * A smart-HTTP git server for the tests: Node's http server in front of `git http-backend` (CGI),
  * serving every repository under `root`, and only to requests whose `Authorization` header is
- * exactly `authorization` (401 otherwise, as GitHub answers). Records every Authorization header it saw.
+ * exactly `authorization` (403 for `forbidden`, 401 otherwise, as GitHub answers); `/moved/<path>`
+ * redirects to `<path>` on another host name. Records every Authorization header it saw.
  */
 export interface HttpGitServer {
   url: string;
@@ -13,11 +14,24 @@ export interface HttpGitServer {
   close(): Promise<void>;
 }
 
-export async function httpGitServer(root: string, authorization: string): Promise<HttpGitServer> {
+export async function httpGitServer(root: string, authorization: string, forbidden?: string): Promise<HttpGitServer> {
   const requests: HttpGitServer['requests'] = [];
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     requests.push({ path: url.pathname, authorization: req.headers.authorization });
+    if (url.pathname.startsWith('/moved/')) {
+      // A repository that moved: its new address, which a reader must not follow with the token.
+      res
+        .writeHead(301, {
+          Location: `http://localhost:${(server.address() as AddressInfo).port}${url.pathname.slice('/moved'.length)}${url.search}`,
+        })
+        .end();
+      return;
+    }
+    if (forbidden !== undefined && req.headers.authorization === forbidden) {
+      res.writeHead(403).end('forbidden'); // a token without access to the repository
+      return;
+    }
     if (req.headers.authorization !== authorization) {
       res.writeHead(401, { 'WWW-Authenticate': 'Basic realm="test"' }).end('unauthorized');
       return;
