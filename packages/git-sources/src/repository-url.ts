@@ -10,7 +10,9 @@ import { RepositoryError } from '@agentrun/core';
  */
 export function checkRepositoryUrl(url: string): string {
   const refuse = (why: string): never => {
-    throw new RepositoryError('invalid', `repository URL ${JSON.stringify(url.slice(0, 200))} is refused: ${why}`);
+    // The URL as told leaves out whatever stands before an `@` after `//`: a user name or password a caller put there.
+    const shown = url.replace(/\/\/[^/]*@/, '//[redacted]@').slice(0, 200);
+    throw new RepositoryError('invalid', `repository URL ${JSON.stringify(shown)} is refused: ${why}`);
   };
   if (url.length === 0 || url.length > 2048) refuse('it must have 1 to 2048 characters');
   // Control characters and spaces: nothing git needs, and a newline could forge a log line.
