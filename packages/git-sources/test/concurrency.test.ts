@@ -3,10 +3,12 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { gitSources } from '../src/index.js';
 import { recordingGit } from './support/recording-git.js';
-import { git, tempDir, testRepository } from './support/repositories.js';
+import { git, removeTempDirs, tempDir, testRepository } from './support/repositories.js';
+
+afterAll(removeTempDirs);
 
 const LOOP = fileURLToPath(new URL('./support/fetch-loop.ts', import.meta.url));
 

@@ -3,9 +3,11 @@ import { createServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
 import { RepositoryError } from '@agentrun/core';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { gitSources } from '../src/index.js';
-import { git, tempDir, testRepository } from './support/repositories.js';
+import { git, removeTempDirs, tempDir, testRepository } from './support/repositories.js';
+
+afterAll(removeTempDirs);
 
 const rejectsWith = async (promise: Promise<unknown>, code: string, text?: RegExp) => {
   const error = await promise.then(

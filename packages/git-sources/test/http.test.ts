@@ -4,7 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gitSources } from '../src/index.js';
 import { type HttpGitServer, httpGitServer } from './support/http-git-server.js';
 import { recordingGit } from './support/recording-git.js';
-import { type TestRepository, tempDir, testRepository } from './support/repositories.js';
+import { removeTempDirs, type TestRepository, tempDir, testRepository } from './support/repositories.js';
+
+afterAll(removeTempDirs);
 
 const TOKEN = 'ghp_theSecretToken123';
 const HEADER = `Basic ${Buffer.from(`x-access-token:${TOKEN}`).toString('base64')}`;

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
@@ -25,7 +25,18 @@ const gitEnv = {
 
 export const git = (cwd: string, ...args: string[]): string => execFileSync('git', args, { cwd, env: gitEnv, encoding: 'utf8' }).trim();
 
-export const tempDir = (prefix: string): string => mkdtempSync(join(tmpdir(), `agentrun-git-${prefix}-`));
+const made: string[] = [];
+
+/** A new temporary directory, removed by `removeTempDirs` (each test file's afterAll). */
+export const tempDir = (prefix: string): string => {
+  const dir = mkdtempSync(join(tmpdir(), `agentrun-git-${prefix}-`));
+  made.push(dir);
+  return dir;
+};
+
+export const removeTempDirs = (): void => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+};
 
 /** A bare repository at `<root>/<name>.git` (or a new temp dir), with `main` as its default branch. */
 export function testRepository(root = tempDir('origin'), name = 'repo'): TestRepository {
