@@ -15,7 +15,8 @@ const config: KnipConfig = {
   // unshare, mount and umount (util-linux): the process executor's PID namespace and its tests,
   // and the secret hunt's agent trying to mount and to uncover the host's /proc
   // (docs/executors.md, "Isolating the agent").
-  ignoreBinaries: ['mypy', 'unshare', 'mount', 'umount'],
+  // flock (util-linux): @agentrun/git-sources serializes fetches into a shared cache with it, and its tests hold its lock.
+  ignoreBinaries: ['mypy', 'unshare', 'mount', 'umount', 'flock'],
   workspaces: {
     '.': {
       // Started as files, not imported: the README's examples (test/examples.test.ts runs them),

@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { executorGroup } from './executor.js';
 import { filterGroup } from './filter.js';
+import { gitSourcesGroup } from './git-sources.js';
 import { ingressGroup } from './ingress.js';
 import { ingressCoreGroup } from './ingress-core.js';
 import { ingressTelemetryGroup } from './ingress-telemetry.js';
@@ -35,6 +36,7 @@ const groups: BenchGroup[] = [
   executorGroup,
   transcriptGroup,
   validationGroup,
+  gitSourcesGroup,
 ];
 
 const wanted = process.argv.slice(2);

@@ -16,15 +16,21 @@ export interface RepositoryReader {
    * `RepositoryError` (`not_found` for an unknown ref).
    */
   resolve(repository: RepositoryAccess, ref: string, options?: { refresh?: boolean }): Promise<string>;
-  /** A file's text (UTF-8) at `commit`, or `undefined` when there is no such file. */
+  /**
+   * A file's text (UTF-8) at `commit`, or `undefined` when there is no such file (a directory is
+   * none). A file past the reader's size limit, or not UTF-8, throws `invalid`.
+   */
   readFile(repository: RepositoryAccess, commit: string, path: string): Promise<string | undefined>;
-  /** The paths of the files under `dir` (`''` for the root) at `commit`, recursively, sorted. */
+  /**
+   * The paths (from the root) of the regular files under `dir` (`''` for the root) at `commit`,
+   * recursively, sorted; `[]` when `dir` is no directory. More files than the reader's limit throws `invalid`.
+   */
   listFiles(repository: RepositoryAccess, commit: string, dir: string): Promise<string[]>;
 }
 
 /** A repository as a read needs it. */
 export interface RepositoryAccess {
-  /** The clone URL: `https://…`, `file://…` or an absolute path to a repository on disk. */
+  /** The clone URL: `https://…`, `http://…` (tests, local servers), `file://…` or an absolute path to a repository on disk. */
   url: string;
   /** A read credential (a token), sent as HTTP authorization; absent for public or local repositories. */
   credential?: string;
