@@ -7,6 +7,7 @@ export * from '../control/records.js';
 export type * from '../definitions/records.js';
 export { AgentRunError, isAgentRunError } from '../errors.js';
 export * from '../ingress/records.js';
+export type * from '../repositories/records.js';
 export { RUN_SOURCES, RUN_STATES, type RunSourceType, type RunState } from '../models/run-state.js';
 export {
   createNotificationHub,
@@ -38,6 +39,7 @@ export type * from './control-plane.js';
 export type * from './definitions.js';
 export type * from './idempotency.js';
 export type * from './ingress.js';
+export type * from './repositories.js';
 export type * from './run-events.js';
 export { RUN_EVENT_TYPES, RUN_EVENTS_PER_RUN } from './run-events.js';
 export type * from './runs.js';
