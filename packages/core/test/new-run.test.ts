@@ -3,6 +3,7 @@ import { createMemoryStore } from '@agentrun/store-memory';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { AutomationRecord, WebhookRecord } from '../src/control/records.js';
+import { missingCipher } from '../src/control/secret-cipher.js';
 import { webhookRun } from '../src/ingress/webhook-run.js';
 import type { RunAgentRequest } from '../src/models/requests.js';
 import { newRun } from '../src/run/new-run.js';
@@ -10,7 +11,6 @@ import type { AttachmentRecord, RunRecord } from '../src/run/record.js';
 import { requestConfig } from '../src/run/request-config.js';
 import { runFromRequest } from '../src/run/run-request.js';
 import { SkillCatalog } from '../src/skills/skill-catalog.js';
-import { missingCipher } from '../src/control/secret-cipher.js';
 import { isoTime } from '../src/util/clock.js';
 import { T0 } from './helpers.js';
 

@@ -4,9 +4,9 @@ import { ControlService } from '../control/control-service.js';
 import { createSecretCipher, missingCipher } from '../control/secret-cipher.js';
 import { type AgentRunEvents, createEvents } from '../events.js';
 import type { Executor } from '../executor/executor.js';
-import { auditOperations } from '../http/audit-operations.js';
 import { healthOperations } from '../health/health-operations.js';
 import { createWorkerStates } from '../health/worker-states.js';
+import { auditOperations } from '../http/audit-operations.js';
 import { controlOperations } from '../http/control-operations.js';
 import { idempotentWrites } from '../http/idempotent-write.js';
 import { jsonReaders } from '../http/json-readers.js';
@@ -14,6 +14,7 @@ import { keyOperations } from '../http/key-operations.js';
 import { metaOperations } from '../http/meta-operations.js';
 import type { Mountable } from '../http/mountable.js';
 import { DEFAULT_STREAM_LIMITS } from '../http/paced-body.js';
+import { repositoryOperations } from '../http/repository-operations.js';
 import { runOperations } from '../http/run-operations.js';
 import { createHttpSurface, ingressOperations } from '../http/surface.js';
 import { createIngress, DEFAULT_INGRESS_LIMITS } from '../ingress/pipeline.js';
@@ -171,6 +172,7 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
       ...runOperations(runs, readers, { ...DEFAULT_STREAM_LIMITS, ...options.streamLimits }),
       ...controlOperations(control, readers, idempotent, managementBodyLimits(options)),
       ...keyOperations(apiKeys, readers, managementBodyLimits(options).bodyBytes),
+      ...repositoryOperations(skills, clock, readers, idempotent, managementBodyLimits(options).bodyBytes),
       ...ingressOperations(ingress),
       ...metaOperations(),
       ...auditOperations(store),

@@ -8,6 +8,8 @@ import { jsonResponse, problemResponse } from '../http/responses.js';
 import { deliveryLogFields } from '../logging/delivery-fields.js';
 import { addLogFields } from '../logging/request-log.js';
 import { toRunItem } from '../run/record.js';
+import { automationSkill } from '../skills/automation-skill.js';
+import type { SkillCatalog } from '../skills/skill-catalog.js';
 import type { RateAdmission } from '../store/ingress.js';
 import type { Store } from '../store/store.js';
 import type { DeliveryObservation, IngressTelemetry } from '../telemetry/delivery-span.js';
@@ -20,8 +22,6 @@ import { createAutomationMatcher } from './automation-matchers.js';
 import { resolveDeliveryIdentity } from './identity.js';
 import type { DeliveryRecord, DeliveryStatus } from './records.js';
 import { webhookRun } from './webhook-run.js';
-import { automationSkill } from '../skills/automation-skill.js';
-import type { SkillCatalog } from '../skills/skill-catalog.js';
 
 /** Per webhook, over a sliding window (docs/webhooks.md, "Answers, log labels and limits"). */
 export interface IngressLimits {

@@ -1,6 +1,6 @@
 import { invalidRequest, isAgentRunError } from '../errors.js';
-import { RepositoryError } from '../repositories/reader.js';
 import type { AgentSkill } from '../models/run.js';
+import { RepositoryError } from '../repositories/reader.js';
 import { parseSkillSpec } from '../run/skill.js';
 import type { SkillCatalog } from './skill-catalog.js';
 
@@ -32,9 +32,7 @@ export async function resolveSkill(catalog: SkillCatalog, teamUid: string, spec:
     throw error;
   }
   const found =
-    parsed.full_path !== undefined
-      ? entries.filter((e) => e.path === parsed.full_path)
-      : entries.filter((e) => e.skill?.name === target);
+    parsed.full_path !== undefined ? entries.filter((e) => e.path === parsed.full_path) : entries.filter((e) => e.skill?.name === target);
   if (found.length === 0) {
     throw refuse(
       parsed.full_path !== undefined
@@ -42,7 +40,8 @@ export async function resolveSkill(catalog: SkillCatalog, teamUid: string, spec:
         : `no SKILL.md in ${repoName} at ${repo.defaultBranch} has the name ${target}`,
     );
   }
-  if (found.length > 1) throw refuse(`several SKILL.md files are named ${target}: ${found.map((e) => e.path).join(', ')}; name one by its path`);
+  if (found.length > 1)
+    throw refuse(`several SKILL.md files are named ${target}: ${found.map((e) => e.path).join(', ')}; name one by its path`);
   const entry = found[0] as (typeof found)[number];
   if (!entry.skill) throw refuse(`${entry.path} is malformed: ${entry.error}`);
   return {
@@ -63,4 +62,3 @@ const splitSpec = (spec: string): [string, string] => {
   const colon = spec.indexOf(':');
   return [spec.slice(0, colon), spec.slice(colon + 1)];
 };
-

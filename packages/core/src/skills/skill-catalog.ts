@@ -1,8 +1,8 @@
 import type { SecretCipher } from '../control/secret-cipher.js';
 import { secretSlot } from '../control/secret-cipher.js';
 import { invalidRequest } from '../errors.js';
-import type { RepositoryRecord } from '../repositories/records.js';
 import { type RepositoryAccess, RepositoryError, type RepositoryReader } from '../repositories/reader.js';
+import type { RepositoryRecord } from '../repositories/records.js';
 import type { Store } from '../store/store.js';
 import { parseSkillFile, type SkillFile } from './skill-file.js';
 

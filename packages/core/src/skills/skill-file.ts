@@ -43,6 +43,7 @@ export function parseSkillFile(text: string): { ok: true; skill: SkillFile } | {
   }
   const body = text.slice(match[0].length).trim();
   // The body becomes a run's base prompt, whose limit it must fit (models/config.ts).
-  if (body.length > CONFIG_LIMITS.basePrompt) return { ok: false, error: `the instructions are longer than ${CONFIG_LIMITS.basePrompt} characters` };
+  if (body.length > CONFIG_LIMITS.basePrompt)
+    return { ok: false, error: `the instructions are longer than ${CONFIG_LIMITS.basePrompt} characters` };
   return { ok: true, skill: { name: checked.output.name, description: checked.output.description, body } };
 }

@@ -7,7 +7,6 @@ export * from '../control/records.js';
 export type * from '../definitions/records.js';
 export { AgentRunError, isAgentRunError } from '../errors.js';
 export * from '../ingress/records.js';
-export type * from '../repositories/records.js';
 export { RUN_SOURCES, RUN_STATES, type RunSourceType, type RunState } from '../models/run-state.js';
 export {
   createNotificationHub,
@@ -16,6 +15,7 @@ export {
   type NotificationListener,
   type Notifications,
 } from '../notify/index.js';
+export type * from '../repositories/records.js';
 export {
   compareCodePoints,
   comparePositions,

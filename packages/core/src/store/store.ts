@@ -5,8 +5,8 @@ import type { AutomationStore, FactoryStore, SecretStore, WebhookStore } from '.
 import type { DefinitionStore } from './definitions.js';
 import type { IdempotencyStore } from './idempotency.js';
 import type { DeliveryStore, RateLimitStore } from './ingress.js';
-import type { RunEventStore } from './run-events.js';
 import type { RepositoryStore } from './repositories.js';
+import type { RunEventStore } from './run-events.js';
 import type { RunStore } from './runs.js';
 
 // The Store port is cut into one file per part, and the stores and the conformance suites are cut

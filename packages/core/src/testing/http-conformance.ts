@@ -5,6 +5,7 @@ import { type AgentRunHandler, createAgentRunHandler } from '../http/handler.js'
 import { comparePositions, RUN_SORT_KEYS, type SortOrder } from '../run/list-query.js';
 import type { Store } from '../store/store.js';
 import { base64UrlEncode } from '../util/ids.js';
+import { fakeSkillRepositories } from './fake-repository-reader.js';
 import { testPrincipal } from './fixtures.js';
 
 /**
@@ -76,7 +77,10 @@ export function describeHttpConformance(name: string, options: HttpConformanceOp
     beforeAll(async () => {
       const store = await options.create();
       const errors: unknown[] = [];
-      const handler = createAgentRunHandler({ store, secretKey: SECRET_KEY, onError: (e) => errors.push(e) });
+      // The skills the sort walk below names, in fake repositories of the test team.
+      const skills = fakeSkillRepositories(['o/r:b', 'o/r:B', 'o/r:a-b', 'o/r:a']);
+      const handler = createAgentRunHandler({ store, secretKey: SECRET_KEY, repositories: skills.reader, onError: (e) => errors.push(e) });
+      await skills.register(store, `http-team-${name}`);
       const key = await createApiKey(store.apiKeys, testPrincipal({ uid: `http-${name}`, team_uid: `http-team-${name}` }));
       w = { store, handler, key, errors } as World;
       w.runId = (await json('POST', '/api/v1/agent/run', { prompt: 'first' })).run_id;
