@@ -3,10 +3,10 @@ import { SecretNameSchema } from '../control/schemas.js';
 import { jsonObject } from '../models/json.js';
 
 /** `<owner>/<repo>`, as a skill spec names a repository (run/skill.ts has the same segments). */
-export const REPOSITORY_NAME = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
+const REPOSITORY_NAME = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
 const isDots = (s: string) => s === '.' || s === '..';
 
-export const RepositoryNameSchema = v.pipe(
+const RepositoryNameSchema = v.pipe(
   v.string(),
   v.maxLength(200),
   v.regex(REPOSITORY_NAME, 'must be <owner>/<repo> (letters, digits, _ - .)'),
@@ -54,4 +54,3 @@ export const ListAgentsQuerySchema = v.strictObject({
   include_malformed_skills: flag,
   refresh: flag,
 });
-export type ListAgentsQuery = v.InferOutput<typeof ListAgentsQuerySchema>;

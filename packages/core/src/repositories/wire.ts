@@ -36,7 +36,7 @@ const VariantSchema = v.object({
 });
 export type AgentVariant = v.InferOutput<typeof VariantSchema>;
 
-export const AgentSkillListingSchema = v.object({ name: v.string(), variants: v.array(VariantSchema) });
+const AgentSkillListingSchema = v.object({ name: v.string(), variants: v.array(VariantSchema) });
 export type AgentSkillListing = v.InferOutput<typeof AgentSkillListingSchema>;
 
 export const AgentListSchema = v.object({ agents: v.array(AgentSkillListingSchema) });

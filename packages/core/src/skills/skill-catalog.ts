@@ -18,7 +18,7 @@ export interface SkillEntry {
 }
 
 /** Files named SKILL.md read per repository commit, at most: a bigger repository is cut off there (docs/repositories.md). */
-export const MAX_SKILL_FILES = 200;
+const MAX_SKILL_FILES = 200;
 /** Repository commits whose skills are kept in memory (least recently used first out). */
 const CACHE_ENTRIES = 256;
 
