@@ -216,6 +216,26 @@ describe('skills', () => {
       });
     });
 
+    it('definition files are checked by the same decider: each unresolvable skill an error at its path, nothing applied', async () => {
+      await ok('PUT', '/team/secrets/s1', { value: 'token-one' });
+      const file = (name: string, skill_spec: string) => ({
+        name,
+        prompt: 'p',
+        config: { skill_spec },
+        triggers: [{ webhooks: ['hook'] }],
+      });
+      const body = {
+        webhooks: [{ name: 'hook', auth_mode: 'token', secret_name: 's1', enabled: true }],
+        automations: [file('good', 'acme/skills:deploy'), file('bad', 'acme/skills:missing')],
+        prune: true,
+      };
+      const p = await expectProblem(await h.call('POST', `/factories/${factory}/apply`, { body }), 400);
+      expect(p.errors).toEqual([{ path: 'automations.1.config.skill_spec', detail: expect.stringMatching(/has the name missing/) }]);
+      expect((await ok<{ automations: unknown[] }>('GET', `/factories/${factory}/automations`)).automations).toEqual([]);
+      body.automations.pop();
+      expect(await ok('POST', `/factories/${factory}/apply`, body)).toMatchObject({ applied: true });
+    });
+
     it('a webhook-started run gets its automation’s skill exactly as an API run does', async () => {
       await ok('POST', `/factories/${factory}/automations`, automation({ skill_spec: 'acme/skills:deploy' }));
       const sent = await h.handler(
