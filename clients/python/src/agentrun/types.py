@@ -310,21 +310,29 @@ class Repository(TypedDict):
 
 
 class RepositoryList(TypedDict):
+    """The team's repositories, by name."""
+
     repositories: List[Repository]
 
 
 class AgentSource(TypedDict):
+    """Where a skill variant's SKILL.md is: repository owner and name, and the file's path."""
+
     owner: str
     name: str
     skill_path: str
 
 
 class AgentEnvironment(TypedDict):
+    """An environment a skill variant is available in (none yet)."""
+
     name: str
     uid: str
 
 
 class _AgentVariantBase(TypedDict):
+    """The members every variant has."""
+
     id: str
     base_prompt: str
     description: str
@@ -347,6 +355,8 @@ class AgentSkill(TypedDict):
 
 
 class AgentList(TypedDict):
+    """``GET /agent``'s answer: one agent per skill name."""
+
     agents: List[AgentSkill]
 
 
