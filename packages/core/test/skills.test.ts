@@ -83,6 +83,16 @@ describe('skills', () => {
       expect((await h.call('DELETE', '/repositories/acme/private')).status).toBe(204);
       await expectProblem(await h.call('GET', '/repositories/acme/private'), 404, 'not_found');
       await expectProblem(await h.call('DELETE', '/repositories/acme/private'), 404, 'not_found');
+      const audit = await ok<{ events: { kind: string; target: unknown; detail: unknown }[] }>(
+        'GET',
+        '/audit/events?kind=repository.created&kind=repository.deleted',
+      );
+      expect(audit.events.map((e) => [e.kind, e.target])).toEqual([
+        ['repository.deleted', { type: 'repository', id: 'acme/private' }],
+        ['repository.created', { type: 'repository', id: 'acme/private' }],
+        ['repository.created', { type: 'repository', id: 'acme/skills' }],
+      ]);
+      expect(audit.events[1]?.detail).toEqual({ default_branch: 'trunk', credential_secret: 'git-read' });
     });
 
     it.each([

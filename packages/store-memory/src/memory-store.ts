@@ -39,7 +39,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
     apiKeys: createMemoryApiKeys(),
     ...controlPlane,
     ...ingress,
-    repositories: createMemoryRepositories(),
+    repositories: createMemoryRepositories(append),
     audit,
     notifications: notify.notifications,
     // Nothing to reach and no migrations: ready while the process is (docs/operations.md, "Health").

@@ -33,7 +33,7 @@ export function repositoryOperations(
     listRepositories: async ({ principal }) => jsonResponse(await listRepositories(store, principal)),
     getRepository: async ({ principal }, params) => jsonResponse(await getRepository(store, principal, name(params))),
     deleteRepository: async ({ principal }, params) => {
-      await deleteRepository(store, principal, name(params));
+      await deleteRepository(store, clock, principal, name(params));
       return new Response(null, { status: 204 });
     },
     listAgents: async ({ principal, url }) => jsonResponse(await listAgents(skills, principal, queryObject(url))),

@@ -1,3 +1,4 @@
+import { auditEvent } from '../audit/event.js';
 import type { Principal } from '../auth/principal.js';
 import { requireManage } from '../control/access.js';
 import { conflict, invalidRequest, notFound } from '../errors.js';
@@ -28,7 +29,11 @@ export async function createRepository(store: Store, clock: Clock, p: Principal,
     credentialSecret,
     createdAt: isoTime(clock.now()),
   };
-  if (!(await store.repositories.create(record))) throw conflict(`repository ${body.name} is already registered for this team`);
+  const audit = auditEvent(p, 'repository.created', { type: 'repository', id: record.name }, record.createdAt, {
+    default_branch: record.defaultBranch,
+    credential_secret: record.credentialSecret,
+  });
+  if (!(await store.repositories.create(record, audit))) throw conflict(`repository ${body.name} is already registered for this team`);
   return repositoryView(record);
 }
 
@@ -42,7 +47,8 @@ export async function getRepository(store: Store, p: Principal, name: string) {
   return repositoryView(found);
 }
 
-export async function deleteRepository(store: Store, p: Principal, name: string): Promise<void> {
+export async function deleteRepository(store: Store, clock: Clock, p: Principal, name: string): Promise<void> {
   requireManage(p);
-  if (!(await store.repositories.delete(p.team_uid, name))) throw notFound(`repository ${name} not found`);
+  const audit = auditEvent(p, 'repository.deleted', { type: 'repository', id: name }, isoTime(clock.now()));
+  if (!(await store.repositories.delete(p.team_uid, name, audit))) throw notFound(`repository ${name} not found`);
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { RepositoryRecord } from '../repositories/records.js';
 import type { Store } from '../store/store.js';
 import { newId } from '../util/ids.js';
+import { makeAuditEvent } from './audit-conformance.js';
 
 const repository = (o: Partial<RepositoryRecord> = {}): RepositoryRecord => ({
   teamUid: 'team-1',
@@ -47,6 +48,19 @@ export function describeRepositoriesConformance(store: () => Store): void {
       expect(await store().repositories.delete(team, 'acme/skills')).toBe(true);
       expect(await store().repositories.delete(team, 'acme/skills')).toBe(false);
       expect(await store().repositories.list(team)).toEqual([]);
+    });
+
+    it('stores a write’s audit event with the change, and none when nothing changed', async () => {
+      const team = `team-${newId()}`;
+      const event = (kind: 'repository.created' | 'repository.deleted') =>
+        makeAuditEvent({ teamUid: team, kind, targetType: 'repository', targetId: 'acme/skills' });
+      const created = event('repository.created');
+      await store().repositories.create(repository({ teamUid: team }), created);
+      await store().repositories.create(repository({ teamUid: team }), event('repository.created'));
+      const deleted = { ...event('repository.deleted'), at: '2026-01-01T00:00:01.000Z' };
+      await store().repositories.delete(team, 'acme/skills', deleted);
+      await store().repositories.delete(team, 'acme/skills', event('repository.deleted'));
+      expect((await store().audit.list(team, { limit: 10 })).map((e) => e.id)).toEqual([deleted.id, created.id]);
     });
 
     it('returns copies: changing an answer changes nothing stored', async () => {
