@@ -88,7 +88,7 @@ export function fakeSkillRepositories(specs: readonly string[]): {
   const reader = fakeRepositoryReader(
     Object.fromEntries(
       [...files].map(([repo, tree]) => [
-        `fake://${repo}`,
+        `file:///fake/${repo}`,
         { branches: { main: FAKE_SKILL_COMMIT }, commits: { [FAKE_SKILL_COMMIT]: tree } },
       ]),
     ),
@@ -100,7 +100,7 @@ export function fakeSkillRepositories(specs: readonly string[]): {
         await store.repositories.create({
           teamUid,
           name,
-          url: `fake://${name}`,
+          url: `file:///fake/${name}`,
           defaultBranch: 'main',
           credentialSecret: null,
           createdAt: '2026-01-01T00:00:00.000Z',
