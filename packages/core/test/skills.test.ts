@@ -80,6 +80,8 @@ describe('skills', () => {
       ]);
       expect(await ok('GET', '/repositories/acme/skills')).toMatchObject({ default_branch: 'main', credential_secret: null });
       await expectProblem(await h.call('POST', '/repositories', { body: { name: 'acme/skills', url: 'file:///x' } }), 409, 'conflict');
+      const inUse = await expectProblem(await h.call('DELETE', '/team/secrets/git-read'), 409, 'conflict');
+      expect(inUse.detail).toMatch(/read credential of repository acme\/private/);
       expect((await h.call('DELETE', '/repositories/acme/private')).status).toBe(204);
       await expectProblem(await h.call('GET', '/repositories/acme/private'), 404, 'not_found');
       await expectProblem(await h.call('DELETE', '/repositories/acme/private'), 404, 'not_found');
