@@ -1,4 +1,5 @@
 import { Agent, request as httpRequest } from 'node:http';
+import { fakeSkillRepositories } from '@agentrun/core/testing';
 import { type ReferenceServer, startReferenceServer } from '@agentrun/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -19,10 +20,13 @@ const PACKAGE_VERSION = '0.16.0'; // src/oz_agent_sdk/_version.py
 
 let server: ReferenceServer;
 let agent: Agent;
+/** The skills the runs below name, in a fake repository registered for the server's team (docs/repositories.md). */
+const skills = fakeSkillRepositories(['acme/tools:.claude/skills/deploy/SKILL.md', 'acme/tools:deploy']);
 
 beforeAll(async () => {
   // Runs stay in progress long enough to be followed up and cancelled.
-  server = await startReferenceServer({ port: 0, demoDurationMs: 60_000, pollIntervalMs: 20 });
+  server = await startReferenceServer({ port: 0, demoDurationMs: 60_000, pollIntervalMs: 20, repositories: skills.reader });
+  await skills.register(server.store, server.principal.team_uid);
   agent = new Agent({ keepAlive: true });
 });
 afterAll(async () => {
@@ -215,5 +219,14 @@ describe('the Python oz-agent-sdk, request by request', () => {
       expect([JSON.stringify(body), res.status]).toEqual([JSON.stringify(body), 400]);
       expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
     }
+  });
+});
+
+describe('agent.list (GET /agent), as the Python client sends it', () => {
+  it('answers with query parameters as httpx writes them (booleans as true/false)', async () => {
+    const sent = ok(await pythonRequest('GET', '/agent?include_malformed_skills=true&refresh=false&repo=acme%2Ftools&sort_by=name'));
+    const { agents } = JSON.parse(sent.text);
+    expect(agents.map((a: { name: string }) => a.name)).toEqual(['deploy']);
+    expect(agents[0].variants[0]).toMatchObject({ id: 'acme/tools:.claude/skills/deploy/SKILL.md', description: 'The deploy skill.' });
   });
 });

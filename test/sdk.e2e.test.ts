@@ -1,3 +1,4 @@
+import { fakeSkillRepositories } from '@agentrun/core/testing';
 import { type ReferenceServer, startReferenceServer } from '@agentrun/server';
 import OzAPI, { AuthenticationError, BadRequestError, ConflictError, NotFoundError } from 'oz-agent-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,9 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 describe('oz-agent-sdk against the reference server', () => {
   let server: ReferenceServer;
   let client: OzAPI;
+  /** The skills the runs below name, in a fake repository registered for the server's team (docs/repositories.md). */
+  const skills = fakeSkillRepositories(['acme/tools:.claude/skills/deploy/SKILL.md', 'acme/tools:deploy']);
 
   beforeAll(async () => {
-    server = await startReferenceServer({ port: 0, demoDurationMs: 150, pollIntervalMs: 50 });
+    server = await startReferenceServer({ port: 0, demoDurationMs: 150, pollIntervalMs: 50, repositories: skills.reader });
+    await skills.register(server.store, server.principal.team_uid);
     client = new OzAPI({ apiKey: server.apiKey, baseURL: `${server.url}/api/v1`, maxRetries: 0 });
   });
   afterAll(() => server.close());
@@ -79,7 +83,31 @@ describe('oz-agent-sdk against the reference server', () => {
     const { run_id } = await client.agent.run({ skill: 'acme/tools:.claude/skills/deploy/SKILL.md' });
     const run = await client.agent.runs.retrieve(run_id);
     expect(run.agent_config).toMatchObject({ name: 'deploy', skill_spec: 'acme/tools:.claude/skills/deploy/SKILL.md' });
-    expect(run.agent_skill).toMatchObject({ name: 'deploy', full_path: '.claude/skills/deploy/SKILL.md' });
+    expect(run.agent_skill).toMatchObject({
+      name: 'deploy',
+      description: 'The deploy skill.',
+      full_path: '.claude/skills/deploy/SKILL.md',
+    });
+  });
+
+  it('lists the team’s skills with agent.list(), with each of its parameters', async () => {
+    const { agents } = await client.agent.list();
+    expect(agents).toEqual([
+      {
+        name: 'deploy',
+        variants: [
+          {
+            id: 'acme/tools:.claude/skills/deploy/SKILL.md',
+            base_prompt: 'Do deploy.',
+            description: 'The deploy skill.',
+            environments: [],
+            source: { owner: 'acme', name: 'tools', skill_path: '.claude/skills/deploy/SKILL.md' },
+          },
+        ],
+      },
+    ]);
+    const sorted = await client.agent.list({ repo: 'acme/tools', sort_by: 'last_run', refresh: true });
+    expect(sorted.agents[0]?.variants[0]?.last_run_timestamp).toEqual(expect.any(String));
   });
 
   it('lists with filters and walks cursor pages', async () => {

@@ -1,6 +1,6 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIResponseError, APIUserAbortError, errorForStatus } from './errors.js';
 import { type BodyOf, type ClientOperationId, OPERATIONS, type ParamsOf, type QueryOf, type ResponseOf } from './operations.js';
-import { ApiKeys, Audit, Automations, Deliveries, Factories, Runs, Secrets, Webhooks } from './resources.js';
+import { Agents, ApiKeys, Audit, Automations, Deliveries, Factories, Repositories, Runs, Secrets, Webhooks } from './resources.js';
 import { retryDelayMs, shouldRetry } from './retry.js';
 import { sleep } from './sleep.js';
 
@@ -77,6 +77,8 @@ export class AgentRunClient {
   readonly automations: Automations = new Automations(this);
   readonly deliveries: Deliveries = new Deliveries(this);
   readonly audit: Audit = new Audit(this);
+  readonly repositories: Repositories = new Repositories(this);
+  readonly agents: Agents = new Agents(this);
 
   constructor(options: ClientOptions) {
     if (!options.apiKey) throw new TypeError('AgentRunClient: apiKey is required');

@@ -66,6 +66,11 @@ export const OPERATIONS = {
   createApiKey: { method: 'POST', path: '/api/v1/api-keys', content: 'json' },
   listApiKeys: { method: 'GET', path: '/api/v1/api-keys', content: 'json' },
   revokeApiKey: { method: 'DELETE', path: '/api/v1/api-keys/{keyId}', content: 'none' },
+  createRepository: { method: 'POST', path: '/api/v1/repositories', content: 'json' },
+  listRepositories: { method: 'GET', path: '/api/v1/repositories', content: 'json' },
+  getRepository: { method: 'GET', path: '/api/v1/repositories/{owner}/{repo}', content: 'json' },
+  deleteRepository: { method: 'DELETE', path: '/api/v1/repositories/{owner}/{repo}', content: 'none' },
+  listAgents: { method: 'GET', path: '/api/v1/agent', content: 'json' },
 } as const satisfies { [K in ClientOperationId]: OperationEntry<K> };
 
 /** valibot keeps a schema's input and output types under `~types` (types only, never set at run time). */

@@ -163,6 +163,49 @@ export class ApiKeys extends Resource {
   }
 }
 
+/** The repositories the team's skills come from (docs/management-api.md, "Repositories"), named `<owner>/<repo>`. */
+export class Repositories extends Resource {
+  static readonly operations = {
+    create: 'createRepository',
+    list: 'listRepositories',
+    get: 'getRepository',
+    delete: 'deleteRepository',
+  } as const satisfies Record<string, ClientOperationId>;
+
+  /** Register a repository; its `Idempotency-Key` is kept across retries. */
+  create(body: BodyOf<'createRepository'>, options?: RequestOptions): Promise<ResponseOf<'createRepository'>> {
+    return this.client.request('createRepository', { ...options, body });
+  }
+
+  list(options?: RequestOptions): Promise<ResponseOf<'listRepositories'>> {
+    return this.client.request('listRepositories', { ...options });
+  }
+
+  get(name: string, options?: RequestOptions): Promise<ResponseOf<'getRepository'>> {
+    return this.client.request('getRepository', { ...options, params: ownerRepo(name) });
+  }
+
+  delete(name: string, options?: RequestOptions): Promise<void> {
+    return this.client.request('deleteRepository', { ...options, params: ownerRepo(name) });
+  }
+}
+
+/** `<owner>/<repo>` as the two path params. */
+function ownerRepo(name: string): { owner: string; repo: string } {
+  const slash = name.indexOf('/');
+  if (slash < 1 || slash === name.length - 1) throw new TypeError(`repository name must be <owner>/<repo>, got ${JSON.stringify(name)}`);
+  return { owner: name.slice(0, slash), repo: name.slice(slash + 1) };
+}
+
+/** The skills the team can run (docs/run-api.md, "List agents"), as the published clients' `agent.list()`. */
+export class Agents extends Resource {
+  static readonly operations = { list: 'listAgents' } as const satisfies Record<string, ClientOperationId>;
+
+  list(query: QueryOf<'listAgents'> = {}, options?: RequestOptions): Promise<ResponseOf<'listAgents'>> {
+    return this.client.request('listAgents', { ...options, query });
+  }
+}
+
 export class Webhooks extends Resource {
   static readonly operations = {
     create: 'createWebhook',

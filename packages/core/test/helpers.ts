@@ -1,4 +1,4 @@
-import { testPrincipal } from '@agentrun/core/testing';
+import { fakeSkillRepositories, testPrincipal } from '@agentrun/core/testing';
 import { createMemoryStore } from '@agentrun/store-memory';
 import { expect } from 'vitest';
 import { createApiKey } from '../src/auth/api-keys.js';
@@ -59,17 +59,24 @@ export interface Harness {
   json<T = unknown>(method: string, path: string, options?: CallOptions): Promise<{ status: number; body: T; res: Response }>;
 }
 
-export async function setup(options: Partial<AgentRunHandlerOptions> & { clock?: ManualClock } = {}): Promise<Harness> {
+export async function setup(
+  options: Partial<AgentRunHandlerOptions> & { clock?: ManualClock; skills?: readonly string[] } = {},
+): Promise<Harness> {
+  const { skills: skillSpecs, ...rest } = options;
   const store = options.store ?? createMemoryStore();
   const clock = options.clock ?? manualClock();
   const errors: unknown[] = [];
+  // Skills the runs name resolve against fake repositories registered for the test team.
+  const skills = skillSpecs ? fakeSkillRepositories(skillSpecs) : undefined;
   const handler = createAgentRunHandler({
     onError: (error) => errors.push(error),
-    ...options,
+    ...(skills ? { repositories: skills.reader } : {}),
+    ...rest,
     store,
     clock,
   });
   const principal = testPrincipal();
+  await skills?.register(store, principal.team_uid);
   const key = await createApiKey(store.apiKeys, principal);
   const call = (method: string, path: string, o: CallOptions = {}) => {
     const headers: Record<string, string> = { ...o.headers };

@@ -78,7 +78,6 @@ describe('authentication', () => {
 
 describe('routing', () => {
   it.each([
-    ['GET', '/agent'],
     ['GET', '/agent/runz'],
     ['GET', `/agent/runs/${'x'}/nothing`],
     ['POST', '/agent/runs/x/cancel/now'],

@@ -13,7 +13,7 @@ let sent: URL[];
 let client: OzAPI;
 
 beforeEach(async () => {
-  h = await setup();
+  h = await setup({ skills: ['o/r:a', 'o/r:b'] });
   sent = [];
   client = new OzAPI({
     apiKey: h.key,

@@ -3,12 +3,14 @@ import { createMemoryStore } from '@agentrun/store-memory';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { AutomationRecord, WebhookRecord } from '../src/control/records.js';
+import { missingCipher } from '../src/control/secret-cipher.js';
 import { webhookRun } from '../src/ingress/webhook-run.js';
 import type { RunAgentRequest } from '../src/models/requests.js';
 import { newRun } from '../src/run/new-run.js';
 import type { AttachmentRecord, RunRecord } from '../src/run/record.js';
 import { requestConfig } from '../src/run/request-config.js';
 import { runFromRequest } from '../src/run/run-request.js';
+import { SkillCatalog } from '../src/skills/skill-catalog.js';
 import { isoTime } from '../src/util/clock.js';
 import { T0 } from './helpers.js';
 
@@ -94,7 +96,7 @@ describe('newRun: the defaults of every new run', () => {
       prompt: 'Fix it',
       attachments: [{ file_name: 'a.txt', mime_type: 'text/plain', data: 'aGk=' }],
     } as RunAgentRequest;
-    const fromApi = await runFromRequest(store, principal, request, {}, 'run-api', NOW);
+    const fromApi = await runFromRequest(store, principal, request, {}, 'run-api', NOW, new SkillCatalog(store, missingCipher, undefined));
     expectFresh(fromApi.run, fromApi.attachments, NOW);
     expect(fromApi.run).toMatchObject({ id: 'run-api', source: 'API', title: 'Fix it', parentRunId: null, agentIdentityUid: null });
 
@@ -111,7 +113,7 @@ describe('requestConfig: which skill a run request names', () => {
     .tuple(fc.stringMatching(/^[a-z]{1,6}$/), fc.stringMatching(/^[a-z]{1,6}$/), fc.stringMatching(/^[a-z]{1,6}$/))
     .map(([owner, repo, name]) => `${owner}/${repo}:${name}`);
 
-  it('takes skill, else config.skill_spec, else config.skills[0], and names the config by it unless named', () => {
+  it('takes skill, else config.skill_spec, else config.skills[0], and records it as the spec (the name comes once it resolves)', () => {
     fc.assert(
       fc.property(
         fc.option(specArb, { nil: undefined }),
@@ -127,12 +129,12 @@ describe('requestConfig: which skill a run request names', () => {
           const chosen = skill ?? skillSpec ?? skills[0];
           const result = requestConfig({ ...(skill !== undefined ? { skill } : {}), config });
           if (chosen === undefined) {
-            expect(result).toEqual({ skill: null, config });
+            expect(result).toMatchObject({ skill: null, config });
             return;
           }
           const skillName = chosen.split(':')[1];
           expect(result.skill).toEqual({ spec: chosen, name: skillName });
-          expect(result.config).toEqual({ ...config, skill_spec: chosen, name: name ?? skillName });
+          expect(result.config).toEqual({ ...config, skill_spec: chosen });
         },
       ),
     );

@@ -92,7 +92,7 @@ describe('the published oz-agent-sdk routes', () => {
 
   /**
    * The run API routes of the published Python client (warpdotdev/oz-sdk-python,
-   * src/oz_agent_sdk/resources/agent/agent.py `run`, agent/runs.py `retrieve`, `list`, `cancel`,
+   * src/oz_agent_sdk/resources/agent/agent.py `run` and `list`, agent/runs.py `retrieve`, `list`, `cancel`,
    * `submit_followup`), as test/python-client.e2e.test.ts sends them.
    */
   const PYTHON_CLIENT_RUN_ROUTES = [
@@ -101,12 +101,13 @@ describe('the published oz-agent-sdk routes', () => {
     'GET /api/v1/agent/runs',
     'POST /api/v1/agent/runs/{}/cancel',
     'POST /api/v1/agent/runs/{}/followups',
+    // agent.py `list` (client.agent.list(repo=…, sort_by=…, include_malformed_skills=…, refresh=…)).
+    'GET /api/v1/agent',
   ];
 
   /** Routes of the clients outside agentrun's run API (docs/run-api.md, "What agentrun does not serve"). */
   const NOT_SERVED = [
     'DELETE /api/v1/agent/schedules/{}',
-    'GET /api/v1/agent',
     'GET /api/v1/agent/schedules',
     'GET /api/v1/agent/schedules/{}',
     'POST /api/v1/agent/schedules',

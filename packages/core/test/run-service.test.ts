@@ -1,4 +1,4 @@
-import { makeRun, testPrincipal } from '@agentrun/core/testing';
+import { FAKE_SKILL_COMMIT, makeRun, testPrincipal } from '@agentrun/core/testing';
 import { createMemoryStore } from '@agentrun/store-memory';
 import fc from 'fast-check';
 import * as v from 'valibot';
@@ -14,7 +14,9 @@ import { b64, driveTo, expectProblem, type Harness, setup, T0 } from './helpers.
 
 let h: Harness;
 beforeEach(async () => {
-  h = await setup();
+  h = await setup({
+    skills: ['acme/tools:skills/web/deploy/SKILL.md', 'acme/tools:deploy', 'acme/tools:lint', 'acme/tools:review/SKILL.md'],
+  });
 });
 
 const create = async (body: unknown, headers: Record<string, string> = {}) => {
@@ -140,7 +142,11 @@ describe('create', () => {
 
   describe('skills', () => {
     it.each([
-      ['skill, name form', { skill: 'acme/tools:deploy' }, { name: 'deploy', spec: 'acme/tools:deploy' }],
+      [
+        'skill, name form',
+        { skill: 'acme/tools:deploy' },
+        { name: 'deploy', spec: 'acme/tools:deploy', full_path: 'skills/web/deploy/SKILL.md' },
+      ],
       [
         'skill, SKILL.md form',
         { skill: 'acme/tools:skills/web/deploy/SKILL.md' },
@@ -152,9 +158,16 @@ describe('create', () => {
         { config: { skill_spec: 'acme/tools:review/SKILL.md' } },
         { name: 'review', spec: 'acme/tools:review/SKILL.md', full_path: 'review/SKILL.md' },
       ],
-    ])('%s: needs no prompt, names the run, sets agent_skill', async (_, body, skill) => {
+    ])('%s: needs no prompt, names the run, sets agent_skill, pinned, its body the base prompt', async (_, body, skill) => {
       const run = await getRun(await createId(body));
-      expect(run.agent_skill).toEqual(skill);
+      expect(run.agent_skill).toEqual({
+        full_path: `skills/${skill.name}/SKILL.md`,
+        ...skill,
+        description: `The ${skill.name} skill.`,
+        repository: 'acme/tools',
+        commit: FAKE_SKILL_COMMIT,
+      });
+      expect(run.agent_config?.base_prompt).toBe(`Do ${skill.name}.`);
       expect(run.agent_config?.name).toBe(skill.name);
       expect(run.agent_config?.skill_spec).toBe(skill.spec);
       expect(run.prompt).toBe('');
@@ -169,7 +182,7 @@ describe('create', () => {
 
     it('skill wins over config.skill_spec (even an invalid one)', async () => {
       const run = await getRun(await createId({ skill: 'acme/tools:deploy', config: { skill_spec: 'other/repo:lint' } }));
-      expect(run.agent_skill).toEqual({ name: 'deploy', spec: 'acme/tools:deploy' });
+      expect(run.agent_skill).toMatchObject({ name: 'deploy', spec: 'acme/tools:deploy' });
       expect(run.agent_config?.skill_spec).toBe('acme/tools:deploy');
       expect(run.agent_config?.name).toBe('deploy');
       const run2 = await getRun(await createId({ skill: 'acme/tools:deploy', config: { skill_spec: 'not a spec' } }));

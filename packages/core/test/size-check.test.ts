@@ -30,7 +30,7 @@ interface Problem {
 describe('sizes over the limits, refused before validation', () => {
   let h: Harness;
   beforeEach(async () => {
-    h = await setup({ secretKey: Buffer.alloc(32, 7).toString('base64') });
+    h = await setup({ secretKey: Buffer.alloc(32, 7).toString('base64'), skills: ['o/r:s'] });
   });
 
   const refused = async (path: string, body: unknown, method = 'POST') =>

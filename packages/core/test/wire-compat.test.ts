@@ -10,7 +10,7 @@ import { b64, expectProblem, type Harness, setup } from './helpers.js';
 
 let h: Harness;
 beforeEach(async () => {
-  h = await setup();
+  h = await setup({ skills: ['acme/tools:.claude/skills/deploy/SKILL.md', 'acme/tools:deploy', 'acme/tools:lint'] });
 });
 
 const createRun = async (body: unknown) => {

@@ -104,17 +104,25 @@ function cutToBytes(text: string, max: number): string {
 }
 
 /**
- * The prompt as the agent reads it: the base prompt, then the skill to use, then the prompt,
- * separated by blank lines; parts that are absent are left out.
+ * The prompt as the agent reads it: the base prompt (for a run with a skill, the resolved SKILL.md
+ * body first: docs/repositories.md, "Skills"), then a line naming the skill and where it was read,
+ * then the prompt, separated by blank lines; parts that are absent are left out.
  */
 function promptText(run: RunItem): string {
-  const skill = run.agent_skill;
-  const parts = [
-    run.agent_config?.base_prompt,
-    skill ? `Use the skill \`${skill.name}\` (${skill.full_path ? `${skill.spec}, ${skill.full_path}` : skill.spec}).` : undefined,
-    run.prompt,
-  ].filter((p): p is string => p !== undefined && p !== '');
+  const parts = [run.agent_config?.base_prompt, skillLine(run.agent_skill), run.prompt].filter(
+    (p): p is string => p !== undefined && p !== '',
+  );
   return `${parts.join('\n\n')}\n`;
+}
+
+function skillLine(skill: RunItem['agent_skill']): string | undefined {
+  if (!skill) return undefined;
+  // A skill resolved from a repository: its instructions are the base prompt above.
+  if (skill.commit !== undefined) {
+    return `The instructions above are the skill \`${skill.name}\` (${skill.repository}:${skill.full_path} at commit ${skill.commit}).`;
+  }
+  // Recorded without its instructions (an automation's skill that no longer resolves).
+  return `Use the skill \`${skill.name}\` (${skill.full_path ? `${skill.spec}, ${skill.full_path}` : skill.spec}).`;
 }
 
 /** Bytes in the directory's files, walking it; files that vanish meanwhile count 0. */

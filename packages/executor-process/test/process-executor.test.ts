@@ -5,13 +5,15 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { type AgentRun, createAgentRun, type RunState, type Worker } from '@agentrun/core';
-import { testPrincipal } from '@agentrun/core/testing';
+import { FAKE_SKILL_COMMIT, fakeSkillRepositories, testPrincipal } from '@agentrun/core/testing';
 import { createMemoryStore } from '@agentrun/store-memory';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type ProcessExecutorOptions, processExecutor } from '../src/index.js';
 import { EXAMPLE_AGENT, isRunning, pidIn, recording, until } from './support/agents.js';
 
 const principal = testPrincipal();
+/** The skill a run below names, in a fake repository (docs/repositories.md, "Skills"). */
+const skills = fakeSkillRepositories(['acme/tools:triage']);
 
 describe('processExecutor, end to end through a worker', () => {
   let root: string;
@@ -41,7 +43,11 @@ describe('processExecutor, end to end through a worker', () => {
       onError: (e) => errors.push(e),
       ...options,
     });
-    agentrun = createAgentRun({ store: createMemoryStore(), executor: recording(executor, (m) => messages.push(m)) });
+    agentrun = createAgentRun({
+      store: createMemoryStore(),
+      repositories: skills.reader,
+      executor: recording(executor, (m) => messages.push(m)),
+    });
     worker = agentrun.worker({ pollIntervalMs: 20, onError: (e) => errors.push(e) });
     worker.start();
   };
@@ -295,7 +301,7 @@ describe('processExecutor, end to end through a worker', () => {
     }
   });
 
-  it('lays out the workspace: prompt.md with base prompt and skill, run.json, mcp.json, attachments; removed after the run', async () => {
+  it('lays out the workspace: prompt.md with the resolved skill and base prompt, run.json, mcp.json, attachments; removed after the run', async () => {
     const script = `
       const fs = require('node:fs');
       const files = { top: fs.readdirSync('.').sort(), attachments: fs.readdirSync('attachments').sort(),
@@ -303,6 +309,7 @@ describe('processExecutor, end to end through a worker', () => {
         run: JSON.parse(fs.readFileSync('run.json', 'utf8')), notes: fs.readFileSync('attachments/notes.txt', 'utf8') };
       console.log(JSON.stringify({ agentrun: 'result', status: 'succeeded', message: JSON.stringify(files) }));`;
     start({ args: ['-e', script] });
+    await skills.register(agentrun.store, principal.team_uid);
     const runId = await create('Fix the bug', {
       config: { base_prompt: 'You are careful.', mcp_servers: { github: { url: 'https://mcp.example/github' } } },
       skill: 'acme/tools:triage',
@@ -313,7 +320,10 @@ describe('processExecutor, end to end through a worker', () => {
     expect(files.top).toEqual(['attachments', 'mcp.json', 'prompt.md', 'run.json']);
     expect(files.attachments).toEqual(['notes.txt']);
     expect(files.notes).toBe('see line 42');
-    expect(files.prompt).toBe('You are careful.\n\nUse the skill `triage` (acme/tools:triage).\n\nFix the bug\n');
+    // The skill's SKILL.md body first, then the caller's base prompt, the skill's pin, the prompt.
+    expect(files.prompt).toBe(
+      `Do triage.\n\nYou are careful.\n\nThe instructions above are the skill \`triage\` (acme/tools:skills/triage/SKILL.md at commit ${FAKE_SKILL_COMMIT}).\n\nFix the bug\n`,
+    );
     expect(files.mcp).toEqual({ mcpServers: { github: { url: 'https://mcp.example/github' } } });
     expect(files.run).toMatchObject({ run: { run_id: runId, prompt: 'Fix the bug' }, attempt: 1, followups: [] });
     expect(readdirSync(root)).toEqual([]);

@@ -8,6 +8,7 @@ import {
   demoExecutor,
   type Executor,
   type Principal,
+  type RepositoryReader,
   type SecretKeyOption,
   type Store,
   type Worker,
@@ -39,6 +40,8 @@ export interface ReferenceServerOptions {
   publicBaseUrl?: string;
   /** Base of ingress URLs. Default: `publicBaseUrl`. */
   webhookBaseUrl?: string;
+  /** How skills are read from the team's registered repositories; see `createAgentRun` (docs/repositories.md). */
+  repositories?: RepositoryReader;
 }
 
 export interface ReferenceServer {
@@ -116,6 +119,7 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
     publicBaseUrl: options.publicBaseUrl ?? `http://localhost:${address.port}`,
     ...(options.webhookBaseUrl !== undefined ? { webhookBaseUrl: options.webhookBaseUrl } : {}),
     ...(options.secretKey !== undefined ? { secretKey: options.secretKey } : {}),
+    ...(options.repositories !== undefined ? { repositories: options.repositories } : {}),
   });
   // The dashboard (docs/dashboard.md) beside the API: /dashboard is its own, every other path agentrun's.
   listener = createNodeListener(composeMounts([agentrun, createDashboard()], (request) => agentrun.fetch(request)));

@@ -5,6 +5,7 @@ import { createMemoryControlPlane } from './control-plane.js';
 import { createMemoryIdempotency } from './idempotency.js';
 import { createMemoryIngress } from './ingress.js';
 import { createMemoryNotifications } from './notifications.js';
+import { createMemoryRepositories } from './repositories.js';
 import { createMemoryRunEvents } from './run-events.js';
 import { createMemoryRuns } from './runs.js';
 
@@ -38,6 +39,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
     apiKeys: createMemoryApiKeys(),
     ...controlPlane,
     ...ingress,
+    repositories: createMemoryRepositories(append),
     audit,
     notifications: notify.notifications,
     // Nothing to reach and no migrations: ready while the process is (docs/operations.md, "Health").

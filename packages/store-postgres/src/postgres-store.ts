@@ -11,6 +11,7 @@ import { createIngress } from './ingress.js';
 import { type MigrateResult, migrate } from './migrate.js';
 import { createPostgresNotifications } from './notifications.js';
 import { checkReady } from './readiness.js';
+import { createRepositories } from './repositories.js';
 import { createRunEvents } from './run-events.js';
 import { createRuns } from './runs.js';
 import { schemaOption } from './schema-name.js';
@@ -101,6 +102,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     definitions: createDefinitions(db, t),
     ...createIngress(db, t),
     audit: createAudit(db, t),
+    repositories: createRepositories(db, t),
     db,
     schema,
     migrate: () => migrate(db, { schema }),

@@ -1,7 +1,7 @@
 """
 The agentrun client (docs/python.md): ``Client.request()`` calls any operation of the route table
 with retries, timeouts, idempotency keys and the error classes; the resources (``runs``,
-``factories``, ``secrets``, ``api_keys``, ``webhooks``, ``automations``, ``deliveries``, ``audit``) are thin methods over it.
+``factories``, ``secrets``, ``api_keys``, ``webhooks``, ``automations``, ``deliveries``, ``audit``, ``repositories``, ``agents``) are thin methods over it.
 The TypeScript twin is packages/client/src/client.ts.
 """
 
@@ -26,6 +26,7 @@ from .resources.audit import Audit
 from .resources.automations import Automations
 from .resources.deliveries import Deliveries
 from .resources.factories import Factories
+from .resources.repositories import Agents, Repositories
 from .resources.runs import Runs
 from .resources.secrets import Secrets
 from .resources.webhooks import Webhooks
@@ -57,6 +58,8 @@ class Client:
     secrets: Secrets
     api_keys: ApiKeys
     audit: Audit
+    repositories: Repositories
+    agents: Agents
     webhooks: Webhooks
     automations: Automations
     deliveries: Deliveries
@@ -88,6 +91,8 @@ class Client:
         self.secrets = Secrets(self)
         self.api_keys = ApiKeys(self)
         self.audit = Audit(self)
+        self.repositories = Repositories(self)
+        self.agents = Agents(self)
         self.webhooks = Webhooks(self)
         self.automations = Automations(self)
         self.deliveries = Deliveries(self)

@@ -61,4 +61,9 @@ OPERATIONS: Dict[str, Operation] = {
     "createApiKey": Operation("POST", "/api/v1/api-keys", "json"),
     "listApiKeys": Operation("GET", "/api/v1/api-keys", "json"),
     "revokeApiKey": Operation("DELETE", "/api/v1/api-keys/{keyId}", "none"),
+    "createRepository": Operation("POST", "/api/v1/repositories", "json"),
+    "listRepositories": Operation("GET", "/api/v1/repositories", "json"),
+    "getRepository": Operation("GET", "/api/v1/repositories/{owner}/{repo}", "json"),
+    "deleteRepository": Operation("DELETE", "/api/v1/repositories/{owner}/{repo}", "none"),
+    "listAgents": Operation("GET", "/api/v1/agent", "json"),
 }

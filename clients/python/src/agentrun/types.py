@@ -299,6 +299,67 @@ class AuditList(TypedDict):
     page_info: PageInfo
 
 
+class Repository(TypedDict):
+    """A repository the team's skills come from (docs/management-api.md, "Repositories")."""
+
+    name: str
+    url: str
+    default_branch: str
+    credential_secret: Optional[str]
+    created_at: str
+
+
+class RepositoryList(TypedDict):
+    """The team's repositories, by name."""
+
+    repositories: List[Repository]
+
+
+class AgentSource(TypedDict):
+    """Where a skill variant's SKILL.md is: repository owner and name, and the file's path."""
+
+    owner: str
+    name: str
+    skill_path: str
+
+
+class AgentEnvironment(TypedDict):
+    """An environment a skill variant is available in (none yet)."""
+
+    name: str
+    uid: str
+
+
+class _AgentVariantBase(TypedDict):
+    """The members every variant has."""
+
+    id: str
+    base_prompt: str
+    description: str
+    environments: List[AgentEnvironment]
+    source: AgentSource
+
+
+class AgentVariant(_AgentVariantBase, total=False):
+    """One SKILL.md of a skill name; ``error`` only for a malformed one (with ``include_malformed_skills``)."""
+
+    last_run_timestamp: Optional[str]
+    error: str
+
+
+class AgentSkill(TypedDict):
+    """One agent of ``GET /agent``: a skill name and its variants, as the published clients type it."""
+
+    name: str
+    variants: List[AgentVariant]
+
+
+class AgentList(TypedDict):
+    """``GET /agent``'s answer: one agent per skill name."""
+
+    agents: List[AgentSkill]
+
+
 class Trigger(TypedDict):
     """What starts an automation: e.g. ``{"provider": "webhook", "event": "received", "filter": {...}}`` (docs/filters.md)."""
 

@@ -7,6 +7,7 @@ export { deliveriesList, deliveriesShow } from './deliveries.js';
 export { factoryCreate, factoryList } from './factory.js';
 export { filterTest } from './filter-test.js';
 export { keysCreate, keysList, keysRevoke } from './keys.js';
+export { repoAdd, repoList, repoRemove, skillsList } from './repo.js';
 export { run } from './run.js';
 export { runsCancel, runsFollow, runsFollowup, runsGet, runsList, runsWait } from './runs.js';
 export { secretCreate, secretDelete, secretList, secretUpdate } from './secret.js';

@@ -14,6 +14,7 @@ import { keyOperations } from '../http/key-operations.js';
 import { metaOperations } from '../http/meta-operations.js';
 import type { Mountable } from '../http/mountable.js';
 import { DEFAULT_STREAM_LIMITS } from '../http/paced-body.js';
+import { repositoryOperations } from '../http/repository-operations.js';
 import { runOperations } from '../http/run-operations.js';
 import { createHttpSurface, ingressOperations } from '../http/surface.js';
 import { createIngress, DEFAULT_INGRESS_LIMITS } from '../ingress/pipeline.js';
@@ -25,6 +26,7 @@ import { createMaintenance, type Maintenance } from '../maintenance/maintenance.
 import { DEFAULT_IDEMPOTENCY_TTL_MS } from '../run/idempotency.js';
 import { RunService } from '../run/run-service.js';
 import { sessionLinkFor } from '../run/session-link.js';
+import { SkillCatalog } from '../skills/skill-catalog.js';
 import type { Store } from '../store/store.js';
 import { createTelemetry } from '../telemetry/telemetry.js';
 import { type Clock, systemClock } from '../util/clock.js';
@@ -93,21 +95,26 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
   const telemetry = createTelemetry({ options: options.telemetry, store: options.store, events, clock, onError: reportError });
   const { store } = telemetry;
 
+  // Sealed team secrets open with this cipher (a repository's read credential among them).
+  const cipher = options.secretKey === undefined ? missingCipher : createSecretCipher(options.secretKey);
+  // One cache of resolved skills for the run API, automation saves, webhook runs and GET /agent.
+  const skills = new SkillCatalog(store, cipher, options.repositories);
   const runs = new RunService({
     store,
     events,
     clock,
+    skills,
     onError: reportError,
     ...(options.idempotencyTtlMs !== undefined ? { idempotencyTtlMs: options.idempotencyTtlMs } : {}),
     ...(options.maxAttempts !== undefined ? { maxAttempts: options.maxAttempts } : {}),
   });
   // Ingress URLs start where people reach agentrun unless the ingress has a base of its own.
   const webhookBaseUrl = options.webhookBaseUrl ?? options.publicBaseUrl;
-  const cipher = options.secretKey === undefined ? missingCipher : createSecretCipher(options.secretKey);
   const control = new ControlService({
     store,
     cipher,
     clock,
+    skills,
     ...(webhookBaseUrl !== undefined ? { webhookBaseUrl } : {}),
     ...(options.maxWebhooksPerFactory !== undefined ? { maxWebhooksPerFactory: options.maxWebhooksPerFactory } : {}),
   });
@@ -121,6 +128,7 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
     limits: { ...DEFAULT_INGRESS_LIMITS, ...options.ingressLimits },
     onError: reportError,
     telemetry: telemetry.ingress,
+    skills,
   });
   const maintenance = createMaintenance({
     store,
@@ -164,6 +172,7 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
       ...runOperations(runs, readers, { ...DEFAULT_STREAM_LIMITS, ...options.streamLimits }),
       ...controlOperations(control, readers, idempotent, managementBodyLimits(options)),
       ...keyOperations(apiKeys, readers, managementBodyLimits(options).bodyBytes),
+      ...repositoryOperations(skills, clock, readers, idempotent, managementBodyLimits(options).bodyBytes),
       ...ingressOperations(ingress),
       ...metaOperations(),
       ...auditOperations(store),

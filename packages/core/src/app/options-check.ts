@@ -57,6 +57,7 @@ const OptionsSchema = v.strictObject({
   ),
   streamLimits: v.optional(v.strictObject({ queueBytes: v.optional(positiveInt), dropStalledAfterMs: v.optional(positiveInt) })),
   executor: v.optional(withMethods('execute')),
+  repositories: v.optional(withMethods('resolve', 'readFile', 'listFiles')),
   maintenanceTasks: v.optional(
     v.array(
       v.custom<object>(

@@ -7,6 +7,7 @@ import type { IngressLimits } from '../ingress/pipeline.js';
 import type { ApiKeyEvent } from '../keys/key-service.js';
 import type { Logger } from '../logging/logger.js';
 import type { MaintenanceTask } from '../maintenance/maintenance.js';
+import type { RepositoryReader } from '../repositories/reader.js';
 import type { Store } from '../store/store.js';
 import type { TelemetryOptions } from '../telemetry/providers.js';
 import type { Clock } from '../util/clock.js';
@@ -18,6 +19,12 @@ export interface AgentRunOptions {
   store: Store;
   /** What `agentrun.worker()` runs runs with, unless the call names another. */
   executor?: Executor;
+  /**
+   * How skills are read from the teams' registered repositories (docs/repositories.md): a
+   * `RepositoryReader`, such as `@agentrun/git-sources`'. Without one, no skill spec resolves: a
+   * run or automation naming a skill is a 400 that says so.
+   */
+  repositories?: RepositoryReader;
   /** Resolve the caller; defaults to API keys in the store (`Authorization: Bearer <key>`). */
   authenticate?: Authenticate;
   /** Share one emitter with the host app; one is created otherwise. */

@@ -17,6 +17,8 @@ export const AUDIT_EVENT_KINDS = [
   'definitions.applied',
   'api_key.created',
   'api_key.revoked',
+  'repository.created',
+  'repository.deleted',
   // Ingress outcomes: read from the delivery log, never written as audit rows (see audit/list.ts).
   'delivery.accepted',
   'delivery.duplicate',

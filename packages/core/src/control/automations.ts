@@ -4,6 +4,7 @@ import type { Principal } from '../auth/principal.js';
 import { invalidRequest, notFound } from '../errors.js';
 import { parseFilter } from '../filter/index.js';
 import { parseOrThrow } from '../models/validate.js';
+import { resolveSkill } from '../skills/resolve-skill.js';
 import { newId } from '../util/ids.js';
 import { requireAutomation, requireFactory, requireManage } from './access.js';
 import { type ControlContext, nowIso } from './control-context.js';
@@ -23,7 +24,7 @@ export async function createAutomation(ctx: ControlContext, p: Principal, factor
     name: body.name,
     prompt: body.prompt,
     enabled: body.enabled ?? true,
-    config: body.config ?? null,
+    config: await checkSkill(ctx, p, body.config ?? null),
     triggers: await checkTriggers(ctx, p, factoryUid, body.triggers),
     createdAt: now,
     updatedAt: now,
@@ -50,7 +51,7 @@ export async function patchAutomation(ctx: ControlContext, p: Principal, factory
     ...(patch.name !== undefined ? { name: patch.name } : {}),
     ...(patch.prompt !== undefined ? { prompt: patch.prompt } : {}),
     ...(patch.enabled !== undefined ? { enabled: patch.enabled } : {}),
-    ...(patch.config !== undefined ? { config: patch.config } : {}),
+    ...(patch.config !== undefined ? { config: await checkSkill(ctx, p, patch.config) } : {}),
     ...(patch.triggers !== undefined ? { triggers: await checkTriggers(ctx, p, factoryUid, patch.triggers) } : {}),
     updatedAt: nowIso(ctx),
   };
@@ -64,6 +65,12 @@ export async function deleteAutomation(ctx: ControlContext, p: Principal, factor
   await requireFactory(ctx, p, factoryUid);
   const audit = auditEvent(p, 'automation.deleted', { type: 'automation', id, factoryUid }, nowIso(ctx));
   if (!(await ctx.store.automations.delete(p.team_uid, factoryUid, id, audit))) throw notFound(`automation ${id} not found`);
+}
+
+/** An automation's skill must resolve now, as a run request's must (skills/resolve-skill.ts, the one decider). */
+async function checkSkill<C extends { skill_spec?: string | undefined } | null>(ctx: ControlContext, p: Principal, config: C): Promise<C> {
+  if (config?.skill_spec !== undefined) await resolveSkill(ctx.skills, p.team_uid, config.skill_spec, 'config.skill_spec');
+  return config;
 }
 
 const automationTarget = (a: AutomationRecord) => ({ type: 'automation', id: a.id, factoryUid: a.factoryUid });

@@ -1,3 +1,4 @@
+import type { SkillCatalog } from '../skills/skill-catalog.js';
 import type { Store } from '../store/store.js';
 import { type Clock, isoTime } from '../util/clock.js';
 import type { SecretCipher } from './secret-cipher.js';
@@ -15,6 +16,8 @@ export interface ControlContext {
   /** Base of ingress URLs, without a trailing slash; `undefined`: the origin of the request that asks. */
   baseUrl: string | undefined;
   maxWebhooksPerFactory: number;
+  /** Where automations' skill specs are checked (skills/resolve-skill.ts). */
+  skills: SkillCatalog;
 }
 
 /** Now, as records store it. */

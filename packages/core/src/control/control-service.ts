@@ -1,6 +1,7 @@
 import type { Principal } from '../auth/principal.js';
 import { applyDefinitions } from '../definitions/apply.js';
 import type { ApplyResult } from '../definitions/wire.js';
+import { SkillCatalog } from '../skills/skill-catalog.js';
 import type { Store } from '../store/store.js';
 import { type Clock, systemClock } from '../util/clock.js';
 import { createAutomation, deleteAutomation, getAutomation, listAutomations, patchAutomation } from './automations.js';
@@ -32,6 +33,8 @@ export interface ControlServiceOptions {
   webhookBaseUrl?: string;
   /** Default 20 (docs/management-api.md, "Webhooks"). */
   maxWebhooksPerFactory?: number;
+  /** Where automations' skill specs resolve; default: none, so an automation with a skill is a 400. */
+  skills?: SkillCatalog;
 }
 
 /**
@@ -53,6 +56,7 @@ export class ControlService {
       clock: options.clock ?? systemClock,
       baseUrl: options.webhookBaseUrl?.replace(/\/+$/, ''),
       maxWebhooksPerFactory: this.maxWebhooksPerFactory,
+      skills: options.skills ?? new SkillCatalog(options.store, options.cipher, undefined),
     };
   }
 

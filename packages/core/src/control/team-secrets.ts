@@ -47,6 +47,9 @@ export async function deleteSecret(ctx: ControlContext, p: Principal, name: stri
   // A live webhook's credential must not vanish under it: that would lock its senders out silently.
   const [user] = await webhooksUsing(ctx, p.team_uid, name);
   if (user) throw conflict(`secret ${name} is used by webhook ${user.uid} (${user.name}); delete that webhook first`);
+  // Nor a repository's read credential: its skills would stop resolving (docs/repositories.md).
+  const repository = (await ctx.store.repositories.list(p.team_uid)).find((r) => r.credentialSecret === name);
+  if (repository) throw conflict(`secret ${name} is the read credential of repository ${repository.name}; remove that repository first`);
   const audit = auditEvent(p, 'secret.deleted', { type: 'secret', id: name }, nowIso(ctx));
   if (!(await ctx.store.secrets.delete(p.team_uid, name, audit))) throw notFound(`no team secret named ${name}`);
 }

@@ -6,6 +6,7 @@ import { type ControlContext, ingressOrigin, nowIso } from '../control/control-c
 import { invalidWithErrors, parseAllOrThrow } from '../models/validate.js';
 import { planApply } from './plan.js';
 import { ApplyDefinitionsSchema } from './schemas.js';
+import { skillErrors } from './skills.js';
 import type { ApplyResult } from './wire.js';
 import { writePlanned } from './write.js';
 
@@ -48,7 +49,9 @@ export async function applyDefinitions(
       origin: ingressOrigin(ctx, requestOrigin),
       maxWebhooksPerFactory: ctx.maxWebhooksPerFactory,
     });
-    if (plan.errors.length > 0) throw invalidWithErrors(plan.errors, 'definitions');
+    // Skills resolve as the API's automation saves resolve them (definitions/skills.ts).
+    const errors = [...plan.errors, ...(await skillErrors(ctx.skills, teamUid, body.automations))];
+    if (errors.length > 0) throw invalidWithErrors(errors, 'definitions');
 
     const version = set?.version ?? 0;
     const answer: ApplyResult = { applied: false, dry_run: body.dry_run, version, webhooks: plan.webhooks, automations: plan.automations };

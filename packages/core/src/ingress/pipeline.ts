@@ -8,6 +8,8 @@ import { jsonResponse, problemResponse } from '../http/responses.js';
 import { deliveryLogFields } from '../logging/delivery-fields.js';
 import { addLogFields } from '../logging/request-log.js';
 import { toRunItem } from '../run/record.js';
+import { automationSkill } from '../skills/automation-skill.js';
+import type { SkillCatalog } from '../skills/skill-catalog.js';
 import type { RateAdmission } from '../store/ingress.js';
 import type { Store } from '../store/store.js';
 import type { DeliveryObservation, IngressTelemetry } from '../telemetry/delivery-span.js';
@@ -51,6 +53,8 @@ export interface IngressOptions {
   onError: (error: unknown) => void;
   /** The delivery's span and counts (telemetry/delivery-span.ts); absent without an OpenTelemetry SDK. */
   telemetry?: IngressTelemetry | undefined;
+  /** Where automations' skills resolve (skills/automation-skill.ts); without it their runs carry none. */
+  skills?: SkillCatalog;
 }
 
 const encoder = new TextEncoder();
@@ -263,9 +267,11 @@ export function createIngress(options: IngressOptions): Ingress {
     const matching = context.automations.filter(
       (a) => a.teamUid === webhook.teamUid && a.factoryUid === webhook.factoryUid && wants(a, webhook.uid, parsed.value),
     );
-    const runs = matching.map((automation) =>
-      webhookRun({ automation, webhook, deliveryId: delivery.id, payload: body, now: delivery.receivedAt }),
-    );
+    const runs = [];
+    for (const automation of matching) {
+      const skill = options.skills ? await automationSkill(options.skills, automation, options.onError) : null;
+      runs.push(webhookRun({ automation, webhook, deliveryId: delivery.id, payload: body, now: delivery.receivedAt, skill }));
+    }
     const outcome = await store.deliveries.accept({ delivery, runs, admit: deliveryRate(webhook, receivedAt) });
     if ('rateLimited' in outcome) seen?.refused('rate_limit');
     if ('rateLimited' in outcome) return tooManyDeliveries(outcome.retryAfterMs);

@@ -2,6 +2,8 @@ import type { AutomationRecord, WebhookRecord } from '../control/records.js';
 import { newRun } from '../run/new-run.js';
 import type { AttachmentRecord, RunRecord } from '../run/record.js';
 import { titleFromPrompt } from '../run/title.js';
+import type { ResolvedSkill } from '../skills/resolve-skill.js';
+import { skilledConfig } from '../skills/skilled-config.js';
 import { newId } from '../util/ids.js';
 
 export const EVENT_PAYLOAD_FILE = 'event-payload.json';
@@ -41,8 +43,11 @@ export function webhookRun(input: {
   deliveryId: string;
   payload: Uint8Array;
   now: string;
+  /** The automation's skill, resolved (skills/automation-skill.ts); `null` without one. */
+  skill?: ResolvedSkill | null;
 }): { run: RunRecord; attachments: AttachmentRecord[] } {
   const { automation, webhook, deliveryId, payload, now } = input;
+  const resolved = input.skill ?? null;
   const id = newId();
   const attachments: AttachmentRecord[] = [{ runId: id, fileName: EVENT_PAYLOAD_FILE, mimeType: 'application/json', data: payload }];
   const run = newRun({
@@ -52,9 +57,9 @@ export function webhookRun(input: {
     prompt: webhookPrompt(automation, webhook, deliveryId),
     source: 'WEBHOOK',
     creator: { type: 'service_account', uid: `automation:${automation.id}`, display_name: automation.name },
-    // As stored: unlike a run request's (run/run-request.ts), an automation's skill_spec names no skill.
-    config: { ...automation.config },
-    skill: null,
+    // As the run API does (run/run-request.ts): the skill's body is the base prompt, its name the run's.
+    config: resolved ? skilledConfig({ ...automation.config }, resolved) : { ...automation.config },
+    skill: resolved?.skill ?? null,
     factoryUid: webhook.factoryUid,
     trigger: { factory_uid: webhook.factoryUid, automation_id: automation.id, webhook_uid: webhook.uid, delivery_id: deliveryId },
     attachments,

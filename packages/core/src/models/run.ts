@@ -32,10 +32,17 @@ export const RunTriggerSchema = v.object({
 });
 export type RunTrigger = v.InferOutput<typeof RunTriggerSchema>;
 
+/**
+ * A run's skill (docs/run-api.md, `agent_skill`): `name`, `description` and `full_path` as the
+ * published clients type it, the `spec` asked for, and where it was pinned (`repository`, `commit`).
+ */
 export const AgentSkillSchema = v.object({
   name: v.string(),
+  description: v.optional(v.string()),
   full_path: v.optional(v.string()),
   spec: v.string(),
+  repository: v.optional(v.string()),
+  commit: v.optional(v.string()),
 });
 export type AgentSkill = v.InferOutput<typeof AgentSkillSchema>;
 

@@ -45,6 +45,13 @@ export const ROUTE_SCOPES: { [K in ApiKeyOperation]: ApiKeyScope } = {
   applyDefinitions: 'manage_factory',
   // Who changed what: as guarded as the changes themselves (docs/operations.md, "Audit").
   listAuditEvents: 'manage_factory',
+  // Team repositories: read by any key of the team, changed with manage_factory (docs/repositories.md).
+  createRepository: 'manage_factory',
+  listRepositories: 'read_factory',
+  getRepository: 'read_factory',
+  deleteRepository: 'manage_factory',
+  // The skills a team can run: as readable as its runs.
+  listAgents: 'read_runs',
   createApiKey: 'manage_keys',
   listApiKeys: 'manage_keys',
   revokeApiKey: 'manage_keys',

@@ -40,6 +40,8 @@ import {
 } from '../models/requests.js';
 import { ListRunsResponseSchema, RunAgentResponseSchema, RunFollowupResponseSchema, RunItemSchema } from '../models/run.js';
 import { ListRunEventsResponseSchema } from '../models/run-events.js';
+import { CreateRepositorySchema, ListAgentsQuerySchema } from '../repositories/schemas.js';
+import { AgentListSchema, RepositoryListSchema, RepositoryViewSchema } from '../repositories/wire.js';
 import { TranscriptQuerySchema } from '../run/transcript-query.js';
 import { type RouteSpec, route } from './route.js';
 
@@ -47,6 +49,7 @@ const runId = 'The run ID.';
 const factory = { factoryUid: 'The factory UID.' } as const;
 const webhook = { ...factory, webhookUid: 'The webhook UID.' } as const;
 const automation = { ...factory, automationId: 'The automation ID.' } as const;
+const repository = { owner: 'The repository owner.', repo: 'The repository name.' } as const;
 const json = <S extends v.GenericSchema>(description: string, schema: S) => ({ description, schema });
 const noContent = { 204: { description: 'Done; no body.', content: 'none' } } as const;
 const required = <S extends v.GenericSchema>(schema: S) => ({ schema, presence: 'required' }) as const;
@@ -454,6 +457,61 @@ export const ROUTES = {
     body: required(ApplyDefinitionsSchema),
     responses: { 200: json('The plan, and whether it was applied.', ApplyResultSchema) },
     idempotent: true,
+  }),
+
+  // ── Team repositories and the skills in them (docs/management-api.md, "Repositories"; docs/repositories.md)
+  createRepository: route({
+    method: 'POST',
+    area: 'api',
+    path: '/repositories',
+    auth: 'api_key',
+    tag: 'repositories',
+    summary: "Register a repository the team's skills come from.",
+    params: {},
+    body: required(CreateRepositorySchema),
+    responses: { 201: json('The repository.', RepositoryViewSchema) },
+    idempotent: true,
+  }),
+  listRepositories: route({
+    method: 'GET',
+    area: 'api',
+    path: '/repositories',
+    auth: 'api_key',
+    tag: 'repositories',
+    summary: "The team's registered repositories, by name.",
+    params: {},
+    responses: { 200: json('The repositories.', RepositoryListSchema) },
+  }),
+  getRepository: route({
+    method: 'GET',
+    area: 'api',
+    path: '/repositories/{owner}/{repo}',
+    auth: 'api_key',
+    tag: 'repositories',
+    summary: 'One registered repository.',
+    params: repository,
+    responses: { 200: json('The repository.', RepositoryViewSchema) },
+  }),
+  deleteRepository: route({
+    method: 'DELETE',
+    area: 'api',
+    path: '/repositories/{owner}/{repo}',
+    auth: 'api_key',
+    tag: 'repositories',
+    summary: 'Unregister a repository: its skills no longer resolve (runs already started keep theirs).',
+    params: repository,
+    responses: noContent,
+  }),
+  listAgents: route({
+    method: 'GET',
+    area: 'api',
+    path: '/agent',
+    auth: 'api_key',
+    tag: 'runs',
+    summary: "The skills the team can run, from its registered repositories (the published clients' agent.list()).",
+    params: {},
+    query: ListAgentsQuerySchema,
+    responses: { 200: json('The agents, one per skill name.', AgentListSchema) },
   }),
 
   // ── API keys (docs/management-api.md, "API keys")

@@ -3,6 +3,9 @@ import { invalidRequest } from '../errors.js';
 import type { RunAgentRequest } from '../models/requests.js';
 import type { RunCreatorInfo, RunTrigger } from '../models/run.js';
 import type { RunSourceType } from '../models/run-state.js';
+import { resolveSkill } from '../skills/resolve-skill.js';
+import type { SkillCatalog } from '../skills/skill-catalog.js';
+import { skilledConfig } from '../skills/skilled-config.js';
 import type { Store } from '../store/store.js';
 import { newRun } from './new-run.js';
 import type { AttachmentRecord, RunRecord } from './record.js';
@@ -36,8 +39,13 @@ export async function runFromRequest(
   ctx: RunRequestContext,
   runId: string,
   now: string,
+  skills: SkillCatalog,
 ): Promise<RequestedRun> {
-  const { skill, config } = requestConfig(request);
+  const asked = requestConfig(request);
+  // A skill resolves against the team's repositories, pinned to the commit it was read at.
+  const resolved = asked.skill ? await resolveSkill(skills, principal.team_uid, asked.skill.spec, asked.skillField) : null;
+  const skill = resolved?.skill ?? null;
+  const config = resolved ? skilledConfig(asked.config, resolved) : asked.config;
 
   let conversationId = request.conversation_id;
   if (request.parent_run_id !== undefined) {

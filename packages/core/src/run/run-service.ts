@@ -1,9 +1,11 @@
 import type { Principal } from '../auth/principal.js';
+import { missingCipher } from '../control/secret-cipher.js';
 import { type AgentRunError, conflict, invalidRequest, notFound } from '../errors.js';
 import { type AgentRunEvents, emitSafely } from '../events.js';
 import { RunAgentRequestSchema, RunFollowupRequestSchema } from '../models/requests.js';
 import type { ListRunsResponse, RunAgentResponse, RunFollowupResponse, RunItem } from '../models/run.js';
 import { parseOrThrow } from '../models/validate.js';
+import { SkillCatalog } from '../skills/skill-catalog.js';
 import type { Store } from '../store/store.js';
 import { type Clock, isoTime, systemClock } from '../util/clock.js';
 import { newId } from '../util/ids.js';
@@ -33,6 +35,8 @@ export interface RunServiceOptions {
   maxAttempts?: number;
   /** Receives errors thrown by event listeners (the change they heard of stays stored). */
   onError?: (error: unknown) => void;
+  /** Where skill specs resolve (skills/skill-catalog.ts); default: none, so every skill is a 400. */
+  skills?: SkillCatalog;
 }
 
 /** Extra facts about a run that come from the caller's context rather than the request body. */
@@ -52,6 +56,7 @@ export class RunService {
   readonly clock: Clock;
   readonly maxAttempts: number;
   readonly onError: (error: unknown) => void;
+  readonly skills: SkillCatalog;
   private readonly idempotencyTtlMs: number;
 
   constructor(options: RunServiceOptions) {
@@ -61,6 +66,7 @@ export class RunService {
     this.idempotencyTtlMs = options.idempotencyTtlMs ?? DEFAULT_IDEMPOTENCY_TTL_MS;
     this.maxAttempts = options.maxAttempts ?? 3;
     this.onError = options.onError ?? ((error) => console.error('[agentrun] event listener failed', error));
+    this.skills = options.skills ?? new SkillCatalog(options.store, missingCipher, undefined);
   }
 
   // ─────────────────────────────────────────────── create
@@ -71,7 +77,7 @@ export class RunService {
     if (early) return early;
 
     const now = this.clock.now();
-    const { run, attachments } = await runFromRequest(this.store, principal, request, ctx, newId(), isoTime(now));
+    const { run, attachments } = await runFromRequest(this.store, principal, request, ctx, newId(), isoTime(now), this.skills);
     const respond = (r: RunRecord) => ({ status: 200, body: { run_id: r.id, task_id: r.id, state: r.state } });
     const outcome = await this.store.runs.create({
       run,

@@ -15,6 +15,7 @@ export {
   type NotificationListener,
   type Notifications,
 } from '../notify/index.js';
+export type * from '../repositories/records.js';
 export {
   compareCodePoints,
   comparePositions,
@@ -38,6 +39,7 @@ export type * from './control-plane.js';
 export type * from './definitions.js';
 export type * from './idempotency.js';
 export type * from './ingress.js';
+export type * from './repositories.js';
 export type * from './run-events.js';
 export { RUN_EVENT_TYPES, RUN_EVENTS_PER_RUN } from './run-events.js';
 export type * from './runs.js';

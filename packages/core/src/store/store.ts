@@ -5,6 +5,7 @@ import type { AutomationStore, FactoryStore, SecretStore, WebhookStore } from '.
 import type { DefinitionStore } from './definitions.js';
 import type { IdempotencyStore } from './idempotency.js';
 import type { DeliveryStore, RateLimitStore } from './ingress.js';
+import type { RepositoryStore } from './repositories.js';
 import type { RunEventStore } from './run-events.js';
 import type { RunStore } from './runs.js';
 
@@ -44,6 +45,8 @@ export interface Store {
   /** What the last apply of each factory's definition files left, and the write of the next (docs/definitions.md). */
   readonly definitions: DefinitionStore;
   readonly deliveries: DeliveryStore;
+  /** The repositories each team's skills resolve against (docs/repositories.md). */
+  readonly repositories: RepositoryStore;
   readonly rateLimits: RateLimitStore;
   /** The audit log (docs/operations.md, "Audit"). */
   readonly audit: AuditStore;

@@ -15,6 +15,7 @@ const PARTS = [
   'definitions',
   'deliveries',
   'rateLimits',
+  'repositories',
 ] as const;
 
 /**

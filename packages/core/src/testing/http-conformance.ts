@@ -5,6 +5,7 @@ import { type AgentRunHandler, createAgentRunHandler } from '../http/handler.js'
 import { comparePositions, RUN_SORT_KEYS, type SortOrder } from '../run/list-query.js';
 import type { Store } from '../store/store.js';
 import { base64UrlEncode } from '../util/ids.js';
+import { fakeSkillRepositories } from './fake-repository-reader.js';
 import { testPrincipal } from './fixtures.js';
 
 /**
@@ -76,7 +77,10 @@ export function describeHttpConformance(name: string, options: HttpConformanceOp
     beforeAll(async () => {
       const store = await options.create();
       const errors: unknown[] = [];
-      const handler = createAgentRunHandler({ store, secretKey: SECRET_KEY, onError: (e) => errors.push(e) });
+      // The skills the sort walk below names, in fake repositories of the test team.
+      const skills = fakeSkillRepositories(['o/r:b', 'o/r:B', 'o/r:a-b', 'o/r:a']);
+      const handler = createAgentRunHandler({ store, secretKey: SECRET_KEY, repositories: skills.reader, onError: (e) => errors.push(e) });
+      await skills.register(store, `http-team-${name}`);
       const key = await createApiKey(store.apiKeys, testPrincipal({ uid: `http-${name}`, team_uid: `http-team-${name}` }));
       w = { store, handler, key, errors } as World;
       w.runId = (await json('POST', '/api/v1/agent/run', { prompt: 'first' })).run_id;
@@ -271,6 +275,38 @@ export function describeHttpConformance(name: string, options: HttpConformanceOp
         await sane(
           await call('POST', `/api/v1/factories/${w.factory}/automations/${automation.id}/test-filter`, { body: '{"delivery_id":"nope"}' }),
         );
+      });
+    });
+
+    describe('skills (docs/repositories.md)', () => {
+      it('a skill drives an API run and a webhook-started run alike: base prompt, agent_skill, name; an unresolvable one is a 400', async () => {
+        const created = await json('POST', `/api/v1/factories/${w.factory}/webhooks`, { name: 'skilled' });
+        const automation = await json('POST', `/api/v1/factories/${w.factory}/automations`, {
+          name: 'skilled',
+          prompt: 'p',
+          config: { skill_spec: 'o/r:b' },
+          triggers: [{ provider: 'webhook', event: 'received', filter: { webhook_ids: [created.webhook.uid] } }],
+        });
+        const sent = await call('POST', `/webhooks/w/${created.webhook.uid}`, { key: created.secret, body: '{}' });
+        expect(sent.status).toBe(202);
+        const [hooked] = (await json('GET', `/api/v1/agent/runs?automation_id=${automation.id}`)).runs;
+        const api = await json('GET', `/api/v1/agent/runs/${(await json('POST', '/api/v1/agent/run', { skill: 'o/r:b' })).run_id}`);
+        expect(api.agent_skill).toMatchObject({
+          name: 'b',
+          description: 'The b skill.',
+          full_path: 'skills/b/SKILL.md',
+          repository: 'o/r',
+        });
+        expect(hooked.agent_skill).toEqual(api.agent_skill);
+        expect([hooked.agent_config.base_prompt, hooked.agent_config.name]).toEqual(['Do b.', 'b']);
+        expect([api.agent_config.base_prompt, api.agent_config.name]).toEqual(['Do b.', 'b']);
+
+        await status400(await call('POST', '/api/v1/agent/run', { body: '{"skill":"o/r:nope"}' }));
+        await status400(
+          await call('PATCH', `/api/v1/factories/${w.factory}/automations/${automation.id}`, { body: '{"config":{"skill_spec":"x/y:b"}}' }),
+        );
+        const agents = await json('GET', '/api/v1/agent?repo=o/r&sort_by=name');
+        expect(agents.agents.map((a: { name: string }) => a.name)).toEqual(['B', 'a', 'a-b', 'b']);
       });
     });
 

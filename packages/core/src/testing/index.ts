@@ -5,6 +5,13 @@
 export { describeAuditConformance, makeAuditEvent } from './audit-conformance.js';
 export { makeAutomation, makeFactory, makeSecret, makeWebhook } from './control-plane-conformance.js';
 export { type DefinitionsConformanceOptions, describeDefinitionsConformance } from './definitions-conformance.js';
+export {
+  FAKE_SKILL_COMMIT,
+  type FakeRepository,
+  type FakeRepositoryReader,
+  fakeRepositoryReader,
+  fakeSkillRepositories,
+} from './fake-repository-reader.js';
 export { makeRun, testPrincipal } from './fixtures.js';
 export { describeHttpConformance, type HttpConformanceOptions } from './http-conformance.js';
 export { makeDelivery } from './ingress-conformance.js';

@@ -7,6 +7,7 @@ import { describeControlPlaneConformance } from './control-plane-conformance.js'
 import { describeIdempotencyConformance } from './idempotency-conformance.js';
 import { describeIngressConformance } from './ingress-conformance.js';
 import { describeReadinessConformance } from './readiness-conformance.js';
+import { describeRepositoriesConformance } from './repositories-conformance.js';
 import { describeRunEventsConformance } from './run-events-conformance.js';
 import { describeRunsConformance } from './runs-conformance.js';
 import { describeSecretResealConformance } from './secret-reseal-conformance.js';
@@ -59,5 +60,6 @@ export function describeStoreConformance(name: string, options: StoreConformance
     describeAgentTextConformance(current);
     describeAuditConformance(current);
     describeReadinessConformance(current);
+    describeRepositoriesConformance(current);
   });
 }

@@ -26,6 +26,8 @@ const KINDS = [
   'definitions.applied',
   'api_key.created',
   'api_key.revoked',
+  'repository.created',
+  'repository.deleted',
   'delivery.accepted',
   'delivery.duplicate',
   'delivery.rejected',

@@ -1,0 +1,90 @@
+import type { SecretCipher } from '../control/secret-cipher.js';
+import { secretSlot } from '../control/secret-cipher.js';
+import { invalidRequest } from '../errors.js';
+import { type RepositoryAccess, RepositoryError, type RepositoryReader } from '../repositories/reader.js';
+import type { RepositoryRecord } from '../repositories/records.js';
+import type { Store } from '../store/store.js';
+import { parseSkillFile, type SkillFile } from './skill-file.js';
+
+/** One SKILL.md of a repository at a commit: its skill, or why it is malformed. */
+export interface SkillEntry {
+  /** `<owner>/<repo>`, as registered. */
+  repository: string;
+  commit: string;
+  /** The file's path in the repository (`skills/deploy/SKILL.md`). */
+  path: string;
+  skill?: SkillFile;
+  error?: string;
+}
+
+/** Files named SKILL.md read per repository commit, at most: a bigger repository is cut off there (docs/repositories.md). */
+const MAX_SKILL_FILES = 200;
+/** Repository commits whose skills are kept in memory (least recently used first out). */
+const CACHE_ENTRIES = 256;
+
+/**
+ * The skills of a team's registered repositories (docs/repositories.md, "Skills"), read through
+ * the `RepositoryReader` port: at a repository's default branch, every file named `SKILL.md`
+ * anywhere in the tree, parsed once per repository commit and cached, so a listing or a run
+ * reads a repository again only when its branch moved (the reader answers the branch from its own
+ * cache unless `refresh`).
+ */
+export class SkillCatalog {
+  private readonly cache = new Map<string, SkillEntry[]>();
+
+  constructor(
+    readonly store: Store,
+    private readonly cipher: SecretCipher,
+    private readonly reader: RepositoryReader | undefined,
+  ) {}
+
+  /** Whether skills can be read at all: `createAgentRun` was given a `repositories` reader. */
+  get enabled(): boolean {
+    return this.reader !== undefined;
+  }
+
+  /** The skills of one registered repository at its default branch's current commit. */
+  async entries(repo: RepositoryRecord, options: { refresh?: boolean } = {}): Promise<SkillEntry[]> {
+    const reader = this.requireReader(repo.name);
+    const access = await this.access(repo);
+    const commit = await reader.resolve(access, repo.defaultBranch, options.refresh ? { refresh: true } : {});
+    const key = `${repo.teamUid}\u0000${repo.name}\u0000${repo.url}\u0000${commit}`;
+    const cached = this.cache.get(key);
+    if (cached && !options.refresh) {
+      this.cache.delete(key);
+      this.cache.set(key, cached);
+      return cached;
+    }
+    const paths = (await reader.listFiles(access, commit, '')).filter(isSkillFile).slice(0, MAX_SKILL_FILES);
+    const entries: SkillEntry[] = [];
+    for (const path of paths) entries.push(entryOf(repo.name, commit, path, await reader.readFile(access, commit, path)));
+    this.cache.set(key, entries);
+    if (this.cache.size > CACHE_ENTRIES) this.cache.delete(this.cache.keys().next().value as string);
+    return entries;
+  }
+
+  /** The read access of a repository: its URL, and its credential secret's value opened for this read. */
+  private async access(repo: RepositoryRecord): Promise<RepositoryAccess> {
+    if (repo.credentialSecret === null) return { url: repo.url };
+    const secret = await this.store.secrets.get(repo.teamUid, repo.credentialSecret);
+    if (!secret) throw new RepositoryError('unauthorized', `its credential secret ${repo.credentialSecret} does not exist`);
+    return { url: repo.url, credential: await this.cipher.open(secret.ciphertext, secretSlot(repo.teamUid, repo.credentialSecret)) };
+  }
+
+  private requireReader(name: string): RepositoryReader {
+    if (!this.reader) {
+      throw invalidRequest(
+        `repository ${name} cannot be read: this agentrun has no repository reader (createAgentRun's repositories option, docs/repositories.md)`,
+      );
+    }
+    return this.reader;
+  }
+}
+
+const isSkillFile = (path: string) => path === 'SKILL.md' || path.endsWith('/SKILL.md');
+
+function entryOf(repository: string, commit: string, path: string, text: string | undefined): SkillEntry {
+  if (text === undefined) return { repository, commit, path, error: 'the file could not be read' };
+  const parsed = parseSkillFile(text);
+  return parsed.ok ? { repository, commit, path, skill: parsed.skill } : { repository, commit, path, error: parsed.error };
+}
