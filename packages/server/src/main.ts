@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createSecretCipher } from '@agentrun/core/internal';
+import { gitSources } from '@agentrun/git-sources';
 import { createPostgresStore, isUnavailableError } from '@agentrun/store-postgres';
 import { type ChosenExecutor, executorFromEnvironment } from './agent-executor.js';
 import { servePrometheusMetrics } from './prometheus.js';
@@ -61,6 +62,9 @@ const server = await startReferenceServer({
   ...(process.env.AGENTRUN_API_KEY ? { apiKey: process.env.AGENTRUN_API_KEY } : {}),
   ...(demoDurationMs !== undefined ? { demoDurationMs } : {}),
   ...(pollIntervalMs !== undefined ? { pollIntervalMs } : {}),
+  // Skills are read from the team's registered repositories with the git program, cached in
+  // AGENTRUN_GIT_CACHE_DIR (docs/repositories.md, "The git layer").
+  repositories: gitSources(process.env.AGENTRUN_GIT_CACHE_DIR ? { cacheDir: process.env.AGENTRUN_GIT_CACHE_DIR } : {}),
 });
 // The address actually bound (HOST, default 0.0.0.0: every interface), and where to reach it here.
 const shown = server.url.replace(/\/\/(0\.0\.0\.0|\[::\])(?=:)/, '//localhost');
