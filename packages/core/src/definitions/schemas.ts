@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { AUTH_MODES } from '../control/records.js';
-import { automationFields, DeliveryIdHeaderSchema, SecretNameSchema, SIGNATURE_SCHEMES } from '../control/schemas.js';
+import { automationFields, DeliveryIdHeaderSchema, SecretNameSchema, SIGNATURE_SCHEMES, TriggerSchema } from '../control/schemas.js';
 import { FILTER_LIMITS } from '../filter/limits.js';
 import { jsonObject } from '../models/json.js';
 import { maxValues } from '../models/size-check.js';
@@ -34,13 +34,32 @@ const WebhookDefinitionSchema = v.pipe(
   ),
 );
 
-/** A trigger names webhooks by file name; the apply turns the names into UIDs. */
-const TriggerDefinitionSchema = jsonObject({
+/** The file-name shorthand: a trigger names webhooks by file name; the apply turns the names into UIDs. */
+const WebhookNamesTriggerSchema = jsonObject({
   webhooks: v.pipe(v.array(DefinitionNameSchema), v.minLength(1, 'select at least one webhook'), v.maxLength(20)),
   // Checked and compiled by the payload filter rules, which name the failing path; their byte
   // limit bounds the values it holds (models/size-check.ts, maxValues).
   payload: v.optional(v.pipe(v.unknown(), maxValues(FILTER_LIMITS.maxBytes))),
 });
+
+/**
+ * A trigger in an automation file (docs/definitions.md, "Triggers"): the shorthand above when it
+ * has a `webhooks` key, else the seed's shape (2.6) checked by the API's own schema, so that
+ * `provider` and `event` have one decider.
+ */
+const TriggerDefinitionSchema = chosenUnion([WebhookNamesTriggerSchema, TriggerSchema], (input) =>
+  typeof input === 'object' && input !== null && 'webhooks' in input ? WebhookNamesTriggerSchema : TriggerSchema,
+);
+
+/**
+ * A union whose input is parsed by the one option `choose` picks, so a refusal names the failing
+ * key of that option (valibot's union answers only "invalid type" when no option fits). It stays a
+ * union for what reads schemas as data: the OpenAPI document and the size walk (models/size-check.ts).
+ */
+function chosenUnion<const O extends v.UnionOptions>(options: O, choose: (input: unknown) => O[number]): v.UnionSchema<O, undefined> {
+  const union = v.union(options);
+  return { ...union, '~run': (dataset, config) => choose(dataset.value)['~run'](dataset, config) } as v.UnionSchema<O, undefined>;
+}
 
 /** An automation file (`automations/<name>.yaml`). */
 const AutomationDefinitionSchema = jsonObject({

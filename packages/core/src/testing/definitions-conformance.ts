@@ -269,6 +269,90 @@ export function describeDefinitionsConformance(name: string, options: Definition
       expect(await deliver(made.webhook.uid, made.secret)).toBe(401);
     });
 
+    it("takes the seed's trigger shape (UIDs) beside the file-name shorthand; both store the same trigger", async () => {
+      // A webhook made through the API before the factory's files owned its webhooks.
+      const made = await ok('POST', `/api/v1/factories/${factory}/webhooks`, { name: 'pager' });
+      const pager = { name: 'pager', auth_mode: 'token', secret_name: 'github-token' };
+      const first = await apply({ webhooks: [github, pager], automations: [triage] });
+      const uid = first.webhooks[0].uid;
+      const seedShape = {
+        ...triage,
+        triggers: [{ provider: 'webhook', event: 'received', filter: { webhook_ids: [uid], payload: { action: ['opened'] } } }],
+      };
+      // The same trigger in the other shape: nothing to write.
+      const same = await apply({ webhooks: [github, pager], automations: [seedShape] });
+      expect(same).toMatchObject({ applied: false, version: 1 });
+      expect(same.automations).toEqual([expect.objectContaining({ action: 'unchanged' })]);
+
+      // Adopted by its file, the API-made webhook keeps the UID it was made with, which a trigger may name.
+      const both = {
+        ...triage,
+        triggers: [{ provider: 'webhook', event: 'received', filter: { webhook_ids: [made.webhook.uid, uid, uid] } }],
+      };
+      const next = await apply({ webhooks: [github, pager], automations: [both] });
+      expect(next.automations).toEqual([expect.objectContaining({ action: 'update', changes: ['triggers'] })]);
+      const [automation] = (await ok('GET', `/api/v1/factories/${factory}/automations`)).automations;
+      expect(automation.triggers).toEqual([{ provider: 'webhook', event: 'received', filter: { webhook_ids: [made.webhook.uid, uid] } }]);
+    });
+
+    it("refuses the seed's trigger shape with an unknown UID, a UID this apply leaves without a file, or another provider or event", async () => {
+      const made = await ok('POST', `/api/v1/factories/${factory}/webhooks`, { name: 'pager' });
+      const pager = { name: 'pager', auth_mode: 'token', secret_name: 'github-token' };
+      const first = await apply({ webhooks: [github, pager], automations: [triage] });
+      const uid = first.webhooks[0].uid;
+      const before = await snapshot();
+      const trigger = (filter: Json, extra: Json = {}) => ({ provider: 'webhook', event: 'received', filter, ...extra });
+      const answer = await refused({
+        webhooks: [github],
+        prune: true,
+        automations: [
+          {
+            ...triage,
+            triggers: [
+              trigger({ webhook_ids: [uid, 'no-such-webhook'] }),
+              trigger({ webhook_ids: [made.webhook.uid] }),
+              trigger({ webhook_ids: [uid], payload: { action: { $regex: 'x' } } }),
+            ],
+          },
+        ],
+      });
+      const byPath = Object.fromEntries(answer.errors.map((e: Json) => [e.path, e.detail]));
+      expect(Object.keys(byPath)).toEqual([
+        'automations.0.triggers.0.filter.webhook_ids.1',
+        'automations.0.triggers.1.filter.webhook_ids.0',
+        'automations.0.triggers.2.filter.payload.action.$regex',
+      ]);
+      expect(byPath['automations.0.triggers.0.filter.webhook_ids.1']).toBe(`no webhook no-such-webhook in factory ${factory}`);
+      expect(byPath['automations.0.triggers.1.filter.webhook_ids.0']).toContain('has no file webhooks/pager.yaml');
+
+      // provider and event are the API's own checks, at their paths.
+      const shape = await refused({
+        webhooks: [github],
+        automations: [
+          {
+            ...triage,
+            triggers: [
+              { provider: 'github', event: 'received', filter: { webhook_ids: [uid] } },
+              { provider: 'webhook', event: 'opened', filter: { webhook_ids: [uid] } },
+              trigger({ webhook_ids: [] }),
+            ],
+          },
+        ],
+      });
+      expect(shape.errors.map((e: Json) => e.path)).toEqual([
+        'automations.0.triggers.0.provider',
+        'automations.0.triggers.1.event',
+        'automations.0.triggers.2.filter.webhook_ids',
+      ]);
+      expect(shape.errors[0].detail).toContain('must be "webhook"');
+      const unknown = await refused({
+        webhooks: [github],
+        automations: [{ ...triage, triggers: [trigger({ webhook_ids: [uid] }, { colour: 'red' })] }],
+      });
+      expect(unknown.errors).toEqual([{ path: 'automations.0.triggers.0.colour', detail: 'unknown field' }]);
+      expect(await snapshot()).toEqual(before);
+    });
+
     it('two concurrent applies never half-apply: the factory ends as one of them says', async () => {
       await putSecret('other-token', 'token-other');
       const a = { webhooks: [github, { name: 'a', secret_name: 'other-token' }], prune: true };
