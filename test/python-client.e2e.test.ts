@@ -1,4 +1,5 @@
 import { Agent, request as httpRequest } from 'node:http';
+import { seedEnvironments } from '@agentrun/core/testing';
 import { type ReferenceServer, startReferenceServer } from '@agentrun/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -24,6 +25,8 @@ beforeAll(async () => {
   // Runs stay in progress long enough to be followed up and cancelled.
   server = await startReferenceServer({ port: 0, demoDurationMs: 60_000, pollIntervalMs: 20 });
   agent = new Agent({ keepAlive: true });
+  // Runs below name environment `env-1`: an unknown environment_id is a 400.
+  await seedEnvironments(server.store, server.principal.team_uid, 'env-1');
 });
 afterAll(async () => {
   agent.destroy();

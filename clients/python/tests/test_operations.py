@@ -48,6 +48,7 @@ class OperationsTest(unittest.TestCase):
             client.automations,
             client.deliveries,
             client.audit,
+            client.environments,
         ):
             for method, operation in type(resource).operations.items():
                 self.assertTrue(callable(getattr(resource, method, None)), f"{type(resource).__name__}.{method}")

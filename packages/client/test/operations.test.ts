@@ -1,6 +1,6 @@
 import { AREA_BASE, ROUTES, type RouteSpec } from '@agentrun/core/api';
 import { describe, expect, it } from 'vitest';
-import { AgentRunClient, ApiKeys, Audit, Automations, Deliveries, Factories, Runs, Secrets, Webhooks } from '../src/index.js';
+import { AgentRunClient, ApiKeys, Audit, Automations, Deliveries, Environments, Factories, Runs, Secrets, Webhooks } from '../src/index.js';
 import { OPERATIONS } from '../src/operations.js';
 
 /** Not for a client: the ingress is called by webhook providers, the OpenAPI document by tools, the probes by orchestrators. */
@@ -15,6 +15,7 @@ const RESOURCES = {
   automations: Automations,
   deliveries: Deliveries,
   audit: Audit,
+  environments: Environments,
 };
 
 describe('the client covers the route table', () => {

@@ -1,4 +1,4 @@
-import { makeRun, testPrincipal } from '@agentrun/core/testing';
+import { makeRun, seedEnvironments, testPrincipal } from '@agentrun/core/testing';
 import { createMemoryStore } from '@agentrun/store-memory';
 import fc from 'fast-check';
 import * as v from 'valibot';
@@ -15,6 +15,8 @@ import { b64, driveTo, expectProblem, type Harness, setup, T0 } from './helpers.
 let h: Harness;
 beforeEach(async () => {
   h = await setup();
+  // Runs below name environment `env-1`: an unknown environment_id is a 400.
+  await seedEnvironments(h.store, h.principal.team_uid, 'env-1');
 });
 
 const create = async (body: unknown, headers: Record<string, string> = {}) => {

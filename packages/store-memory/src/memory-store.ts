@@ -2,6 +2,7 @@ import type { Store } from '@agentrun/core';
 import { createMemoryApiKeys } from './api-keys.js';
 import { createMemoryAudit } from './audit.js';
 import { createMemoryControlPlane } from './control-plane.js';
+import { createMemoryEnvironments } from './environments.js';
 import { createMemoryIdempotency } from './idempotency.js';
 import { createMemoryIngress } from './ingress.js';
 import { createMemoryNotifications } from './notifications.js';
@@ -37,6 +38,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
     idempotency,
     apiKeys: createMemoryApiKeys(),
     ...controlPlane,
+    environments: createMemoryEnvironments(append),
     ...ingress,
     audit,
     notifications: notify.notifications,

@@ -16,6 +16,7 @@ export const TABLE_NAMES = [
   'deliveries',
   'rate_limit_events',
   'audit_events',
+  'environments',
   'agentrun_migrations',
 ] as const;
 

@@ -4,10 +4,11 @@ import { ControlService } from '../control/control-service.js';
 import { createSecretCipher, missingCipher } from '../control/secret-cipher.js';
 import { type AgentRunEvents, createEvents } from '../events.js';
 import type { Executor } from '../executor/executor.js';
-import { auditOperations } from '../http/audit-operations.js';
 import { healthOperations } from '../health/health-operations.js';
 import { createWorkerStates } from '../health/worker-states.js';
+import { auditOperations } from '../http/audit-operations.js';
 import { controlOperations } from '../http/control-operations.js';
+import { environmentOperations } from '../http/environment-operations.js';
 import { idempotentWrites } from '../http/idempotent-write.js';
 import { jsonReaders } from '../http/json-readers.js';
 import { keyOperations } from '../http/key-operations.js';
@@ -167,6 +168,7 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
       ...ingressOperations(ingress),
       ...metaOperations(),
       ...auditOperations(store),
+      ...environmentOperations(control, readers, idempotent, managementBodyLimits(options).bodyBytes),
       ...healthOperations({ store, workers: workerStates, closing: () => closing }),
     },
     authenticate: options.authenticate ?? apiKeyAuthenticator(store.apiKeys, { clock, usage: keyUsage }),

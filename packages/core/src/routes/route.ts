@@ -34,7 +34,19 @@ export interface RouteSpec<P extends string = string, A extends RouteAuth = Rout
   path: P;
   auth: A;
   /** Grouping in the OpenAPI document and the client. */
-  tag: 'runs' | 'factories' | 'secrets' | 'webhooks' | 'deliveries' | 'automations' | 'ingress' | 'meta' | 'audit' | 'keys' | 'health';
+  tag:
+    | 'runs'
+    | 'factories'
+    | 'secrets'
+    | 'webhooks'
+    | 'deliveries'
+    | 'automations'
+    | 'ingress'
+    | 'meta'
+    | 'audit'
+    | 'keys'
+    | 'health'
+    | 'environments';
   summary: string;
   /** A description of every path param (the type requires one for each `{name}` in `path`). */
   params: { [K in PathParamNames<P>]: string };

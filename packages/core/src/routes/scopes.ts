@@ -45,6 +45,11 @@ export const ROUTE_SCOPES: { [K in ApiKeyOperation]: ApiKeyScope } = {
   applyDefinitions: 'manage_factory',
   // Who changed what: as guarded as the changes themselves (docs/operations.md, "Audit").
   listAuditEvents: 'manage_factory',
+  createEnvironment: 'manage_factory',
+  listEnvironments: 'read_factory',
+  getEnvironment: 'read_factory',
+  replaceEnvironment: 'manage_factory',
+  deleteEnvironment: 'manage_factory',
   createApiKey: 'manage_keys',
   listApiKeys: 'manage_keys',
   revokeApiKey: 'manage_keys',

@@ -27,10 +27,10 @@ import {
 } from '../control/wire.js';
 import { ApplyDefinitionsSchema } from '../definitions/schemas.js';
 import { ApplyResultSchema } from '../definitions/wire.js';
+import { HealthSchema, ReadinessSchema } from '../health/wire.js';
 import { CreateApiKeySchema } from '../keys/schemas.js';
 import { ApiKeyCreatedSchema, ApiKeyListSchema } from '../keys/wire.js';
 import { ListAuditQuerySchema } from '../models/list-queries.js';
-import { HealthSchema, ReadinessSchema } from '../health/wire.js';
 import {
   ListDeliveriesQuerySchema,
   ListRunEventsQuerySchema,
@@ -41,6 +41,7 @@ import {
 import { ListRunsResponseSchema, RunAgentResponseSchema, RunFollowupResponseSchema, RunItemSchema } from '../models/run.js';
 import { ListRunEventsResponseSchema } from '../models/run-events.js';
 import { TranscriptQuerySchema } from '../run/transcript-query.js';
+import { ENVIRONMENT_ROUTES } from './environment-routes.js';
 import { type RouteSpec, route } from './route.js';
 
 const runId = 'The run ID.';
@@ -488,6 +489,8 @@ export const ROUTES = {
     params: { keyId: 'The key ID (not the key).' },
     responses: noContent,
   }),
+
+  ...ENVIRONMENT_ROUTES,
 
   // ── Webhook ingress (docs/webhooks.md)
   deliverWebhook: route({

@@ -1,4 +1,5 @@
 import type { Principal } from '../auth/principal.js';
+import { requireEnvironmentId } from '../environments/check.js';
 import { invalidRequest } from '../errors.js';
 import type { RunAgentRequest } from '../models/requests.js';
 import type { RunCreatorInfo, RunTrigger } from '../models/run.js';
@@ -38,6 +39,7 @@ export async function runFromRequest(
   now: string,
 ): Promise<RequestedRun> {
   const { skill, config } = requestConfig(request);
+  await requireEnvironmentId(store, principal.team_uid, config.environment_id, 'run request: config.environment_id');
 
   let conversationId = request.conversation_id;
   if (request.parent_run_id !== undefined) {
