@@ -2,6 +2,7 @@ import { recordAuditEvent } from '../audit/event.js';
 import { apiKeyAuthenticator } from '../auth/api-keys.js';
 import { ControlService } from '../control/control-service.js';
 import { createSecretCipher, missingCipher } from '../control/secret-cipher.js';
+import { resolveEnvironment } from '../environments/resolved.js';
 import { type AgentRunEvents, createEvents } from '../events.js';
 import type { Executor } from '../executor/executor.js';
 import { healthOperations } from '../health/health-operations.js';
@@ -24,6 +25,7 @@ import { consoleLogger, logUnexpectedError } from '../logging/logger.js';
 import { requestLoggerOf } from '../logging/request-log.js';
 import { createMaintenance, type Maintenance } from '../maintenance/maintenance.js';
 import { DEFAULT_IDEMPOTENCY_TTL_MS } from '../run/idempotency.js';
+import type { RunRecord } from '../run/record.js';
 import { RunService } from '../run/run-service.js';
 import { sessionLinkFor } from '../run/session-link.js';
 import type { Store } from '../store/store.js';
@@ -203,6 +205,7 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
         clock,
         maintenance,
         ...(sessionLink ? { sessionLink } : {}),
+        resolveEnvironment: (run: RunRecord) => resolveEnvironment(store, cipher, run.teamUid, run.config.environment_id),
         ...(telemetry.worker ? { telemetry: telemetry.worker } : {}),
         onError: workerOptions.onError ?? reportError,
       } as WorkerOptions);
