@@ -36,6 +36,7 @@ export async function applyDefinitions(
       const opened = await openTeamSecret(ctx, teamUid, name);
       if (opened) secrets.set(name, opened);
     }
+    const environmentIds = new Set((await ctx.store.environments.list(teamUid)).map((e) => e.id));
     const plan = planApply({
       teamUid,
       factoryUid,
@@ -44,6 +45,7 @@ export async function applyDefinitions(
       webhooks,
       automations,
       secrets,
+      environmentIds,
       now: nowIso(ctx),
       origin: ingressOrigin(ctx, requestOrigin),
       maxWebhooksPerFactory: ctx.maxWebhooksPerFactory,

@@ -24,6 +24,8 @@ export interface PlanInput {
   automations: readonly AutomationRecord[];
   /** The team secrets the files name, opened; absent: the team has none of that name. */
   secrets: ReadonlyMap<string, { record: SecretRecord; value: string }>;
+  /** The ids of the team's environments: an automation's `config.environment_id` must be one (docs/repositories.md). */
+  environmentIds: ReadonlySet<string>;
   now: string;
   origin: string;
   maxWebhooksPerFactory: number;
@@ -247,6 +249,9 @@ function planAutomations(input: PlanInput, plan: Plan, uidByName: ReadonlyMap<st
     const { current } = found;
     let action: DefinitionAction = found.action;
     const triggers = triggersOf(input, d, i, uidByName, error);
+    const environmentId = d.config?.environment_id;
+    if (environmentId !== undefined && !input.environmentIds.has(environmentId))
+      error(`automations.${i}.config.environment_id`, `no environment ${environmentId} in this team`);
     const record: AutomationRecord = {
       id: current?.id ?? newId(),
       teamUid: input.teamUid,

@@ -353,6 +353,19 @@ export function describeDefinitionsConformance(name: string, options: Definition
       expect(await snapshot()).toEqual(before);
     });
 
+    it("an automation file's config.environment_id must name an environment of the team", async () => {
+      const before = await snapshot();
+      const refusedEnv = await refused({ webhooks: [github], automations: [{ ...triage, config: { environment_id: 'no-such-env' } }] });
+      expect(refusedEnv.errors).toEqual([
+        { path: 'automations.0.config.environment_id', detail: 'no environment no-such-env in this team' },
+      ]);
+      expect(await snapshot()).toEqual(before);
+      const env = await ok('POST', '/api/v1/environments', { name: 'ci' });
+      await apply({ webhooks: [github], automations: [{ ...triage, config: { environment_id: env.id } }] });
+      const [automation] = (await ok('GET', `/api/v1/factories/${factory}/automations`)).automations;
+      expect(automation.config.environment_id).toBe(env.id);
+    });
+
     it('two concurrent applies never half-apply: the factory ends as one of them says', async () => {
       await putSecret('other-token', 'token-other');
       const a = { webhooks: [github, { name: 'a', secret_name: 'other-token' }], prune: true };
