@@ -1,11 +1,37 @@
 import type { AuditEventRecord, EnvironmentRecord, EnvironmentStore } from '@agentrun/core/store';
 import { copy } from './copy.js';
 
+/** What a definitions write (control-plane.ts) does to environments, checked whole before anything is written. */
+export interface EnvironmentWrites {
+  /** Whether every name stays unique in its team after the puts and deletes. */
+  fits(puts: readonly EnvironmentRecord[], deletes: readonly string[], teamUid: string): boolean;
+  write(puts: readonly EnvironmentRecord[], deletes: readonly string[], teamUid: string): void;
+}
+
 /** The team's environments in memory (docs/repositories.md, "Environments"); `append` is the audit log's. */
-export function createMemoryEnvironments(append: (event: AuditEventRecord | undefined) => void): EnvironmentStore {
+export function createMemoryEnvironments(append: (event: AuditEventRecord | undefined) => void): {
+  environments: EnvironmentStore;
+  writes: EnvironmentWrites;
+} {
   const byId = new Map<string, EnvironmentRecord>();
   const key = (teamUid: string, id: string) => `${teamUid}\u0000${id}`;
-  return {
+  const writes: EnvironmentWrites = {
+    fits(puts, deletes, teamUid) {
+      const after = new Map([...byId].filter(([, e]) => e.teamUid === teamUid));
+      for (const id of deletes) after.delete(key(teamUid, id));
+      for (const e of puts) after.set(key(teamUid, e.id), e);
+      const names = [...after.values()].map((e) => e.name);
+      return new Set(names).size === names.length;
+    },
+    write(puts, deletes, teamUid) {
+      for (const id of deletes) byId.delete(key(teamUid, id));
+      for (const e of puts) {
+        const current = byId.get(key(e.teamUid, e.id));
+        byId.set(key(e.teamUid, e.id), copy({ ...e, createdAt: current?.createdAt ?? e.createdAt }));
+      }
+    },
+  };
+  const environments: EnvironmentStore = {
     async get(teamUid, id) {
       const found = byId.get(key(teamUid, id));
       return found ? copy(found) : undefined;
@@ -30,4 +56,5 @@ export function createMemoryEnvironments(append: (event: AuditEventRecord | unde
       return true;
     },
   };
+  return { environments, writes };
 }

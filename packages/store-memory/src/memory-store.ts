@@ -29,7 +29,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
   // Control-plane writes append their audit event in the same synchronous step as the change.
   // The audit log reads the delivery log for ingress outcomes (made below, read only when asked).
   const { audit, append } = createMemoryAudit(() => deliveryLog());
-  const { webhookSnapshot, ...controlPlane } = createMemoryControlPlane(append);
+  const { environments, writes: environmentWrites } = createMemoryEnvironments(append);
+  const { webhookSnapshot, ...controlPlane } = createMemoryControlPlane(append, environmentWrites);
   // Runs of an accepted delivery are written in the same synchronous step as the delivery.
   const { deliveryLog, ...ingress } = createMemoryIngress(insertRun, webhookSnapshot);
   return {
@@ -38,7 +39,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
     idempotency,
     apiKeys: createMemoryApiKeys(),
     ...controlPlane,
-    environments: createMemoryEnvironments(append),
+    environments,
     ...ingress,
     audit,
     notifications: notify.notifications,

@@ -31,6 +31,29 @@ const fromRow = (r: EnvironmentRow): EnvironmentRecord => ({
   updatedAt: iso(r.updated_at),
 });
 
+/**
+ * Create or replace one environment in one statement (a replace keeps created_at; xmax is 0 only on
+ * a row this statement inserted); a definitions write (definitions.ts) uses it in its transaction.
+ * A name another environment of the team has breaks `environments_team_name`.
+ */
+export async function putEnvironmentRow(q: Db | Tx, t: Tables, e: EnvironmentRecord): Promise<{ created: boolean } | undefined> {
+  const { rows } = await sql<{ created: boolean }>`
+    INSERT INTO ${t.environments} (team_uid, id, factory_uid, name, repositories, setup, variables, setup_timeout_seconds, created_at, updated_at)
+    VALUES (${e.teamUid}, ${e.id}, ${e.factoryUid}, ${e.name}, ${json(e.repositories)}::jsonb, ${json(e.setup)}::jsonb,
+      ${json(e.variables)}::jsonb, ${e.setupTimeoutSeconds}, ${e.createdAt}::timestamptz, ${e.updatedAt}::timestamptz)
+    ON CONFLICT (team_uid, id) DO UPDATE SET factory_uid = EXCLUDED.factory_uid, name = EXCLUDED.name,
+      repositories = EXCLUDED.repositories, setup = EXCLUDED.setup, variables = EXCLUDED.variables,
+      setup_timeout_seconds = EXCLUDED.setup_timeout_seconds, updated_at = EXCLUDED.updated_at
+    RETURNING (xmax = 0) AS created`.execute(q);
+  return rows[0];
+}
+
+/** Whether `error` is the unique violation of an environment name taken in the team. */
+export function isEnvironmentNameTaken(error: unknown): boolean {
+  const { code, constraint } = (error ?? {}) as { code?: unknown; constraint?: unknown };
+  return code === '23505' && constraint === 'environments_team_name';
+}
+
 /** The `environments` table of 0013 (docs/repositories.md, "Environments"). */
 export function createEnvironments(db: Db, t: Tables): EnvironmentStore {
   const rows = async <R>(query: RawBuilder<unknown>, executor: Db | Tx = db): Promise<R[]> => (await query.execute(executor)).rows as R[];
@@ -45,27 +68,14 @@ export function createEnvironments(db: Db, t: Tables): EnvironmentStore {
       return (await rows<EnvironmentRow>(sql`SELECT * FROM ${t.environments} WHERE team_uid = ${teamUid} ORDER BY name`)).map(fromRow);
     },
     async put(e, audit) {
-      // Create or replace in one statement; a replace keeps created_at. xmax is 0 only on a row
-      // this statement inserted. A name another environment of the team has breaks the unique key.
       const write = async (q: Db | Tx) => {
-        const [row] = await rows<{ created: boolean }>(
-          sql`
-          INSERT INTO ${t.environments} (team_uid, id, factory_uid, name, repositories, setup, variables, setup_timeout_seconds, created_at, updated_at)
-          VALUES (${e.teamUid}, ${e.id}, ${e.factoryUid}, ${e.name}, ${json(e.repositories)}::jsonb, ${json(e.setup)}::jsonb,
-            ${json(e.variables)}::jsonb, ${e.setupTimeoutSeconds}, ${e.createdAt}::timestamptz, ${e.updatedAt}::timestamptz)
-          ON CONFLICT (team_uid, id) DO UPDATE SET factory_uid = EXCLUDED.factory_uid, name = EXCLUDED.name,
-            repositories = EXCLUDED.repositories, setup = EXCLUDED.setup, variables = EXCLUDED.variables,
-            setup_timeout_seconds = EXCLUDED.setup_timeout_seconds, updated_at = EXCLUDED.updated_at
-          RETURNING (xmax = 0) AS created`,
-          q,
-        );
+        const row = await putEnvironmentRow(q, t, e);
         return { ok: true as const, created: row?.created === true };
       };
       try {
         return await audited(audit, write, () => true);
       } catch (error) {
-        const { code, constraint } = (error ?? {}) as { code?: unknown; constraint?: unknown };
-        if (code === '23505' && constraint === 'environments_team_name') return { ok: false, reason: 'name_taken' };
+        if (isEnvironmentNameTaken(error)) return { ok: false, reason: 'name_taken' };
         throw error;
       }
     },

@@ -3,12 +3,14 @@ import { appliedSecretName, isFileDefined, teamSecretNameOf } from '../control/a
 import type { AutomationRecord, SecretRecord, WebhookRecord, WebhookTrigger } from '../control/records.js';
 import { secretUnfitFor } from '../control/secret-fit.js';
 import { webhookView } from '../control/views.js';
+import type { EnvironmentRecord } from '../environments/records.js';
 import { type FieldError, isAgentRunError } from '../errors.js';
 import { parseFilter } from '../filter/index.js';
 import { newId } from '../util/ids.js';
+import { planEnvironments } from './plan-environments.js';
 import type { AppliedAutomation, AppliedWebhook, DefinitionSetRecord } from './records.js';
 import type { ApplyDefinitions, AutomationDefinition, WebhookDefinition } from './schemas.js';
-import type { DefinitionAction, PlannedAutomation, PlannedWebhook } from './wire.js';
+import type { DefinitionAction, PlannedAutomation, PlannedEnvironment, PlannedWebhook } from './wire.js';
 
 // The plan of an apply (docs/definitions.md, "The plan"): what each file becomes, from the factory
 // as it is now. Pure: apply.ts reads what it needs, asks for a plan, then writes it whole.
@@ -24,8 +26,9 @@ export interface PlanInput {
   automations: readonly AutomationRecord[];
   /** The team secrets the files name, opened; absent: the team has none of that name. */
   secrets: ReadonlyMap<string, { record: SecretRecord; value: string }>;
-  /** The ids of the team's environments: an automation's `config.environment_id` must be one (docs/repositories.md). */
-  environmentIds: ReadonlySet<string>;
+  /** The team's environments and secret names, for the environment files (plan-environments.ts). */
+  environments: readonly EnvironmentRecord[];
+  secretNames: ReadonlySet<string>;
   now: string;
   origin: string;
   maxWebhooksPerFactory: number;
@@ -49,6 +52,9 @@ export interface Plan {
   deleteSecrets: string[];
   putAutomations: AutomationRecord[];
   deleteAutomations: string[];
+  environments: PlannedEnvironment[];
+  putEnvironments: EnvironmentRecord[];
+  deleteEnvironments: string[];
 }
 
 export function planApply(input: PlanInput): Plan {
@@ -62,9 +68,18 @@ export function planApply(input: PlanInput): Plan {
     deleteSecrets: [],
     putAutomations: [],
     deleteAutomations: [],
+    environments: [],
+    putEnvironments: [],
+    deleteEnvironments: [],
   };
   const uidByName = planWebhooks(input, plan);
-  planAutomations(input, plan, uidByName);
+  const environments = planEnvironments({ ...input, files: input.body.environments, prune: input.body.prune });
+  plan.errors.push(...environments.errors);
+  plan.environments = environments.planned;
+  plan.putEnvironments = environments.put;
+  plan.deleteEnvironments = environments.delete;
+  if (environments.put.length > 0 || environments.delete.length > 0) plan.changes = true;
+  planAutomations(input, plan, uidByName, environments.ids);
   return plan;
 }
 
@@ -223,7 +238,7 @@ function changedKeys(current: WebhookRecord, next: WebhookRecord, secretName: st
   return changes;
 }
 
-function planAutomations(input: PlanInput, plan: Plan, uidByName: ReadonlyMap<string, string>): void {
+function planAutomations(input: PlanInput, plan: Plan, uidByName: ReadonlyMap<string, string>, environmentIds: ReadonlySet<string>): void {
   const { body, now } = input;
   const error = (path: string, detail: string) => plan.errors.push({ path, detail });
   const identity = identities(
@@ -250,7 +265,7 @@ function planAutomations(input: PlanInput, plan: Plan, uidByName: ReadonlyMap<st
     let action: DefinitionAction = found.action;
     const triggers = triggersOf(input, d, i, uidByName, error);
     const environmentId = d.config?.environment_id;
-    if (environmentId !== undefined && !input.environmentIds.has(environmentId))
+    if (environmentId !== undefined && !environmentIds.has(environmentId))
       error(`automations.${i}.config.environment_id`, `no environment ${environmentId} in this team`);
     const record: AutomationRecord = {
       id: current?.id ?? newId(),

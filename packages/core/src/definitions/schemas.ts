@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { AUTH_MODES } from '../control/records.js';
 import { automationFields, DeliveryIdHeaderSchema, SecretNameSchema, SIGNATURE_SCHEMES, TriggerSchema } from '../control/schemas.js';
+import { environmentFields } from '../environments/schemas.js';
 import { FILTER_LIMITS } from '../filter/limits.js';
 import { jsonObject } from '../models/json.js';
 import { maxValues } from '../models/size-check.js';
@@ -70,9 +71,13 @@ const AutomationDefinitionSchema = jsonObject({
   triggers: v.pipe(v.array(TriggerDefinitionSchema), v.maxLength(10)),
 });
 
+/** An environment file (`environments/<name>.yaml`): the API's environment body, named by its file. */
+const EnvironmentDefinitionSchema = jsonObject({ name: DefinitionNameSchema, ...environmentFields });
+
 export const ApplyDefinitionsSchema = jsonObject({
   webhooks: v.optional(v.pipe(v.array(WebhookDefinitionSchema), v.maxLength(100)), []),
   automations: v.optional(v.pipe(v.array(AutomationDefinitionSchema), v.maxLength(200)), []),
+  environments: v.optional(v.pipe(v.array(EnvironmentDefinitionSchema), v.maxLength(50)), []),
   /** Delete the factory's webhooks and automations that have no file; without it, they are an error. */
   prune: v.optional(v.boolean(), false),
   /** Plan only: answer what would change and write nothing. */
@@ -82,3 +87,4 @@ export const ApplyDefinitionsSchema = jsonObject({
 export type ApplyDefinitions = v.InferOutput<typeof ApplyDefinitionsSchema>;
 export type WebhookDefinition = ApplyDefinitions['webhooks'][number];
 export type AutomationDefinition = ApplyDefinitions['automations'][number];
+export type EnvironmentDefinition = ApplyDefinitions['environments'][number];

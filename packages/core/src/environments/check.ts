@@ -15,31 +15,34 @@ export async function requireEnvironmentId(store: Store, teamUid: string, id: st
 
 /**
  * What an environment's body must also be beyond its schema: two repositories never cloned into
- * one directory, and each variable's team secret there when it is saved (a secret deleted later
- * fails the run that needs it). `at` prefixes each path (`''` in the API, `environments.<i>.` in an apply).
+ * one directory (or one inside the other), and each variable's team secret there when it is saved
+ * (one deleted later fails the run that needs it). `at` prefixes each path (`''` in the API,
+ * `environments.<i>.` in an apply).
  */
-export async function environmentProblems(
-  store: Store,
-  teamUid: string,
-  body: { repositories: EnvironmentRepository[]; variables: Record<string, string> },
+export function environmentProblems(
+  body: { repositories: readonly EnvironmentRepository[]; variables: Readonly<Record<string, string>> },
+  secretNames: ReadonlySet<string>,
   at: string,
-): Promise<FieldError[]> {
+): FieldError[] {
   const problems: FieldError[] = [];
-  const seen = new Map<string, number>();
+  const seen: [string, number][] = [];
   body.repositories.forEach((r, i) => {
-    const first = [...seen.entries()].find(
-      ([d]) => d === r.directory || d.startsWith(`${r.directory}/`) || r.directory.startsWith(`${d}/`),
-    );
+    const first = seen.find(([d]) => d === r.directory || d.startsWith(`${r.directory}/`) || r.directory.startsWith(`${d}/`));
     if (first)
       problems.push({ path: `${at}repositories.${i}.directory`, detail: `${r.directory} overlaps repositories.${first[1]} (${first[0]})` });
-    else seen.set(r.directory, i);
+    else seen.push([r.directory, i]);
   });
   for (const [variable, secret] of Object.entries(body.variables)) {
-    if (!(await store.secrets.get(teamUid, secret)))
+    if (!secretNames.has(secret))
       problems.push({
         path: `${at}variables.${variable}`,
         detail: `no team secret named ${secret}; create it first (agentrun secret create ${secret} --team)`,
       });
   }
   return problems;
+}
+
+/** The names of the team's secrets, for `environmentProblems`. */
+export async function teamSecretNames(store: Store, teamUid: string): Promise<Set<string>> {
+  return new Set((await store.secrets.list(teamUid)).map((s) => s.name));
 }

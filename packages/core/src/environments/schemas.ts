@@ -42,7 +42,7 @@ const VariableNameSchema = v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_]{0,
 
 const ENVIRONMENT_LIMITS = { repositories: 20, setup: 50, commandLength: 10_000, variables: 100, maxTimeoutSeconds: 7200 } as const;
 
-const environmentFields = {
+export const environmentFields = {
   repositories: v.optional(
     v.pipe(
       v.array(

@@ -366,6 +366,72 @@ export function describeDefinitionsConformance(name: string, options: Definition
       expect(automation.config.environment_id).toBe(env.id);
     });
 
+    it('environment files: create, re-apply unchanged, update, adopt, refuse at their paths, prune; the API leaves them to their files', async () => {
+      const web = {
+        name: 'web',
+        repositories: [{ repository: 'acme/web', ref: 'main' }],
+        setup: ['npm ci'],
+        variables: { TOKEN: 'github-token' },
+      };
+      const first = await apply({ environments: [web] });
+      expect(first.environments).toEqual([{ name: 'web', action: 'create', id: expect.any(String), changes: [] }]);
+      const id = first.environments[0].id;
+      const shown = await ok('GET', `/api/v1/environments/${id}`);
+      expect(shown).toMatchObject({
+        name: 'web',
+        factory_uid: factory,
+        definition_file: 'environments/web.yaml',
+        setup_timeout_seconds: 600,
+      });
+      expect(shown.repositories).toEqual([{ repository: 'acme/web', ref: 'main', directory: 'web' }]);
+      expect((await call('PUT', `/api/v1/environments/${id}`, { name: 'web' })).status).toBe(409);
+      expect((await call('DELETE', `/api/v1/environments/${id}`)).status).toBe(409);
+
+      const again = await apply({ environments: [web] });
+      expect(again).toMatchObject({ applied: false });
+      expect(again.environments[0].action).toBe('unchanged');
+      const changed = await apply({ environments: [{ ...web, setup: ['make'], setup_timeout_seconds: 60 }] });
+      expect(changed.environments[0]).toEqual({ name: 'web', action: 'update', id, changes: ['setup', 'setup_timeout_seconds'] });
+
+      // An automation file may name it; an API-made environment of a file's name is adopted, keeping its id.
+      const made = await ok('POST', '/api/v1/environments', { name: 'tools' });
+      const both = await apply({
+        environments: [web, { name: 'tools' }],
+        automations: [{ name: 'a', prompt: 'p', triggers: [], config: { environment_id: id } }],
+      });
+      expect(both.environments.map((e: Json) => [e.name, e.action, e.id])).toEqual([
+        ['web', 'update', id],
+        ['tools', 'adopt', made.id],
+      ]);
+
+      const before = await snapshot();
+      const bad = await refused({
+        environments: [
+          { ...web, variables: { TOKEN: 'no-such-secret' } },
+          {
+            name: 'tools',
+            repositories: [
+              { repository: 'acme/a', directory: 'x' },
+              { repository: 'acme/b', directory: 'x' },
+            ],
+          },
+        ],
+        automations: [{ name: 'a', prompt: 'p', triggers: [], config: { environment_id: id } }],
+      });
+      expect(bad.errors.map((e: Json) => e.path)).toEqual(['environments.0.variables.TOKEN', 'environments.1.repositories.1.directory']);
+      const gone = await refused({ environments: [web], automations: [{ name: 'a', prompt: 'p', triggers: [] }] });
+      expect(gone.errors).toEqual([{ path: 'environments', detail: expect.stringContaining('has no file environments/tools.yaml') }]);
+      expect(await snapshot()).toEqual(before);
+
+      // Pruned: the automation naming a pruned environment is refused, so it goes too.
+      const pruned = await apply({ environments: [web], prune: true });
+      expect(pruned.environments.map((e: Json) => [e.name, e.action])).toEqual([
+        ['web', 'unchanged'],
+        ['tools', 'delete'],
+      ]);
+      expect((await ok('GET', '/api/v1/environments')).environments.map((e: Json) => e.name)).toEqual(['web']);
+    });
+
     it('two concurrent applies never half-apply: the factory ends as one of them says', async () => {
       await putSecret('other-token', 'token-other');
       const a = { webhooks: [github, { name: 'a', secret_name: 'other-token' }], prune: true };
