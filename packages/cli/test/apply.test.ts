@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { AgentRunClient } from '@agentrun/client';
@@ -126,6 +126,26 @@ describe('agentrun apply', () => {
     expect(unknown.stderr).toContain(
       `${relative(process.cwd(), file)}:8: triggers.0.filter.webhook_ids.0: no webhook no-such-webhook in factory ${factory}`,
     );
+  });
+
+  it('applies environments/<name>.yaml with the other files; a missing team secret is refused at its line', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentrun-defs-'));
+    cpSync(SAMPLE, dir, { recursive: true });
+    mkdirSync(join(dir, 'environments'));
+    const file = join(dir, 'environments', 'web.yaml');
+    const yaml = (secret: string) =>
+      `repositories:\n  - repository: acme/web\n    ref: main\nsetup:\n  - npm ci\nvariables:\n  TOKEN: ${secret}\nsetupTimeoutSeconds: 120\n`;
+    writeFileSync(file, yaml('no-such-secret'));
+    const refusedEnv = await run([dir]);
+    expect(refusedEnv.code).toBe(3);
+    expect(refusedEnv.stderr).toContain(`${relative(process.cwd(), file)}:7: variables.TOKEN: no team secret named no-such-secret`);
+
+    writeFileSync(file, yaml('ci-alerts-token'));
+    const applied = await run([dir]);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(applied.stdout).toMatch(/\+ environments\/web\.yaml\s+create/);
+    const [environment] = (await client.environments.list()).environments;
+    expect(environment).toMatchObject({ name: 'web', setup_timeout_seconds: 120, definition_file: 'environments/web.yaml' });
   });
 
   it('refuses a renamed webhook file and a YAML error, naming the file', async () => {
