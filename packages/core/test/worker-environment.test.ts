@@ -14,9 +14,17 @@ describe("a run's environment in the executor input", () => {
     const h = await setup({ secretKey: KEY, store: createMemoryStore() });
     const inputs: ExecutionInput[] = [];
     const executor: Executor = {
-      async execute(input) {
+      async execute(input, ctx) {
         inputs.push(input);
-        return { status: 'succeeded' };
+        const token = input.environment?.variables.NPM_TOKEN?.reveal();
+        if (token === undefined) return { status: 'succeeded' };
+        // An agent that prints its variables: the values stay out of the transcript and the status.
+        await ctx.report({ message: `using ${token}` });
+        await ctx.record?.([
+          { type: 'output', data: { text: `NPM_TOKEN=${token}` } },
+          { type: 'artifact', data: { note: token } },
+        ]);
+        return { status: 'succeeded', message: `done with ${token}` };
       },
     };
     const ok = async (method: string, path: string, body?: unknown) => {
@@ -36,10 +44,11 @@ describe("a run's environment in the executor input", () => {
       const { run_id } = await ok('POST', '/agent/run', { prompt: 'p', config });
       await worker.poll();
       await worker.idle();
-      return ok('GET', `/agent/runs/${run_id}`) as Promise<Record<string, unknown>>;
+      return { run_id, ...(await ok('GET', `/agent/runs/${run_id}`)) } as Record<string, unknown> & { run_id: string };
     };
 
-    expect((await runWith({ environment_id: env.id })).state).toBe('SUCCEEDED');
+    const firstRun = await runWith({ environment_id: env.id });
+    expect(firstRun.state).toBe('SUCCEEDED');
     const [first] = inputs;
     expect(first?.environment).toMatchObject({
       id: env.id,
@@ -52,6 +61,10 @@ describe("a run's environment in the executor input", () => {
     expect(token?.reveal()).toBe('npm-secret-value');
     expect(JSON.stringify(first?.environment)).not.toContain('npm-secret-value');
     expect(`${token}`).toBe('[secret]');
+    const events = await h.json<Record<string, unknown>>('GET', `/agent/runs/${firstRun.run_id}/events`);
+    expect(JSON.stringify(events.body)).toContain('NPM_TOKEN=[secret]');
+    expect(JSON.stringify(events.body)).not.toContain('npm-secret-value');
+    expect(JSON.stringify(await ok('GET', `/agent/runs/${firstRun.run_id}`))).not.toContain('npm-secret-value');
 
     expect((await runWith({})).state).toBe('SUCCEEDED');
     expect(inputs[1]?.environment).toBeUndefined();

@@ -16,7 +16,7 @@ import { newId } from '../util/ids.js';
 import { everyMs } from '../util/throttle.js';
 import { agentText, wellFormedOutcome, wellFormedUpdate } from './agent-text.js';
 import { type FollowupInbox, followupInbox } from './followup-inbox.js';
-import { type EnvironmentResolver, runEnvironment } from './run-environment.js';
+import { type EnvironmentResolver, redactedOutcome, redactingContext, runEnvironment } from './run-environment.js';
 import { checkWorkerOptions } from './worker-options.js';
 
 /**
@@ -253,7 +253,12 @@ export function createWorker(options: WorkerOptions): Worker {
             readAttachment,
             ...(prepared.environment ? { environment: prepared.environment } : {}),
           };
-          outcome = await (telemetry ? telemetry.execution(start.run, () => executor.execute(input, ctx)) : executor.execute(input, ctx));
+          // The environment's secret values never reach the transcript or a status (run-environment.ts).
+          const scrubbed = redactingContext(ctx, prepared.environment);
+          outcome = redactedOutcome(
+            await (telemetry ? telemetry.execution(start.run, () => executor.execute(input, scrubbed)) : executor.execute(input, scrubbed)),
+            prepared.environment,
+          );
         }
       } catch (error) {
         execution.inbox.close();
