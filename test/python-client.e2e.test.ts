@@ -1,5 +1,5 @@
 import { Agent, request as httpRequest } from 'node:http';
-import { fakeSkillRepositories } from '@agentrun/core/testing';
+import { fakeSkillRepositories, seedEnvironments } from '@agentrun/core/testing';
 import { type ReferenceServer, startReferenceServer } from '@agentrun/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -28,6 +28,8 @@ beforeAll(async () => {
   server = await startReferenceServer({ port: 0, demoDurationMs: 60_000, pollIntervalMs: 20, repositories: skills.reader });
   await skills.register(server.store, server.principal.team_uid);
   agent = new Agent({ keepAlive: true });
+  // Runs below name environment `env-1`: an unknown environment_id is a 400.
+  await seedEnvironments(server.store, server.principal.team_uid, 'env-1');
 });
 afterAll(async () => {
   agent.destroy();

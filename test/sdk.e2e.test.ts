@@ -1,4 +1,4 @@
-import { fakeSkillRepositories } from '@agentrun/core/testing';
+import { fakeSkillRepositories, seedEnvironments } from '@agentrun/core/testing';
 import { type ReferenceServer, startReferenceServer } from '@agentrun/server';
 import OzAPI, { AuthenticationError, BadRequestError, ConflictError, NotFoundError } from 'oz-agent-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +13,8 @@ describe('oz-agent-sdk against the reference server', () => {
   beforeAll(async () => {
     server = await startReferenceServer({ port: 0, demoDurationMs: 150, pollIntervalMs: 50, repositories: skills.reader });
     await skills.register(server.store, server.principal.team_uid);
+    // Runs below name these environments: an unknown environment_id is a 400.
+    await seedEnvironments(server.store, server.principal.team_uid, 'env-1', 'e');
     client = new OzAPI({ apiKey: server.apiKey, baseURL: `${server.url}/api/v1`, maxRetries: 0 });
   });
   afterAll(() => server.close());

@@ -50,6 +50,7 @@ class OperationsTest(unittest.TestCase):
             client.audit,
             client.repositories,
             client.agents,
+            client.environments,
         ):
             for method, operation in type(resource).operations.items():
                 self.assertTrue(callable(getattr(resource, method, None)), f"{type(resource).__name__}.{method}")

@@ -1,6 +1,6 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { AgentRunClient } from '@agentrun/client';
 import type { ApplyResult } from '@agentrun/core/api';
 import type { ReferenceServer } from '@agentrun/server';
@@ -100,6 +100,52 @@ describe('agentrun apply', () => {
     expect(answer).toMatchObject({ applied: true, version: 2 });
     expect(answer.webhooks.find((w) => w.name === 'ci-alerts')).toMatchObject({ uid: before?.uid, action: 'update' });
     expect((await client.webhooks.get(factory, before?.uid as string)).delivery_id_header).toBe('X-Pipeline-Id');
+  });
+
+  it("takes the seed's trigger shape (webhook UIDs) beside file names; an unknown UID is refused at file and line", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentrun-defs-'));
+    cpSync(SAMPLE, dir, { recursive: true });
+    const github = (await client.webhooks.list(factory)).webhooks.find((w) => w.name === 'github');
+    const file = join(dir, 'automations', 'triage-issues.yaml');
+    const seedShape = (uid: string) =>
+      readFileSync(join(SAMPLE, 'automations', 'triage-issues.yaml'), 'utf8')
+        .replace(
+          '  - webhooks: [github]\n    payload:',
+          `  - provider: webhook\n    event: received\n    filter:\n      webhook_ids: [${uid}]\n      payload:`,
+        )
+        .replace(/^( {6}(?:action|issue| {2}state):)/gm, '  $1');
+    writeFileSync(file, seedShape(github?.uid as string));
+    // The same trigger written the other way: nothing to apply.
+    const same = await run([dir]);
+    expect(same.code, same.stderr).toBe(0);
+    expect(same.stdout).toMatch(/= automations\/triage-issues\.yaml\s+unchanged/);
+
+    writeFileSync(file, seedShape('no-such-webhook'));
+    const unknown = await run([dir]);
+    expect(unknown.code).toBe(3);
+    expect(unknown.stderr).toContain(
+      `${relative(process.cwd(), file)}:8: triggers.0.filter.webhook_ids.0: no webhook no-such-webhook in factory ${factory}`,
+    );
+  });
+
+  it('applies environments/<name>.yaml with the other files; a missing team secret is refused at its line', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentrun-defs-'));
+    cpSync(SAMPLE, dir, { recursive: true });
+    mkdirSync(join(dir, 'environments'));
+    const file = join(dir, 'environments', 'web.yaml');
+    const yaml = (secret: string) =>
+      `repositories:\n  - repository: acme/web\n    ref: main\nsetup:\n  - npm ci\nvariables:\n  TOKEN: ${secret}\nsetupTimeoutSeconds: 120\n`;
+    writeFileSync(file, yaml('no-such-secret'));
+    const refusedEnv = await run([dir]);
+    expect(refusedEnv.code).toBe(3);
+    expect(refusedEnv.stderr).toContain(`${relative(process.cwd(), file)}:7: variables.TOKEN: no team secret named no-such-secret`);
+
+    writeFileSync(file, yaml('ci-alerts-token'));
+    const applied = await run([dir]);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(applied.stdout).toMatch(/\+ environments\/web\.yaml\s+create/);
+    const [environment] = (await client.environments.list()).environments;
+    expect(environment).toMatchObject({ name: 'web', setup_timeout_seconds: 120, definition_file: 'environments/web.yaml' });
   });
 
   it('refuses a renamed webhook file and a YAML error, naming the file', async () => {

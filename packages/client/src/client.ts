@@ -1,6 +1,18 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIResponseError, APIUserAbortError, errorForStatus } from './errors.js';
 import { type BodyOf, type ClientOperationId, OPERATIONS, type ParamsOf, type QueryOf, type ResponseOf } from './operations.js';
-import { Agents, ApiKeys, Audit, Automations, Deliveries, Factories, Repositories, Runs, Secrets, Webhooks } from './resources.js';
+import {
+  Agents,
+  ApiKeys,
+  Audit,
+  Automations,
+  Deliveries,
+  Environments,
+  Factories,
+  Repositories,
+  Runs,
+  Secrets,
+  Webhooks,
+} from './resources.js';
 import { retryDelayMs, shouldRetry } from './retry.js';
 import { sleep } from './sleep.js';
 
@@ -58,7 +70,7 @@ export type RequestArgs<K extends ClientOperationId> = RequestOptions &
 
 /**
  * The agentrun client (docs/client.md). `request()` calls any operation of the route table; the
- * resources (`runs`, `factories`, `secrets`, `apiKeys`, `webhooks`, `automations`, `deliveries`, `audit`) are thin
+ * resources (`runs`, `factories`, `secrets`, `apiKeys`, `webhooks`, `automations`, `deliveries`, `audit`, `environments`) are thin
  * methods over it.
  */
 export class AgentRunClient {
@@ -79,6 +91,7 @@ export class AgentRunClient {
   readonly audit: Audit = new Audit(this);
   readonly repositories: Repositories = new Repositories(this);
   readonly agents: Agents = new Agents(this);
+  readonly environments: Environments = new Environments(this);
 
   constructor(options: ClientOptions) {
     if (!options.apiKey) throw new TypeError('AgentRunClient: apiKey is required');

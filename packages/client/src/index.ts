@@ -1,6 +1,18 @@
 export { AgentRunClient, type AnswerCheck, type ClientOptions, type Fetch, type RequestArgs, type RequestOptions } from './client.js';
 export * from './errors.js';
 export type { BodyOf, ClientOperationId, ParamsOf, QueryOf, ResponseOf } from './operations.js';
-export { Agents, ApiKeys, Audit, Automations, Deliveries, Factories, Repositories, Runs, Secrets, Webhooks } from './resources.js';
+export {
+  Agents,
+  ApiKeys,
+  Audit,
+  Automations,
+  Deliveries,
+  Environments,
+  Factories,
+  Repositories,
+  Runs,
+  Secrets,
+  Webhooks,
+} from './resources.js';
 export type { RunEvent, StreamOptions } from './run-stream.js';
 export type { WaitOptions } from './run-wait.js';

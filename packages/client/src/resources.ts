@@ -206,6 +206,37 @@ export class Agents extends Resource {
   }
 }
 
+/** The team's environments (docs/repositories.md, "Environments"): what a run's `environment_id` selects. */
+export class Environments extends Resource {
+  static readonly operations = {
+    create: 'createEnvironment',
+    list: 'listEnvironments',
+    get: 'getEnvironment',
+    replace: 'replaceEnvironment',
+    delete: 'deleteEnvironment',
+  } as const satisfies Record<string, ClientOperationId>;
+
+  create(body: BodyOf<'createEnvironment'>, options?: RequestOptions): Promise<ResponseOf<'createEnvironment'>> {
+    return this.client.request('createEnvironment', { ...options, body });
+  }
+
+  list(options?: RequestOptions): Promise<ResponseOf<'listEnvironments'>> {
+    return this.client.request('listEnvironments', { ...options });
+  }
+
+  get(environmentId: string, options?: RequestOptions): Promise<ResponseOf<'getEnvironment'>> {
+    return this.client.request('getEnvironment', { ...options, params: { environmentId } });
+  }
+
+  replace(environmentId: string, body: BodyOf<'replaceEnvironment'>, options?: RequestOptions): Promise<ResponseOf<'replaceEnvironment'>> {
+    return this.client.request('replaceEnvironment', { ...options, params: { environmentId }, body });
+  }
+
+  delete(environmentId: string, options?: RequestOptions): Promise<void> {
+    return this.client.request('deleteEnvironment', { ...options, params: { environmentId } });
+  }
+}
+
 export class Webhooks extends Resource {
   static readonly operations = {
     create: 'createWebhook',

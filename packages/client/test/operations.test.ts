@@ -7,6 +7,7 @@ import {
   Audit,
   Automations,
   Deliveries,
+  Environments,
   Factories,
   Repositories,
   Runs,
@@ -29,6 +30,7 @@ const RESOURCES = {
   audit: Audit,
   repositories: Repositories,
   agents: Agents,
+  environments: Environments,
 };
 
 describe('the client covers the route table', () => {

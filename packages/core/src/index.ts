@@ -16,10 +16,11 @@ export { hasPermission, PERMISSIONS, type Principal } from './auth/principal.js'
 // Services, events, notifications
 export type { ControlService, WebhookWithSecret } from './control/control-service.js';
 export type { SecretKeyOption } from './control/secret-cipher.js';
+// Execution
+export { type ResolvedEnvironment, SecretValue } from './environments/resolved.js';
 // Errors
 export { AgentRunError, type AgentRunErrorOptions, ERROR_STATUS, type ErrorCode, isAgentRunError } from './errors.js';
 export { type AgentRunEventMap, type AgentRunEvents, createEvents } from './events.js';
-// Execution
 export { type DemoExecutorOptions, demoExecutor } from './executor/demo-executor.js';
 export type {
   ExecutionContext,

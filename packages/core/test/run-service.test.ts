@@ -1,4 +1,4 @@
-import { FAKE_SKILL_COMMIT, makeRun, testPrincipal } from '@agentrun/core/testing';
+import { FAKE_SKILL_COMMIT, makeRun, seedEnvironments, testPrincipal } from '@agentrun/core/testing';
 import { createMemoryStore } from '@agentrun/store-memory';
 import fc from 'fast-check';
 import * as v from 'valibot';
@@ -17,6 +17,8 @@ beforeEach(async () => {
   h = await setup({
     skills: ['acme/tools:skills/web/deploy/SKILL.md', 'acme/tools:deploy', 'acme/tools:lint', 'acme/tools:review/SKILL.md'],
   });
+  // Runs below name environment `env-1`: an unknown environment_id is a 400.
+  await seedEnvironments(h.store, h.principal.team_uid, 'env-1');
 });
 
 const create = async (body: unknown, headers: Record<string, string> = {}) => {

@@ -1,3 +1,4 @@
+import { seedEnvironments } from '@agentrun/core/testing';
 import fc from 'fast-check';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { codePointLength } from '../src/models/char-limit.js';
@@ -11,6 +12,8 @@ import { b64, expectProblem, type Harness, setup } from './helpers.js';
 let h: Harness;
 beforeEach(async () => {
   h = await setup({ skills: ['acme/tools:.claude/skills/deploy/SKILL.md', 'acme/tools:deploy', 'acme/tools:lint'] });
+  // Runs below name environment `env`: an unknown environment_id is a 400.
+  await seedEnvironments(h.store, h.principal.team_uid, 'env');
 });
 
 const createRun = async (body: unknown) => {

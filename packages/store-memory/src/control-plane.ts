@@ -14,6 +14,7 @@ import type {
   WebhookStore,
 } from '@agentrun/core/store';
 import { copy as clone } from './copy.js';
+import type { EnvironmentWrites } from './environments.js';
 import { selectsWebhook } from './ingress.js';
 
 const key = (...parts: string[]) => parts.join('\u0000');
@@ -33,7 +34,10 @@ export type WebhookSnapshot = Pick<DeliveryContext, 'webhook' | 'secret' | 'auto
  * Factories, team secrets, webhooks, automations and definition sets in memory; each operation is
  * synchronous, so atomic. `webhookSnapshot` is for the memory ingress, not part of the Store.
  */
-export function createMemoryControlPlane(audit: (event: AuditEventRecord | undefined) => void): {
+export function createMemoryControlPlane(
+  audit: (event: AuditEventRecord | undefined) => void,
+  environmentWrites?: EnvironmentWrites,
+): {
   factories: FactoryStore;
   secrets: SecretStore;
   webhooks: WebhookStore;
@@ -227,6 +231,11 @@ export function createMemoryControlPlane(audit: (event: AuditEventRecord | undef
         for (const w of change.putWebhooks) after.set(w.uid, w);
         if ([...after.values()].filter((w) => w.deletedAt === null).length > change.maxWebhooksPerFactory)
           return { applied: false, reason: 'limit' };
+        const putEnvironments = change.putEnvironments ?? [];
+        const deleteEnvironments = change.deleteEnvironments ?? [];
+        if (environmentWrites && !environmentWrites.fits(putEnvironments, deleteEnvironments, set.teamUid))
+          return { applied: false, reason: 'stale' };
+        environmentWrites?.write(putEnvironments, deleteEnvironments, set.teamUid);
         for (const s of change.putSecrets) {
           const existing = secrets.get(key(s.teamUid, s.name));
           secrets.set(key(s.teamUid, s.name), clone(existing ? { ...s, createdAt: existing.createdAt } : s));

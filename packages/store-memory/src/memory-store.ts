@@ -2,6 +2,7 @@ import type { Store } from '@agentrun/core';
 import { createMemoryApiKeys } from './api-keys.js';
 import { createMemoryAudit } from './audit.js';
 import { createMemoryControlPlane } from './control-plane.js';
+import { createMemoryEnvironments } from './environments.js';
 import { createMemoryIdempotency } from './idempotency.js';
 import { createMemoryIngress } from './ingress.js';
 import { createMemoryNotifications } from './notifications.js';
@@ -29,7 +30,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
   // Control-plane writes append their audit event in the same synchronous step as the change.
   // The audit log reads the delivery log for ingress outcomes (made below, read only when asked).
   const { audit, append } = createMemoryAudit(() => deliveryLog());
-  const { webhookSnapshot, ...controlPlane } = createMemoryControlPlane(append);
+  const { environments, writes: environmentWrites } = createMemoryEnvironments(append);
+  const { webhookSnapshot, ...controlPlane } = createMemoryControlPlane(append, environmentWrites);
   // Runs of an accepted delivery are written in the same synchronous step as the delivery.
   const { deliveryLog, ...ingress } = createMemoryIngress(insertRun, webhookSnapshot);
   return {
@@ -38,6 +40,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
     idempotency,
     apiKeys: createMemoryApiKeys(),
     ...controlPlane,
+    environments,
     ...ingress,
     repositories: createMemoryRepositories(append),
     audit,

@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { insertAuditEvent } from './audit.js';
 import { listAutomations, listLiveWebhooks } from './control-plane.js';
 import type { Db, Tx } from './db.js';
+import { isEnvironmentNameTaken, putEnvironmentRow } from './environments.js';
 import { iso, json } from './rows.js';
 import type { Tables } from './tables.js';
 
@@ -122,4 +123,22 @@ async function writeRecords(tx: Tx, t: Tables, change: DefinitionWrite): Promise
   if (change.deleteAutomations.length > 0)
     await sql`DELETE FROM ${t.automations} WHERE team_uid = ${teamUid} AND factory_uid = ${factoryUid}
       AND id = ANY(${[...change.deleteAutomations]}::text[])`.execute(tx);
+  await writeEnvironments(tx, t, change);
+}
+
+/** The write's environments: deletes first, then puts; a name taken in the team refuses the write as stale (the apply plans again). */
+async function writeEnvironments(tx: Tx, t: Tables, change: DefinitionWrite): Promise<void> {
+  const { teamUid } = change.set;
+  const deletes = change.deleteEnvironments ?? [];
+  if (deletes.length > 0)
+    await sql`DELETE FROM ${t.environments} WHERE team_uid = ${teamUid} AND id = ANY(${[...deletes]}::text[])`.execute(tx);
+  for (const e of change.putEnvironments ?? []) {
+    // The violation ends the transaction; nothing of the write stays.
+    try {
+      await putEnvironmentRow(tx, t, e);
+    } catch (error) {
+      if (isEnvironmentNameTaken(error)) throw new Refused('stale');
+      throw error;
+    }
+  }
 }

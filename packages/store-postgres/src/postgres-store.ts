@@ -6,6 +6,7 @@ import { createAudit } from './audit.js';
 import { createControlPlane } from './control-plane.js';
 import type { Db } from './db.js';
 import { createDefinitions } from './definitions.js';
+import { createEnvironments } from './environments.js';
 import { createIdempotency } from './idempotency.js';
 import { createIngress } from './ingress.js';
 import { type MigrateResult, migrate } from './migrate.js';
@@ -100,6 +101,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     apiKeys: createApiKeys(db, t),
     ...createControlPlane(db, t),
     definitions: createDefinitions(db, t),
+    environments: createEnvironments(db, t),
     ...createIngress(db, t),
     audit: createAudit(db, t),
     repositories: createRepositories(db, t),

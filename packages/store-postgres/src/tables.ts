@@ -17,6 +17,7 @@ export const TABLE_NAMES = [
   'rate_limit_events',
   'audit_events',
   'team_repositories',
+  'environments',
   'agentrun_migrations',
 ] as const;
 

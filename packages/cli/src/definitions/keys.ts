@@ -8,6 +8,7 @@ const FILE_TO_API: Readonly<Record<string, string>> = {
   signatureScheme: 'signature_scheme',
   secretName: 'secret_name',
   deliveryIdHeader: 'delivery_id_header',
+  setupTimeoutSeconds: 'setup_timeout_seconds',
 };
 
 const API_TO_FILE: Readonly<Record<string, string>> = Object.fromEntries(Object.entries(FILE_TO_API).map(([f, a]) => [a, f]));

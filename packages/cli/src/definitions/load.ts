@@ -11,6 +11,7 @@ import { apiKey } from './keys.js';
  *     factory.yaml             optional: `uid: <factory uid>` (or --factory)
  *     webhooks/<name>.yaml     one per webhook: authMode, signatureScheme, secretName, deliveryIdHeader, enabled
  *     automations/<name>.yaml  one per automation: prompt, enabled, config, triggers
+ *     environments/<name>.yaml one per environment: repositories, setup, variables, setupTimeoutSeconds
  *
  * read into the body of `POST /factories/{uid}/apply`. Each definition remembers its file, so a
  * problem the server finds at `webhooks.1.secret_name` is shown at the file, key and line.
@@ -28,8 +29,9 @@ export interface LoadedDefinitions {
   factoryUid: string | undefined;
   webhooks: Record<string, unknown>[];
   automations: Record<string, unknown>[];
-  /** The file of `webhooks.<i>` and `automations.<i>`, in the same order. */
-  files: { webhooks: DefinitionFile[]; automations: DefinitionFile[] };
+  environments: Record<string, unknown>[];
+  /** The file of `webhooks.<i>`, `automations.<i>` and `environments.<i>`, in the same order. */
+  files: { webhooks: DefinitionFile[]; automations: DefinitionFile[]; environments: DefinitionFile[] };
 }
 
 const YAML_FILE = /^([^.].*)\.ya?ml$/i;
@@ -45,7 +47,7 @@ function contentOf(document: Document): { content: unknown } | { error: string }
 
 export function loadDefinitions(dir: string): LoadedDefinitions {
   const problems: string[] = [];
-  const read = (kind: 'webhooks' | 'automations') => {
+  const read = (kind: 'webhooks' | 'automations' | 'environments') => {
     const files: DefinitionFile[] = [];
     const bodies: Record<string, unknown>[] = [];
     for (const name of listYaml(join(dir, kind))) {
@@ -78,14 +80,16 @@ export function loadDefinitions(dir: string): LoadedDefinitions {
   const factory = readFactoryUid(dir, problems);
   const webhooks = read('webhooks');
   const automations = read('automations');
+  const environments = read('environments');
   if (problems.length > 0) throw new UsageError(`invalid definitions in ${dir}:\n${problems.map((p) => `  ${p}`).join('\n')}`);
-  if (webhooks.files.length === 0 && automations.files.length === 0)
-    throw new UsageError(`${dir} has no webhooks/*.yaml and no automations/*.yaml (docs/definitions.md)`);
+  if (webhooks.files.length === 0 && automations.files.length === 0 && environments.files.length === 0)
+    throw new UsageError(`${dir} has no webhooks/*.yaml, automations/*.yaml or environments/*.yaml (docs/definitions.md)`);
   return {
     factoryUid: factory,
     webhooks: webhooks.bodies,
     automations: automations.bodies,
-    files: { webhooks: webhooks.files, automations: automations.files },
+    environments: environments.bodies,
+    files: { webhooks: webhooks.files, automations: automations.files, environments: environments.files },
   };
 }
 

@@ -2,12 +2,14 @@ import { recordAuditEvent } from '../audit/event.js';
 import { apiKeyAuthenticator } from '../auth/api-keys.js';
 import { ControlService } from '../control/control-service.js';
 import { createSecretCipher, missingCipher } from '../control/secret-cipher.js';
+import { resolveEnvironment } from '../environments/resolved.js';
 import { type AgentRunEvents, createEvents } from '../events.js';
 import type { Executor } from '../executor/executor.js';
 import { healthOperations } from '../health/health-operations.js';
 import { createWorkerStates } from '../health/worker-states.js';
 import { auditOperations } from '../http/audit-operations.js';
 import { controlOperations } from '../http/control-operations.js';
+import { environmentOperations } from '../http/environment-operations.js';
 import { idempotentWrites } from '../http/idempotent-write.js';
 import { jsonReaders } from '../http/json-readers.js';
 import { keyOperations } from '../http/key-operations.js';
@@ -24,6 +26,7 @@ import { consoleLogger, logUnexpectedError } from '../logging/logger.js';
 import { requestLoggerOf } from '../logging/request-log.js';
 import { createMaintenance, type Maintenance } from '../maintenance/maintenance.js';
 import { DEFAULT_IDEMPOTENCY_TTL_MS } from '../run/idempotency.js';
+import type { RunRecord } from '../run/record.js';
 import { RunService } from '../run/run-service.js';
 import { sessionLinkFor } from '../run/session-link.js';
 import { SkillCatalog } from '../skills/skill-catalog.js';
@@ -176,6 +179,7 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
       ...ingressOperations(ingress),
       ...metaOperations(),
       ...auditOperations(store),
+      ...environmentOperations(control, readers, idempotent, managementBodyLimits(options).bodyBytes),
       ...healthOperations({ store, workers: workerStates, closing: () => closing }),
     },
     authenticate: options.authenticate ?? apiKeyAuthenticator(store.apiKeys, { clock, usage: keyUsage }),
@@ -210,6 +214,7 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
         clock,
         maintenance,
         ...(sessionLink ? { sessionLink } : {}),
+        resolveEnvironment: (run: RunRecord) => resolveEnvironment(store, cipher, run.teamUid, run.config.environment_id),
         ...(telemetry.worker ? { telemetry: telemetry.worker } : {}),
         onError: workerOptions.onError ?? reportError,
       } as WorkerOptions);

@@ -15,6 +15,8 @@ export const AUDIT_EVENT_KINDS = [
   'secret.written',
   'secret.deleted',
   'definitions.applied',
+  'environment.written',
+  'environment.deleted',
   'api_key.created',
   'api_key.revoked',
   'repository.created',

@@ -1,6 +1,7 @@
 import type * as v from 'valibot';
 import { auditEvent } from '../audit/event.js';
 import type { Principal } from '../auth/principal.js';
+import { requireEnvironmentId } from '../environments/check.js';
 import { invalidRequest, notFound } from '../errors.js';
 import { parseFilter } from '../filter/index.js';
 import { parseOrThrow } from '../models/validate.js';
@@ -16,6 +17,7 @@ export async function createAutomation(ctx: ControlContext, p: Principal, factor
   requireManage(p);
   const body = parseOrThrow(CreateAutomationSchema, input, 'automation');
   await requireFactory(ctx, p, factoryUid);
+  await requireEnvironmentId(ctx.store, p.team_uid, body.config?.environment_id, 'automation: config.environment_id');
   const now = nowIso(ctx);
   const record: AutomationRecord = {
     id: newId(),
@@ -46,6 +48,7 @@ export async function patchAutomation(ctx: ControlContext, p: Principal, factory
   requireManage(p);
   const patch = parseOrThrow(PatchAutomationSchema, input, 'automation change');
   const current = await requireAutomation(ctx, p, factoryUid, id);
+  await requireEnvironmentId(ctx.store, p.team_uid, patch.config?.environment_id, 'automation change: config.environment_id');
   const next: AutomationRecord = {
     ...current,
     ...(patch.name !== undefined ? { name: patch.name } : {}),

@@ -1,6 +1,7 @@
 import type { Principal } from '../auth/principal.js';
 import { applyDefinitions } from '../definitions/apply.js';
 import type { ApplyResult } from '../definitions/wire.js';
+import { createEnvironment, deleteEnvironment, getEnvironment, listEnvironments, replaceEnvironment } from '../environments/service.js';
 import { SkillCatalog } from '../skills/skill-catalog.js';
 import type { Store } from '../store/store.js';
 import { type Clock, systemClock } from '../util/clock.js';
@@ -72,6 +73,28 @@ export class ControlService {
 
   getFactory(p: Principal, factoryUid: string) {
     return getFactory(this.ctx, p, factoryUid);
+  }
+
+  // ─────────────────────────────────────────────── environments (environments/service.ts)
+
+  createEnvironment(p: Principal, input: unknown) {
+    return createEnvironment(this.ctx, p, input);
+  }
+
+  listEnvironments(p: Principal) {
+    return listEnvironments(this.ctx, p);
+  }
+
+  getEnvironment(p: Principal, id: string) {
+    return getEnvironment(this.ctx, p, id);
+  }
+
+  replaceEnvironment(p: Principal, id: string, input: unknown) {
+    return replaceEnvironment(this.ctx, p, id, input);
+  }
+
+  deleteEnvironment(p: Principal, id: string) {
+    return deleteEnvironment(this.ctx, p, id);
   }
 
   // ─────────────────────────────────────────────── team secrets (team-secrets.ts)

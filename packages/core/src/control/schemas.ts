@@ -60,7 +60,8 @@ export const PatchWebhookSchema = v.pipe(
 
 export const ProviderSecretSchema = jsonObject({ secret: secretValue });
 
-const TriggerSchema = jsonObject({
+/** A trigger as the API takes it (seed 2.6); definition files take it too (definitions/schemas.ts). */
+export const TriggerSchema = jsonObject({
   provider: v.literal('webhook', 'must be "webhook"'),
   event: v.literal('received', 'must be "received"'),
   filter: jsonObject({

@@ -3,6 +3,7 @@ import type { Principal } from '../auth/principal.js';
 import { requireFactory, requireManage } from '../control/access.js';
 import { appliedCopy, openTeamSecret } from '../control/applied-secret.js';
 import { type ControlContext, ingressOrigin, nowIso } from '../control/control-context.js';
+import { teamSecretNames } from '../environments/check.js';
 import { invalidWithErrors, parseAllOrThrow } from '../models/validate.js';
 import { planApply } from './plan.js';
 import { ApplyDefinitionsSchema } from './schemas.js';
@@ -37,6 +38,8 @@ export async function applyDefinitions(
       const opened = await openTeamSecret(ctx, teamUid, name);
       if (opened) secrets.set(name, opened);
     }
+    const environments = await ctx.store.environments.list(teamUid);
+    const secretNames = await teamSecretNames(ctx.store, teamUid);
     const plan = planApply({
       teamUid,
       factoryUid,
@@ -45,6 +48,8 @@ export async function applyDefinitions(
       webhooks,
       automations,
       secrets,
+      environments,
+      secretNames,
       now: nowIso(ctx),
       origin: ingressOrigin(ctx, requestOrigin),
       maxWebhooksPerFactory: ctx.maxWebhooksPerFactory,
@@ -54,7 +59,14 @@ export async function applyDefinitions(
     if (errors.length > 0) throw invalidWithErrors(errors, 'definitions');
 
     const version = set?.version ?? 0;
-    const answer: ApplyResult = { applied: false, dry_run: body.dry_run, version, webhooks: plan.webhooks, automations: plan.automations };
+    const answer: ApplyResult = {
+      applied: false,
+      dry_run: body.dry_run,
+      version,
+      webhooks: plan.webhooks,
+      automations: plan.automations,
+      environments: plan.environments,
+    };
     if (body.dry_run || !plan.changes) return { answer };
 
     const putSecrets = await Promise.all(
@@ -72,12 +84,16 @@ export async function applyDefinitions(
         putWebhooks: plan.putWebhooks.map((w) => w.record),
         putAutomations: plan.putAutomations,
         deleteAutomations: plan.deleteAutomations,
+        putEnvironments: plan.putEnvironments,
+        deleteEnvironments: plan.deleteEnvironments,
         maxWebhooksPerFactory: ctx.maxWebhooksPerFactory,
         audit: auditEvent(p, 'definitions.applied', { type: 'definitions', id: factoryUid, factoryUid }, nowIso(ctx), {
           version: version + 1,
           webhooks: plan.putWebhooks.length,
           automations: plan.putAutomations.length,
           deleted_automations: plan.deleteAutomations.length,
+          environments: plan.putEnvironments.length,
+          deleted_environments: plan.deleteEnvironments.length,
         }),
       },
     };

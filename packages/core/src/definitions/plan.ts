@@ -3,12 +3,14 @@ import { appliedSecretName, isFileDefined, teamSecretNameOf } from '../control/a
 import type { AutomationRecord, SecretRecord, WebhookRecord, WebhookTrigger } from '../control/records.js';
 import { secretUnfitFor } from '../control/secret-fit.js';
 import { webhookView } from '../control/views.js';
+import type { EnvironmentRecord } from '../environments/records.js';
 import { type FieldError, isAgentRunError } from '../errors.js';
 import { parseFilter } from '../filter/index.js';
 import { newId } from '../util/ids.js';
+import { planEnvironments } from './plan-environments.js';
 import type { AppliedAutomation, AppliedWebhook, DefinitionSetRecord } from './records.js';
 import type { ApplyDefinitions, AutomationDefinition, WebhookDefinition } from './schemas.js';
-import type { DefinitionAction, PlannedAutomation, PlannedWebhook } from './wire.js';
+import type { DefinitionAction, PlannedAutomation, PlannedEnvironment, PlannedWebhook } from './wire.js';
 
 // The plan of an apply (docs/definitions.md, "The plan"): what each file becomes, from the factory
 // as it is now. Pure: apply.ts reads what it needs, asks for a plan, then writes it whole.
@@ -24,6 +26,9 @@ export interface PlanInput {
   automations: readonly AutomationRecord[];
   /** The team secrets the files name, opened; absent: the team has none of that name. */
   secrets: ReadonlyMap<string, { record: SecretRecord; value: string }>;
+  /** The team's environments and secret names, for the environment files (plan-environments.ts). */
+  environments: readonly EnvironmentRecord[];
+  secretNames: ReadonlySet<string>;
   now: string;
   origin: string;
   maxWebhooksPerFactory: number;
@@ -47,6 +52,9 @@ export interface Plan {
   deleteSecrets: string[];
   putAutomations: AutomationRecord[];
   deleteAutomations: string[];
+  environments: PlannedEnvironment[];
+  putEnvironments: EnvironmentRecord[];
+  deleteEnvironments: string[];
 }
 
 export function planApply(input: PlanInput): Plan {
@@ -60,9 +68,18 @@ export function planApply(input: PlanInput): Plan {
     deleteSecrets: [],
     putAutomations: [],
     deleteAutomations: [],
+    environments: [],
+    putEnvironments: [],
+    deleteEnvironments: [],
   };
   const uidByName = planWebhooks(input, plan);
-  planAutomations(input, plan, uidByName);
+  const environments = planEnvironments({ ...input, files: input.body.environments, prune: input.body.prune });
+  plan.errors.push(...environments.errors);
+  plan.environments = environments.planned;
+  plan.putEnvironments = environments.put;
+  plan.deleteEnvironments = environments.delete;
+  if (environments.put.length > 0 || environments.delete.length > 0) plan.changes = true;
+  planAutomations(input, plan, uidByName, environments.ids);
   return plan;
 }
 
@@ -221,7 +238,7 @@ function changedKeys(current: WebhookRecord, next: WebhookRecord, secretName: st
   return changes;
 }
 
-function planAutomations(input: PlanInput, plan: Plan, uidByName: ReadonlyMap<string, string>): void {
+function planAutomations(input: PlanInput, plan: Plan, uidByName: ReadonlyMap<string, string>, environmentIds: ReadonlySet<string>): void {
   const { body, now } = input;
   const error = (path: string, detail: string) => plan.errors.push({ path, detail });
   const identity = identities(
@@ -246,7 +263,10 @@ function planAutomations(input: PlanInput, plan: Plan, uidByName: ReadonlyMap<st
     }
     const { current } = found;
     let action: DefinitionAction = found.action;
-    const triggers = triggersOf(d, i, uidByName, error);
+    const triggers = triggersOf(input, d, i, uidByName, error);
+    const environmentId = d.config?.environment_id;
+    if (environmentId !== undefined && !environmentIds.has(environmentId))
+      error(`automations.${i}.config.environment_id`, `no environment ${environmentId} in this team`);
     const record: AutomationRecord = {
       id: current?.id ?? newId(),
       teamUid: input.teamUid,
@@ -285,32 +305,55 @@ function planAutomations(input: PlanInput, plan: Plan, uidByName: ReadonlyMap<st
   }
 }
 
-/** The triggers as stored: webhook file names turned into UIDs, each payload filter checked. */
+/**
+ * The triggers as stored, from either shape (docs/definitions.md, "Triggers"): webhook file names
+ * turned into UIDs, or UIDs checked against the webhooks the factory has after this apply; each
+ * payload filter checked. Both shapes store the same trigger, so switching shapes changes nothing.
+ */
 function triggersOf(
+  input: PlanInput,
   d: AutomationDefinition,
   i: number,
   uidByName: ReadonlyMap<string, string>,
   error: (path: string, detail: string) => void,
 ): WebhookTrigger[] {
+  // The webhooks the factory keeps: each has a file in this apply (an adopted one keeps the UID it was made with).
+  const kept = new Set(uidByName.values());
   return d.triggers.map((t, j) => {
-    const ids = t.webhooks.map((name, k) => {
-      const uid = uidByName.get(name);
-      if (uid === undefined) error(`automations.${i}.triggers.${j}.webhooks.${k}`, `no webhook file webhooks/${name}.yaml`);
-      return uid ?? '';
-    });
+    const at = `automations.${i}.triggers.${j}`;
+    const byName = 'webhooks' in t;
+    const ids = byName
+      ? t.webhooks.map((name, k) => {
+          const uid = uidByName.get(name);
+          if (uid === undefined) error(`${at}.webhooks.${k}`, `no webhook file webhooks/${name}.yaml`);
+          return uid ?? '';
+        })
+      : t.filter.webhook_ids.map((uid, k) => {
+          if (!kept.has(uid)) error(`${at}.filter.webhook_ids.${k}`, unknownUid(input, uid));
+          return uid;
+        });
+    const payload = byName ? t.payload : t.filter.payload;
     const filter: WebhookTrigger['filter'] = { webhook_ids: [...new Set(ids)] };
-    if (t.payload !== undefined && t.payload !== null) {
+    if (payload !== undefined && payload !== null) {
       try {
-        filter.payload = parseFilter(t.payload, `automations.${i}.triggers.${j}.payload`) as Record<string, unknown>;
+        filter.payload = parseFilter(payload, byName ? `${at}.payload` : `${at}.filter.payload`) as Record<string, unknown>;
       } catch (cause) {
         if (!isAgentRunError(cause)) throw cause;
         // The detail is `<path>: <problem>`, the path down to the failing key of the filter.
-        const at = cause.detail.indexOf(': ');
-        error(cause.detail.slice(0, at), cause.detail.slice(at + 2));
+        const split = cause.detail.indexOf(': ');
+        error(cause.detail.slice(0, split), cause.detail.slice(split + 2));
       }
     }
     return { provider: 'webhook', event: 'received', filter };
   });
+}
+
+/** Why a trigger's UID names no webhook the factory keeps: none of that UID, or one this apply leaves without a file. */
+function unknownUid(input: PlanInput, uid: string): string {
+  const live = input.webhooks.find((w) => w.uid === uid);
+  return live
+    ? `webhook ${uid} (${live.name}) has no file webhooks/${live.name}.yaml, so this apply does not keep it; add the file, or name a webhook that has one`
+    : `no webhook ${uid} in factory ${input.factoryUid}`;
 }
 
 function automationChanges(current: AutomationRecord, next: AutomationRecord): string[] {

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { AUTH_MODES } from '../control/records.js';
-import { automationFields, DeliveryIdHeaderSchema, SecretNameSchema, SIGNATURE_SCHEMES } from '../control/schemas.js';
+import { automationFields, DeliveryIdHeaderSchema, SecretNameSchema, SIGNATURE_SCHEMES, TriggerSchema } from '../control/schemas.js';
+import { environmentFields } from '../environments/schemas.js';
 import { FILTER_LIMITS } from '../filter/limits.js';
 import { jsonObject } from '../models/json.js';
 import { maxValues } from '../models/size-check.js';
@@ -34,13 +35,32 @@ const WebhookDefinitionSchema = v.pipe(
   ),
 );
 
-/** A trigger names webhooks by file name; the apply turns the names into UIDs. */
-const TriggerDefinitionSchema = jsonObject({
+/** The file-name shorthand: a trigger names webhooks by file name; the apply turns the names into UIDs. */
+const WebhookNamesTriggerSchema = jsonObject({
   webhooks: v.pipe(v.array(DefinitionNameSchema), v.minLength(1, 'select at least one webhook'), v.maxLength(20)),
   // Checked and compiled by the payload filter rules, which name the failing path; their byte
   // limit bounds the values it holds (models/size-check.ts, maxValues).
   payload: v.optional(v.pipe(v.unknown(), maxValues(FILTER_LIMITS.maxBytes))),
 });
+
+/**
+ * A trigger in an automation file (docs/definitions.md, "Triggers"): the shorthand above when it
+ * has a `webhooks` key, else the seed's shape (2.6) checked by the API's own schema, so that
+ * `provider` and `event` have one decider.
+ */
+const TriggerDefinitionSchema = chosenUnion([WebhookNamesTriggerSchema, TriggerSchema], (input) =>
+  typeof input === 'object' && input !== null && 'webhooks' in input ? WebhookNamesTriggerSchema : TriggerSchema,
+);
+
+/**
+ * A union whose input is parsed by the one option `choose` picks, so a refusal names the failing
+ * key of that option (valibot's union answers only "invalid type" when no option fits). It stays a
+ * union for what reads schemas as data: the OpenAPI document and the size walk (models/size-check.ts).
+ */
+function chosenUnion<const O extends v.UnionOptions>(options: O, choose: (input: unknown) => O[number]): v.UnionSchema<O, undefined> {
+  const union = v.union(options);
+  return { ...union, '~run': (dataset, config) => choose(dataset.value)['~run'](dataset, config) } as v.UnionSchema<O, undefined>;
+}
 
 /** An automation file (`automations/<name>.yaml`). */
 const AutomationDefinitionSchema = jsonObject({
@@ -51,9 +71,13 @@ const AutomationDefinitionSchema = jsonObject({
   triggers: v.pipe(v.array(TriggerDefinitionSchema), v.maxLength(10)),
 });
 
+/** An environment file (`environments/<name>.yaml`): the API's environment body, named by its file. */
+const EnvironmentDefinitionSchema = jsonObject({ name: DefinitionNameSchema, ...environmentFields });
+
 export const ApplyDefinitionsSchema = jsonObject({
   webhooks: v.optional(v.pipe(v.array(WebhookDefinitionSchema), v.maxLength(100)), []),
   automations: v.optional(v.pipe(v.array(AutomationDefinitionSchema), v.maxLength(200)), []),
+  environments: v.optional(v.pipe(v.array(EnvironmentDefinitionSchema), v.maxLength(50)), []),
   /** Delete the factory's webhooks and automations that have no file; without it, they are an error. */
   prune: v.optional(v.boolean(), false),
   /** Plan only: answer what would change and write nothing. */
@@ -63,3 +87,4 @@ export const ApplyDefinitionsSchema = jsonObject({
 export type ApplyDefinitions = v.InferOutput<typeof ApplyDefinitionsSchema>;
 export type WebhookDefinition = ApplyDefinitions['webhooks'][number];
 export type AutomationDefinition = ApplyDefinitions['automations'][number];
+export type EnvironmentDefinition = ApplyDefinitions['environments'][number];

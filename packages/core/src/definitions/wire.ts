@@ -24,6 +24,14 @@ const PlannedAutomationSchema = v.object({
   changes: v.array(v.string()),
 });
 
+/** An `environments/<name>.yaml` (docs/repositories.md, "Environment files"). */
+const PlannedEnvironmentSchema = v.object({
+  name: v.string(),
+  action: v.picklist(DEFINITION_ACTIONS),
+  id: v.string(),
+  changes: v.array(v.string()),
+});
+
 export const ApplyResultSchema = v.object({
   /** Whether anything was written (false for a dry run and for an apply that changes nothing). */
   applied: v.boolean(),
@@ -32,8 +40,10 @@ export const ApplyResultSchema = v.object({
   version: v.number(),
   webhooks: v.array(PlannedWebhookSchema),
   automations: v.array(PlannedAutomationSchema),
+  environments: v.array(PlannedEnvironmentSchema),
 });
 
 export type ApplyResult = v.InferOutput<typeof ApplyResultSchema>;
 export type PlannedWebhook = v.InferOutput<typeof PlannedWebhookSchema>;
 export type PlannedAutomation = v.InferOutput<typeof PlannedAutomationSchema>;
+export type PlannedEnvironment = v.InferOutput<typeof PlannedEnvironmentSchema>;

@@ -1,3 +1,4 @@
+import type { ResolvedEnvironment } from '../environments/resolved.js';
 import type { RunItem } from '../models/run.js';
 import type { FollowupRecord } from '../run/record.js';
 
@@ -19,6 +20,12 @@ export interface ExecutionInput {
   attempt: number;
   /** The bytes of one of `run.attachments`, by its `file_name`; undefined if the run has no such file. */
   readAttachment(fileName: string): Promise<Uint8Array | undefined>;
+  /**
+   * The run's environment (`config.environment_id`), its variables' team secrets opened as
+   * `SecretValue`s that print as `[secret]`; absent for a run without one. Preparing the workspace
+   * from it is the executor's (docs/repositories.md, "What an executor receives").
+   */
+  environment?: ResolvedEnvironment;
 }
 
 export interface ExecutionContext {

@@ -46,7 +46,8 @@ export interface RouteSpec<P extends string = string, A extends RouteAuth = Rout
     | 'audit'
     | 'keys'
     | 'health'
-    | 'repositories';
+    | 'repositories'
+    | 'environments';
   summary: string;
   /** A description of every path param (the type requires one for each `{name}` in `path`). */
   params: { [K in PathParamNames<P>]: string };

@@ -52,6 +52,11 @@ export const ROUTE_SCOPES: { [K in ApiKeyOperation]: ApiKeyScope } = {
   deleteRepository: 'manage_factory',
   // The skills a team can run: as readable as its runs.
   listAgents: 'read_runs',
+  createEnvironment: 'manage_factory',
+  listEnvironments: 'read_factory',
+  getEnvironment: 'read_factory',
+  replaceEnvironment: 'manage_factory',
+  deleteEnvironment: 'manage_factory',
   createApiKey: 'manage_keys',
   listApiKeys: 'manage_keys',
   revokeApiKey: 'manage_keys',

@@ -43,6 +43,7 @@ import { ListRunEventsResponseSchema } from '../models/run-events.js';
 import { CreateRepositorySchema, ListAgentsQuerySchema } from '../repositories/schemas.js';
 import { AgentListSchema, RepositoryListSchema, RepositoryViewSchema } from '../repositories/wire.js';
 import { TranscriptQuerySchema } from '../run/transcript-query.js';
+import { ENVIRONMENT_ROUTES } from './environment-routes.js';
 import { type RouteSpec, route } from './route.js';
 
 const runId = 'The run ID.';
@@ -546,6 +547,8 @@ export const ROUTES = {
     params: { keyId: 'The key ID (not the key).' },
     responses: noContent,
   }),
+
+  ...ENVIRONMENT_ROUTES,
 
   // ── Webhook ingress (docs/webhooks.md)
   deliverWebhook: route({

@@ -1,4 +1,5 @@
 import type { Principal } from '../auth/principal.js';
+import { requireEnvironmentId } from '../environments/check.js';
 import { invalidRequest } from '../errors.js';
 import type { RunAgentRequest } from '../models/requests.js';
 import type { RunCreatorInfo, RunTrigger } from '../models/run.js';
@@ -46,6 +47,7 @@ export async function runFromRequest(
   const resolved = asked.skill ? await resolveSkill(skills, principal.team_uid, asked.skill.spec, asked.skillField) : null;
   const skill = resolved?.skill ?? null;
   const config = resolved ? skilledConfig(asked.config, resolved) : asked.config;
+  await requireEnvironmentId(store, principal.team_uid, config.environment_id, 'run request: config.environment_id');
 
   let conversationId = request.conversation_id;
   if (request.parent_run_id !== undefined) {

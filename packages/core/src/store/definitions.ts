@@ -1,6 +1,7 @@
 import type { AuditEventRecord } from '../audit/records.js';
 import type { AutomationRecord, SecretRecord, WebhookRecord } from '../control/records.js';
 import type { DefinitionSetRecord } from '../definitions/records.js';
+import type { EnvironmentRecord } from '../environments/records.js';
 
 // The definitions part of the Store port (docs/stores.md, "The shape of the interface"): what the
 // last apply of a factory's definition files left, and the one write that applies the next.
@@ -22,6 +23,13 @@ export interface DefinitionWrite {
   /** Automations created or replaced whole, by `id` (a replace keeps `createdAt`), then ids to delete. */
   putAutomations: readonly AutomationRecord[];
   deleteAutomations: readonly string[];
+  /**
+   * Environments created or replaced whole, by `id` (a replace keeps `createdAt`), then ids to
+   * delete (docs/repositories.md, "Environment files"). A name another environment of the team has
+   * refuses the write as `stale`: the apply plans again on what is there now.
+   */
+  putEnvironments?: readonly EnvironmentRecord[];
+  deleteEnvironments?: readonly string[];
   /** Live webhooks the factory may have after the write. */
   maxWebhooksPerFactory: number;
   /** Stored with the write, only if it applies (docs/operations.md, "Audit"). */

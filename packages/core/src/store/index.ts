@@ -5,6 +5,7 @@
 export type * from '../audit/records.js';
 export * from '../control/records.js';
 export type * from '../definitions/records.js';
+export type * from '../environments/records.js';
 export { AgentRunError, isAgentRunError } from '../errors.js';
 export * from '../ingress/records.js';
 export { RUN_SOURCES, RUN_STATES, type RunSourceType, type RunState } from '../models/run-state.js';
@@ -37,6 +38,7 @@ export type * from './api-keys.js';
 export type * from './audit.js';
 export type * from './control-plane.js';
 export type * from './definitions.js';
+export type * from './environments.js';
 export type * from './idempotency.js';
 export type * from './ingress.js';
 export type * from './repositories.js';

@@ -3,6 +3,7 @@ import type { ApiKeyStore } from './api-keys.js';
 import type { AuditStore } from './audit.js';
 import type { AutomationStore, FactoryStore, SecretStore, WebhookStore } from './control-plane.js';
 import type { DefinitionStore } from './definitions.js';
+import type { EnvironmentStore } from './environments.js';
 import type { IdempotencyStore } from './idempotency.js';
 import type { DeliveryStore, RateLimitStore } from './ingress.js';
 import type { RepositoryStore } from './repositories.js';
@@ -44,6 +45,8 @@ export interface Store {
   readonly automations: AutomationStore;
   /** What the last apply of each factory's definition files left, and the write of the next (docs/definitions.md). */
   readonly definitions: DefinitionStore;
+  /** What runs' workspaces are prepared from (docs/repositories.md, "Environments"). */
+  readonly environments: EnvironmentStore;
   readonly deliveries: DeliveryStore;
   /** The repositories each team's skills resolve against (docs/repositories.md). */
   readonly repositories: RepositoryStore;

@@ -269,6 +269,169 @@ export function describeDefinitionsConformance(name: string, options: Definition
       expect(await deliver(made.webhook.uid, made.secret)).toBe(401);
     });
 
+    it("takes the seed's trigger shape (UIDs) beside the file-name shorthand; both store the same trigger", async () => {
+      // A webhook made through the API before the factory's files owned its webhooks.
+      const made = await ok('POST', `/api/v1/factories/${factory}/webhooks`, { name: 'pager' });
+      const pager = { name: 'pager', auth_mode: 'token', secret_name: 'github-token' };
+      const first = await apply({ webhooks: [github, pager], automations: [triage] });
+      const uid = first.webhooks[0].uid;
+      const seedShape = {
+        ...triage,
+        triggers: [{ provider: 'webhook', event: 'received', filter: { webhook_ids: [uid], payload: { action: ['opened'] } } }],
+      };
+      // The same trigger in the other shape: nothing to write.
+      const same = await apply({ webhooks: [github, pager], automations: [seedShape] });
+      expect(same).toMatchObject({ applied: false, version: 1 });
+      expect(same.automations).toEqual([expect.objectContaining({ action: 'unchanged' })]);
+
+      // Adopted by its file, the API-made webhook keeps the UID it was made with, which a trigger may name.
+      const both = {
+        ...triage,
+        triggers: [{ provider: 'webhook', event: 'received', filter: { webhook_ids: [made.webhook.uid, uid, uid] } }],
+      };
+      const next = await apply({ webhooks: [github, pager], automations: [both] });
+      expect(next.automations).toEqual([expect.objectContaining({ action: 'update', changes: ['triggers'] })]);
+      const [automation] = (await ok('GET', `/api/v1/factories/${factory}/automations`)).automations;
+      expect(automation.triggers).toEqual([{ provider: 'webhook', event: 'received', filter: { webhook_ids: [made.webhook.uid, uid] } }]);
+    });
+
+    it("refuses the seed's trigger shape with an unknown UID, a UID this apply leaves without a file, or another provider or event", async () => {
+      const made = await ok('POST', `/api/v1/factories/${factory}/webhooks`, { name: 'pager' });
+      const pager = { name: 'pager', auth_mode: 'token', secret_name: 'github-token' };
+      const first = await apply({ webhooks: [github, pager], automations: [triage] });
+      const uid = first.webhooks[0].uid;
+      const before = await snapshot();
+      const trigger = (filter: Json, extra: Json = {}) => ({ provider: 'webhook', event: 'received', filter, ...extra });
+      const answer = await refused({
+        webhooks: [github],
+        prune: true,
+        automations: [
+          {
+            ...triage,
+            triggers: [
+              trigger({ webhook_ids: [uid, 'no-such-webhook'] }),
+              trigger({ webhook_ids: [made.webhook.uid] }),
+              trigger({ webhook_ids: [uid], payload: { action: { $regex: 'x' } } }),
+            ],
+          },
+        ],
+      });
+      const byPath = Object.fromEntries(answer.errors.map((e: Json) => [e.path, e.detail]));
+      expect(Object.keys(byPath)).toEqual([
+        'automations.0.triggers.0.filter.webhook_ids.1',
+        'automations.0.triggers.1.filter.webhook_ids.0',
+        'automations.0.triggers.2.filter.payload.action.$regex',
+      ]);
+      expect(byPath['automations.0.triggers.0.filter.webhook_ids.1']).toBe(`no webhook no-such-webhook in factory ${factory}`);
+      expect(byPath['automations.0.triggers.1.filter.webhook_ids.0']).toContain('has no file webhooks/pager.yaml');
+
+      // provider and event are the API's own checks, at their paths.
+      const shape = await refused({
+        webhooks: [github],
+        automations: [
+          {
+            ...triage,
+            triggers: [
+              { provider: 'github', event: 'received', filter: { webhook_ids: [uid] } },
+              { provider: 'webhook', event: 'opened', filter: { webhook_ids: [uid] } },
+              trigger({ webhook_ids: [] }),
+            ],
+          },
+        ],
+      });
+      expect(shape.errors.map((e: Json) => e.path)).toEqual([
+        'automations.0.triggers.0.provider',
+        'automations.0.triggers.1.event',
+        'automations.0.triggers.2.filter.webhook_ids',
+      ]);
+      expect(shape.errors[0].detail).toContain('must be "webhook"');
+      const unknown = await refused({
+        webhooks: [github],
+        automations: [{ ...triage, triggers: [trigger({ webhook_ids: [uid] }, { colour: 'red' })] }],
+      });
+      expect(unknown.errors).toEqual([{ path: 'automations.0.triggers.0.colour', detail: 'unknown field' }]);
+      expect(await snapshot()).toEqual(before);
+    });
+
+    it("an automation file's config.environment_id must name an environment of the team", async () => {
+      const before = await snapshot();
+      const refusedEnv = await refused({ webhooks: [github], automations: [{ ...triage, config: { environment_id: 'no-such-env' } }] });
+      expect(refusedEnv.errors).toEqual([
+        { path: 'automations.0.config.environment_id', detail: 'no environment no-such-env in this team' },
+      ]);
+      expect(await snapshot()).toEqual(before);
+      const env = await ok('POST', '/api/v1/environments', { name: 'ci' });
+      await apply({ webhooks: [github], automations: [{ ...triage, config: { environment_id: env.id } }] });
+      const [automation] = (await ok('GET', `/api/v1/factories/${factory}/automations`)).automations;
+      expect(automation.config.environment_id).toBe(env.id);
+    });
+
+    it('environment files: create, re-apply unchanged, update, adopt, refuse at their paths, prune; the API leaves them to their files', async () => {
+      const web = {
+        name: 'web',
+        repositories: [{ repository: 'acme/web', ref: 'main' }],
+        setup: ['npm ci'],
+        variables: { TOKEN: 'github-token' },
+      };
+      const first = await apply({ environments: [web] });
+      expect(first.environments).toEqual([{ name: 'web', action: 'create', id: expect.any(String), changes: [] }]);
+      const id = first.environments[0].id;
+      const shown = await ok('GET', `/api/v1/environments/${id}`);
+      expect(shown).toMatchObject({
+        name: 'web',
+        factory_uid: factory,
+        definition_file: 'environments/web.yaml',
+        setup_timeout_seconds: 600,
+      });
+      expect(shown.repositories).toEqual([{ repository: 'acme/web', ref: 'main', directory: 'web' }]);
+      expect((await call('PUT', `/api/v1/environments/${id}`, { name: 'web' })).status).toBe(409);
+      expect((await call('DELETE', `/api/v1/environments/${id}`)).status).toBe(409);
+
+      const again = await apply({ environments: [web] });
+      expect(again).toMatchObject({ applied: false });
+      expect(again.environments[0].action).toBe('unchanged');
+      const changed = await apply({ environments: [{ ...web, setup: ['make'], setup_timeout_seconds: 60 }] });
+      expect(changed.environments[0]).toEqual({ name: 'web', action: 'update', id, changes: ['setup', 'setup_timeout_seconds'] });
+
+      // An automation file may name it; an API-made environment of a file's name is adopted, keeping its id.
+      const made = await ok('POST', '/api/v1/environments', { name: 'tools' });
+      const both = await apply({
+        environments: [web, { name: 'tools' }],
+        automations: [{ name: 'a', prompt: 'p', triggers: [], config: { environment_id: id } }],
+      });
+      expect(both.environments.map((e: Json) => [e.name, e.action, e.id])).toEqual([
+        ['web', 'update', id],
+        ['tools', 'adopt', made.id],
+      ]);
+
+      const before = await snapshot();
+      const bad = await refused({
+        environments: [
+          { ...web, variables: { TOKEN: 'no-such-secret' } },
+          {
+            name: 'tools',
+            repositories: [
+              { repository: 'acme/a', directory: 'x' },
+              { repository: 'acme/b', directory: 'x' },
+            ],
+          },
+        ],
+        automations: [{ name: 'a', prompt: 'p', triggers: [], config: { environment_id: id } }],
+      });
+      expect(bad.errors.map((e: Json) => e.path)).toEqual(['environments.0.variables.TOKEN', 'environments.1.repositories.1.directory']);
+      const gone = await refused({ environments: [web], automations: [{ name: 'a', prompt: 'p', triggers: [] }] });
+      expect(gone.errors).toEqual([{ path: 'environments', detail: expect.stringContaining('has no file environments/tools.yaml') }]);
+      expect(await snapshot()).toEqual(before);
+
+      // Pruned: the automation naming a pruned environment is refused, so it goes too.
+      const pruned = await apply({ environments: [web], prune: true });
+      expect(pruned.environments.map((e: Json) => [e.name, e.action])).toEqual([
+        ['web', 'unchanged'],
+        ['tools', 'delete'],
+      ]);
+      expect((await ok('GET', '/api/v1/environments')).environments.map((e: Json) => e.name)).toEqual(['web']);
+    });
+
     it('two concurrent applies never half-apply: the factory ends as one of them says', async () => {
       await putSecret('other-token', 'token-other');
       const a = { webhooks: [github, { name: 'a', secret_name: 'other-token' }], prune: true };

@@ -5,6 +5,8 @@
 export { describeAuditConformance, makeAuditEvent } from './audit-conformance.js';
 export { makeAutomation, makeFactory, makeSecret, makeWebhook } from './control-plane-conformance.js';
 export { type DefinitionsConformanceOptions, describeDefinitionsConformance } from './definitions-conformance.js';
+export { makeEnvironment, seedEnvironments } from './environment-fixtures.js';
+export { describeEnvironmentsConformance, type EnvironmentsConformanceOptions } from './environments-conformance.js';
 export {
   FAKE_SKILL_COMMIT,
   type FakeRepository,

@@ -16,6 +16,7 @@ import { newId } from '../util/ids.js';
 import { everyMs } from '../util/throttle.js';
 import { agentText, wellFormedOutcome, wellFormedUpdate } from './agent-text.js';
 import { type FollowupInbox, followupInbox } from './followup-inbox.js';
+import { type EnvironmentResolver, redactedOutcome, redactingContext, runEnvironment } from './run-environment.js';
 import { checkWorkerOptions } from './worker-options.js';
 
 /**
@@ -37,6 +38,8 @@ export interface WorkerDeps {
   sessionLink?: (runId: string) => string;
   /** Pickup latency and a span per execution (telemetry/execution-span.ts); from `agentrun.worker()`. */
   telemetry?: WorkerTelemetry;
+  /** Opens a run's environment for the executor (worker/run-environment.ts); from `agentrun.worker()`. */
+  resolveEnvironment?: EnvironmentResolver;
 }
 
 export interface WorkerOptions extends WorkerDeps {
@@ -240,8 +243,23 @@ export function createWorker(options: WorkerOptions): Worker {
       try {
         const { teamUid } = start.run;
         const readAttachment = async (fileName: string) => (await store.runs.getAttachment(teamUid, claimed.id, fileName))?.data;
-        const input = { run: toRunItem(start.run), followups, attempt: start.run.attempts, readAttachment };
-        outcome = await (telemetry ? telemetry.execution(start.run, () => executor.execute(input, ctx)) : executor.execute(input, ctx));
+        const prepared = await runEnvironment(options.resolveEnvironment, start.run);
+        if ('outcome' in prepared) outcome = prepared.outcome;
+        else {
+          const input = {
+            run: toRunItem(start.run),
+            followups,
+            attempt: start.run.attempts,
+            readAttachment,
+            ...(prepared.environment ? { environment: prepared.environment } : {}),
+          };
+          // The environment's secret values never reach the transcript or a status (run-environment.ts).
+          const scrubbed = redactingContext(ctx, prepared.environment);
+          outcome = redactedOutcome(
+            await (telemetry ? telemetry.execution(start.run, () => executor.execute(input, scrubbed)) : executor.execute(input, scrubbed)),
+            prepared.environment,
+          );
+        }
       } catch (error) {
         execution.inbox.close();
         // Aborted because of a cancel, a lost lease or a stop: the run's state already says why.

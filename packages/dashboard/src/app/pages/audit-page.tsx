@@ -24,6 +24,8 @@ const KINDS = [
   'secret.written',
   'secret.deleted',
   'definitions.applied',
+  'environment.written',
+  'environment.deleted',
   'api_key.created',
   'api_key.revoked',
   'repository.created',

@@ -1,0 +1,72 @@
+import type { SecretCipher } from '../control/secret-cipher.js';
+import { secretSlot } from '../control/secret-cipher.js';
+import type { Store } from '../store/store.js';
+import type { EnvironmentRepository } from './records.js';
+
+/**
+ * What an executor receives of a run's environment (docs/repositories.md, "What an executor
+ * receives"; docs/executors.md): the environment as stored, with each variable's team secret
+ * opened. Opened values are `SecretValue`s: printing, logging or serializing one shows `[secret]`,
+ * so a value never reaches a log line or a transcript entry by accident; `reveal()` hands it to
+ * the process that needs it (the setup commands' and the agent's environment).
+ */
+export interface ResolvedEnvironment {
+  id: string;
+  name: string;
+  repositories: readonly EnvironmentRepository[];
+  setup: readonly string[];
+  /** Environment variable name → the value of its team secret. */
+  variables: Readonly<Record<string, SecretValue>>;
+  setupTimeoutSeconds: number;
+}
+
+const HIDDEN = '[secret]';
+
+/** A secret's value, hidden from every way a value is usually printed or serialized. */
+export class SecretValue {
+  readonly #value: string;
+  constructor(value: string) {
+    this.#value = value;
+  }
+  /** The value itself: for the environment of the process that needs it, never for a log. */
+  reveal(): string {
+    return this.#value;
+  }
+  toString(): string {
+    return HIDDEN;
+  }
+  toJSON(): string {
+    return HIDDEN;
+  }
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return HIDDEN;
+  }
+}
+
+/** Why a run's environment cannot be had: the run then ends FAILED with this code (docs/repositories.md). */
+export class EnvironmentUnavailable extends Error {
+  readonly code = 'environment_unavailable';
+}
+
+/**
+ * The run's environment with its secrets opened, or `undefined` for a run without one. Checked
+ * when the run was created; deleted since, or a variable's team secret gone: `EnvironmentUnavailable`.
+ */
+export async function resolveEnvironment(
+  store: Store,
+  cipher: SecretCipher,
+  teamUid: string,
+  environmentId: string | undefined,
+): Promise<ResolvedEnvironment | undefined> {
+  if (environmentId === undefined) return undefined;
+  const e = await store.environments.get(teamUid, environmentId);
+  if (!e) throw new EnvironmentUnavailable(`environment ${environmentId} no longer exists`);
+  const variables: Record<string, SecretValue> = {};
+  for (const [variable, name] of Object.entries(e.variables)) {
+    const secret = await store.secrets.get(teamUid, name);
+    if (!secret)
+      throw new EnvironmentUnavailable(`environment ${e.name}: variable ${variable} needs team secret ${name}, which no longer exists`);
+    variables[variable] = new SecretValue(await cipher.open(secret.ciphertext, secretSlot(teamUid, name)));
+  }
+  return { id: e.id, name: e.name, repositories: e.repositories, setup: e.setup, variables, setupTimeoutSeconds: e.setupTimeoutSeconds };
+}

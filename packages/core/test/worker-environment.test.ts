@@ -1,0 +1,83 @@
+import { createMemoryStore } from '@agentrun/store-memory';
+import { describe, expect, it } from 'vitest';
+import type { ExecutionInput, Executor } from '../src/index.js';
+import { setup } from './helpers.js';
+
+// What an executor receives of a run's environment (docs/repositories.md, "What an executor
+// receives"): the environment with its variables' team secrets opened, as values that print as
+// `[secret]`; a run whose environment is gone since it was created ends FAILED without executing.
+
+const KEY = Buffer.alloc(32, 9).toString('base64');
+
+describe("a run's environment in the executor input", () => {
+  it('hands the executor the environment with secrets opened but hidden from printing; a gone one fails the run', async () => {
+    const h = await setup({ secretKey: KEY, store: createMemoryStore() });
+    const inputs: ExecutionInput[] = [];
+    const executor: Executor = {
+      async execute(input, ctx) {
+        inputs.push(input);
+        const token = input.environment?.variables.NPM_TOKEN?.reveal();
+        if (token === undefined) return { status: 'succeeded' };
+        // An agent that prints its variables: the values stay out of the transcript and the status.
+        await ctx.report({ message: `using ${token}` });
+        await ctx.record?.([
+          { type: 'output', data: { text: `NPM_TOKEN=${token}` } },
+          { type: 'artifact', data: { note: token } },
+        ]);
+        return { status: 'succeeded', message: `done with ${token}` };
+      },
+    };
+    const ok = async (method: string, path: string, body?: unknown) => {
+      const answer = await h.json<Record<string, string>>(method, path, body === undefined ? {} : { body });
+      expect(answer.status, JSON.stringify(answer.body)).toBeLessThan(300);
+      return answer.body;
+    };
+    await ok('PUT', '/team/secrets/npm-token', { value: 'npm-secret-value' });
+    const env = await ok('POST', '/environments', {
+      name: 'web',
+      repositories: [{ repository: 'acme/web', ref: 'main' }],
+      setup: ['npm ci'],
+      variables: { NPM_TOKEN: 'npm-token' },
+    });
+    const worker = h.handler.app.worker({ executor, pollIntervalMs: 20 });
+    const runWith = async (config: Record<string, unknown>) => {
+      const { run_id } = await ok('POST', '/agent/run', { prompt: 'p', config });
+      await worker.poll();
+      await worker.idle();
+      return { run_id, ...(await ok('GET', `/agent/runs/${run_id}`)) } as Record<string, unknown> & { run_id: string };
+    };
+
+    const firstRun = await runWith({ environment_id: env.id });
+    expect(firstRun.state).toBe('SUCCEEDED');
+    const [first] = inputs;
+    expect(first?.environment).toMatchObject({
+      id: env.id,
+      name: 'web',
+      repositories: [{ repository: 'acme/web', ref: 'main', directory: 'web' }],
+      setup: ['npm ci'],
+      setupTimeoutSeconds: 600,
+    });
+    const token = first?.environment?.variables.NPM_TOKEN;
+    expect(token?.reveal()).toBe('npm-secret-value');
+    expect(JSON.stringify(first?.environment)).not.toContain('npm-secret-value');
+    expect(`${token}`).toBe('[secret]');
+    const events = await h.json<Record<string, unknown>>('GET', `/agent/runs/${firstRun.run_id}/events`);
+    expect(JSON.stringify(events.body)).toContain('NPM_TOKEN=[secret]');
+    expect(JSON.stringify(events.body)).not.toContain('npm-secret-value');
+    expect(JSON.stringify(await ok('GET', `/agent/runs/${firstRun.run_id}`))).not.toContain('npm-secret-value');
+
+    expect((await runWith({})).state).toBe('SUCCEEDED');
+    expect(inputs[1]?.environment).toBeUndefined();
+
+    // Deleted after the run was created: the run fails without reaching the executor.
+    const { run_id } = await ok('POST', '/agent/run', { prompt: 'p', config: { environment_id: env.id } });
+    await ok('DELETE', `/environments/${env.id}`);
+    await worker.poll();
+    await worker.idle();
+    const failed = (await ok('GET', `/agent/runs/${run_id}`)) as unknown as { state: string; status_message: Record<string, unknown> };
+    expect(failed.state).toBe('FAILED');
+    expect(failed.status_message).toMatchObject({ error_code: 'environment_unavailable' });
+    expect(inputs).toHaveLength(2);
+    await worker.stop();
+  });
+});
