@@ -6,7 +6,7 @@ import {
   type FollowupRecord,
   type Worker,
 } from '@agentrun/core';
-import { makeDelivery, makeRun, testPrincipal } from '@agentrun/core/testing';
+import { makeDelivery, makeRun, seedEnvironments, testPrincipal } from '@agentrun/core/testing';
 import type pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createPostgresStore, type PostgresStore } from '../src/index.js';
@@ -123,6 +123,8 @@ describe.skipIf(!db.multiConnection)('a worker on PostgreSQL with notifications'
     pools.push(pool);
     const ingressSide = createPostgresStore({ pool, schema: db.schema, listen: false });
     stores.push(ingressSide);
+    // Its config names an environment, which a worker opens before executing: it must exist.
+    await seedEnvironments(ingressSide, webhookRun.teamUid, webhookRun.config.environment_id as string);
     expect(await ingressSide.deliveries.accept({ delivery: makeDelivery(), runs: [{ run: webhookRun, attachments: [] }] })).toEqual({
       accepted: true,
     });

@@ -75,7 +75,7 @@ export interface Worker {
   stop(options?: WorkerStopOptions): Promise<void>;
   /** Claim queued runs up to capacity now; resolves to how many were claimed. */
   poll(): Promise<number>;
-  /** Resolves when no execution is running. */
+  /** Resolves when no execution is running, and (on a store with notifications) once the worker listens. */
   idle(): Promise<void>;
   /** Re-queue (or end in `ERROR`) runs whose lease expired; resolves to how many. */
   recoverExpiredLeases(): Promise<number>;
@@ -533,6 +533,9 @@ export function createWorker(options: WorkerOptions): Worker {
     },
     poll: () => schedulePoll(),
     async idle() {
+      // Listening too: a run another process queues from now on wakes this worker (its NOTIFY
+      // is not missed while the LISTEN is still being set up).
+      await unlisten;
       while (running.size > 0 || polling) {
         await polling;
         await Promise.all([...running.values()].map((e) => e.done));
