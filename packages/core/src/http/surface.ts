@@ -4,6 +4,7 @@ import type { Ingress } from '../ingress/pipeline.js';
 import { allows } from '../keys/scopes.js';
 import type { Logger } from '../logging/logger.js';
 import { logRequest, type RequestLine } from '../logging/request-line.js';
+import { trackRequestLog } from '../logging/request-log.js';
 import { AREA_BASE, type RouteArea } from '../routes/route.js';
 import { routeScope } from '../routes/scopes.js';
 import { ROUTES } from '../routes/table.js';
@@ -102,6 +103,7 @@ export function createHttpSurface(options: HttpSurfaceOptions): HttpSurface {
   const serve = async (request: Request, outside?: (pathname: string) => boolean): Promise<Response> => {
     const requestId = requestIdOf(request);
     const started = performance.now();
+    if (options.logger) trackRequestLog(request);
     const line: Partial<RequestLine> = {};
     // A part served on its own (`fetch: agentrun.ingress.fetch`) answers nothing of another part.
     const pathname = outside ? new URL(request.url).pathname : '';

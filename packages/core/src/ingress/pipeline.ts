@@ -267,9 +267,13 @@ export function createIngress(options: IngressOptions): Ingress {
     const matching = context.automations.filter(
       (a) => a.teamUid === webhook.teamUid && a.factoryUid === webhook.factoryUid && wants(a, webhook.uid, parsed.value),
     );
-    const runs = [];
+    const runs: ReturnType<typeof webhookRun>[] = [];
     for (const automation of matching) {
-      const skill = options.skills ? await automationSkill(options.skills, automation, options.onError) : null;
+      // Only an automation with a skill waits for it (most have none: no await on the hot path).
+      const skill =
+        options.skills && automation.config?.skill_spec !== undefined
+          ? await automationSkill(options.skills, automation, options.onError)
+          : null;
       runs.push(webhookRun({ automation, webhook, deliveryId: delivery.id, payload: body, now: delivery.receivedAt, skill }));
     }
     const outcome = await store.deliveries.accept({ delivery, runs, admit: deliveryRate(webhook, receivedAt) });
@@ -279,7 +283,7 @@ export function createIngress(options: IngressOptions): Ingress {
     if (outcome.accepted && events.listenerCount('run.created') > 0) {
       for (const { run } of runs) emitSafely(events, options.onError, 'run.created', { run: toRunItem(run), team_uid: run.teamUid });
     }
-    addLogFields(request, deliveryLogFields(delivery.id, outcome.accepted, runs)); // the request's log line (logging/)
+    addLogFields(request, () => deliveryLogFields(delivery.id, outcome.accepted, runs)); // the request's log line (logging/)
     return jsonResponse({ delivery_id: delivery.id }, 202);
   }
 }

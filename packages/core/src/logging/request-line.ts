@@ -1,4 +1,4 @@
-import { consoleLogger, type Logger } from './logger.js';
+import type { Logger } from './logger.js';
 import { logFieldsOf, requestLoggerOf } from './request-log.js';
 
 /**
@@ -32,7 +32,10 @@ const INGRESS = new Set(['deliverWebhook', 'deliverWebhookWithToken']);
 const PROBES = new Set(['getHealth', 'getReadiness']);
 
 export function logRequest(base: Logger | undefined, request: Request, line: RequestLine): void {
-  const logger = base ?? requestLoggerOf(request) ?? consoleLogger;
+  // Without a logger of the app's or the adapter's, the console's: it prints no request line
+  // (info and debug), so none is built.
+  const logger = base ?? requestLoggerOf(request);
+  if (!logger) return;
   const fields: Record<string, string | number> = {
     request_id: line.requestId,
     method: line.method,
