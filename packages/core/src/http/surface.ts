@@ -4,7 +4,7 @@ import type { Ingress } from '../ingress/pipeline.js';
 import { allows } from '../keys/scopes.js';
 import type { Logger } from '../logging/logger.js';
 import { logRequest, type RequestLine } from '../logging/request-line.js';
-import { trackRequestLog } from '../logging/request-log.js';
+import { requestLoggerOf, trackRequestLog } from '../logging/request-log.js';
 import { AREA_BASE, type RouteArea } from '../routes/route.js';
 import { routeScope } from '../routes/scopes.js';
 import { ROUTES } from '../routes/table.js';
@@ -66,11 +66,14 @@ export function createHttpSurface(options: HttpSurfaceOptions): HttpSurface {
   const router = createRouter(ROUTES);
   const unavailableLogged = everyMs(10_000);
 
-  const handle = async (request: Request, requestId: string, line: Partial<RequestLine>): Promise<Response> => {
+  const handle = async (request: Request, requestId: string, line: Partial<RequestLine> | undefined): Promise<Response> => {
     try {
       const url = new URL(request.url);
       const match = router.match(request.method, url.pathname);
-      if (match.kind === 'found') Object.assign(line, { operation: match.operation, params: match.params });
+      if (line && match.kind === 'found') {
+        line.operation = match.operation;
+        line.params = match.params;
+      }
       if (match.kind === 'not_found') {
         throw new AgentRunError('not_found', AREA_OWNS.webhooks(url.pathname) ? 'no such webhook' : `no route for ${url.pathname}`);
       }
@@ -102,21 +105,26 @@ export function createHttpSurface(options: HttpSurfaceOptions): HttpSurface {
 
   const serve = async (request: Request, outside?: (pathname: string) => boolean): Promise<Response> => {
     const requestId = requestIdOf(request);
-    const started = performance.now();
+    // The request's log line is gathered only when a logger will print it: the app's, or the one
+    // an adapter attached (logging/request-line.ts); the console prints no request lines.
+    const logger = options.logger ?? requestLoggerOf(request);
     if (options.logger) trackRequestLog(request);
-    const line: Partial<RequestLine> = {};
+    const line: Partial<RequestLine> | undefined = logger ? {} : undefined;
+    const started = logger ? performance.now() : 0;
     // A part served on its own (`fetch: agentrun.ingress.fetch`) answers nothing of another part.
     const pathname = outside ? new URL(request.url).pathname : '';
     const response = outside?.(pathname)
       ? problemResponse(new AgentRunError('not_found', `no route for ${pathname}`))
       : await (telemetry ? telemetry(request, requestId, () => handle(request, requestId, line)) : handle(request, requestId, line));
-    logRequest(options.logger, request, {
-      ...line,
-      requestId,
-      method: request.method,
-      status: response.status,
-      durationMs: performance.now() - started,
-    });
+    if (logger) {
+      logRequest(logger, request, {
+        ...line,
+        requestId,
+        method: request.method,
+        status: response.status,
+        durationMs: performance.now() - started,
+      });
+    }
     return finishResponse(response, requestId, request.method === 'HEAD');
   };
   const fetch = (request: Request) => serve(request);

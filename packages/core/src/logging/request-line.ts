@@ -1,5 +1,5 @@
 import type { Logger } from './logger.js';
-import { logFieldsOf, requestLoggerOf } from './request-log.js';
+import { logFieldsOf } from './request-log.js';
 
 /**
  * The one line logged per request the surface answers (docs/operations.md, "Logging"). Only
@@ -31,11 +31,12 @@ const INGRESS_OUTCOME: Record<number, string> = {
 const INGRESS = new Set(['deliverWebhook', 'deliverWebhookWithToken']);
 const PROBES = new Set(['getHealth', 'getReadiness']);
 
-export function logRequest(base: Logger | undefined, request: Request, line: RequestLine): void {
-  // Without a logger of the app's or the adapter's, the console's: it prints no request line
-  // (info and debug), so none is built.
-  const logger = base ?? requestLoggerOf(request);
-  if (!logger) return;
+/**
+ * Log the request's line to the app's logger or the adapter's. The surface calls this only when
+ * there is one: without, the line would go to the console, which prints no request line (info
+ * and debug), so none is gathered or built.
+ */
+export function logRequest(logger: Logger, request: Request, line: RequestLine): void {
   const fields: Record<string, string | number> = {
     request_id: line.requestId,
     method: line.method,
