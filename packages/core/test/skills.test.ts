@@ -1,6 +1,7 @@
 import { type FakeRepositoryReader, fakeRepositoryReader } from '@agentrun/core/testing';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { RunItem } from '../src/models/run.js';
+import { DEFAULT_SKILL_REFRESH_MS } from '../src/skills/skill-catalog.js';
 import { expectProblem, type Harness, manualClock, setup } from './helpers.js';
 
 // Skills from a team's registered repositories (docs/repositories.md, "Skills"), through the HTTP
@@ -148,6 +149,10 @@ describe('skills', () => {
       if (!repo) throw new Error('no repo');
       repo.commits[C2] = { 'skills/deploy/SKILL.md': DEPLOY.replace('Run the release checklist.', 'Run the new checklist.') };
       repo.branches.main = C2;
+      // The branch is trusted for a minute after it was fetched (docs/repositories.md, "Caching").
+      h.clock.advance(DEFAULT_SKILL_REFRESH_MS - 1000);
+      expect((await run({ skill: 'acme/skills:deploy' })).agent_skill?.commit).toBe(C1);
+      h.clock.advance(2000);
       const second = await run({ skill: 'acme/skills:deploy' });
       expect([first.agent_skill?.commit, second.agent_skill?.commit]).toEqual([C1, C2]);
       expect(second.agent_config?.base_prompt).toBe('# Deploy\n\nRun the new checklist.');
@@ -166,6 +171,8 @@ describe('skills', () => {
       });
       expect((await run({ skill: 'acme/private:audit' })).agent_skill).toMatchObject({ name: 'audit', commit: C2 });
       await ok('PUT', '/team/secrets/git-read', { value: 'wrong' });
+      // The branch is fetched again, with the credential as it is then, once its window is over.
+      h.clock.advance(DEFAULT_SKILL_REFRESH_MS + 1);
       const p = await expectProblem(await h.call('POST', '/agent/run', { body: { skill: 'acme/private:audit' } }), 400);
       expect(p.detail).toMatch(/unauthorized/);
     });
@@ -342,6 +349,29 @@ describe('skills', () => {
       expect(reader.calls.readFile).toBe(reads);
       await agents('?refresh=true');
       expect(reader.calls.readFile).toBe(2 * reads);
+    });
+
+    it('asks the repository for its branch once a window, and concurrent resolutions share one fetch', async () => {
+      await agents();
+      const resolves = reader.calls.resolve;
+      await Promise.all(Array.from({ length: 5 }, () => run({ skill: 'acme/skills:deploy' })));
+      expect(reader.calls.resolve).toBe(resolves);
+      h.clock.advance(DEFAULT_SKILL_REFRESH_MS + 1);
+      await Promise.all(Array.from({ length: 5 }, () => run({ skill: 'acme/skills:deploy' })));
+      expect(reader.calls.resolve).toBe(resolves + 1);
+    });
+
+    it('keeps the commit it knows while the repository is unreachable, and says so to onError', async () => {
+      const first = await run({ skill: 'acme/skills:deploy' });
+      const url = 'https://git.example.com/acme/skills.git';
+      const repo = reader.repositories.get(url);
+      if (!repo) throw new Error('no repo');
+      reader.repositories.delete(url); // the fake answers unreachable
+      h.clock.advance(DEFAULT_SKILL_REFRESH_MS + 1);
+      const later = await run({ skill: 'acme/skills:deploy' });
+      expect(later.agent_skill?.commit).toBe(first.agent_skill?.commit);
+      expect(h.errors).toContainEqual(expect.objectContaining({ code: 'unreachable' }));
+      reader.repositories.set(url, repo);
     });
 
     it.each(['sort_by=size', 'refresh=yes', 'include_malformed_skills=2', 'repo=noslash', 'other=1'])('?%s is a 400', async (query) => {

@@ -101,7 +101,11 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
   // Sealed team secrets open with this cipher (a repository's read credential among them).
   const cipher = options.secretKey === undefined ? missingCipher : createSecretCipher(options.secretKey);
   // One cache of resolved skills for the run API, automation saves, webhook runs and GET /agent.
-  const skills = new SkillCatalog(store, cipher, options.repositories);
+  const skills = new SkillCatalog(store, cipher, options.repositories, {
+    clock,
+    onError: reportError,
+    ...(options.skillRefreshMs !== undefined ? { refreshMs: options.skillRefreshMs } : {}),
+  });
   const runs = new RunService({
     store,
     events,

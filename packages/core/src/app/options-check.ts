@@ -70,6 +70,7 @@ const OptionsSchema = v.strictObject({
   telemetry: v.optional(v.union([v.literal(false), v.object({})])),
   onApiKeyEvent: v.optional(fn),
   keyUsageFlushMs: v.optional(positiveInt),
+  skillRefreshMs: v.optional(positiveInt),
   logger: v.optional(withMethods('error', 'warn', 'info', 'debug')),
 });
 

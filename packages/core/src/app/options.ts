@@ -25,6 +25,11 @@ export interface AgentRunOptions {
    * run or automation naming a skill is a 400 that says so.
    */
   repositories?: RepositoryReader;
+  /**
+   * How long a skill repository's branch is trusted before it is fetched again (docs/repositories.md,
+   * "Caching"). Default 60 000 ms.
+   */
+  skillRefreshMs?: number;
   /** Resolve the caller; defaults to API keys in the store (`Authorization: Bearer <key>`). */
   authenticate?: Authenticate;
   /** Share one emitter with the host app; one is created otherwise. */

@@ -4,6 +4,7 @@ import { invalidRequest } from '../errors.js';
 import { type RepositoryAccess, RepositoryError, type RepositoryReader } from '../repositories/reader.js';
 import type { RepositoryRecord } from '../repositories/records.js';
 import type { Store } from '../store/store.js';
+import { type Clock, systemClock } from '../util/clock.js';
 import { parseSkillFile, type SkillFile } from './skill-file.js';
 
 /** One SKILL.md of a repository at a commit: its skill, or why it is malformed. */
@@ -21,22 +22,52 @@ export interface SkillEntry {
 const MAX_SKILL_FILES = 200;
 /** Repository commits whose skills are kept in memory (least recently used first out). */
 const CACHE_ENTRIES = 256;
+/** Branches whose commit is remembered (least recently checked first out). */
+const HEAD_ENTRIES = 1024;
+/** How long a branch's commit is trusted before the repository is asked again, by default. */
+export const DEFAULT_SKILL_REFRESH_MS = 60_000;
+
+export interface SkillCatalogOptions {
+  clock?: Clock;
+  /** How long a branch's commit is trusted before the reader fetches it again (docs/repositories.md, "Caching"). */
+  refreshMs?: number;
+  /** Hears a fetch that failed while an earlier commit could still be used. */
+  onError?: (error: unknown) => void;
+}
+
+interface BranchHead {
+  commit: string;
+  checkedAt: number;
+}
 
 /**
  * The skills of a team's registered repositories (docs/repositories.md, "Skills"), read through
  * the `RepositoryReader` port: at a repository's default branch, every file named `SKILL.md`
  * anywhere in the tree, parsed once per repository commit and cached, so a listing or a run
- * reads a repository again only when its branch moved (the reader answers the branch from its own
- * cache unless `refresh`).
+ * reads a repository again only when its branch moved. The branch itself is fetched at most once
+ * per `refreshMs` (and by `GET /agent?refresh=true`): in between, resolving a skill asks no
+ * repository, which keeps the webhook ingress off git.
  */
 export class SkillCatalog {
   private readonly cache = new Map<string, SkillEntry[]>();
+  /** Each branch's commit as last fetched, so most resolutions ask no repository (and spawn no git). */
+  private readonly heads = new Map<string, BranchHead>();
+  /** The fetch of a branch under way: concurrent resolutions share it. */
+  private readonly fetching = new Map<string, Promise<string>>();
+  private readonly clock: Clock;
+  private readonly refreshMs: number;
+  private readonly onError: (error: unknown) => void;
 
   constructor(
     readonly store: Store,
     private readonly cipher: SecretCipher,
     private readonly reader: RepositoryReader | undefined,
-  ) {}
+    options: SkillCatalogOptions = {},
+  ) {
+    this.clock = options.clock ?? systemClock;
+    this.refreshMs = options.refreshMs ?? DEFAULT_SKILL_REFRESH_MS;
+    this.onError = options.onError ?? (() => {});
+  }
 
   /** Whether skills can be read at all: `createAgentRun` was given a `repositories` reader. */
   get enabled(): boolean {
@@ -46,8 +77,7 @@ export class SkillCatalog {
   /** The skills of one registered repository at its default branch's current commit. */
   async entries(repo: RepositoryRecord, options: { refresh?: boolean } = {}): Promise<SkillEntry[]> {
     const reader = this.requireReader(repo.name);
-    const access = await this.access(repo);
-    const commit = await reader.resolve(access, repo.defaultBranch, options.refresh ? { refresh: true } : {});
+    const commit = await this.head(reader, repo, options.refresh === true);
     const key = `${repo.teamUid}\u0000${repo.name}\u0000${repo.url}\u0000${commit}`;
     const cached = this.cache.get(key);
     if (cached && !options.refresh) {
@@ -55,12 +85,50 @@ export class SkillCatalog {
       this.cache.set(key, cached);
       return cached;
     }
+    const access = await this.access(repo);
     const paths = (await reader.listFiles(access, commit, '')).filter(isSkillFile).slice(0, MAX_SKILL_FILES);
     const entries: SkillEntry[] = [];
     for (const path of paths) entries.push(entryOf(repo.name, commit, path, await reader.readFile(access, commit, path)));
     this.cache.set(key, entries);
     if (this.cache.size > CACHE_ENTRIES) this.cache.delete(this.cache.keys().next().value as string);
     return entries;
+  }
+
+  /**
+   * The commit the repository's default branch names: remembered for `refreshMs` after it was
+   * fetched, then fetched again (`refresh` fetches now). A fetch that fails while an earlier commit
+   * is known keeps that one (for another window) and tells `onError`; with none known, the
+   * reader's own cache answers, else the failure is the caller's.
+   */
+  private async head(reader: RepositoryReader, repo: RepositoryRecord, refresh: boolean): Promise<string> {
+    const key = `${repo.teamUid}\u0000${repo.name}\u0000${repo.url}\u0000${repo.defaultBranch}`;
+    const known = this.heads.get(key);
+    if (!refresh && known && this.clock.now() - known.checkedAt < this.refreshMs) return known.commit;
+    const under = this.fetching.get(key);
+    if (under) return under;
+    const fetched = this.fetchHead(reader, repo, known).then((commit) => {
+      this.heads.delete(key);
+      this.heads.set(key, { commit, checkedAt: this.clock.now() });
+      if (this.heads.size > HEAD_ENTRIES) this.heads.delete(this.heads.keys().next().value as string);
+      return commit;
+    });
+    this.fetching.set(key, fetched);
+    try {
+      return await fetched;
+    } finally {
+      this.fetching.delete(key);
+    }
+  }
+
+  private async fetchHead(reader: RepositoryReader, repo: RepositoryRecord, known: BranchHead | undefined): Promise<string> {
+    const access = await this.access(repo);
+    try {
+      return await reader.resolve(access, repo.defaultBranch, { refresh: true });
+    } catch (error) {
+      if (!(error instanceof RepositoryError) || error.code !== 'unreachable') throw error;
+      this.onError(error);
+      return known?.commit ?? (await reader.resolve(access, repo.defaultBranch));
+    }
   }
 
   /** The read access of a repository: its URL, and its credential secret's value opened for this read. */
