@@ -160,6 +160,10 @@ class LiveSuite:
         self.assertEqual([d["delivery_id"] for d in deliveries], [delivery_id])
         self.assertEqual(client.deliveries.get(factory["uid"], uid, delivery_id)["status"], "Accepted")
         self.assertEqual(client.deliveries.payload(factory["uid"], uid, delivery_id), b'{"ref":"refs/heads/main"}')
+        resent = client.deliveries.resend(factory["uid"], uid, delivery_id, idempotency_key="resend-once")
+        self.assertEqual(resent["delivery"]["resent_from"], delivery_id)
+        self.assertEqual(client.deliveries.resend(factory["uid"], uid, delivery_id, idempotency_key="resend-once"), resent)
+        self.assertEqual([d["resent_from"] for d in client.deliveries.list(factory["uid"], uid)], [delivery_id, None])
 
         signed = client.webhooks.create(factory["uid"], "stripe", auth_mode="signature", signature_scheme="stripe", provider_secret="whsec_first")
         signed_uid = signed["webhook"]["uid"]

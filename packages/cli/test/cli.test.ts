@@ -244,6 +244,16 @@ describe('factories, webhooks and deliveries', () => {
     expect(shown.stdout).toContain('"event": "push"');
     expect(raw.stdout).toBe('{"event":"push","n":1.50}');
 
+    // resend: a new entry resent from the first; with no automation, no run.
+    const resent = await cli(['deliveries', 'resend', delivery_id, ...where, '--webhook', uid], { env });
+    expect(resent.code, resent.stderr).toBe(0);
+    expect(resent.stdout).toMatch(new RegExp(`^resent_from:\\s+${delivery_id}$`, 'm'));
+    expect(resent.stdout).toMatch(/^runs:\s+\(none/m);
+    const after = await cliJson<{ delivery_id: string; resent_from: string | null }[]>(['deliveries', 'list', ...where, '--webhook', uid], {
+      env,
+    });
+    expect(after.map((d) => d.resent_from)).toEqual([delivery_id, null]);
+
     const disabled = await cliJson<{ enabled: boolean }>(['webhook', 'disable', uid, ...where], { env });
     expect(disabled.enabled).toBe(false);
     const enabled = await cliJson<{ enabled: boolean }>(['webhook', 'enable', uid, ...where], { env });

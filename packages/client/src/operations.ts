@@ -55,6 +55,11 @@ export const OPERATIONS = {
     path: '/api/v1/factories/{factoryUid}/webhooks/{webhookUid}/deliveries/{deliveryId}/payload',
     content: 'binary',
   },
+  resendDelivery: {
+    method: 'POST',
+    path: '/api/v1/factories/{factoryUid}/webhooks/{webhookUid}/deliveries/{deliveryId}/resend',
+    content: 'json',
+  },
   createAutomation: { method: 'POST', path: '/api/v1/factories/{factoryUid}/automations', content: 'json' },
   listAutomations: { method: 'GET', path: '/api/v1/factories/{factoryUid}/automations', content: 'json' },
   getAutomation: { method: 'GET', path: '/api/v1/factories/{factoryUid}/automations/{automationId}', content: 'json' },

@@ -300,6 +300,7 @@ export class Deliveries extends Resource {
     listPage: 'listDeliveries',
     get: 'getDelivery',
     payload: 'getDeliveryPayload',
+    resend: 'resendDelivery',
   } as const satisfies Record<string, ClientOperationId>;
 
   /** Every delivery of the webhook, newest first, page after page. */
@@ -331,6 +332,14 @@ export class Deliveries extends Resource {
   /** The payload's bytes, as received. */
   payload(factoryUid: string, webhookUid: string, deliveryId: string, options?: RequestOptions): Promise<ArrayBuffer> {
     return this.client.request('getDeliveryPayload', { ...options, params: { factoryUid, webhookUid, deliveryId } });
+  }
+
+  /**
+   * Evaluate an accepted delivery's payload again against the webhook's automations as they are
+   * now: a new log entry (`resent_from`) and its runs. A retry of the call resends once (its Idempotency-Key).
+   */
+  resend(factoryUid: string, webhookUid: string, deliveryId: string, options?: RequestOptions): Promise<ResponseOf<'resendDelivery'>> {
+    return this.client.request('resendDelivery', { ...options, params: { factoryUid, webhookUid, deliveryId } });
   }
 }
 

@@ -147,6 +147,16 @@ describe.runIf(browserAvailable())('dashboard: webhooks, deliveries, automations
     expect(await page.locator('tbody tr').first().textContent()).toContain('delivery-3');
   });
 
+  it('resends an accepted delivery: a run for the automation that wants it, a new row resent from it', async () => {
+    const row = page.locator('tbody tr', { hasText: 'delivery-3' });
+    const deliveryId = (await row.locator('td').nth(3).textContent())!;
+    await row.getByRole('button', { name: 'Resend' }).click();
+    // "Review PRs" (action opened) wants it.
+    await page.getByRole('status').getByText('1 run started.').waitFor();
+    await page.locator('tbody tr').first().getByText(`resent from ${deliveryId}`).waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+
   it('disables and enables the webhook with its toggle', async () => {
     const toggle = page.getByRole('checkbox', { name: 'Enabled' });
     await toggle.uncheck();

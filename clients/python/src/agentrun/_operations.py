@@ -51,6 +51,7 @@ OPERATIONS: Dict[str, Operation] = {
     "getDeliveryPayload": Operation(
         "GET", "/api/v1/factories/{factoryUid}/webhooks/{webhookUid}/deliveries/{deliveryId}/payload", "binary"
     ),
+    "resendDelivery": Operation("POST", "/api/v1/factories/{factoryUid}/webhooks/{webhookUid}/deliveries/{deliveryId}/resend", "json"),
     "createAutomation": Operation("POST", "/api/v1/factories/{factoryUid}/automations", "json"),
     "listAutomations": Operation("GET", "/api/v1/factories/{factoryUid}/automations", "json"),
     "getAutomation": Operation("GET", "/api/v1/factories/{factoryUid}/automations/{automationId}", "json"),

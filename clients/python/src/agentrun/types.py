@@ -258,6 +258,14 @@ class Delivery(TypedDict):
     size: int
     received_at: str
     status: str
+    resent_from: Optional[str]
+
+
+class DeliveryResent(TypedDict):
+    """A resend's new log entry and the runs it started."""
+
+    delivery: Delivery
+    run_ids: List[str]
 
 
 class DeliveryDetail(Delivery, total=False):

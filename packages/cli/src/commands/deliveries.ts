@@ -4,7 +4,7 @@ import { EXIT } from '../exit-codes.js';
 import { cell, details, table } from '../output.js';
 import { terminalText } from '../terminal-text.js';
 
-/** `agentrun deliveries list|show`: a webhook's delivery log (docs/management-api.md, "The delivery log"). */
+/** `agentrun deliveries list|show|resend`: a webhook's delivery log (docs/management-api.md, "The delivery log"). */
 
 const WHERE: Record<string, OptionSpec> = {
   factory: { type: 'string', valueName: 'uid', description: 'the factory (required)' },
@@ -75,9 +75,38 @@ export const deliveriesShow: Command = {
         ['size', delivery.size],
         ['received_at', delivery.received_at],
         ['identity', delivery.identity],
+        ['resent_from', delivery.resent_from],
       ]),
     );
     if (delivery.payload !== undefined) context.print(`payload:\n${JSON.stringify(delivery.payload, null, 2)}`);
+    return EXIT.ok;
+  },
+};
+
+export const deliveriesResend: Command = {
+  name: 'deliveries resend',
+  summary: 'Evaluate an accepted delivery again against today’s automations',
+  description:
+    'The payload the delivery kept is matched against the webhook’s enabled automations as they are now: a new log entry (resent from this one) and a run for each automation that wants it.',
+  arguments: ['<delivery-id>'],
+  options: WHERE,
+  examples: ['agentrun deliveries resend $DELIVERY --factory $FACTORY --webhook $WEBHOOK'],
+  async run(context) {
+    const factory = context.requireString('factory');
+    const webhook = context.requireString('webhook');
+    const id = context.positionals[0] as string;
+    const resent = await context.client().deliveries.resend(factory, webhook, id);
+    if (context.json) {
+      context.printJson(resent);
+      return EXIT.ok;
+    }
+    context.print(
+      details([
+        ['delivery_id', resent.delivery.delivery_id],
+        ['resent_from', resent.delivery.resent_from],
+        ['runs', resent.run_ids.length === 0 ? '(none: no automation wants it now)' : resent.run_ids.join(', ')],
+      ]),
+    );
     return EXIT.ok;
   },
 };

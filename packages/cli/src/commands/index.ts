@@ -3,7 +3,7 @@
 
 export { apply } from './apply.js';
 export { auditList } from './audit.js';
-export { deliveriesList, deliveriesShow } from './deliveries.js';
+export { deliveriesList, deliveriesResend, deliveriesShow } from './deliveries.js';
 export { factoryCreate, factoryList } from './factory.js';
 export { filterTest } from './filter-test.js';
 export { keysCreate, keysList, keysRevoke } from './keys.js';

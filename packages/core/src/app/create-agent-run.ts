@@ -19,6 +19,7 @@ import { DEFAULT_STREAM_LIMITS } from '../http/paced-body.js';
 import { repositoryOperations } from '../http/repository-operations.js';
 import { runOperations } from '../http/run-operations.js';
 import { createHttpSurface, ingressOperations } from '../http/surface.js';
+import { createDeliveryRuns } from '../ingress/delivery-runs.js';
 import { createIngress, DEFAULT_INGRESS_LIMITS } from '../ingress/pipeline.js';
 import { ApiKeyService } from '../keys/key-service.js';
 import { createKeyUsage } from '../keys/key-usage.js';
@@ -117,11 +118,16 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
   });
   // Ingress URLs start where people reach agentrun unless the ingress has a base of its own.
   const webhookBaseUrl = options.webhookBaseUrl ?? options.publicBaseUrl;
+  // Which runs a delivery starts: one decider for the ingress and for resends.
+  const deliveryRuns = createDeliveryRuns({ skills, onError: reportError });
   const control = new ControlService({
     store,
     cipher,
     clock,
     skills,
+    deliveryRuns,
+    events,
+    onError: reportError,
     ...(webhookBaseUrl !== undefined ? { webhookBaseUrl } : {}),
     ...(options.maxWebhooksPerFactory !== undefined ? { maxWebhooksPerFactory: options.maxWebhooksPerFactory } : {}),
   });
@@ -135,7 +141,7 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
     limits: { ...DEFAULT_INGRESS_LIMITS, ...options.ingressLimits },
     onError: reportError,
     telemetry: telemetry.ingress,
-    skills,
+    deliveryRuns,
   });
   const maintenance = createMaintenance({
     store,

@@ -21,6 +21,8 @@ export const AUDIT_EVENT_KINDS = [
   'api_key.revoked',
   'repository.created',
   'repository.deleted',
+  // A stored delivery evaluated again on request (control/resend-delivery.ts).
+  'delivery.resent',
   // Ingress outcomes: read from the delivery log, never written as audit rows (see audit/list.ts).
   'delivery.accepted',
   'delivery.duplicate',

@@ -2,6 +2,8 @@ import type { Principal } from '../auth/principal.js';
 import { applyDefinitions } from '../definitions/apply.js';
 import type { ApplyResult } from '../definitions/wire.js';
 import { createEnvironment, deleteEnvironment, getEnvironment, listEnvironments, replaceEnvironment } from '../environments/service.js';
+import type { AgentRunEvents } from '../events.js';
+import { createDeliveryRuns, type DeliveryRuns } from '../ingress/delivery-runs.js';
 import { SkillCatalog } from '../skills/skill-catalog.js';
 import type { Store } from '../store/store.js';
 import { type Clock, systemClock } from '../util/clock.js';
@@ -9,6 +11,7 @@ import { createAutomation, deleteAutomation, getAutomation, listAutomations, pat
 import type { ControlContext } from './control-context.js';
 import { getDelivery, getDeliveryPayload, listDeliveries } from './deliveries.js';
 import { createFactory, getFactory, listFactories } from './factories.js';
+import { type ResendDeps, resendDelivery } from './resend-delivery.js';
 import { answeringCipher, type SecretCipher } from './secret-cipher.js';
 import { deleteSecret, listSecrets, putSecret } from './team-secrets.js';
 import { testFilter } from './test-filter.js';
@@ -36,6 +39,11 @@ export interface ControlServiceOptions {
   maxWebhooksPerFactory?: number;
   /** Where automations' skill specs resolve; default: none, so an automation with a skill is a 400. */
   skills?: SkillCatalog;
+  /** Which runs a resent delivery starts: the ingress's decider (createAgentRun shares it); default: one of this service's own. */
+  deliveryRuns?: DeliveryRuns;
+  /** Told of the runs a resend starts (`run.created`), as the ingress tells of its own. */
+  events?: AgentRunEvents;
+  onError?: (error: unknown) => void;
 }
 
 /**
@@ -47,6 +55,7 @@ export interface ControlServiceOptions {
  */
 export class ControlService {
   private readonly ctx: ControlContext;
+  private readonly resend: ResendDeps;
   readonly maxWebhooksPerFactory: number;
 
   constructor(options: ControlServiceOptions) {
@@ -58,6 +67,12 @@ export class ControlService {
       baseUrl: options.webhookBaseUrl?.replace(/\/+$/, ''),
       maxWebhooksPerFactory: this.maxWebhooksPerFactory,
       skills: options.skills ?? new SkillCatalog(options.store, options.cipher, undefined),
+    };
+    const onError = options.onError ?? ((error: unknown) => console.error('[agentrun] resend', error));
+    this.resend = {
+      deliveryRuns: options.deliveryRuns ?? createDeliveryRuns({ skills: this.ctx.skills, onError }),
+      events: options.events,
+      onError,
     };
   }
 
@@ -158,6 +173,11 @@ export class ControlService {
   /** The exact bytes an accepted delivery carried. */
   getDeliveryPayload(p: Principal, factoryUid: string, uid: string, deliveryId: string): Promise<Uint8Array> {
     return getDeliveryPayload(this.ctx, p, factoryUid, uid, deliveryId);
+  }
+
+  /** Evaluate an accepted delivery again against today's automations (resend-delivery.ts). */
+  resendDelivery(p: Principal, factoryUid: string, uid: string, deliveryId: string) {
+    return resendDelivery(this.ctx, this.resend, p, factoryUid, uid, deliveryId);
   }
 
   // ─────────────────────────────────────────────── automations (automations.ts, test-filter.ts)

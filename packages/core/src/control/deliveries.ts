@@ -66,7 +66,8 @@ export function acceptedPayload(delivery: DeliveryRecord): Uint8Array {
 /** A kept body as JSON: the ingress accepted only JSON bodies, so it parses. */
 export const payloadJson = (payload: Uint8Array): unknown => JSON.parse(new TextDecoder().decode(payload));
 
-async function requireDelivery(
+/** An entry of a webhook of the factory (the caller's team), or a 404. */
+export async function requireDelivery(
   ctx: ControlContext,
   p: Principal,
   factoryUid: string,

@@ -1,4 +1,5 @@
 import { invalidRequest } from '../errors.js';
+import { resentFrom } from '../ingress/identity.js';
 import type { DeliveryRecord } from '../ingress/records.js';
 import { isStoredInstant } from '../models/timestamps.js';
 import { isCursorId } from '../run/cursor.js';
@@ -13,6 +14,8 @@ export const deliveryView = (d: DeliveryRecord) => ({
   size: d.size,
   received_at: d.receivedAt,
   status: d.status,
+  // A resend's entry names the delivery it repeats (control/resend-delivery.ts).
+  resent_from: resentFrom(d.identity),
 });
 
 export const encodeDeliveryCursor = (position: { receivedAt: string; id: string }) =>

@@ -57,7 +57,12 @@ export const DeliveryViewSchema = v.object({
   size: v.number(),
   received_at: instant,
   status: v.picklist(DELIVERY_STATUSES),
+  /** The delivery this entry resent (POST …/resend); `null` for a delivery its sender sent. */
+  resent_from: v.nullable(v.string()),
 });
+
+/** `POST …/deliveries/{deliveryId}/resend`: the new log entry and the runs it started. */
+export const DeliveryResentSchema = v.object({ delivery: DeliveryViewSchema, run_ids: v.array(v.string()) });
 
 export const DeliveryDetailSchema = v.object({ ...DeliveryViewSchema.entries, payload: v.optional(v.unknown()) });
 

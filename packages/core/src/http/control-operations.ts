@@ -25,6 +25,7 @@ type ControlOperation =
   | 'listDeliveries'
   | 'getDelivery'
   | 'getDeliveryPayload'
+  | 'resendDelivery'
   | 'createAutomation'
   | 'listAutomations'
   | 'getAutomation'
@@ -128,6 +129,10 @@ export function controlOperations(
       jsonResponse(await control.listDeliveries(principal, factoryUid, webhookUid, queryObject(url))),
     getDelivery: async ({ principal }, { factoryUid, webhookUid, deliveryId }) =>
       jsonResponse(await control.getDelivery(principal, factoryUid, webhookUid, deliveryId)),
+    resendDelivery: async (ctx, { factoryUid, webhookUid, deliveryId }) =>
+      post(ctx, `resend ${factoryUid}/${webhookUid}/${deliveryId}`, {}, 201, () =>
+        control.resendDelivery(ctx.principal, factoryUid, webhookUid, deliveryId),
+      ),
     getDeliveryPayload: async ({ principal }, { factoryUid, webhookUid, deliveryId }) => {
       const bytes = await control.getDeliveryPayload(principal, factoryUid, webhookUid, deliveryId);
       return new Response(bytes as Uint8Array<ArrayBuffer>, {

@@ -45,7 +45,8 @@ export const MAX_DELIVERY_ID_LENGTH = 256;
  * Prefixes keep the sources apart: a sender whose `X-Acme-Delivery-Id` happens to equal another
  * delivery's body hash, or whose configured header repeats a provider id, must not be taken for
  * a duplicate of it. No prefix is a prefix of another and each ends at its first `:`, so the
- * mapping from (source, id) to `value` is one-to-one.
+ * mapping from (source, id) to `value` is one-to-one. A resend's identity has a prefix of its own
+ * (`resend:`, see `resendIdentity` below).
  */
 const PREFIX: Record<IdentitySource, string> = {
   configured_header: 'h:',
@@ -155,4 +156,21 @@ function nestingExceeds(value: unknown, max: number): boolean {
     else for (const key in node) if (Object.hasOwn(node, key)) visit((node as Record<string, unknown>)[key], level + 1);
   }
   return false;
+}
+
+const RESEND_PREFIX = 'resend:';
+
+/**
+ * A resent delivery's identity (control/resend-delivery.ts): `resend:<original id>:<own id>`. A
+ * prefix of its own, so no sender's identity can be one, and unique to the resend, so it is never
+ * a duplicate of the delivery it repeats, nor of another resend of it.
+ */
+export const resendIdentity = (originalId: string, ownId: string): string => `${RESEND_PREFIX}${originalId}:${ownId}`;
+
+/** The delivery a log entry was resent from, read off its identity; `null` for a delivery a sender sent. */
+export function resentFrom(identity: string | null): string | null {
+  if (identity === null || !identity.startsWith(RESEND_PREFIX)) return null;
+  const rest = identity.slice(RESEND_PREFIX.length);
+  const colon = rest.lastIndexOf(':');
+  return colon > 0 ? rest.slice(0, colon) : null;
 }

@@ -8,7 +8,6 @@ import { jsonResponse, problemResponse } from '../http/responses.js';
 import { deliveryLogFields } from '../logging/delivery-fields.js';
 import { addLogFields } from '../logging/request-log.js';
 import { toRunItem } from '../run/record.js';
-import { automationSkill } from '../skills/automation-skill.js';
 import type { SkillCatalog } from '../skills/skill-catalog.js';
 import type { RateAdmission } from '../store/ingress.js';
 import type { Store } from '../store/store.js';
@@ -18,10 +17,9 @@ import { newId } from '../util/ids.js';
 import { constantTimeEqual } from '../verify/constant-time.js';
 import type { Sha256Port } from '../verify/crypto.js';
 import type { VerifierRegistry } from '../verify/registry.js';
-import { createAutomationMatcher } from './automation-matchers.js';
+import { createDeliveryRuns, type DeliveryRuns } from './delivery-runs.js';
 import { resolveDeliveryIdentity } from './identity.js';
 import type { DeliveryRecord, DeliveryStatus } from './records.js';
-import { webhookRun } from './webhook-run.js';
 
 /** Per webhook, over a sliding window (docs/webhooks.md, "Answers, log labels and limits"). */
 export interface IngressLimits {
@@ -55,6 +53,8 @@ export interface IngressOptions {
   telemetry?: IngressTelemetry | undefined;
   /** Where automations' skills resolve (skills/automation-skill.ts); without it their runs carry none. */
   skills?: SkillCatalog;
+  /** Which runs an accepted delivery starts; default: made from `skills` (shared with resends by createAgentRun). */
+  deliveryRuns?: DeliveryRuns;
 }
 
 const encoder = new TextEncoder();
@@ -77,7 +77,7 @@ export type Ingress = (request: Request, params: IngressParams) => Promise<Respo
 
 export function createIngress(options: IngressOptions): Ingress {
   const { store, cipher, verifiers, sha256, events, clock, limits } = options;
-  const wants = createAutomationMatcher();
+  const deliveryRuns = options.deliveryRuns ?? createDeliveryRuns(options);
 
   const problem = (code: ErrorCode, detail: string, headers: Record<string, string> = {}) =>
     problemResponse(new AgentRunError(code, detail, { headers }));
@@ -263,19 +263,8 @@ export function createIngress(options: IngressOptions): Ingress {
       body: parsed.value,
       sha256,
     });
-    const delivery: DeliveryRecord = { ...entry(webhook, 'Accepted', body.byteLength, receivedAt, identity.value), payload: body };
-    const matching = context.automations.filter(
-      (a) => a.teamUid === webhook.teamUid && a.factoryUid === webhook.factoryUid && wants(a, webhook.uid, parsed.value),
-    );
-    const runs: ReturnType<typeof webhookRun>[] = [];
-    for (const automation of matching) {
-      // Only an automation with a skill waits for it (most have none: no await on the hot path).
-      const skill =
-        options.skills && automation.config?.skill_spec !== undefined
-          ? await automationSkill(options.skills, automation, options.onError)
-          : null;
-      runs.push(webhookRun({ automation, webhook, deliveryId: delivery.id, payload: body, now: delivery.receivedAt, skill }));
-    }
+    const delivery = { ...entry(webhook, 'Accepted', body.byteLength, receivedAt, identity.value), payload: body };
+    const runs = await deliveryRuns({ webhook, automations: context.automations, delivery, value: parsed.value });
     const outcome = await store.deliveries.accept({ delivery, runs, admit: deliveryRate(webhook, receivedAt) });
     if ('rateLimited' in outcome) seen?.refused('rate_limit');
     if ('rateLimited' in outcome) return tooManyDeliveries(outcome.retryAfterMs);

@@ -35,6 +35,7 @@ export const ROUTE_SCOPES: { [K in ApiKeyOperation]: ApiKeyScope } = {
   listDeliveries: 'read_factory',
   getDelivery: 'read_factory',
   getDeliveryPayload: 'read_factory',
+  resendDelivery: 'manage_factory',
   createAutomation: 'manage_factory',
   listAutomations: 'read_factory',
   getAutomation: 'read_factory',

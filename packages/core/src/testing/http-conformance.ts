@@ -278,6 +278,83 @@ export function describeHttpConformance(name: string, options: HttpConformanceOp
       });
     });
 
+    describe('Resending a delivery (docs/management-api.md)', () => {
+      it("evaluates the kept payload against today's automations: a new entry resent_from the original, its runs, an audit event", async () => {
+        const created = await json('POST', `/api/v1/factories/${w.factory}/webhooks`, { name: 'resend' });
+        const uid = created.webhook.uid;
+        const base = `/api/v1/factories/${w.factory}/webhooks/${uid}`;
+        const automation = (name: string, payload?: unknown) =>
+          json('POST', `/api/v1/factories/${w.factory}/automations`, {
+            name,
+            prompt: 'p',
+            triggers: [{ provider: 'webhook', event: 'received', filter: { webhook_ids: [uid], ...(payload ? { payload } : {}) } }],
+          });
+        const runsOf = async (id: string) => (await json('GET', `/api/v1/agent/runs?automation_id=${id}`)).runs;
+        const first = await automation('first', { action: ['opened'] });
+        const sent = await call('POST', `/webhooks/w/${uid}`, { key: created.secret, body: '{"action":"opened"}' });
+        expect(sent.status).toBe(202);
+        const { delivery_id: original } = await sent.json();
+        expect(await runsOf(first.id)).toHaveLength(1);
+
+        // Today: the first automation is off, a second one is new.
+        await json('PATCH', `/api/v1/factories/${w.factory}/automations/${first.id}`, { enabled: false });
+        const second = await automation('second');
+        const resent = await call('POST', `${base}/deliveries/${original}/resend`, { headers: { 'idempotency-key': 'resend-1' } });
+        expect(resent.status).toBe(201);
+        const answer = await resent.json();
+        expect(answer.delivery).toMatchObject({
+          status: 'Accepted',
+          resent_from: original,
+          identity: `resend:${original}:${answer.delivery.delivery_id}`,
+        });
+        const [run] = await runsOf(second.id);
+        expect(answer.run_ids).toEqual([run.run_id]);
+        expect(run.trigger).toEqual({
+          factory_uid: w.factory,
+          automation_id: second.id,
+          webhook_uid: uid,
+          delivery_id: answer.delivery.delivery_id,
+        });
+        const attachment = await call('GET', `/api/v1/agent/runs/${run.run_id}/attachments/event-payload.json`);
+        expect(await attachment.text()).toBe('{"action":"opened"}');
+        expect(await runsOf(first.id)).toHaveLength(1);
+
+        // A retry under the same key replays the answer; another resend is another entry.
+        const replay = await call('POST', `${base}/deliveries/${original}/resend`, { headers: { 'idempotency-key': 'resend-1' } });
+        expect(await replay.json()).toEqual(answer);
+        const again = await json('POST', `${base}/deliveries/${original}/resend`);
+        expect(again.delivery.delivery_id).not.toBe(answer.delivery.delivery_id);
+        const log = (await json('GET', `${base}/deliveries`)).deliveries;
+        expect(log.map((d: { resent_from: string | null }) => d.resent_from)).toEqual([original, original, null]);
+        expect(await runsOf(second.id)).toHaveLength(2);
+        const audit = (await json('GET', `/api/v1/audit/events?kind=delivery.resent`)).events;
+        expect(audit).toHaveLength(2);
+        expect(audit[0]).toMatchObject({ kind: 'delivery.resent', target: { type: 'delivery', id: again.delivery.delivery_id } });
+        expect(w.errors.splice(0)).toEqual([]);
+      });
+
+      it('refuses what is not an accepted delivery of a live, enabled webhook, writing nothing', async () => {
+        const created = await json('POST', `/api/v1/factories/${w.factory}/webhooks`, { name: 'resend refusals' });
+        const uid = created.webhook.uid;
+        const base = `/api/v1/factories/${w.factory}/webhooks/${uid}`;
+        const bad = await call('POST', `/webhooks/w/${uid}`, { key: created.secret, body: '{"oops"' });
+        expect(bad.status).toBe(400);
+        const good = await call('POST', `/webhooks/w/${uid}`, { key: created.secret, body: '{}' });
+        const { delivery_id } = await good.json();
+        const [, rejected] = (await json('GET', `${base}/deliveries`)).deliveries;
+        expect(rejected.status).toBe('Rejected (invalid JSON)');
+        const entries = async () => (await json('GET', `${base}/deliveries`)).deliveries.length;
+
+        expect((await sane(await call('POST', `${base}/deliveries/${rejected.delivery_id}/resend`))).status).toBe(409);
+        expect((await sane(await call('POST', `${base}/deliveries/nope/resend`))).status).toBe(404);
+        await json('PATCH', base, { enabled: false });
+        expect((await sane(await call('POST', `${base}/deliveries/${delivery_id}/resend`))).status).toBe(409);
+        expect((await call('DELETE', base)).status).toBe(204);
+        expect((await sane(await call('POST', `${base}/deliveries/${delivery_id}/resend`))).status).toBe(409);
+        expect(await entries()).toBe(2);
+      });
+    });
+
     describe('skills (docs/repositories.md)', () => {
       it('a skill drives an API run and a webhook-started run alike: base prompt, agent_skill, name; an unresolvable one is a 400', async () => {
         const created = await json('POST', `/api/v1/factories/${w.factory}/webhooks`, { name: 'skilled' });

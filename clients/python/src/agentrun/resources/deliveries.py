@@ -5,14 +5,20 @@ from __future__ import annotations
 from typing import ClassVar, Dict, Iterator, List, Optional, cast
 
 from .._pagination import paginate
-from ..types import Delivery, DeliveryDetail, DeliveryList
+from ..types import Delivery, DeliveryDetail, DeliveryList, DeliveryResent
 from ._base import Resource, given
 
 
 class Deliveries(Resource):
-    """List a webhook's deliveries, newest first; get one, and its payload's bytes."""
+    """List a webhook's deliveries, newest first; get one, and its payload's bytes; resend one."""
 
-    operations: ClassVar[Dict[str, str]] = {"list": "listDeliveries", "list_page": "listDeliveries", "get": "getDelivery", "payload": "getDeliveryPayload"}
+    operations: ClassVar[Dict[str, str]] = {
+        "list": "listDeliveries",
+        "list_page": "listDeliveries",
+        "get": "getDelivery",
+        "payload": "getDeliveryPayload",
+        "resend": "resendDelivery",
+    }
     """Each method's operation (tests/test_operations.py proves every operation has a method)."""
 
     def list(
@@ -78,3 +84,22 @@ class Deliveries(Resource):
         """The exact bytes an accepted delivery carried."""
         params = {"factoryUid": factory_uid, "webhookUid": webhook_uid, "deliveryId": delivery_id}
         return cast(bytes, self._client.request("getDeliveryPayload", params=params, timeout=timeout, max_retries=max_retries))
+
+    def resend(
+        self,
+        factory_uid: str,
+        webhook_uid: str,
+        delivery_id: str,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: Optional[float] = None,
+        max_retries: Optional[int] = None,
+    ) -> DeliveryResent:
+        """Evaluate an accepted delivery's payload again against the webhook's automations as they are now."""
+        params = {"factoryUid": factory_uid, "webhookUid": webhook_uid, "deliveryId": delivery_id}
+        return cast(
+            DeliveryResent,
+            self._client.request(
+                "resendDelivery", params=params, idempotency_key=idempotency_key, timeout=timeout, max_retries=max_retries
+            ),
+        )

@@ -30,6 +30,7 @@ const KINDS = [
   'api_key.revoked',
   'repository.created',
   'repository.deleted',
+  'delivery.resent',
   'delivery.accepted',
   'delivery.duplicate',
   'delivery.rejected',

@@ -19,6 +19,17 @@ export function Deliveries({ factoryUid, webhookUid }: { factoryUid: string; web
   );
   const [shown, setShown] = useState<Delivery | undefined>();
   const [problem, setProblem] = useState<Problem | undefined>();
+  const [resent, setResent] = useState<ResponseOf<'resendDelivery'> | undefined>();
+  /** Evaluate the delivery again against today's automations (docs/management-api.md, "Resending a delivery"). */
+  const resend = async (deliveryId: string) => {
+    try {
+      setResent(await client.deliveries.resend(factoryUid, webhookUid, deliveryId));
+      setProblem(undefined);
+      page.reload();
+    } catch (error) {
+      setProblem(describe(error));
+    }
+  };
   return (
     <section aria-labelledby="deliveries-heading">
       <h2 id="deliveries-heading">Recent deliveries</h2>
@@ -55,7 +66,17 @@ export function Deliveries({ factoryUid, webhookUid }: { factoryUid: string; web
                 <td>
                   <code>{d.delivery_id}</code>
                 </td>
-                <td>{d.identity ? <code>{d.identity}</code> : '—'}</td>
+                <td>
+                  {d.resent_from ? (
+                    <span>
+                      resent from <code>{d.resent_from}</code>
+                    </span>
+                  ) : d.identity ? (
+                    <code>{d.identity}</code>
+                  ) : (
+                    '—'
+                  )}
+                </td>
                 <td>
                   {d.status === 'Accepted' ? (
                     <button
@@ -71,6 +92,11 @@ export function Deliveries({ factoryUid, webhookUid }: { factoryUid: string; web
                       }}
                     >
                       Show payload
+                    </button>
+                  ) : null}
+                  {d.status === 'Accepted' ? (
+                    <button type="button" aria-label={`Resend ${d.delivery_id}`} onClick={() => resend(d.delivery_id)}>
+                      Resend
                     </button>
                   ) : (
                     <span class="hint">not kept</span>
@@ -92,6 +118,14 @@ export function Deliveries({ factoryUid, webhookUid }: { factoryUid: string; web
         </button>
       ) : null}
       <ErrorText problem={problem} />
+      {resent ? (
+        <p role="status">
+          Resent as <code>{resent.delivery.delivery_id}</code>:{' '}
+          {resent.run_ids.length === 0
+            ? 'no automation wants it now.'
+            : `${resent.run_ids.length} run${resent.run_ids.length === 1 ? '' : 's'} started.`}
+        </p>
+      ) : null}
       {shown ? (
         <section class="panel" aria-labelledby="payload-heading">
           <h3 id="payload-heading">
