@@ -17,7 +17,7 @@ export { hasPermission, PERMISSIONS, type Principal } from './auth/principal.js'
 export type { ControlService, WebhookWithSecret } from './control/control-service.js';
 export type { SecretKeyOption } from './control/secret-cipher.js';
 // Execution
-export { type ResolvedEnvironment, SecretValue } from './environments/resolved.js';
+export { type ResolvedEnvironment, type ResolvedRepository, SecretValue } from './environments/resolved.js';
 // Errors
 export { AgentRunError, type AgentRunErrorOptions, ERROR_STATUS, type ErrorCode, isAgentRunError } from './errors.js';
 export { type AgentRunEventMap, type AgentRunEvents, createEvents } from './events.js';
