@@ -63,6 +63,7 @@ export {
   type RepositoryErrorCode,
   type RepositoryReader,
 } from './repositories/reader.js';
+export { RUN_ERROR_CODES, type RunErrorCode } from './run/error-codes.js';
 export type { WriteResult } from './run/idempotency.js';
 export type { FollowupRecord } from './run/record.js';
 export type { RunService } from './run/run-service.js';

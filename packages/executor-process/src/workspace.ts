@@ -56,8 +56,11 @@ async function writeFiles(workspace: Workspace, input: ExecutionInput): Promise<
   }
 }
 
+/** The names the workspace's own files take at its top: an environment's repository is never checked out over them. */
+export const WORKSPACE_FILES: readonly string[] = ['prompt.md', 'run.json', 'mcp.json', 'attachments'];
+
 /** The workspace and every file in it to the agent's user; the directory private to it. */
-async function giveTo(workspace: Workspace, user: { uid: number; gid: number }): Promise<void> {
+export async function giveTo(workspace: Workspace, user: { uid: number; gid: number }): Promise<void> {
   const entries = await readdir(workspace.dir, { withFileTypes: true, recursive: true });
   for (const entry of entries) await chown(join(entry.parentPath, entry.name), user.uid, user.gid);
   await chown(workspace.dir, user.uid, user.gid);

@@ -1,5 +1,6 @@
 import type { SecretCipher } from '../control/secret-cipher.js';
 import { secretSlot } from '../control/secret-cipher.js';
+import type { RunErrorCode } from '../run/error-codes.js';
 import type { Store } from '../store/store.js';
 import type { EnvironmentRepository } from './records.js';
 import { isRepositoryName } from './schemas.js';
@@ -56,7 +57,7 @@ export class SecretValue {
 
 /** Why a run's environment cannot be had: the run then ends FAILED with this code (docs/repositories.md). */
 export class EnvironmentUnavailable extends Error {
-  readonly code = 'environment_unavailable';
+  readonly code: RunErrorCode = 'environment_unavailable';
 }
 
 /**
