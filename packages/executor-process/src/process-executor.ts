@@ -25,7 +25,12 @@ export function processExecutor(options: ProcessExecutorOptions): Executor {
   // Containment, sandbox and user, checked once (docs/executors.md, "Isolating the agent", "Containment").
   const plan = agentPlan(config);
   let defaultRepositories: WorkspaceRepositories | undefined;
-  const repositories = () => config.repositories ?? (defaultRepositories ??= gitSources());
+  /** The host's, else one `gitSources()` made at the first run with an environment. */
+  const repositories = (): WorkspaceRepositories => {
+    if (config.repositories) return config.repositories;
+    defaultRepositories ??= gitSources();
+    return defaultRepositories;
+  };
   return {
     async execute(input, context) {
       const workspace = await createWorkspace(config.workspaceRoot, input, config.user);
