@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type AgentRun, createAgentRun, createApiKey, type RunItem, type Worker } from '@agentrun/core';
 import { testPrincipal } from '@agentrun/core/testing';
-import { processExecutor } from '@agentrun/executor-process';
+import { type Containment, type ProcessExecutorOptions, processExecutor } from '@agentrun/executor-process';
 import { gitSources } from '@agentrun/git-sources';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type HttpGitServer, httpGitServer } from '../../packages/git-sources/test/support/http-git-server.js';
@@ -63,7 +63,7 @@ describe.each(HOSTILE_STORES)("an environment's workspace, on %s", (kind) => {
     root = undefined;
   });
 
-  const start = async (extra: { maxOutputBytes?: number } = {}) => {
+  const start = async (extra: Partial<ProcessExecutorOptions> = {}) => {
     root = mkdtempSync(join(tmpdir(), 'agentrun-hostile-environment-'));
     const store = await stores.fresh();
     const executor = processExecutor({
@@ -189,17 +189,57 @@ describe.each(HOSTILE_STORES)("an environment's workspace, on %s", (kind) => {
     expect(output).not.toContain('agent done');
   });
 
-  it('kills a setup that hangs at its timeout, with its descendants', async () => {
+  it.each(['pid-namespace', 'process-group'] satisfies Containment[])(
+    'kills a setup that hangs at its timeout, with its descendants (%s)',
+    async (containment) => {
+      const { agentrun, api } = await start({ containment });
+      const { run } = await runIn(agentrun, api, {
+        setup: ['setsid sh -c "exec sleep 3600" </dev/null >/dev/null 2>&1 & echo hanging; exec sleep 3600'],
+        setup_timeout_seconds: 1,
+      });
+      expect(run.state).toBe('FAILED');
+      expect(run.status_message).toMatchObject({ error_code: 'environment_setup_failed' });
+      expect(run.status_message?.message).toContain('took longer than 1 s');
+      expect(run.status_message?.message).toContain('hanging');
+      await until(() => processesWith(`AGENTRUN_WORKSPACE=${root}`).length === 0, 'the setup and its descendant to be gone');
+      expect(readdirSync(root as string)).toEqual([]);
+    },
+  );
+
+  it('stops a setup at a cancel, with its descendants, and never starts the agent', async () => {
     const { agentrun, api } = await start();
-    const { run } = await runIn(agentrun, api, {
-      setup: ['setsid sh -c "exec sleep 3600" </dev/null >/dev/null 2>&1 & echo hanging; exec sleep 3600'],
-      setup_timeout_seconds: 1,
+    const { id } = await api('POST', '/environments', {
+      name: 'hangs',
+      setup: ['setsid sh -c "exec sleep 3600" </dev/null >/dev/null 2>&1 & echo waiting; exec sleep 3600'],
     });
-    expect(run.state).toBe('FAILED');
-    expect(run.status_message).toMatchObject({ error_code: 'environment_setup_failed' });
-    expect(run.status_message?.message).toContain('took longer than 1 s');
-    expect(run.status_message?.message).toContain('hanging');
+    const runId = (await agentrun.services.runs.create(principal, { prompt: 'list', config: { environment_id: id } })).body.run_id;
+    await until(async () => {
+      const events = await agentrun.store.runEvents.list(runId, { limit: 100 });
+      return events.some((e) => e.type === 'output' && (e.data as { text: string }).text === 'waiting');
+    }, 'the setup to start');
+    await agentrun.services.runs.cancel(principal, runId);
     await until(() => processesWith(`AGENTRUN_WORKSPACE=${root}`).length === 0, 'the setup and its descendant to be gone');
-    expect(readdirSync(root as string)).toEqual([]);
+    await until(async () => readdirSync(root as string).length === 0, 'the workspace to be removed');
+    expect((await agentrun.services.runs.get(principal, runId)).state).toBe('CANCELLED');
+    const events = await agentrun.store.runEvents.list(runId, { limit: 100 });
+    expect(JSON.stringify(events)).not.toContain('agent done');
+  });
+
+  // As root with bubblewrap (this machine and CI): the setup runs as the agent's user, in its sandbox.
+  it.skipIf(process.getuid?.() !== 0)('runs the setup as the agent runs: its own user, in the sandbox, owning the clones', async () => {
+    const { agentrun, api } = await start({ user: { uid: 65534, gid: 65534 }, sandbox: 'bubblewrap' });
+    const { run, output } = await runIn(agentrun, api, {
+      repositories: [{ repository: `file://${web.bare}` }],
+      setup: [
+        'echo "setup uid $(id -u)"',
+        'touch web/made-by-setup && echo wrote into the clone',
+        'ls /root >/dev/null 2>&1 && echo sees /root || echo no /root',
+        'cat web/README.md > setup-was-here.txt',
+      ],
+    });
+    expect(run.state, JSON.stringify(run.status_message)).toBe('SUCCEEDED');
+    expect(output).toEqual(
+      expect.arrayContaining(['setup uid 65534', 'wrote into the clone', 'no /root', './web/made-by-setup', 'the web repository']),
+    );
   });
 });
