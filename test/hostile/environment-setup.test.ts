@@ -146,14 +146,17 @@ describe.each(HOSTILE_STORES)("an environment's workspace, on %s", (kind) => {
     const { agentrun, api } = await start();
     const { run, output } = await runIn(agentrun, api, {
       repositories: [{ repository: `file://${web.bare}` }],
-      setup: ['echo first step', 'echo about to fail; echo "details on stderr" >&2; exit 3', 'echo never'],
+      setup: ['echo first step', 'echo "about to fail with $NPM_TOKEN"; echo "details on stderr" >&2; exit 3', 'echo never'],
+      variables: { NPM_TOKEN: 'npm-token' },
     });
     expect(run.state).toBe('FAILED');
     expect(run.status_message?.error_code).toBe('environment_setup_failed');
     expect(run.status_message?.message).toContain('Setup command 2 of 3 exited with code 3');
-    expect(run.status_message?.message).toContain('about to fail');
+    // The tail, with the variable's value redacted as the transcript's lines are.
+    expect(run.status_message?.message).toContain('about to fail with [secret]');
     expect(run.status_message?.message).toContain('details on stderr');
-    expect(output).toEqual(expect.arrayContaining(['first step', 'about to fail', 'details on stderr']));
+    expect(JSON.stringify(run)).not.toContain(NPM_TOKEN);
+    expect(output).toEqual(expect.arrayContaining(['first step', 'about to fail with [secret]', 'details on stderr']));
     expect(output).not.toContain('never');
     expect(output).not.toContain('agent done');
     expect(readdirSync(root as string)).toEqual([]);
