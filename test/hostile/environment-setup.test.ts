@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type AgentRun, createAgentRun, createApiKey, type RunItem, type Worker } from '@agentrun/core';
@@ -33,6 +33,9 @@ const AGENT = ['find . -type f | sort', 'cat setup-was-here.txt 2>/dev/null || e
 let origin: string;
 let web: ReturnType<typeof testRepository>;
 let tools: ReturnType<typeof testRepository>;
+/** A repository holding a symbolic link to a file of the server's (root's) outside the workspace. */
+let links: ReturnType<typeof testRepository>;
+let outside: string;
 let http: HttpGitServer;
 const cacheDir = () => tempDir('cache');
 
@@ -43,6 +46,11 @@ beforeAll(async () => {
   tools = testRepository(origin, 'tools');
   tools.commit({ 'bin/tool.sh': 'echo tool\n' });
   tools.tag('v1');
+  outside = join(tempDir('outside'), 'server-file');
+  writeFileSync(outside, 'the server owns this\n');
+  links = testRepository(origin, 'links');
+  symlinkSync(outside, join(origin, 'links-work', 'server-file'));
+  links.commit({ 'note.txt': 'a link beside\n' });
   http = await httpGitServer(origin, HEADER);
   process.env.AGENTRUN_TEST_SERVER_CANARY = CANARY;
 });
@@ -232,7 +240,7 @@ describe.each(HOSTILE_STORES)("an environment's workspace, on %s", (kind) => {
   it.skipIf(process.getuid?.() !== 0)('runs the setup as the agent runs: its own user, in the sandbox, owning the clones', async () => {
     const { agentrun, api } = await start({ user: { uid: 65534, gid: 65534 }, sandbox: 'bubblewrap' });
     const { run, output } = await runIn(agentrun, api, {
-      repositories: [{ repository: `file://${web.bare}` }],
+      repositories: [{ repository: `file://${web.bare}` }, { repository: `file://${links.bare}` }],
       setup: [
         'echo "setup uid $(id -u)"',
         'touch web/made-by-setup && echo wrote into the clone',
@@ -244,5 +252,8 @@ describe.each(HOSTILE_STORES)("an environment's workspace, on %s", (kind) => {
     expect(output).toEqual(
       expect.arrayContaining(['setup uid 65534', 'wrote into the clone', 'no /root', './web/made-by-setup', 'the web repository']),
     );
+    // The clones were given to the agent's user link by link: the file a link points to stays the server's.
+    expect(output).toContain('./links/note.txt');
+    expect(statSync(outside).uid).toBe(0);
   });
 });
