@@ -183,6 +183,23 @@ describe.each(HOSTILE_STORES)("an environment's workspace, on %s", (kind) => {
     expect(output).not.toContain('never');
   });
 
+  it("refuses a directory that would hold the workspace's own files", async () => {
+    const { agentrun, api } = await start();
+    const { run } = await runIn(agentrun, api, { repositories: [{ repository: `file://${web.bare}`, directory: 'attachments/web' }] });
+    expect(run.state).toBe('FAILED');
+    expect(run.status_message).toMatchObject({ error_code: 'environment_setup_failed' });
+    expect(run.status_message?.message).toContain("directory attachments/web would hold the workspace's own attachments");
+  });
+
+  it("ends the run at the executor's timeout, which counts the setup", async () => {
+    const { agentrun, api } = await start({ timeoutMs: 1000 });
+    const { run, output } = await runIn(agentrun, api, { setup: ['echo slow setup; exec sleep 3600'] });
+    expect(run.state).toBe('FAILED');
+    expect(run.status_message).toEqual({ message: "The agent ran longer than 1000 ms, in the environment's setup", error_code: 'timeout' });
+    expect(output).toContain('slow setup');
+    expect(output).not.toContain('agent done');
+  });
+
   it('keeps a flooding setup within the output budget, then runs the agent', async () => {
     const maxOutputBytes = 64 * 1024;
     const { agentrun, api } = await start({ maxOutputBytes });

@@ -70,7 +70,10 @@ export async function prepareEnvironment(input: PrepareInput): Promise<Prepared>
   });
   const tail = tailBuffer(TAIL_CHARS);
   const failed = (message: string): Prepared => ({ outcome: setupFailed(message, tail.text()) });
-  const ended = (why: SetupStop): Prepared => (why.reason === 'setup_timeout' ? failed(why.message) : { outcome: stoppedOutcome(why) });
+  const ended = (why: SetupStop): Prepared => {
+    if (why.reason === 'setup_timeout') return failed(why.message);
+    return { outcome: stoppedOutcome(why.reason === 'cancel' ? why : { ...why, message: `${why.message}, in the environment's setup` }) };
+  };
   try {
     await status(input, `Preparing the workspace from environment ${environment.name}`);
     for (const repository of environment.repositories) {
