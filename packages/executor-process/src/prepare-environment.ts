@@ -80,9 +80,15 @@ export async function prepareEnvironment(input: PrepareInput): Promise<Prepared>
       if (stop) return ended(stop);
       await status(input, `Cloning ${repository.repository} at ${repository.ref} into ${repository.directory}`);
       const work = checkoutInto(input, repository);
-      const first = await Promise.race([work.then(() => undefined), stopped]).catch((error: unknown) => error as Error);
-      if (first instanceof Error) return failed(`Cloning ${repository.repository} at ${repository.ref} failed: ${first.message}`);
-      if (first) return { ...ended(first), late: work.catch(() => {}) };
+      const first = await Promise.race([
+        work.then(
+          () => ({ done: true }) as const,
+          (error: unknown) => ({ error }) as const,
+        ),
+        stopped.then((why) => ({ stop: why }) as const),
+      ]);
+      if ('error' in first) return failed(`Cloning ${repository.repository} at ${repository.ref} failed: ${messageOf(first.error)}`);
+      if ('stop' in first) return { ...ended(first.stop), late: work.catch(() => {}) };
     }
     // Checked out by the server: the agent's user is given them, as the rest of the workspace.
     if (plan.config.user && environment.repositories.length > 0) await giveTo(input.workspace, plan.config.user);
@@ -114,13 +120,7 @@ async function checkoutInto({ repositories, workspace }: PrepareInput, repositor
   if (top !== undefined && WORKSPACE_FILES.includes(top))
     throw new Error(`directory ${repository.directory} would hold the workspace's own ${top}: choose another directory`);
   const dest = join(workspace.dir, repository.directory);
-  if (
-    await lstat(dest).then(
-      () => true,
-      () => false,
-    )
-  )
-    throw new Error(`directory ${repository.directory} is in the workspace already`);
+  if (await exists(dest)) throw new Error(`directory ${repository.directory} is in the workspace already`);
   const access = { url: repository.url, ...(repository.credential ? { credential: repository.credential.reveal() } : {}) };
   const commit = await repositories.resolve(access, repository.ref, { refresh: !/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(repository.ref) });
   await mkdir(dest, { recursive: true });
@@ -173,7 +173,16 @@ async function runSetupCommand(
   }
 }
 
-const status = ({ context }: PrepareInput, message: string) => context.report({ message });
+/** A status event and the run's status; a store that refuses it is told to onError, as the agent's lines are. */
+const status = ({ context, plan }: PrepareInput, message: string) => context.report({ message }).catch(plan.config.onError);
+
+const exists = (path: string) =>
+  lstat(path).then(
+    () => true,
+    () => false,
+  );
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 function setupFailed(message: string, tail: string): ExecutionOutcome {
   const shown = tail.trim();
