@@ -183,6 +183,21 @@ describe.each(HOSTILE_STORES)("an environment's workspace, on %s", (kind) => {
     expect(output).not.toContain('never');
   });
 
+  it('fails a run whose registered repository was unregistered since with environment_unavailable, without setup', async () => {
+    const { agentrun, api } = await start();
+    await api('POST', '/repositories', { name: 'acme/gone', url: `file://${web.bare}` });
+    const { id } = await api('POST', '/environments', { name: 'gone', repositories: [{ repository: 'acme/gone' }], setup: ['echo never'] });
+    await api('DELETE', '/repositories/acme/gone');
+    const runId = (await agentrun.services.runs.create(principal, { prompt: 'list', config: { environment_id: id } })).body.run_id;
+    await until(async () => (await agentrun.services.runs.get(principal, runId)).state === 'FAILED', 'the run to fail');
+    const run = await agentrun.services.runs.get(principal, runId);
+    expect(run.status_message).toEqual({
+      message: 'environment gone: repository acme/gone is no longer registered',
+      error_code: 'environment_unavailable',
+    });
+    expect(JSON.stringify(await agentrun.store.runEvents.list(runId, { limit: 100 }))).not.toContain('never');
+  });
+
   it("refuses a directory that would hold the workspace's own files", async () => {
     const { agentrun, api } = await start();
     const { run } = await runIn(agentrun, api, { repositories: [{ repository: `file://${web.bare}`, directory: 'attachments/web' }] });
