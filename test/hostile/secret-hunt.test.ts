@@ -37,7 +37,8 @@ const MODES = [
 describe.each(HOSTILE_STORES)('the secret hunt, on %s', (kind) => {
   const stores = storeFor(kind, 'secret-hunt');
 
-  const hunt = async (env: Record<string, string>) => {
+  /** `inSetup`: the run's environment's setup command is the hunter too (issue 22: setup is untrusted code as the agent is). */
+  const hunt = async (env: Record<string, string>, { inSetup = false } = {}) => {
     await stores.fresh(); // the child's schema, migrated and empty
     const database = stores.database();
     const server = await startSecretServer({ env, ...(database?.url ? { database: { url: database.url, schema: database.schema } } : {}) });
@@ -45,7 +46,13 @@ describe.each(HOSTILE_STORES)('the secret hunt, on %s', (kind) => {
       const victimCanary = `VICTIM-PROMPT-${Math.random().toString(36).slice(2)}`;
       const victim = await call(server, 'POST', '/agent/run', { prompt: `victim ${victimCanary}` });
       await until(async () => (await call(server, 'GET', `/agent/runs/${victim.run_id}`)).state === 'INPROGRESS', 'the victim to run');
-      const hunter = await call(server, 'POST', '/agent/run', { prompt: `hunt\n${server.canaryFile}` });
+      const environment = inSetup
+        ? await call(server, 'POST', '/environments', { name: 'hunt', setup: [server.hunterCommand] })
+        : undefined;
+      const hunter = await call(server, 'POST', '/agent/run', {
+        prompt: `hunt\n${server.canaryFile}`,
+        ...(environment ? { config: { environment_id: environment.id } } : {}),
+      });
       await until(async () => isFinal((await call(server, 'GET', `/agent/runs/${hunter.run_id}`)).state), 'the hunt to end', 30_000);
       const run = await call(server, 'GET', `/agent/runs/${hunter.run_id}`);
       const lines = await transcript(server, hunter.run_id);
@@ -84,6 +91,23 @@ describe.each(HOSTILE_STORES)('the secret hunt, on %s', (kind) => {
     );
   }
 
+  const isolated = MODES[2];
+  const setupMissing = unavailable(isolated.needs);
+  it.skipIf(setupMissing !== undefined && process.env.CI !== 'true')(
+    `finds none of the server's secrets when the environment's setup hunts, under ${isolated.name}${setupMissing ? ` (skipped: ${setupMissing})` : ''}`,
+    async () => {
+      if (setupMissing) throw new Error(`CI=true and ${isolated.name} cannot be had here: ${setupMissing}`);
+      const { run, lines, found } = await hunt(isolated.env, { inSetup: true });
+      expect(run.state, JSON.stringify(run.status_message)).toBe('SUCCEEDED');
+      // Two hunts, the setup's then the agent's, each as the agent's user, with no capability.
+      expect(lines.filter((line) => line === `whoami: uid=${isolated.uid} gid=${isolated.uid} groups=${isolated.uid}`)).toHaveLength(2);
+      expect(lines.filter((line) => /^hunter looked at \d+ places$/.test(line))).toHaveLength(2);
+      expect(lines.filter((line) => line === 'caps: 0000000000000000')).toHaveLength(2);
+      expect(found).toEqual([]);
+    },
+    60_000,
+  );
+
   it.skipIf(unavailable(['root', 'namespaces']) !== undefined)(
     'in the plain mode (no user, no sandbox) the hunt finds every secret: what docs/executors.md says it does not protect',
     async () => {
@@ -107,7 +131,7 @@ async function call(server: SecretServer, method: string, path: string, body?: u
     ...(body ? { body: JSON.stringify(body) } : {}),
   });
   const text = await response.text();
-  if (response.status !== 200) throw new Error(`${method} ${path}: ${response.status} ${text}`);
+  if (response.status !== 200 && response.status !== 201) throw new Error(`${method} ${path}: ${response.status} ${text}`);
   return response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text;
 }
 

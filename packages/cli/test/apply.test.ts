@@ -128,7 +128,7 @@ describe('agentrun apply', () => {
     );
   });
 
-  it('applies environments/<name>.yaml with the other files; a missing team secret is refused at its line', async () => {
+  it('applies environments/<name>.yaml with the other files; a missing team secret or repository is refused at its line', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentrun-defs-'));
     cpSync(SAMPLE, dir, { recursive: true });
     mkdirSync(join(dir, 'environments'));
@@ -139,6 +139,9 @@ describe('agentrun apply', () => {
     const refusedEnv = await run([dir]);
     expect(refusedEnv.code).toBe(3);
     expect(refusedEnv.stderr).toContain(`${relative(process.cwd(), file)}:7: variables.TOKEN: no team secret named no-such-secret`);
+    // acme/web is an <owner>/<repo> name: it must be a repository the team registered.
+    expect(refusedEnv.stderr).toContain(`${relative(process.cwd(), file)}:2: repositories.0.repository: no repository named acme/web`);
+    await client.repositories.create({ name: 'acme/web', url: 'https://git.example.com/acme/web.git' });
 
     writeFileSync(file, yaml('ci-alerts-token'));
     const applied = await run([dir]);

@@ -17,7 +17,7 @@ export { hasPermission, PERMISSIONS, type Principal } from './auth/principal.js'
 export type { ControlService, WebhookWithSecret } from './control/control-service.js';
 export type { SecretKeyOption } from './control/secret-cipher.js';
 // Execution
-export { type ResolvedEnvironment, SecretValue } from './environments/resolved.js';
+export { type ResolvedEnvironment, type ResolvedRepository, SecretValue } from './environments/resolved.js';
 // Errors
 export { AgentRunError, type AgentRunErrorOptions, ERROR_STATUS, type ErrorCode, isAgentRunError } from './errors.js';
 export { type AgentRunEventMap, type AgentRunEvents, createEvents } from './events.js';
@@ -63,6 +63,7 @@ export {
   type RepositoryErrorCode,
   type RepositoryReader,
 } from './repositories/reader.js';
+export { RUN_ERROR_CODES, type RunErrorCode } from './run/error-codes.js';
 export type { WriteResult } from './run/idempotency.js';
 export type { FollowupRecord } from './run/record.js';
 export type { RunService } from './run/run-service.js';

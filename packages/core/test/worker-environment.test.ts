@@ -33,9 +33,21 @@ describe("a run's environment in the executor input", () => {
       return answer.body;
     };
     await ok('PUT', '/team/secrets/npm-token', { value: 'npm-secret-value' });
+    await ok('PUT', '/team/secrets/git-read', { value: 'git-read-token' });
+    // An <owner>/<repo> name must be registered for the team when the environment is saved.
+    const unregistered = await h.json<Record<string, unknown>>('POST', '/environments', {
+      body: { name: 'web', repositories: [{ repository: 'acme/web', ref: 'main' }] },
+    });
+    expect(unregistered.status).toBe(400);
+    expect(JSON.stringify(unregistered.body)).toContain('repositories.0.repository');
+    expect(JSON.stringify(unregistered.body)).toContain('no repository named acme/web');
+    await ok('POST', '/repositories', { name: 'acme/web', url: 'https://git.example.com/acme/web.git', credential_secret: 'git-read' });
     const env = await ok('POST', '/environments', {
       name: 'web',
-      repositories: [{ repository: 'acme/web', ref: 'main' }],
+      repositories: [
+        { repository: 'acme/web', ref: 'main' },
+        { repository: 'https://git.example.com/acme/tools.git', ref: 'v1' },
+      ],
       setup: ['npm ci'],
       variables: { NPM_TOKEN: 'npm-token' },
     });
@@ -53,10 +65,22 @@ describe("a run's environment in the executor input", () => {
     expect(first?.environment).toMatchObject({
       id: env.id,
       name: 'web',
-      repositories: [{ repository: 'acme/web', ref: 'main', directory: 'web' }],
+      repositories: [
+        { repository: 'acme/web', url: 'https://git.example.com/acme/web.git', ref: 'main', directory: 'web' },
+        {
+          repository: 'https://git.example.com/acme/tools.git',
+          url: 'https://git.example.com/acme/tools.git',
+          ref: 'v1',
+          directory: 'tools',
+        },
+      ],
       setup: ['npm ci'],
       setupTimeoutSeconds: 600,
     });
+    // The registered repository's credential, opened and hidden as the variables are; none for a URL.
+    expect(first?.environment?.repositories[0]?.credential?.reveal()).toBe('git-read-token');
+    expect(first?.environment?.repositories[1]?.credential).toBeUndefined();
+    expect(JSON.stringify(first?.environment)).not.toContain('git-read-token');
     const token = first?.environment?.variables.NPM_TOKEN;
     expect(token?.reveal()).toBe('npm-secret-value');
     expect(JSON.stringify(first?.environment)).not.toContain('npm-secret-value');
@@ -77,6 +101,20 @@ describe("a run's environment in the executor input", () => {
     const failed = (await ok('GET', `/agent/runs/${run_id}`)) as unknown as { state: string; status_message: Record<string, unknown> };
     expect(failed.state).toBe('FAILED');
     expect(failed.status_message).toMatchObject({ error_code: 'environment_unavailable' });
+    expect(inputs).toHaveLength(2);
+
+    // A repository unregistered after the run was created fails it the same way.
+    const again = await ok('POST', '/environments', { name: 'web2', repositories: [{ repository: 'acme/web' }] });
+    const second = await ok('POST', '/agent/run', { prompt: 'p', config: { environment_id: again.id } });
+    await ok('DELETE', '/repositories/acme/web');
+    await worker.poll();
+    await worker.idle();
+    const gone = (await ok('GET', `/agent/runs/${second.run_id}`)) as unknown as { state: string; status_message: Record<string, unknown> };
+    expect(gone.state).toBe('FAILED');
+    expect(gone.status_message).toMatchObject({
+      error_code: 'environment_unavailable',
+      message: 'environment web2: repository acme/web is no longer registered',
+    });
     expect(inputs).toHaveLength(2);
     await worker.stop();
   });

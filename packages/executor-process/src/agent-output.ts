@@ -1,6 +1,6 @@
 import type { ExecutionContext, ExecutionOutcome } from '@agentrun/core';
 import { boundedLines } from './bounded-lines.js';
-import { outputBudget, type Truncation, truncationMessage } from './output-budget.js';
+import { type OutputBudget, outputBudget, type Truncation, truncationMessage } from './output-budget.js';
 import { type AgentMessage, PROTOCOL_PREFIX, parseAgentLine } from './protocol.js';
 import { type AgentLine, transcriptWriter } from './transcript-writer.js';
 
@@ -37,11 +37,17 @@ export interface AgentOutputOptions {
   onError: (error: unknown) => void;
   /** Stops and restarts the agent's stdout (transcript-writer.ts). */
   backpressure: { pause(): void; resume(): void };
+  /** The execution's budget, shared with its setup commands' output (else one of `maxOutputBytes`). */
+  budget?: OutputBudget;
+  /** Every line is output, none a protocol message: a setup command's (prepare-environment.ts). */
+  plain?: boolean;
 }
 
-export function agentOutput(context: ExecutionContext, { maxOutputBytes, onError, backpressure }: AgentOutputOptions): AgentOutput {
+export function agentOutput(
+  context: ExecutionContext,
+  { maxOutputBytes, onError, backpressure, budget = outputBudget(maxOutputBytes), plain = false }: AgentOutputOptions,
+): AgentOutput {
   const transcript = transcriptWriter(context, onError, { statusIntervalMs: PROGRESS_INTERVAL_MS, backpressure });
-  const budget = outputBudget(maxOutputBytes);
   const lines = boundedLines(MAX_LINE, (text) => line(text));
   let result: ExecutionOutcome | undefined;
   let stopReason: string | undefined;
@@ -60,7 +66,7 @@ export function agentOutput(context: ExecutionContext, { maxOutputBytes, onError
     if (marker === undefined || dropped.includes(marker)) truncate({ by: 'stop', reason: stopReason ?? 'stopped' });
   };
   function line(text: string) {
-    const message = parseAgentLine(text);
+    const message = plain ? undefined : parseAgentLine(text);
     if (message !== undefined && typeof message !== 'string' && message.agentrun === 'result') {
       result = outcomeOf(message);
       return;

@@ -1,3 +1,4 @@
+import type { SecretValue } from '@agentrun/core';
 import type { ResolvedOptions } from './options.js';
 import type { Workspace } from './workspace.js';
 
@@ -5,9 +6,11 @@ import type { Workspace } from './workspace.js';
 const ALWAYS = ['PATH', 'HOME', 'LANG', 'TMPDIR'] as const;
 
 /**
- * The agent's environment: a small fixed set from the server's, the allowed names, `env.set`, and
- * the run's `AGENTRUN_*` variables last, so nothing overrides them. The server's secrets never
- * pass unless named in `allow`.
+ * The agent's (and its environment's setup commands') environment: a small fixed set from the
+ * server's, the allowed names, `env.set`, the run's environment's variables (its team secrets,
+ * revealed here only, into the child's environment: docs/repositories.md, "Environments"), and the
+ * run's `AGENTRUN_*` variables last, so nothing overrides them. The server's secrets never pass
+ * unless named in `allow`.
  */
 export function agentEnvironment(
   server: Readonly<Record<string, string | undefined>>,
@@ -15,6 +18,7 @@ export function agentEnvironment(
   set: Readonly<Record<string, string>>,
   run: { runId: string; attempt: number; workspace: Workspace },
   isolated: { HOME?: string; TMPDIR?: string } = {},
+  variables: Readonly<Record<string, SecretValue>> = {},
 ): Record<string, string> {
   const env: Record<string, string> = {};
   for (const name of [...ALWAYS, ...allow]) {
@@ -22,6 +26,7 @@ export function agentEnvironment(
     if (value !== undefined) env[name] = value;
   }
   Object.assign(env, isolated, set);
+  for (const [name, value] of Object.entries(variables)) env[name] = value.reveal();
   env.AGENTRUN_RUN_ID = run.runId;
   env.AGENTRUN_ATTEMPT = String(run.attempt);
   env.AGENTRUN_WORKSPACE = run.workspace.dir;

@@ -1,2 +1,2 @@
-export type { BubblewrapSandbox, Containment, KeepWorkspaces, ProcessExecutorOptions } from './options.js';
+export type { BubblewrapSandbox, Containment, KeepWorkspaces, ProcessExecutorOptions, WorkspaceRepositories } from './options.js';
 export { processExecutor } from './process-executor.js';

@@ -1,3 +1,4 @@
+import type { RepositoryAccess } from '@agentrun/core';
 import { checkOptions } from '@agentrun/core/internal';
 import * as v from 'valibot';
 import { DEFAULT_MAX_OUTPUT_BYTES } from './output-budget.js';
@@ -47,6 +48,21 @@ export interface ProcessExecutorOptions {
    * `'pid-namespace'` requires one; `'process-group'` never uses one.
    */
   containment?: Containment;
+  /**
+   * Where a run's environment's repositories are checked out from (docs/executors.md,
+   * "Environments"): `@agentrun/git-sources`' `gitSources({ cacheDir })`, or anything with its
+   * `resolve` and `checkout`. Default: one `gitSources()` (its cache under the OS's temporary
+   * directory), made at the first run that needs it.
+   */
+  repositories?: WorkspaceRepositories;
+}
+
+/** What the executor needs of a git layer to check an environment's repositories out (`@agentrun/git-sources` has both). */
+export interface WorkspaceRepositories {
+  /** The commit `ref` names (a branch, a tag, `HEAD` or a full SHA); `refresh` fetches it anew. */
+  resolve(repository: RepositoryAccess, ref: string, options?: { refresh?: boolean }): Promise<string>;
+  /** The files of `commit` written into `destDir`, without a `.git`. */
+  checkout(repository: RepositoryAccess, commit: string, destDir: string): Promise<void>;
 }
 
 export interface BubblewrapSandbox {
@@ -79,6 +95,7 @@ export interface ResolvedOptions {
   user: { uid: number; gid: number } | undefined;
   sandbox: Required<BubblewrapSandbox> | undefined;
   containment: Containment;
+  repositories: WorkspaceRepositories | undefined;
 }
 
 const ENV_NAME = v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be environment variable names'));
@@ -125,6 +142,16 @@ const OptionsSchema = v.strictObject({
     ),
   ),
   containment: v.optional(v.picklist(['auto', 'pid-namespace', 'process-group'], "must be 'auto', 'pid-namespace' or 'process-group'")),
+  repositories: v.optional(
+    v.custom<WorkspaceRepositories>(
+      (x) =>
+        typeof x === 'object' &&
+        x !== null &&
+        typeof (x as WorkspaceRepositories).resolve === 'function' &&
+        typeof (x as WorkspaceRepositories).checkout === 'function',
+      'must have resolve and checkout functions (gitSources() from @agentrun/git-sources)',
+    ),
+  ),
 });
 
 /** Checked at construction: a wrong option is a TypeError naming it, not a surprise at the first run. */
@@ -156,5 +183,6 @@ export function resolveOptions(options: ProcessExecutorOptions, defaultRoot: str
               network: options.sandbox.network ?? true,
             },
     containment: options.containment ?? 'auto',
+    repositories: options.repositories,
   };
 }

@@ -1,15 +1,17 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ExecutionContext, ExecutionInput, ExecutionOutcome, Executor } from '@agentrun/core';
+import { gitSources } from '@agentrun/git-sources';
 import { agentOutput } from './agent-output.js';
 import { agentEnvironment, isolatedHome } from './environment.js';
-import { type ProcessExecutorOptions, type ResolvedOptions, resolveOptions } from './options.js';
+import { type ProcessExecutorOptions, type ResolvedOptions, resolveOptions, type WorkspaceRepositories } from './options.js';
+import { type OutputBudget, outputBudget } from './output-budget.js';
+import { prepareEnvironment } from './prepare-environment.js';
 import { followupLine } from './protocol.js';
+import { type RunStops, runStops, stoppedOutcome } from './run-stops.js';
 import { type AgentPlan, agentPlan, spawnAgent } from './spawn-agent.js';
-import { createWorkspace, directoryBytes, removeWorkspace, type Workspace } from './workspace.js';
+import { createWorkspace, removeWorkspace, type Workspace } from './workspace.js';
 
-/** How often the workspace's size is checked against `maxWorkspaceBytes`. */
-const DISK_CHECK_MS = 1000;
 /** How much of stderr's end a failed run's message carries. */
 const STDERR_TAIL_BYTES = 2048;
 
@@ -22,23 +24,61 @@ export function processExecutor(options: ProcessExecutorOptions): Executor {
   const config = resolveOptions(options, join(tmpdir(), 'agentrun-runs'));
   // Containment, sandbox and user, checked once (docs/executors.md, "Isolating the agent", "Containment").
   const plan = agentPlan(config);
+  let defaultRepositories: WorkspaceRepositories | undefined;
+  /** The host's, else one `gitSources()` made at the first run with an environment. */
+  const repositories = (): WorkspaceRepositories => {
+    if (config.repositories) return config.repositories;
+    defaultRepositories ??= gitSources();
+    return defaultRepositories;
+  };
   return {
     async execute(input, context) {
       const workspace = await createWorkspace(config.workspaceRoot, input, config.user);
       let outcome: ExecutionOutcome | undefined;
+      const stops = runStops(config, context, workspace);
+      // One output budget for the execution: its setup commands' lines and its agent's.
+      const budget = outputBudget(config.maxOutputBytes);
+      const env = agentEnvironment(
+        process.env,
+        config.allow,
+        config.set,
+        { runId: input.run.run_id, attempt: input.attempt, workspace },
+        isolatedHome(config, workspace),
+        input.environment?.variables,
+      );
+      let late: Promise<unknown> | undefined;
       try {
-        outcome = await runAgent(config, input, context, workspace, plan);
+        if (input.environment) {
+          const prepared = await prepareEnvironment({
+            plan,
+            repositories: repositories(),
+            environment: input.environment,
+            context,
+            workspace,
+            env,
+            stops,
+            budget,
+          });
+          late = prepared.late;
+          if (prepared.outcome) {
+            outcome = prepared.outcome;
+            return outcome;
+          }
+        }
+        outcome = await runAgent(config, input, context, workspace, plan, { env, stops, budget });
         return outcome;
       } finally {
+        stops.dispose();
         const keep = config.keepWorkspaces === 'always' || (config.keepWorkspaces === 'on-failure' && outcome?.status !== 'succeeded');
-        if (!keep) await removeWorkspace(workspace).catch(config.onError);
+        if (!keep) {
+          await removeWorkspace(workspace).catch(config.onError);
+          // A clone still running when the run stopped writes into the workspace when it ends: removed again then.
+          void late?.finally(() => removeWorkspace(workspace).catch(config.onError));
+        }
       }
     },
   };
 }
-
-/** Why the executor stopped the agent, when it did. */
-type Stop = { reason: 'cancel' } | { reason: 'timeout' | 'disk_limit'; message: string };
 
 async function runAgent(
   config: ResolvedOptions,
@@ -46,6 +86,7 @@ async function runAgent(
   context: ExecutionContext,
   workspace: Workspace,
   plan: AgentPlan,
+  { env, stops, budget }: { env: Record<string, string>; stops: RunStops; budget: OutputBudget },
 ): Promise<ExecutionOutcome> {
   const replace = (arg: string) =>
     arg.replace(/\{(workspace|prompt_file|mcp_config|run_id|attempt)\}/g, (_, name: string) =>
@@ -59,13 +100,8 @@ async function runAgent(
               ? input.run.run_id
               : String(input.attempt),
     );
-  const env = agentEnvironment(
-    process.env,
-    config.allow,
-    config.set,
-    { runId: input.run.run_id, attempt: input.attempt, workspace },
-    isolatedHome(config, workspace),
-  );
+  // Stopped during the setup, or since: the agent is not started.
+  if (stops.stop) return stoppedOutcome(stops.stop);
   // Spawned in its containment, under its user, in its sandbox (spawn-agent.ts).
   const agent = await spawnAgent(plan, { command: config.command, args: config.args.map(replace) }, workspace.dir, env);
   const child = agent.child;
@@ -76,30 +112,14 @@ async function runAgent(
     maxOutputBytes: config.maxOutputBytes,
     onError: config.onError,
     backpressure: { pause: () => child.stdout?.pause(), resume: () => child.stdout?.resume() },
+    budget,
   });
 
-  let stop: Stop | undefined;
-  const stopAgent = (why: Stop) => {
-    stop ??= why;
+  const offStop = stops.on((why) => {
     // Lines still waiting for the store are not waited for (docs/executors.md, "Output budget").
     output.stop(why.reason);
     agent.terminate();
-  };
-  const onAbort = () => stopAgent({ reason: 'cancel' });
-  if (context.signal.aborted) onAbort();
-  context.signal.addEventListener('abort', onAbort, { once: true });
-  const timeout =
-    config.timeoutMs === undefined
-      ? undefined
-      : setTimeout(() => stopAgent({ reason: 'timeout', message: `The agent ran longer than ${config.timeoutMs} ms` }), config.timeoutMs);
-  const diskCheck =
-    config.maxWorkspaceBytes === undefined
-      ? undefined
-      : setInterval(() => void checkDisk(config.maxWorkspaceBytes as number), DISK_CHECK_MS);
-  const checkDisk = async (max: number) => {
-    const bytes = await directoryBytes(workspace.dir);
-    if (bytes > max) stopAgent({ reason: 'disk_limit', message: `The workspace grew beyond ${max} bytes (${bytes})` });
-  };
+  });
 
   // Follow-ups: the ones so far first (a re-queued run continues its conversation), then each as it comes.
   child.stdin?.on('error', () => {}); // EPIPE when the agent closed its stdin: it does not read follow-ups.
@@ -125,8 +145,7 @@ async function runAgent(
     await agent.finish();
     await output.close();
     const tail = stderrTail.trim();
-    if (stop?.reason === 'cancel') return { status: 'failed', message: 'Cancelled' };
-    if (stop) return { status: 'failed', message: stop.message, error_code: stop.reason };
+    if (stops.stop) return stoppedOutcome(stops.stop);
     if (agent.startCodes && (code === 126 || code === 127)) {
       // The shell's (or the init's) "not executable" / "not found": the command could not start (an ERROR, not the agent failing).
       throw new Error(`the agent command could not start (exit ${code})${tail ? `: ${tail}` : ''}`);
@@ -139,9 +158,7 @@ async function runAgent(
       error_code: 'agent_exit',
     };
   } finally {
-    clearTimeout(timeout);
-    clearInterval(diskCheck);
-    context.signal.removeEventListener('abort', onAbort);
+    offStop();
     unsubscribe();
     agent.release();
   }

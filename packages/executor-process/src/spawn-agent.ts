@@ -64,28 +64,30 @@ const DRAIN_IDLE_MS = 500;
 
 export async function spawnAgent(
   plan: AgentPlan,
-  argv: { command: string; args: string[] },
+  argv: { command: string; args: string[]; shell?: boolean },
   cwd: string,
   env: Record<string, string>,
 ): Promise<AgentProcess> {
   const { config } = plan;
+  // The agent's command goes through the shell as `shell` says; a setup command is already `/bin/sh -c …`.
+  const shell = argv.shell ?? config.shell;
   const stdio: ['pipe', 'pipe', 'pipe'] = ['pipe', 'pipe', 'pipe'];
   let child: ChildProcess;
   if (plan.containment === 'process-group') {
     child = spawn(argv.command, argv.args, {
       cwd,
       env,
-      shell: config.shell,
+      shell,
       detached: true,
       stdio,
       ...(config.user ? { uid: config.user.uid, gid: config.user.gid } : {}),
     });
   } else {
-    if (!config.shell && !findProgram(argv.command, env.PATH)) {
+    if (!shell && !findProgram(argv.command, env.PATH)) {
       // What spawn would say; the init would only exit 127.
-      throw new Error(`the agent command ${JSON.stringify(config.command)} could not start: spawn ${argv.command} ENOENT`);
+      throw new Error(`the agent command ${JSON.stringify(argv.command)} could not start: spawn ${argv.command} ENOENT`);
     }
-    const agent = config.shell ? ['/bin/sh', '-c', [argv.command, ...argv.args].join(' ')] : [argv.command, ...argv.args];
+    const agent = shell ? ['/bin/sh', '-c', [argv.command, ...argv.args].join(' ')] : [argv.command, ...argv.args];
     const sandbox = plan.bwrap && config.sandbox ? [plan.bwrap, ...bubblewrapArgs(config.sandbox, cwd, { setUser: !!config.user })] : [];
     const user =
       plan.setpriv && config.user
@@ -98,14 +100,14 @@ export async function spawnAgent(
       stdio,
     });
   }
-  await started(child, config.command);
+  await started(child, shell ? config.command : argv.command);
   const group = watchProcessGroup(child, config.killGraceMs);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
   return {
     child,
     exited,
-    startCodes: config.shell || plan.containment === 'pid-namespace',
+    startCodes: shell || plan.containment === 'pid-namespace',
     terminate: () => group.terminate(),
     async finish() {
       // Under a PID namespace there is nothing left by now (the kernel ended it with the init);

@@ -1,4 +1,4 @@
-import { chmod, chown, mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, chown, lchown, mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import type { ExecutionInput, RunItem } from '@agentrun/core';
 
@@ -56,10 +56,15 @@ async function writeFiles(workspace: Workspace, input: ExecutionInput): Promise<
   }
 }
 
+/** The names the workspace's own files take at its top: an environment's repository is never checked out over them. */
+export const WORKSPACE_FILES: readonly string[] = ['prompt.md', 'run.json', 'mcp.json', 'attachments'];
+
 /** The workspace and every file in it to the agent's user; the directory private to it. */
-async function giveTo(workspace: Workspace, user: { uid: number; gid: number }): Promise<void> {
+export async function giveTo(workspace: Workspace, user: { uid: number; gid: number }): Promise<void> {
   const entries = await readdir(workspace.dir, { withFileTypes: true, recursive: true });
-  for (const entry of entries) await chown(join(entry.parentPath, entry.name), user.uid, user.gid);
+  // lchown: a symbolic link a repository holds is given as a link, never the file it points to
+  // (chown would follow it, and a server running as root would hand that file to the agent).
+  for (const entry of entries) await lchown(join(entry.parentPath, entry.name), user.uid, user.gid);
   await chown(workspace.dir, user.uid, user.gid);
   await chmod(workspace.dir, 0o700);
 }

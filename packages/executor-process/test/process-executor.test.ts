@@ -423,6 +423,9 @@ describe('processExecutor options', () => {
     expect(() => processExecutor({ command: 'x', keepWorkspaces: 'sometimes' } as never)).toThrow(/option keepWorkspaces/);
     expect(() => processExecutor({ command: 'x', env: { allow: ['NOT A NAME'] } })).toThrow(/option env\.allow\.0/);
     expect(() => processExecutor({} as never)).toThrow(/option command is required/);
+    expect(() => processExecutor({ command: 'x', repositories: { resolve: () => 'c' } } as never)).toThrow(
+      /option repositories must have resolve and checkout functions/,
+    );
   });
 });
 

@@ -11,10 +11,13 @@ export interface ChosenExecutor {
 /**
  * `AGENTRUN_EXECUTOR=demo|process` (default demo, so `npm start` needs nothing more). With
  * `process`, `AGENTRUN_AGENT_COMMAND` is the agent's command line, run through the shell in each
- * run's workspace (docs/executors.md, "The process executor"; README.md, "Try it"). Throws an
- * Error naming the variable that is wrong.
+ * run's workspace (docs/executors.md, "The process executor"; README.md, "Try it"). `shared`: what
+ * the server shares with it (its git layer). Throws an Error naming the variable that is wrong.
  */
-export function executorFromEnvironment(env: Readonly<Record<string, string | undefined>>): ChosenExecutor {
+export function executorFromEnvironment(
+  env: Readonly<Record<string, string | undefined>>,
+  shared: Pick<ProcessExecutorOptions, 'repositories'> = {},
+): ChosenExecutor {
   const kind = env.AGENTRUN_EXECUTOR || 'demo';
   if (kind === 'demo') return { name: 'demo' };
   if (kind !== 'process') throw new Error(`AGENTRUN_EXECUTOR must be demo or process, got ${JSON.stringify(kind)}`);
@@ -42,6 +45,8 @@ export function executorFromEnvironment(env: Readonly<Record<string, string | un
         ...(maxWorkspaceBytes !== undefined ? { maxWorkspaceBytes } : {}),
         ...(maxOutputBytes !== undefined ? { maxOutputBytes } : {}),
         ...isolation,
+        // An environment's repositories come from the server's git cache (docs/repositories.md, "Environments").
+        ...shared,
       }),
     };
   } catch (error) {

@@ -22,6 +22,10 @@ const pollIntervalMs = optionalMs('AGENTRUN_POLL_INTERVAL_MS');
 // On SIGTERM or SIGINT, how long running executions may take to finish before they are handed
 // back to the queue (docs/executors.md, "Stopping a worker"). A second signal exits at once.
 const shutdownGraceMs = optionalMs('AGENTRUN_SHUTDOWN_GRACE_MS') ?? 10_000;
+// The git layer, its cache in AGENTRUN_GIT_CACHE_DIR (docs/repositories.md, "The git layer"): skills
+// are read from the team's registered repositories with it, and the process executor checks an
+// environment's repositories out of the same cache.
+const git = gitSources(process.env.AGENTRUN_GIT_CACHE_DIR ? { cacheDir: process.env.AGENTRUN_GIT_CACHE_DIR } : {});
 // The demo executor unless AGENTRUN_EXECUTOR=process, which runs AGENTRUN_AGENT_COMMAND per run.
 const chosen = chooseExecutor();
 // Postgres when DATABASE_URL is set (migrated at start; safe when several servers start at once),
@@ -62,9 +66,7 @@ const server = await startReferenceServer({
   ...(process.env.AGENTRUN_API_KEY ? { apiKey: process.env.AGENTRUN_API_KEY } : {}),
   ...(demoDurationMs !== undefined ? { demoDurationMs } : {}),
   ...(pollIntervalMs !== undefined ? { pollIntervalMs } : {}),
-  // Skills are read from the team's registered repositories with the git program, cached in
-  // AGENTRUN_GIT_CACHE_DIR (docs/repositories.md, "The git layer").
-  repositories: gitSources(process.env.AGENTRUN_GIT_CACHE_DIR ? { cacheDir: process.env.AGENTRUN_GIT_CACHE_DIR } : {}),
+  repositories: git,
 });
 // The address actually bound (HOST, default 0.0.0.0: every interface), and where to reach it here.
 const shown = server.url.replace(/\/\/(0\.0\.0\.0|\[::\])(?=:)/, '//localhost');
@@ -122,7 +124,7 @@ function configuredSecretKey() {
 /** The executor the environment asks for, or the process ends with one line saying which variable is wrong. */
 function chooseExecutor(): ChosenExecutor {
   try {
-    return executorFromEnvironment(process.env);
+    return executorFromEnvironment(process.env, { repositories: git });
   } catch (error) {
     console.error(error instanceof Error ? error.message : String(error));
     process.exit(1);

@@ -35,6 +35,8 @@ export interface SecretServer {
   canaries: Canaries;
   /** The canary file's path (its content is the secret). */
   canaryFile: string;
+  /** The hunter's command line (the agent's), for an environment's setup to run the same hunt. */
+  hunterCommand: string;
   proc: ManagedProcess;
   stop(): Promise<void>;
 }
@@ -67,6 +69,7 @@ export async function startSecretServer(options: {
   // The workspaces' root: outside the server's own directory, which the agent's user cannot enter.
   const workspaces = mkdtempSync(join(tmpdir(), 'agentrun-hostile-runs-'));
 
+  const hunterCommand = `${process.execPath} ${join(tools, 'hunter.mjs')}`;
   const databaseUrl = options.database ? withPassword(options.database.url, canaries.database) : undefined;
   const env: Record<string, string> = {
     PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
@@ -78,7 +81,7 @@ export async function startSecretServer(options: {
     AGENTRUN_SECRET_KEY: canaries.secretKey,
     AGENTRUN_POLL_INTERVAL_MS: '100',
     AGENTRUN_EXECUTOR: 'process',
-    AGENTRUN_AGENT_COMMAND: `${process.execPath} ${join(tools, 'hunter.mjs')}`,
+    AGENTRUN_AGENT_COMMAND: hunterCommand,
     AGENTRUN_AGENT_KILL_GRACE_MS: '1000',
     AGENTRUN_WORKSPACE_ROOT: workspaces,
     ...(databaseUrl && options.database
@@ -101,7 +104,7 @@ export async function startSecretServer(options: {
   };
   try {
     const [, url] = await proc.waitForLine(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
-    return { url: url as string, apiKey: canaries.apiKey, canaries, canaryFile, proc, stop: cleanup };
+    return { url: url as string, apiKey: canaries.apiKey, canaries, canaryFile, hunterCommand, proc, stop: cleanup };
   } catch (error) {
     await cleanup();
     throw error;

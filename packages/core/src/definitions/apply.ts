@@ -3,7 +3,7 @@ import type { Principal } from '../auth/principal.js';
 import { requireFactory, requireManage } from '../control/access.js';
 import { appliedCopy, openTeamSecret } from '../control/applied-secret.js';
 import { type ControlContext, ingressOrigin, nowIso } from '../control/control-context.js';
-import { teamSecretNames } from '../environments/check.js';
+import { teamNames } from '../environments/check.js';
 import { invalidWithErrors, parseAllOrThrow } from '../models/validate.js';
 import { planApply } from './plan.js';
 import { ApplyDefinitionsSchema } from './schemas.js';
@@ -39,7 +39,7 @@ export async function applyDefinitions(
       if (opened) secrets.set(name, opened);
     }
     const environments = await ctx.store.environments.list(teamUid);
-    const secretNames = await teamSecretNames(ctx.store, teamUid);
+    const teamNamesNow = await teamNames(ctx.store, teamUid);
     const plan = planApply({
       teamUid,
       factoryUid,
@@ -49,7 +49,7 @@ export async function applyDefinitions(
       automations,
       secrets,
       environments,
-      secretNames,
+      teamNames: teamNamesNow,
       now: nowIso(ctx),
       origin: ingressOrigin(ctx, requestOrigin),
       maxWebhooksPerFactory: ctx.maxWebhooksPerFactory,

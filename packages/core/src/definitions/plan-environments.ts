@@ -1,5 +1,5 @@
 import stableStringify from 'fast-json-stable-stringify';
-import { environmentProblems } from '../environments/check.js';
+import { environmentProblems, type TeamNames } from '../environments/check.js';
 import type { EnvironmentRecord } from '../environments/records.js';
 import { repositoriesOf } from '../environments/schemas.js';
 import type { FieldError } from '../errors.js';
@@ -17,7 +17,7 @@ export interface EnvironmentPlanInput {
   files: readonly EnvironmentDefinition[];
   /** The team's environments, every factory's and the API's. */
   environments: readonly EnvironmentRecord[];
-  secretNames: ReadonlySet<string>;
+  teamNames: TeamNames;
   prune: boolean;
   now: string;
 }
@@ -53,7 +53,7 @@ export function planEnvironments(input: EnvironmentPlanInput): EnvironmentPlan {
     const current = namesake;
     let action: DefinitionAction = !current ? 'create' : current.factoryUid === null ? 'adopt' : 'update';
     const repositories = repositoriesOf(d);
-    plan.errors.push(...environmentProblems({ repositories, variables: d.variables }, input.secretNames, `environments.${i}.`));
+    plan.errors.push(...environmentProblems({ repositories, variables: d.variables }, input.teamNames, `environments.${i}.`));
     const record: EnvironmentRecord = {
       id: current?.id ?? newId(),
       teamUid: input.teamUid,

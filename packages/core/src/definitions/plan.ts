@@ -3,6 +3,7 @@ import { appliedSecretName, isFileDefined, teamSecretNameOf } from '../control/a
 import type { AutomationRecord, SecretRecord, WebhookRecord, WebhookTrigger } from '../control/records.js';
 import { secretUnfitFor } from '../control/secret-fit.js';
 import { webhookView } from '../control/views.js';
+import type { TeamNames } from '../environments/check.js';
 import type { EnvironmentRecord } from '../environments/records.js';
 import { type FieldError, isAgentRunError } from '../errors.js';
 import { parseFilter } from '../filter/index.js';
@@ -26,9 +27,9 @@ export interface PlanInput {
   automations: readonly AutomationRecord[];
   /** The team secrets the files name, opened; absent: the team has none of that name. */
   secrets: ReadonlyMap<string, { record: SecretRecord; value: string }>;
-  /** The team's environments and secret names, for the environment files (plan-environments.ts). */
+  /** The team's environments, secret names and repository names, for the environment files (plan-environments.ts). */
   environments: readonly EnvironmentRecord[];
-  secretNames: ReadonlySet<string>;
+  teamNames: TeamNames;
   now: string;
   origin: string;
   maxWebhooksPerFactory: number;

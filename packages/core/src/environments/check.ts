@@ -2,6 +2,7 @@ import type { FieldError } from '../errors.js';
 import { invalidRequest } from '../errors.js';
 import type { Store } from '../store/store.js';
 import type { EnvironmentRepository } from './records.js';
+import { isRepositoryName } from './schemas.js';
 
 /**
  * `environment_id` names an environment of the team (seed 2.2: it selects one), at run create and
@@ -13,18 +14,32 @@ export async function requireEnvironmentId(store: Store, teamUid: string, id: st
   if (!(await store.environments.get(teamUid, id))) throw invalidRequest(`invalid ${field}: no environment ${id} in this team`);
 }
 
+/** What the team has that an environment names: its secrets and its registered repositories (by name). */
+export interface TeamNames {
+  secrets: ReadonlySet<string>;
+  repositories: ReadonlySet<string>;
+}
+
 /**
  * What an environment's body must also be beyond its schema: two repositories never cloned into
- * one directory (or one inside the other), and each variable's team secret there when it is saved
- * (one deleted later fails the run that needs it). `at` prefixes each path (`''` in the API,
- * `environments.<i>.` in an apply).
+ * one directory (or one inside the other), each `<owner>/<repo>` a repository the team registered,
+ * and each variable's team secret there when it is saved (a repository or secret deleted later
+ * fails the run that needs it: `environment_unavailable`). `at` prefixes each path (`''` in the
+ * API, `environments.<i>.` in an apply).
  */
 export function environmentProblems(
   body: { repositories: readonly EnvironmentRepository[]; variables: Readonly<Record<string, string>> },
-  secretNames: ReadonlySet<string>,
+  names: TeamNames,
   at: string,
 ): FieldError[] {
   const problems: FieldError[] = [];
+  body.repositories.forEach((r, i) => {
+    if (isRepositoryName(r.repository) && !names.repositories.has(r.repository))
+      problems.push({
+        path: `${at}repositories.${i}.repository`,
+        detail: `no repository named ${r.repository} is registered for this team; register it first (POST /repositories) or give a clone URL`,
+      });
+  });
   const seen: [string, number][] = [];
   body.repositories.forEach((r, i) => {
     const first = seen.find(([d]) => d === r.directory || d.startsWith(`${r.directory}/`) || r.directory.startsWith(`${d}/`));
@@ -33,7 +48,7 @@ export function environmentProblems(
     else seen.push([r.directory, i]);
   });
   for (const [variable, secret] of Object.entries(body.variables)) {
-    if (!secretNames.has(secret))
+    if (!names.secrets.has(secret))
       problems.push({
         path: `${at}variables.${variable}`,
         detail: `no team secret named ${secret}; create it first (agentrun secret create ${secret} --team)`,
@@ -42,7 +57,8 @@ export function environmentProblems(
   return problems;
 }
 
-/** The names of the team's secrets, for `environmentProblems`. */
-export async function teamSecretNames(store: Store, teamUid: string): Promise<Set<string>> {
-  return new Set((await store.secrets.list(teamUid)).map((s) => s.name));
+/** The names of the team's secrets and registered repositories, for `environmentProblems`. */
+export async function teamNames(store: Store, teamUid: string): Promise<TeamNames> {
+  const [secrets, repositories] = await Promise.all([store.secrets.list(teamUid), store.repositories.list(teamUid)]);
+  return { secrets: new Set(secrets.map((s) => s.name)), repositories: new Set(repositories.map((r) => r.name)) };
 }

@@ -1,7 +1,9 @@
 import type { SecretCipher } from '../control/secret-cipher.js';
 import { secretSlot } from '../control/secret-cipher.js';
+import type { RunErrorCode } from '../run/error-codes.js';
 import type { Store } from '../store/store.js';
 import type { EnvironmentRepository } from './records.js';
+import { isRepositoryName } from './schemas.js';
 
 /**
  * What an executor receives of a run's environment (docs/repositories.md, "What an executor
@@ -13,11 +15,21 @@ import type { EnvironmentRepository } from './records.js';
 export interface ResolvedEnvironment {
   id: string;
   name: string;
-  repositories: readonly EnvironmentRepository[];
+  repositories: readonly ResolvedRepository[];
   setup: readonly string[];
   /** Environment variable name → the value of its team secret. */
   variables: Readonly<Record<string, SecretValue>>;
   setupTimeoutSeconds: number;
+}
+
+/**
+ * One repository to clone, as the environment names it (`repository`: a clone URL or a registered
+ * `<owner>/<repo>`) and where it is read from: `url`, the registered repository's for a name, and
+ * `credential`, its `credential_secret` opened (docs/repositories.md, "What an executor receives").
+ */
+export interface ResolvedRepository extends EnvironmentRepository {
+  url: string;
+  credential?: SecretValue;
 }
 
 const HIDDEN = '[secret]';
@@ -45,7 +57,7 @@ export class SecretValue {
 
 /** Why a run's environment cannot be had: the run then ends FAILED with this code (docs/repositories.md). */
 export class EnvironmentUnavailable extends Error {
-  readonly code = 'environment_unavailable';
+  readonly code: RunErrorCode = 'environment_unavailable';
 }
 
 /**
@@ -68,5 +80,32 @@ export async function resolveEnvironment(
       throw new EnvironmentUnavailable(`environment ${e.name}: variable ${variable} needs team secret ${name}, which no longer exists`);
     variables[variable] = new SecretValue(await cipher.open(secret.ciphertext, secretSlot(teamUid, name)));
   }
-  return { id: e.id, name: e.name, repositories: e.repositories, setup: e.setup, variables, setupTimeoutSeconds: e.setupTimeoutSeconds };
+  const repositories: ResolvedRepository[] = [];
+  for (const r of e.repositories) repositories.push(await resolveRepository(store, cipher, teamUid, e.name, r));
+  return { id: e.id, name: e.name, repositories, setup: e.setup, variables, setupTimeoutSeconds: e.setupTimeoutSeconds };
+}
+
+/**
+ * A clone URL as it is; an `<owner>/<repo>` name resolved against the team's registered
+ * repositories now (checked when the environment was saved): its URL, and its credential opened.
+ * Deleted since, or its credential secret gone: `EnvironmentUnavailable`.
+ */
+async function resolveRepository(
+  store: Store,
+  cipher: SecretCipher,
+  teamUid: string,
+  environment: string,
+  r: EnvironmentRepository,
+): Promise<ResolvedRepository> {
+  if (!isRepositoryName(r.repository)) return { ...r, url: r.repository };
+  const registered = await store.repositories.get(teamUid, r.repository);
+  if (!registered) throw new EnvironmentUnavailable(`environment ${environment}: repository ${r.repository} is no longer registered`);
+  if (registered.credentialSecret === null) return { ...r, url: registered.url };
+  const secret = await store.secrets.get(teamUid, registered.credentialSecret);
+  if (!secret)
+    throw new EnvironmentUnavailable(
+      `environment ${environment}: repository ${r.repository} needs team secret ${registered.credentialSecret}, which no longer exists`,
+    );
+  const credential = new SecretValue(await cipher.open(secret.ciphertext, secretSlot(teamUid, registered.credentialSecret)));
+  return { ...r, url: registered.url, credential };
 }

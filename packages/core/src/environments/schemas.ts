@@ -22,6 +22,9 @@ const RepositorySchema = v.pipe(
   ),
 );
 
+/** Whether an environment's `repository` is the `<owner>/<repo>` name of a registered repository (else a clone URL). */
+export const isRepositoryName = (repository: string): boolean => /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(repository);
+
 /** A relative path inside the workspace: no `..`, no leading `/`, no empty segment. */
 const DirectorySchema = v.pipe(
   v.string(),

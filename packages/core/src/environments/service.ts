@@ -5,7 +5,7 @@ import { type ControlContext, nowIso } from '../control/control-context.js';
 import { conflict, notFound } from '../errors.js';
 import { invalidWithErrors, parseOrThrow } from '../models/validate.js';
 import { newId } from '../util/ids.js';
-import { environmentProblems, teamSecretNames } from './check.js';
+import { environmentProblems, teamNames } from './check.js';
 import type { EnvironmentRecord } from './records.js';
 import { EnvironmentBodySchema, repositoriesOf } from './schemas.js';
 import { type EnvironmentView, environmentView } from './view.js';
@@ -46,7 +46,7 @@ async function save(ctx: ControlContext, p: Principal, id: string | undefined, i
   const current = id === undefined ? undefined : await ctx.store.environments.get(p.team_uid, id);
   if (current) refuseFileDefined(current, 'change its file and apply');
   const repositories = repositoriesOf(body);
-  const problems = environmentProblems({ repositories, variables: body.variables }, await teamSecretNames(ctx.store, p.team_uid), '');
+  const problems = environmentProblems({ repositories, variables: body.variables }, await teamNames(ctx.store, p.team_uid), '');
   if (problems.length > 0) throw invalidWithErrors(problems, 'environment');
   const now = nowIso(ctx);
   const record: EnvironmentRecord = {

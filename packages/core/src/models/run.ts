@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { RUN_ERROR_CODES } from '../run/error-codes.js';
 import { AmbientAgentConfigSchema } from './config.js';
 import { RunSourceTypeSchema, RunStateSchema } from './run-state.js';
 
@@ -10,7 +11,14 @@ import { RunSourceTypeSchema, RunStateSchema } from './run-state.js';
 
 export const RunStatusMessageSchema = v.object({
   message: v.string(),
-  error_code: v.optional(v.string()),
+  error_code: v.optional(
+    v.pipe(
+      v.string(),
+      v.description(
+        `Why the run failed, when it did. agentrun's own: ${RUN_ERROR_CODES.map((c) => `\`${c}\``).join(', ')}; an executor or agent may give others.`,
+      ),
+    ),
+  ),
   retryable: v.optional(v.boolean()),
 });
 export type RunStatusMessage = v.InferOutput<typeof RunStatusMessageSchema>;

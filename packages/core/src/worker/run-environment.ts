@@ -54,7 +54,9 @@ export function redactedOutcome(outcome: ExecutionOutcome, environment: Resolved
 }
 
 function scrubberOf(environment: ResolvedEnvironment | undefined): (<T>(value: T) => T) | undefined {
-  const values = Object.values(environment?.variables ?? {})
+  // The variables' values and the repositories' credentials: a setup command may print either.
+  const secrets = [...Object.values(environment?.variables ?? {}), ...(environment?.repositories ?? []).flatMap((r) => r.credential ?? [])];
+  const values = secrets
     .map((v) => v.reveal())
     .filter((v) => v.length >= MIN_REDACTED_LENGTH)
     // Longest first, so a secret containing another is replaced whole.
