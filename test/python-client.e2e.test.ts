@@ -226,7 +226,9 @@ describe('the Python oz-agent-sdk, request by request', () => {
     const active = ok(await pythonRequest('GET', `/agent/sessions/${run.session_id}/redirect`));
     expect(JSON.parse(active.text)).toEqual({});
     ok(await pythonRequest('POST', `/agent/runs/${run_id}/cancel`));
-    expect(JSON.parse(ok(await pythonRequest('GET', `/agent/sessions/${run.session_id}/redirect`)).text)).toEqual({ conversation_id: 'conv-s' });
+    expect(JSON.parse(ok(await pythonRequest('GET', `/agent/sessions/${run.session_id}/redirect`)).text)).toEqual({
+      conversation_id: 'conv-s',
+    });
     expect((await pythonRequest('GET', '/agent/sessions/no-such-session/redirect')).status).toBe(404);
   });
 

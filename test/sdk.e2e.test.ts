@@ -195,7 +195,11 @@ describe('oz-agent-sdk against the reference server', () => {
     expect(run).toMatchObject({ source: 'API', conversation_id: 'conv-23', started_at: expect.any(String) });
     expect(Date.parse(run.started_at as string)).toBeGreaterThanOrEqual(Date.parse(run.created_at));
     expect(run.request_usage).toBeUndefined();
-    const usage = makeRun({ teamUid: server.principal.team_uid, state: 'SUCCEEDED', requestUsage: { compute_cost: 2, inference_cost: 0.5 } });
+    const usage = makeRun({
+      teamUid: server.principal.team_uid,
+      state: 'SUCCEEDED',
+      requestUsage: { compute_cost: 2, inference_cost: 0.5 },
+    });
     await server.store.runs.create({ run: usage, attachments: [] });
     expect((await client.agent.runs.retrieve(usage.id)).request_usage).toEqual({ compute_cost: 2, inference_cost: 0.5 });
   });

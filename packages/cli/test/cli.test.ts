@@ -164,7 +164,9 @@ describe('runs', () => {
     // the parent shows on it, and the list finds it under its ancestor.
     const second = await cliJson<Run>(['run', 'Another task', '--title', 'cli-e2e-2', '--parent', started.run_id], { env });
     expect((await cli(['runs', 'get', second.run_id], { env })).stdout).toMatch(new RegExp(`^parent_run_id:\\s+${started.run_id}$`, 'm'));
-    expect((await cliJson<Run[]>(['runs', 'list', '--ancestor-run', started.run_id], { env })).map((r) => r.run_id)).toEqual([second.run_id]);
+    expect((await cliJson<Run[]>(['runs', 'list', '--ancestor-run', started.run_id], { env })).map((r) => r.run_id)).toEqual([
+      second.run_id,
+    ]);
     const followup = await cli(['runs', 'followup', started.run_id, 'Also update the changelog'], { env });
     expect(followup.code, followup.stderr).toBe(0);
     const cancelled = await cliJson<string>(['runs', 'cancel', started.run_id], { env });

@@ -124,7 +124,8 @@ describe('GET /agent/sessions/{sessionUuid}/redirect', () => {
     expect((await h.json('GET', '/agent/sessions/sess-1/redirect')).body).toEqual({ conversation_id: 'conv-1' });
 
     await h.store.runs.create({ run: makeRun({ teamUid: 'team-2', sessionId: 'sess-2', state: 'SUCCEEDED' }), attachments: [] });
-    for (const session of ['sess-2', 'nope']) await expectProblem(await h.call('GET', `/agent/sessions/${session}/redirect`), 404, 'not_found');
+    for (const session of ['sess-2', 'nope'])
+      await expectProblem(await h.call('GET', `/agent/sessions/${session}/redirect`), 404, 'not_found');
   });
 
   it('follows the newest run of a session', async () => {

@@ -515,15 +515,18 @@ describe('cancel', () => {
     expect(await getRun(id)).toEqual(before);
   });
 
-  it.each(['BLOCKED', 'SUCCEEDED', 'FAILED', 'ERROR', 'CANCELLED'] as const)('refuses a %s run with a 400 and changes nothing', async (state) => {
-    const id = await createId({ prompt: 'p' });
-    await driveTo(h.handler.service, id, state);
-    const before = await getRun(id);
-    h.clock.advance(5000);
-    const p = await expectProblem(await h.call('POST', `/agent/runs/${id}/cancel`), 400, 'invalid_request');
-    expect(p.detail).toContain(state);
-    expect(await getRun(id)).toEqual(before);
-  });
+  it.each(['BLOCKED', 'SUCCEEDED', 'FAILED', 'ERROR', 'CANCELLED'] as const)(
+    'refuses a %s run with a 400 and changes nothing',
+    async (state) => {
+      const id = await createId({ prompt: 'p' });
+      await driveTo(h.handler.service, id, state);
+      const before = await getRun(id);
+      h.clock.advance(5000);
+      const p = await expectProblem(await h.call('POST', `/agent/runs/${id}/cancel`), 400, 'invalid_request');
+      expect(p.detail).toContain(state);
+      expect(await getRun(id)).toEqual(before);
+    },
+  );
 
   it('accepts an empty JSON object as the body', async () => {
     const id = await createId({ prompt: 'p' });

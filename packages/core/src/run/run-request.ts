@@ -57,7 +57,9 @@ export async function runFromRequest(
     const parent = await store.runs.get(request.parent_run_id, principal.team_uid);
     if (!parent) throw invalidRequest(`invalid run request: parent_run_id: no run ${request.parent_run_id} in this team`);
     if (parent.ancestorRunIds.length >= MAX_ANCESTORS) {
-      throw invalidRequest(`invalid run request: parent_run_id: run ${parent.id} already has ${MAX_ANCESTORS} ancestors, the most a run may have`);
+      throw invalidRequest(
+        `invalid run request: parent_run_id: run ${parent.id} already has ${MAX_ANCESTORS} ancestors, the most a run may have`,
+      );
     }
     conversationId ??= parent.conversationId;
     parentAncestorRunIds = parent.ancestorRunIds;

@@ -111,7 +111,12 @@ export function describeRunsConformance(current: () => Store, options: StoreConf
       const requestUsage = { compute_cost: 0.1 + 0.2, platform_cost_usd: 1e12, inference_cost: 0 };
       const out = await store.runs.transition({ runId: run.id, expect: { state: 'INPROGRESS' }, patch: { requestUsage }, now: at(1) });
       expect(out.result).toMatchObject({ applied: true, run: { requestUsage } });
-      await store.runs.transition({ runId: run.id, expect: { state: 'INPROGRESS' }, patch: { statusMessage: { message: 'm' } }, now: at(2) });
+      await store.runs.transition({
+        runId: run.id,
+        expect: { state: 'INPROGRESS' },
+        patch: { statusMessage: { message: 'm' } },
+        now: at(2),
+      });
       expect((await store.runs.get(run.id))?.requestUsage).toEqual(requestUsage);
     });
 
@@ -377,7 +382,7 @@ export function describeRunsConformance(current: () => Store, options: StoreConf
         },
         factoryUid: r.factory,
         parentRunId: r.ancestors[0] ?? null,
-        ancestorRunIds: r.ancestors,
+        ancestorRunIds: [...r.ancestors],
         sessionId: r.session,
         trigger: r.automation === null ? null : { factory_uid: 'f1', automation_id: r.automation, webhook_uid: 'w', delivery_id: 'd' },
       });
