@@ -116,8 +116,9 @@ export function createWorker(options: WorkerOptions): Worker {
     controller: AbortController;
     /** Its follow-ups, each delivered once, in order, and only to a listener (followup-inbox.ts). */
     inbox: FollowupInbox;
-    /** The last of its context's writes, made one at a time in order (`executionContext`). */
+    /** The last of its context's writes, made one at a time in order (`executionContext`), and how many are not done. */
     writes: Promise<unknown>;
+    queuedWrites: number;
     done: Promise<void>;
   }
   const running = new Map<string, Execution>();
@@ -281,8 +282,9 @@ export function createWorker(options: WorkerOptions): Worker {
         return;
       }
       execution.inbox.close();
-      // What the execution still had queued (a usage report it did not wait for) lands before the outcome.
-      await execution.writes;
+      // What the execution still had queued (a usage report it did not wait for) lands before the
+      // outcome; with nothing queued, no turn is spent waiting.
+      if (execution.queuedWrites > 0) await execution.writes;
       if (controller.signal.aborted) return;
       outcome = wellFormedOutcome(outcome);
       const statusMessage =
@@ -368,7 +370,8 @@ export function createWorker(options: WorkerOptions): Worker {
     // One at a time, in the order called: a write of the transcript never overtakes an earlier
     // one (docs/executors.md, "The Executor interface"), even when the executor did not wait.
     const inOrder = <T>(write: () => Promise<T>): Promise<T> => {
-      const next = execution.writes.then(write);
+      execution.queuedWrites++;
+      const next = execution.writes.then(write).finally(() => execution.queuedWrites--);
       execution.writes = next.catch(() => {});
       return next;
     };
@@ -438,6 +441,7 @@ export function createWorker(options: WorkerOptions): Worker {
         controller: new AbortController(),
         inbox: followupInbox(onError),
         writes: Promise.resolve(),
+        queuedWrites: 0,
         done: Promise.resolve(),
       };
       running.set(run.id, execution);
