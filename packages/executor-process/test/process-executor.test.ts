@@ -214,6 +214,21 @@ describe('processExecutor, end to end through a worker', () => {
     expect(run.status_message).toEqual({ message: 'Tests are red', error_code: 'tests_failed' });
   });
 
+  it('usage lines set the run’s request_usage (totals so far, merged), with no event; a bad one is an output line', async () => {
+    const lines = [
+      { agentrun: 'usage', compute_cost: 0.5 },
+      ...Array.from({ length: 200 }, (_, i) => ({ agentrun: 'usage', inference_cost: i })),
+      { agentrun: 'usage', inference_cost_usd: 2e15, compute_cost: 1.5 },
+      { agentrun: 'usage', compute_cost: -1 },
+    ].map((m) => JSON.stringify(m));
+    start({ args: ['-e', `for (const line of ${JSON.stringify(lines)}) console.log(line)`] });
+    const runId = await create('go');
+    const run = await settled(runId, 'SUCCEEDED');
+    expect(run.request_usage).toEqual({ compute_cost: 1.5, inference_cost: 199, inference_cost_usd: 1e12 });
+    const events = await agentrun.store.runEvents.list(runId, { limit: 1000 });
+    expect(events.filter((e) => e.type === 'output').map((e) => (e.data as { text: string }).text)).toEqual([lines.at(-1)]);
+  });
+
   // The pid checks below read the host's pids: the process-group containment (containment.test.ts has the PID namespace's).
   it('fails with error_code timeout when the agent outlives timeoutMs, and its process group is gone', async () => {
     // A shell prints its pid at once (well before the timeout, however busy the machine), then sleeps as that pid.
