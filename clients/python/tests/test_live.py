@@ -410,6 +410,7 @@ class LiveSuite:
         shown = self.cli("runs", "get", run_id)
         self.assertEqual(shown.returncode, 0, shown.stderr)
         self.assertIn(f"cli-{self.kind}", shown.stdout)
+        self.assertEqual(self.client().runs.get(run_id).get("source"), "CLI")  # runs the CLI starts say so
         self.assertEqual(self.cli("runs", "cancel", run_id).stdout.strip(), run_id)
         listed = self.cli("runs", "list", "--state", "CANCELLED", "--limit", "500", "--json")
         self.assertIn(run_id, [run["run_id"] for run in json.loads(listed.stdout)])
