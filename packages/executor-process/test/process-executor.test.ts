@@ -67,6 +67,7 @@ describe('processExecutor, end to end through a worker', () => {
     const run = await settled(runId, 'SUCCEEDED');
     expect(run.status_message).toEqual({ message: 'The agent finished' });
     expect(run.session_id).toBe(`session-${runId}`);
+    expect(run.request_usage).toEqual({ compute_cost: 0.01, inference_cost: expect.any(Number) });
     expect(run.session_link).toBe(`https://agents.example/s/${runId}`);
     expect(messages).toContain('Artifact (file): summary.md');
     expect(messages.some((m) => /^Read the prompt \(\d+ characters\)$/.test(m))).toBe(true);
