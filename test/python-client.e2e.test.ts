@@ -1,5 +1,5 @@
 import { Agent, request as httpRequest } from 'node:http';
-import { fakeSkillRepositories, seedEnvironments } from '@agentrun/core/testing';
+import { fakeSkillRepositories, makeRun, seedEnvironments } from '@agentrun/core/testing';
 import { type ReferenceServer, startReferenceServer } from '@agentrun/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -137,7 +137,17 @@ describe('the Python oz-agent-sdk, request by request', () => {
     // client.agent.runs.retrieve(run_id): what docs/run-api.md lists ("The run: `RunItem`") is
     // stored and shown.
     const run = await runOf(run_id);
-    expect(run).toMatchObject({ prompt: body.prompt, title: 'Flaky test', conversation_id: 'conv-1', parent_run_id: parent });
+    expect(run).toMatchObject({
+      prompt: body.prompt,
+      title: 'Flaky test',
+      conversation_id: 'conv-1',
+      parent_run_id: parent,
+      source: 'API',
+      execution_location: 'REMOTE',
+    });
+    // client.agent.runs.list(ancestor_run_id=parent) (types/agent/run_list_params.py).
+    const children = JSON.parse(ok(await pythonRequest('GET', `/agent/runs?ancestor_run_id=${parent}`)).text);
+    expect(children.runs.map((r: { run_id: string }) => r.run_id)).toEqual([run_id]);
     expect(run.agent_config).toMatchObject({
       name: 'nightly',
       model_id: 'claude-sonnet',
@@ -190,6 +200,36 @@ describe('the Python oz-agent-sdk, request by request', () => {
     expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
     expect(res.text).toBe(run_id); // `response.text`, not `"<id>"`
     expect((await runOf(run_id)).state).toBe('CANCELLED');
+  });
+
+  it('cancel of a PENDING run is a retryable 409, of a BLOCKED one a 400 (problem documents)', async () => {
+    const team = server.principal.team_uid;
+    const pending = makeRun({ teamUid: team, state: 'PENDING' });
+    const blocked = makeRun({ teamUid: team, state: 'BLOCKED' });
+    for (const run of [pending, blocked]) await server.store.runs.create({ run, attachments: [] });
+    const conflict = await pythonRequest('POST', `/agent/runs/${pending.id}/cancel`);
+    expect(conflict.status).toBe(409);
+    // _base_client.py `_should_retry`: no `x-should-retry: false`, and a 409 is retried, after Retry-After.
+    expect(conflict.headers['x-should-retry']).toBeUndefined();
+    expect(conflict.headers['retry-after']).toBe('1');
+    expect(JSON.parse(conflict.text)).toMatchObject({ status: 409, retryable: true });
+    expect((await pythonRequest('POST', `/agent/runs/${blocked.id}/cancel`)).status).toBe(400);
+  });
+
+  it('client.agent.sessions.check_redirect(session_uuid): {} while the run is active, its conversation_id once it ended (resources/agent/sessions.py)', async () => {
+    // A run the worker started has a session_id (its own ID until its agent reports one); this one
+    // is stored as such, since the server's worker is busy with the runs above.
+    const started = makeRun({ teamUid: server.principal.team_uid, state: 'INPROGRESS', sessionId: 'sess-py', conversationId: 'conv-s' });
+    await server.store.runs.create({ run: started, attachments: [] });
+    const run_id = started.id;
+    const run = await runOf(run_id);
+    const active = ok(await pythonRequest('GET', `/agent/sessions/${run.session_id}/redirect`));
+    expect(JSON.parse(active.text)).toEqual({});
+    ok(await pythonRequest('POST', `/agent/runs/${run_id}/cancel`));
+    expect(JSON.parse(ok(await pythonRequest('GET', `/agent/sessions/${run.session_id}/redirect`)).text)).toEqual({
+      conversation_id: 'conv-s',
+    });
+    expect((await pythonRequest('GET', '/agent/sessions/no-such-session/redirect')).status).toBe(404);
   });
 
   it('cancel with extra_body={} sends `{}`, also the bare ID', async () => {

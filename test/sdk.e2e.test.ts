@@ -1,4 +1,4 @@
-import { fakeSkillRepositories, seedEnvironments } from '@agentrun/core/testing';
+import { fakeSkillRepositories, makeRun, seedEnvironments } from '@agentrun/core/testing';
 import { type ReferenceServer, startReferenceServer } from '@agentrun/server';
 import OzAPI, { AuthenticationError, BadRequestError, ConflictError, NotFoundError } from 'oz-agent-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -172,6 +172,36 @@ describe('oz-agent-sdk against the reference server', () => {
     const { run_id } = await client.agent.run({ prompt: 'quick' });
     await waitForState(run_id, ['SUCCEEDED']);
     await expect(client.agent.runs.cancel(run_id)).rejects.toBeInstanceOf(BadRequestError);
+  });
+
+  it('cancel answers as the client documents it: a PENDING run a retryable ConflictError (retried), a BLOCKED one a BadRequestError', async () => {
+    const team = server.principal.team_uid;
+    const pending = makeRun({ teamUid: team, state: 'PENDING' });
+    const blocked = makeRun({ teamUid: team, state: 'BLOCKED' });
+    for (const run of [pending, blocked]) await server.store.runs.create({ run, attachments: [] });
+    const error = await client.agent.runs.cancel(pending.id).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConflictError);
+    expect((error as ConflictError).headers.get('retry-after')).toBe('1');
+    expect((error as ConflictError).error).toMatchObject({ retryable: true });
+    // With its default retries the client tries again (no x-should-retry: false) and still gets the 409.
+    const retrying = new OzAPI({ apiKey: server.apiKey, baseURL: `${server.url}/api/v1`, maxRetries: 1 });
+    await expect(retrying.agent.runs.cancel(pending.id)).rejects.toBeInstanceOf(ConflictError);
+    await expect(client.agent.runs.cancel(blocked.id)).rejects.toBeInstanceOf(BadRequestError);
+  });
+
+  it('reads the run fields of issue 23: started_at, source, conversation_id, request_usage (a run that reported none has none)', async () => {
+    const { run_id } = await client.agent.run({ prompt: 'quick', conversation_id: 'conv-23' });
+    const run = await waitForState(run_id, ['SUCCEEDED']);
+    expect(run).toMatchObject({ source: 'API', conversation_id: 'conv-23', started_at: expect.any(String) });
+    expect(Date.parse(run.started_at as string)).toBeGreaterThanOrEqual(Date.parse(run.created_at));
+    expect(run.request_usage).toBeUndefined();
+    const usage = makeRun({
+      teamUid: server.principal.team_uid,
+      state: 'SUCCEEDED',
+      requestUsage: { compute_cost: 2, inference_cost: 0.5 },
+    });
+    await server.store.runs.create({ run: usage, attachments: [] });
+    expect((await client.agent.runs.retrieve(usage.id)).request_usage).toEqual({ compute_cost: 2, inference_cost: 0.5 });
   });
 
   it('follows up through the raw client methods and re-queues a finished run', async () => {

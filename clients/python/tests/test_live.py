@@ -329,6 +329,21 @@ class LiveSuite:
         self.assertEqual(held.runs.wait(run["run_id"], poll_interval=0.02)["state"], "CANCELLED")
         canceller.join()
 
+    def test_reads_started_at_source_parent_usage_and_the_session_redirect(self) -> None:
+        client = self.client(self.finishing)
+        parent = client.runs.create(prompt="Do the thing", source="CLI")
+        child = client.runs.create(prompt="Do a part of it", parent_run_id=parent["run_id"])
+        done = client.runs.wait(child["run_id"], poll_interval=0.02)
+        self.assertEqual((done["state"], done.get("parent_run_id"), done.get("execution_location")), ("SUCCEEDED", parent["run_id"], "REMOTE"))
+        self.assertTrue(done.get("started_at"))
+        self.assertNotIn("request_usage", done)  # the demo agent reports none
+        self.assertEqual(client.runs.get(parent["run_id"]).get("source"), "CLI")
+        self.assertEqual([r["run_id"] for r in client.runs.list(ancestor_run_id=parent["run_id"])], [child["run_id"]])
+        # The worker gave the run its own ID as session; it ended, so the session shows its conversation.
+        self.assertEqual(client.runs.session_redirect(done["session_id"]), {"conversation_id": done["conversation_id"]})
+        with self.assertRaises(NotFoundError):
+            client.runs.session_redirect("no-such-session")
+
     def test_wait_past_its_timeout_is_a_wait_timeout_error_and_a_missing_run_not_found(self) -> None:
         client = self.client()
         run = client.runs.create(prompt="never finishes")
@@ -399,6 +414,7 @@ class LiveSuite:
         shown = self.cli("runs", "get", run_id)
         self.assertEqual(shown.returncode, 0, shown.stderr)
         self.assertIn(f"cli-{self.kind}", shown.stdout)
+        self.assertEqual(self.client().runs.get(run_id).get("source"), "CLI")  # runs the CLI starts say so
         self.assertEqual(self.cli("runs", "cancel", run_id).stdout.strip(), run_id)
         listed = self.cli("runs", "list", "--state", "CANCELLED", "--limit", "500", "--json")
         self.assertIn(run_id, [run["run_id"] for run in json.loads(listed.stdout)])

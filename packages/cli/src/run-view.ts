@@ -33,10 +33,19 @@ export function printRun(context: Context, run: RunItem): void {
       ['skill', run.agent_skill?.spec],
       ['model', run.agent_config?.model_id],
       ['session', run.session_link],
+      ['parent_run_id', run.parent_run_id],
+      ['usage', run.request_usage ? usageText(run.request_usage) : undefined],
       ['created_at', run.created_at],
       ['started_at', run.started_at],
       ['updated_at', run.updated_at],
       ['attachments', run.attachments?.map((a) => a.file_name).join(', ')],
     ]),
   );
+}
+
+/** `request_usage` on one line: each reported amount by name (`compute_cost 1.5, inference_cost 2`). */
+function usageText(usage: NonNullable<RunItem['request_usage']>): string {
+  return Object.entries(usage)
+    .map(([name, amount]) => `${name} ${amount}`)
+    .join(', ');
 }

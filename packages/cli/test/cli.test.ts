@@ -144,21 +144,29 @@ describe('runs', () => {
     const again = await cliJson<Run>(['run', 'Fix the bug in auth.go', '--title', 'cli-e2e', '--idempotency-key', 'cli-e2e-1'], { env });
     expect(again.run_id).toBe(started.run_id);
 
-    const [queued, webhookRuns, titled, human] = await Promise.all([
+    const [queued, webhookRuns, cliRuns, titled, human] = await Promise.all([
       cliJson<Run[]>(['runs', 'list', '--state', 'QUEUED', '--state', 'PENDING', '--state', 'INPROGRESS', '--state', 'CLAIMED'], { env }),
       cliJson<Run[]>(['runs', 'list', '--source', 'WEBHOOK'], { env }),
+      // Runs the CLI starts carry source CLI (docs/cli.md, "run").
+      cliJson<Run[]>(['runs', 'list', '--source', 'CLI'], { env }),
       cliJson<Run[]>(['runs', 'list', '-q', 'auth.go', '--limit', '1'], { env }),
       cli(['runs', 'list', '--created-after', '2000-01-01T00:00:00Z'], { env }),
     ]);
     expect(queued.map((r) => r.run_id)).toContain(started.run_id);
     expect(webhookRuns).toEqual([]);
+    expect(cliRuns.map((r) => r.run_id)).toContain(started.run_id);
     expect(titled.map((r) => r.run_id)).toEqual([started.run_id]);
     expect(human.code).toBe(0);
     expect(human.stdout).toMatch(/^RUN ID\s+STATE\s+TITLE\s+SOURCE\s+CREATED$/m);
     expect(human.stdout).toContain(started.run_id);
 
-    // Started after the first and updated before it: the two orders differ.
-    const second = await cliJson<Run>(['run', 'Another task', '--title', 'cli-e2e-2'], { env });
+    // Started after the first and updated before it: the two orders differ. Started as its child:
+    // the parent shows on it, and the list finds it under its ancestor.
+    const second = await cliJson<Run>(['run', 'Another task', '--title', 'cli-e2e-2', '--parent', started.run_id], { env });
+    expect((await cli(['runs', 'get', second.run_id], { env })).stdout).toMatch(new RegExp(`^parent_run_id:\\s+${started.run_id}$`, 'm'));
+    expect((await cliJson<Run[]>(['runs', 'list', '--ancestor-run', started.run_id], { env })).map((r) => r.run_id)).toEqual([
+      second.run_id,
+    ]);
     const followup = await cli(['runs', 'followup', started.run_id, 'Also update the changelog'], { env });
     expect(followup.code, followup.stderr).toBe(0);
     const cancelled = await cliJson<string>(['runs', 'cancel', started.run_id], { env });

@@ -35,6 +35,7 @@ export const OPERATIONS = {
   getRunAttachment: { method: 'GET', path: '/api/v1/agent/runs/{runId}/attachments/{fileName}', content: 'binary' },
   listRunEvents: { method: 'GET', path: '/api/v1/agent/runs/{runId}/events', content: 'json' },
   getRunTranscript: { method: 'GET', path: '/api/v1/agent/runs/{runId}/transcript', content: 'text' },
+  checkSessionRedirect: { method: 'GET', path: '/api/v1/agent/sessions/{sessionUuid}/redirect', content: 'json' },
   createFactory: { method: 'POST', path: '/api/v1/factories', content: 'json' },
   listFactories: { method: 'GET', path: '/api/v1/factories', content: 'json' },
   getFactory: { method: 'GET', path: '/api/v1/factories/{factoryUid}', content: 'json' },

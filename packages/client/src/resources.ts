@@ -26,6 +26,7 @@ export class Runs extends Resource {
     events: 'listRunEvents',
     attachment: 'getRunAttachment',
     transcript: 'getRunTranscript',
+    sessionRedirect: 'checkSessionRedirect',
   } as const satisfies Record<string, ClientOperationId>;
 
   /** Start a run; its `Idempotency-Key` is kept across retries, so a retried create makes one run. */
@@ -88,6 +89,14 @@ export class Runs extends Resource {
 
   attachment(runId: string, fileName: string, options?: RequestOptions): Promise<ArrayBuffer> {
     return this.client.request('getRunAttachment', { ...options, params: { runId, fileName } });
+  }
+
+  /**
+   * Whether a session (a run's `session_id`) should be shown as its conversation: `{ conversation_id }`
+   * once its newest run has ended, `{}` while it runs (docs/run-api.md, "Session redirect").
+   */
+  sessionRedirect(sessionUuid: string, options?: RequestOptions): Promise<ResponseOf<'checkSessionRedirect'>> {
+    return this.client.request('checkSessionRedirect', { ...options, params: { sessionUuid } });
   }
 
   /** The transcript page, as HTML. */

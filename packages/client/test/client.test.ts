@@ -265,6 +265,20 @@ function sharedSuite(kind: StoreKind): void {
       expect((await waiting).state).toBe('CANCELLED');
     });
 
+    it('reads started_at, source, parent_run_id and execution_location; lists by ancestor_run_id; the session redirect', async () => {
+      const client = clientFor(servers.finishing);
+      const parent = await client.runs.create({ prompt: 'Do the thing', source: 'CLI' });
+      const child = await client.runs.create({ prompt: 'Do a part of it', parent_run_id: parent.run_id });
+      const done = await client.runs.wait(child.run_id, { pollIntervalMs: 20 });
+      expect(done).toMatchObject({ state: 'SUCCEEDED', parent_run_id: parent.run_id, execution_location: 'REMOTE', source: 'API' });
+      expect(done.started_at).toEqual(expect.any(String));
+      expect((await client.runs.get(parent.run_id)).source).toBe('CLI');
+      expect((await client.runs.listPage({ ancestor_run_id: parent.run_id })).runs.map((r) => r.run_id)).toEqual([child.run_id]);
+      // The worker gave the run its own ID as session; it ended, so the session shows its conversation.
+      expect(await client.runs.sessionRedirect(done.session_id as string)).toEqual({ conversation_id: done.conversation_id });
+      await expect(client.runs.sessionRedirect('no-such-session')).rejects.toBeInstanceOf(NotFoundError);
+    });
+
     it('wait() past its timeoutMs rejects with WaitTimeoutError; its signal ends it with APIUserAbortError; a missing run is NotFoundError', async () => {
       const client = clientFor(server);
       const run = await client.runs.create({ prompt: 'never finishes' });

@@ -98,7 +98,7 @@ describe('Python oz-agent-sdk (requests as it encodes them)', () => {
     'q=fix+the+bug&skill=owner%2Frepo%3Apath%2Fto%2FSKILL.md',
     'skill_spec=owner%2Frepo%3Askill&skill=owner%2Frepo%3Askill',
     'name=n&model_id=m&creator=c&environment_id=e&source=API',
-    'ancestor_run_id=r&executor=u&execution_location=REMOTE',
+    'executor=u&execution_location=REMOTE',
     'execution_location=LOCAL',
     'artifact_type=SCREENSHOT',
     'artifact_type=FILE',

@@ -93,7 +93,7 @@ describe('the published oz-agent-sdk routes', () => {
   /**
    * The run API routes of the published Python client (warpdotdev/oz-sdk-python,
    * src/oz_agent_sdk/resources/agent/agent.py `run` and `list`, agent/runs.py `retrieve`, `list`, `cancel`,
-   * `submit_followup`), as test/python-client.e2e.test.ts sends them.
+   * `submit_followup`, agent/sessions.py `check_redirect`), as test/python-client.e2e.test.ts sends them.
    */
   const PYTHON_CLIENT_RUN_ROUTES = [
     'POST /api/v1/agent/run',
@@ -103,6 +103,8 @@ describe('the published oz-agent-sdk routes', () => {
     'POST /api/v1/agent/runs/{}/followups',
     // agent.py `list` (client.agent.list(repo=…, sort_by=…, include_malformed_skills=…, refresh=…)).
     'GET /api/v1/agent',
+    // agent/sessions.py `check_redirect` (client.agent.sessions.check_redirect(session_uuid)).
+    'GET /api/v1/agent/sessions/{}/redirect',
   ];
 
   /** Routes of the clients outside agentrun's run API (docs/run-api.md, "What agentrun does not serve"). */

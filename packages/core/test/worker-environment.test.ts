@@ -24,6 +24,8 @@ describe("a run's environment in the executor input", () => {
           { type: 'output', data: { text: `NPM_TOKEN=${token}` } },
           { type: 'artifact', data: { note: token } },
         ]);
+        // Usage passes the secrets' scrubbing unchanged (numbers only).
+        await ctx.reportUsage?.({ compute_cost: 3 });
         return { status: 'succeeded', message: `done with ${token}` };
       },
     };
@@ -61,6 +63,7 @@ describe("a run's environment in the executor input", () => {
 
     const firstRun = await runWith({ environment_id: env.id });
     expect(firstRun.state).toBe('SUCCEEDED');
+    expect(firstRun.request_usage).toEqual({ compute_cost: 3 });
     const [first] = inputs;
     expect(first?.environment).toMatchObject({
       id: env.id,

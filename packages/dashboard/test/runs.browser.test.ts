@@ -66,7 +66,7 @@ describe.runIf(browserAvailable())('dashboard: runs', { timeout: 30_000 }, () =>
 
   it('follows a run live from QUEUED to SUCCEEDED, with its prompt, config, creator and source', async () => {
     await signIn();
-    await client.runs.create({ prompt: 'Fix the flaky test', title: 'Flaky test', config: { model_id: 'demo-model' } });
+    const { run_id } = await client.runs.create({ prompt: 'Fix the flaky test', title: 'Flaky test', config: { model_id: 'demo-model' } });
     await page.getByRole('button', { name: 'Refresh' }).click();
     await page.getByRole('link', { name: 'Flaky test' }).click();
     await page.getByRole('heading', { name: 'Flaky test', level: 1 }).waitFor();
@@ -84,6 +84,17 @@ describe.runIf(browserAvailable())('dashboard: runs', { timeout: 30_000 }, () =>
     await page.getByRole('button', { name: 'Send follow-up' }).click();
     await page.locator('.transcript').getByText('follow-up: Also update the changelog').waitFor();
     await expect.poll(() => page.locator('.transcript').getByText('→ SUCCEEDED').count(), { timeout: 15_000 }).toBe(2);
+    // Once started, the run shows when (started_at), not "not yet".
+    await expect.poll(() => page.locator('dl.facts').textContent()).not.toContain('not yet');
+
+    // A run it started links back to it (parent_run_id).
+    await client.runs.create({ prompt: 'A part of it', title: 'Child run', parent_run_id: run_id });
+    await page.locator('.crumbs').getByRole('link', { name: 'Runs' }).click();
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await page.getByRole('link', { name: 'Child run' }).click();
+    await page.getByRole('heading', { name: 'Child run', level: 1 }).waitFor();
+    await page.getByRole('link', { name: run_id }).click();
+    await page.getByRole('heading', { name: 'Flaky test', level: 1 }).waitFor();
     await page.context().close();
   });
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // An example agent speaking the process executor's protocol (docs/executors.md, "The JSON-lines
 // protocol"). It reads the prompt from $AGENTRUN_PROMPT_FILE and:
-// - prints plain lines (progress), its session, and an artifact it writes in the workspace;
+// - prints plain lines (progress), its session, an artifact it writes in the workspace, and what it
+//   cost (its usage: the run's request_usage);
 // - answers each follow-up read from stdin;
 // - with "sleep N" in the prompt, waits N seconds in a child process (of its process group);
 // - with "fail" in the prompt, writes to stderr and exits 1.
@@ -41,5 +42,7 @@ if (/\bfail\b/i.test(prompt)) {
 
 writeFileSync('summary.md', `# Summary\n\nDone: ${prompt.trim().slice(0, 200)}\n`);
 send({ agentrun: 'artifact', type: 'file', name: 'summary.md', path: 'summary.md' });
+// The run's totals so far, not an increment: a later report replaces these fields.
+send({ agentrun: 'usage', compute_cost: 0.01, inference_cost: prompt.length / 1000 });
 console.log('all done');
 process.exit(0);

@@ -71,6 +71,12 @@ export function agentOutput(
       result = outcomeOf(message);
       return;
     }
+    if (message !== undefined && typeof message !== 'string' && message.agentrun === 'usage') {
+      // No event: the run's request_usage, written by the worker, merged while one write is out (executor.ts).
+      const { agentrun: _, ...usage } = message;
+      context.reportUsage?.(usage).catch(onError);
+      return;
+    }
     // A blank line leaves no event (and costs no budget).
     if (message === undefined && text.trim() === '') return;
     const bytes = Buffer.byteLength(text) + 1;
@@ -100,7 +106,7 @@ export function agentOutput(
 }
 
 /** A line's event, and the status it leaves (docs/executors.md, "The JSON-lines protocol"). */
-function agentLine(line: string, message: Exclude<AgentMessage, { agentrun: 'result' }> | string | undefined): AgentLine {
+function agentLine(line: string, message: Exclude<AgentMessage, { agentrun: 'result' | 'usage' }> | string | undefined): AgentLine {
   if (message === undefined || typeof message === 'string') {
     // A plain line, or not a valid message (shown as it is): an output event, and the run's
     // status (throttled) without a status event repeating it.

@@ -7,6 +7,8 @@ import * as v from 'valibot';
 export type AgentMessage = v.InferOutput<typeof AgentMessageSchema>;
 
 const text = v.pipe(v.string(), v.maxLength(10_000));
+/** An amount of `usage`: a finite number, not negative (JSON's `1e999` parses to Infinity). */
+const amount = v.optional(v.pipe(v.number(), v.finite(), v.minValue(0)));
 
 const AgentMessageSchema = v.variant('agentrun', [
   v.object({ agentrun: v.literal('status'), message: text }),
@@ -17,6 +19,16 @@ const AgentMessageSchema = v.variant('agentrun', [
     name: v.optional(text),
     path: v.optional(text),
     url: v.optional(text),
+  }),
+  // The run's totals so far (its `request_usage`): core keeps these fields, clamped (models/request-usage.ts).
+  v.strictObject({
+    agentrun: v.literal('usage'),
+    compute_cost: amount,
+    compute_cost_usd: amount,
+    inference_cost: amount,
+    inference_cost_usd: amount,
+    platform_cost: amount,
+    platform_cost_usd: amount,
   }),
   v.object({
     agentrun: v.literal('result'),

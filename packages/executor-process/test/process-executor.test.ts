@@ -67,6 +67,7 @@ describe('processExecutor, end to end through a worker', () => {
     const run = await settled(runId, 'SUCCEEDED');
     expect(run.status_message).toEqual({ message: 'The agent finished' });
     expect(run.session_id).toBe(`session-${runId}`);
+    expect(run.request_usage).toEqual({ compute_cost: 0.01, inference_cost: expect.any(Number) });
     expect(run.session_link).toBe(`https://agents.example/s/${runId}`);
     expect(messages).toContain('Artifact (file): summary.md');
     expect(messages.some((m) => /^Read the prompt \(\d+ characters\)$/.test(m))).toBe(true);
@@ -212,6 +213,21 @@ describe('processExecutor, end to end through a worker', () => {
     start({ args: ['-e', `console.log(${JSON.stringify(line)})`] });
     const run = await settled(await create('go'), 'FAILED');
     expect(run.status_message).toEqual({ message: 'Tests are red', error_code: 'tests_failed' });
+  });
+
+  it('usage lines set the run’s request_usage (totals so far, merged), with no event; a bad one is an output line', async () => {
+    const lines = [
+      { agentrun: 'usage', compute_cost: 0.5 },
+      ...Array.from({ length: 200 }, (_, i) => ({ agentrun: 'usage', inference_cost: i })),
+      { agentrun: 'usage', inference_cost_usd: 2e15, compute_cost: 1.5 },
+      { agentrun: 'usage', compute_cost: -1 },
+    ].map((m) => JSON.stringify(m));
+    start({ args: ['-e', `for (const line of ${JSON.stringify(lines)}) console.log(line)`] });
+    const runId = await create('go');
+    const run = await settled(runId, 'SUCCEEDED');
+    expect(run.request_usage).toEqual({ compute_cost: 1.5, inference_cost: 199, inference_cost_usd: 1e12 });
+    const events = await agentrun.store.runEvents.list(runId, { limit: 1000 });
+    expect(events.filter((e) => e.type === 'output').map((e) => (e.data as { text: string }).text)).toEqual([lines.at(-1)]);
   });
 
   // The pid checks below read the host's pids: the process-group containment (containment.test.ts has the PID namespace's).

@@ -28,11 +28,13 @@ export interface RunRow {
   session_link: string | null;
   conversation_id: string;
   parent_run_id: string | null;
+  ancestor_run_ids: string[];
   agent_identity_uid: string | null;
   factory_uid: string | null;
   skill: RunRecord['skill'];
   trigger: RunRecord['trigger'];
   attachments: RunRecord['attachments'];
+  request_usage: RunRecord['requestUsage'];
   attempts: number;
   lease_worker_id: string | null;
   lease_expires_at: Date | null;
@@ -61,6 +63,8 @@ export const RUN_COLUMNS = [
   'skill',
   'trigger',
   'attachments',
+  'ancestor_run_ids',
+  'request_usage',
   'attempts',
   'lease_worker_id',
   'lease_expires_at',
@@ -90,11 +94,13 @@ export function runFromRow(r: RunRow): RunRecord {
     sessionLink: r.session_link,
     conversationId: r.conversation_id,
     parentRunId: r.parent_run_id,
+    ancestorRunIds: r.ancestor_run_ids,
     agentIdentityUid: r.agent_identity_uid,
     factoryUid: r.factory_uid,
     skill: r.skill,
     trigger: r.trigger,
     attachments: r.attachments,
+    requestUsage: r.request_usage,
     attempts: r.attempts,
     lease:
       r.lease_worker_id !== null && r.lease_expires_at !== null
@@ -127,6 +133,8 @@ export function runToRow(run: RunRecord): Record<(typeof RUN_COLUMNS)[number], u
     skill: run.skill,
     trigger: run.trigger,
     attachments: run.attachments,
+    ancestor_run_ids: run.ancestorRunIds,
+    request_usage: run.requestUsage,
     attempts: run.attempts,
     lease_worker_id: run.lease?.workerId ?? null,
     lease_expires_at: run.lease?.expiresAt ?? null,
@@ -134,7 +142,15 @@ export function runToRow(run: RunRecord): Record<(typeof RUN_COLUMNS)[number], u
 }
 
 /** The jsonb columns of `runs`: sent as JSON text when a run is inserted column by column. */
-export const RUN_JSON_COLUMNS: ReadonlySet<string> = new Set(['status_message', 'creator', 'config', 'skill', 'trigger', 'attachments']);
+export const RUN_JSON_COLUMNS: ReadonlySet<string> = new Set([
+  'status_message',
+  'creator',
+  'config',
+  'skill',
+  'trigger',
+  'attachments',
+  'request_usage',
+]);
 
 /** A run as column values, in `RUN_COLUMNS` order, JSON columns as JSON text. */
 export function runToValues(run: RunRecord): unknown[] {

@@ -74,6 +74,7 @@ function conditions(q: RunListQuery, state: string | undefined): RawBuilder<unkn
   eq('skill_spec', f.skillSpec);
   eq('factory_uid', f.factoryUid);
   eq('automation_id', f.automationId);
+  eq('session_id', f.sessionId);
   if (f.createdAfter !== undefined) {
     where.push(sql`created_at > ${f.createdAfter}::timestamptz`);
     // Implied (updated_at >= created_at always), and it bounds the updated_at index range.
@@ -81,6 +82,7 @@ function conditions(q: RunListQuery, state: string | undefined): RawBuilder<unkn
   }
   if (f.createdBefore !== undefined) where.push(sql`created_at < ${f.createdBefore}::timestamptz`);
   if (f.updatedAfter !== undefined) where.push(sql`updated_at > ${f.updatedAfter}::timestamptz`);
+  if (f.ancestorRunId !== undefined) where.push(sql`ancestor_run_ids @> ARRAY[${f.ancestorRunId}]::text[]`);
   if (f.q !== undefined) {
     // strpos, not LIKE: `%` and `_` in the search text are literal, as in core's semantics.
     const needle = sql`lower(${f.q})`;

@@ -54,6 +54,7 @@ function patchAssignments(patch: RunPatch): RawBuilder<unknown>[] {
   if (patch.sessionId !== undefined) sets.push(sql`session_id = ${patch.sessionId}`);
   if (patch.sessionLink !== undefined) sets.push(sql`session_link = ${patch.sessionLink}`);
   if (patch.attempts !== undefined) sets.push(sql`attempts = ${patch.attempts}`);
+  if (patch.requestUsage !== undefined) sets.push(sql`request_usage = ${json(patch.requestUsage)}::jsonb`);
   if (patch.lease !== undefined) {
     sets.push(sql`lease_worker_id = ${patch.lease?.workerId ?? null}`);
     sets.push(sql`lease_expires_at = ${patch.lease?.expiresAt ?? null}::timestamptz`);

@@ -106,7 +106,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def _run(client: Client, args: argparse.Namespace, out: TextIO) -> int:
     config = {k: v for k, v in (("name", args.config_name), ("model_id", args.model_id)) if v is not None}
-    created = _checked("runAgent", client.runs.create(prompt=args.prompt, title=args.title, config=config or None), ("run_id", "state"))
+    created = _checked("runAgent", client.runs.create(prompt=args.prompt, title=args.title, config=config or None, source="CLI"), ("run_id", "state"))
     run_id = created["run_id"]
     if args.follow:
         for event in client.runs.stream(run_id):

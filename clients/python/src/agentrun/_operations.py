@@ -32,6 +32,7 @@ OPERATIONS: Dict[str, Operation] = {
     "getRunAttachment": Operation("GET", "/api/v1/agent/runs/{runId}/attachments/{fileName}", "binary"),
     "listRunEvents": Operation("GET", "/api/v1/agent/runs/{runId}/events", "json"),
     "getRunTranscript": Operation("GET", "/api/v1/agent/runs/{runId}/transcript", "text"),
+    "checkSessionRedirect": Operation("GET", "/api/v1/agent/sessions/{sessionUuid}/redirect", "json"),
     "createFactory": Operation("POST", "/api/v1/factories", "json"),
     "listFactories": Operation("GET", "/api/v1/factories", "json"),
     "getFactory": Operation("GET", "/api/v1/factories/{factoryUid}", "json"),

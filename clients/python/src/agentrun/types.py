@@ -82,6 +82,23 @@ class RunFollowupResponse(TypedDict):
     state: RunState
 
 
+class RequestUsage(TypedDict, total=False):
+    """What a run cost, as its agent reported it (docs/run-api.md, "The run: RunItem"): credits, and the same in US dollars."""
+
+    compute_cost: float
+    compute_cost_usd: float
+    inference_cost: float
+    inference_cost_usd: float
+    platform_cost: float
+    platform_cost_usd: float
+
+
+class SessionRedirect(TypedDict, total=False):
+    """The answer of ``runs.session_redirect``: ``conversation_id`` once the session's run has ended, nothing while it runs."""
+
+    conversation_id: str
+
+
 class _RunItemRequired(TypedDict):
     run_id: str
     task_id: str
@@ -95,7 +112,7 @@ class _RunItemRequired(TypedDict):
 class RunItem(_RunItemRequired, total=False):
     """One run (docs/run-api.md, "The run: RunItem"); optional members appear when set."""
 
-    started_at: str
+    started_at: Optional[str]
     status_message: Dict[str, Any]
     source: str
     creator: Dict[str, Any]
@@ -109,6 +126,8 @@ class RunItem(_RunItemRequired, total=False):
     agent_identity_uid: str
     agent_skill: Dict[str, Any]
     trigger: Dict[str, Any]
+    request_usage: RequestUsage
+    execution_location: Literal["LOCAL", "REMOTE"]
 
 
 class _PageInfoRequired(TypedDict):

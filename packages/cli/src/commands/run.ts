@@ -30,6 +30,11 @@ export const run: Command = {
     environment: { type: 'string', valueName: 'id', description: 'the environment (config.environment_id)' },
     mcp: { type: 'string', valueName: 'file', description: 'MCP servers, a JSON or YAML file (config.mcp_servers)' },
     title: { type: 'string', description: 'the run’s title' },
+    parent: {
+      type: 'string',
+      valueName: 'run-id',
+      description: 'the run that starts this one, of your team (parent_run_id; an agent passes "$AGENTRUN_RUN_ID")',
+    },
     attach: { type: 'string', multiple: true, valueName: 'file', description: 'a file sent with the run (at most 5, 5 MB each)' },
     'idempotency-key': {
       type: 'string',
@@ -44,6 +49,7 @@ export const run: Command = {
     'agentrun run "Fix the flaky test in auth.test.ts" --wait',
     'agentrun run "Summarise this log" --attach build.log --title "CI failure" --follow',
     'agentrun run --skill acme/triage --mcp mcp.yaml --json',
+    'agentrun run "Review the migration" --parent "$AGENTRUN_RUN_ID"   # from an agent: a run of its run',
   ],
   async run(context) {
     const body = requestBody(context);
@@ -73,10 +79,14 @@ function requestBody(context: Context): RunBody {
   const attachments: Attachment[] = context.strings('attach').map(readAttachment);
   const skill = context.string('skill');
   const title = context.string('title');
+  const parent = context.string('parent');
   const body: RunBody = {
+    // Runs this command starts say so (docs/run-api.md, "Start a run": `source`, API or CLI).
+    source: 'CLI',
     ...(prompt !== undefined ? { prompt } : {}),
     ...(skill !== undefined ? { skill } : {}),
     ...(title !== undefined ? { title } : {}),
+    ...(parent !== undefined ? { parent_run_id: parent } : {}),
     ...(Object.keys(config).length > 0 ? { config } : {}),
     ...(attachments.length > 0 ? { attachments } : {}),
   };

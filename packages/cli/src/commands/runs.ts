@@ -33,10 +33,7 @@ const LIST_FILTERS = {
     { type: 'string', valueName: 'type', description: 'accepted for the published clients; matches nothing' },
   ],
   schedule: ['schedule_id', { type: 'string', valueName: 'id', description: 'accepted for the published clients; matches nothing' }],
-  'ancestor-run': [
-    'ancestor_run_id',
-    { type: 'string', valueName: 'id', description: 'accepted for the published clients; matches nothing' },
-  ],
+  'ancestor-run': ['ancestor_run_id', { type: 'string', valueName: 'id', description: 'runs started by this run, or by runs it started' }],
   'execution-location': ['execution_location', { type: 'string', valueName: 'where', description: 'REMOTE (every run) or LOCAL (none)' }],
   executor: ['executor', { type: 'string', valueName: 'uid', description: 'the UID that executed the run (its creator)' }],
   'sort-by': [

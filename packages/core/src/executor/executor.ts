@@ -55,6 +55,14 @@ export interface ExecutionContext {
    * need not have it; the worker's always does.
    */
   record?(entries: readonly TranscriptEntry[], options?: RecordOptions): Promise<void>;
+  /**
+   * What the run has cost so far, as the agent reports it: the run's `request_usage` (docs/run-api.md).
+   * Each report is the totals so far; fields it gives replace the run's, others stay; only finite
+   * numbers of the known fields count, each clamped to 0…1e12 (models/request-usage.ts). Reports
+   * made while one is being written are merged into one write, so an agent that reports on every
+   * line costs at most one write at a time. Optional, like `record`; the worker's always has it.
+   */
+  reportUsage?(usage: Readonly<Record<string, unknown>>): Promise<void>;
 }
 
 /**

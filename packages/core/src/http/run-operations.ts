@@ -24,7 +24,8 @@ type RunOperation =
   | 'cancelRun'
   | 'getRunAttachment'
   | 'listRunEvents'
-  | 'getRunTranscript';
+  | 'getRunTranscript'
+  | 'checkSessionRedirect';
 
 /**
  * The run API (docs/run-api.md) over the run service. `streamLimits` pace the bodies read from a
@@ -40,7 +41,7 @@ export function runOperations(
   // One operation for `/agent/run` and its alias: a key names the same request through either.
   const createRun = async ({ principal, request }: ApiContext) => {
     const body = requireBody(await readJson(request, ROUTES.runAgent.body.schema), 'run request');
-    return written(await runs.create(principal, body, { source: 'API', ...withKey(request, 'create run', body) }));
+    return written(await runs.create(principal, body, { ...withKey(request, 'create run', body) }));
   };
   return {
     runAgent: createRun,
@@ -85,6 +86,7 @@ export function runOperations(
         },
       });
     },
+    checkSessionRedirect: async ({ principal }, { sessionUuid }) => jsonResponse(await runs.sessionRedirect(principal, sessionUuid)),
     getRunAttachment: async ({ principal }, { runId, fileName }) => {
       const file = await runs.getAttachment(principal, runId, fileName);
       return new Response(file.data as Uint8Array<ArrayBuffer>, {

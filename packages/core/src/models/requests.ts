@@ -96,6 +96,13 @@ const RunMetadataSchema = v.pipe(
   v.maxEntries(20, 'at most 20 metadata keys'),
 );
 
+/**
+ * Sources a caller may declare for its run (`source`): the API's own and the `agentrun` CLI's. The
+ * others (`WEBHOOK`, `SCHEDULED_AGENT`, …) are set by agentrun for what it starts itself, so no
+ * client can claim them (docs/run-api.md, "Start a run").
+ */
+export const CLIENT_DECLARED_SOURCES = ['API', 'CLI'] as const;
+
 /** Body of `POST /agent/run`. Unknown fields are rejected so that typos do not pass silently. */
 export const RunAgentRequestSchema = v.pipe(
   jsonObject({
@@ -114,6 +121,7 @@ export const RunAgentRequestSchema = v.pipe(
     mode: v.optional(RunModeSchema),
     metadata: v.optional(RunMetadataSchema),
     on_behalf_of: v.optional(v.pipe(v.string(), v.maxLength(256))),
+    source: v.optional(v.picklist(CLIENT_DECLARED_SOURCES, `must be one of ${CLIENT_DECLARED_SOURCES.join(', ')}`)),
   }),
   v.check(
     (r) =>

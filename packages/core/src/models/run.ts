@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { RUN_ERROR_CODES } from '../run/error-codes.js';
 import { AmbientAgentConfigSchema } from './config.js';
+import { RequestUsageSchema } from './request-usage.js';
 import { RunSourceTypeSchema, RunStateSchema } from './run-state.js';
 
 /**
@@ -83,6 +84,9 @@ export const RunItemSchema = v.object({
   agent_skill: v.optional(AgentSkillSchema),
   trigger: v.optional(RunTriggerSchema),
   attachments: v.optional(v.array(AttachmentInfoSchema)),
+  request_usage: v.optional(RequestUsageSchema),
+  /** Always `REMOTE`: a run executes on the host's executor, never on the caller's machine. */
+  execution_location: v.optional(v.picklist(['LOCAL', 'REMOTE'])),
 });
 export type RunItem = v.InferOutput<typeof RunItemSchema>;
 
@@ -110,3 +114,12 @@ export const RunFollowupResponseSchema = v.object({
   state: RunStateSchema,
 });
 export type RunFollowupResponse = v.InferOutput<typeof RunFollowupResponseSchema>;
+
+/**
+ * Answer of `GET /agent/sessions/{sessionUuid}/redirect` (docs/run-api.md, "Session redirect"): the
+ * conversation to show instead of the live session once its run has ended; empty while it runs.
+ */
+export const SessionRedirectResponseSchema = v.object({
+  conversation_id: v.optional(v.string()),
+});
+export type SessionRedirectResponse = v.InferOutput<typeof SessionRedirectResponseSchema>;

@@ -19,6 +19,7 @@ export const ROUTE_SCOPES: { [K in ApiKeyOperation]: ApiKeyScope } = {
   getRunAttachment: 'read_runs',
   listRunEvents: 'read_runs',
   getRunTranscript: 'read_runs',
+  checkSessionRedirect: 'read_runs',
   createFactory: 'manage_factory',
   listFactories: 'read_factory',
   getFactory: 'read_factory',

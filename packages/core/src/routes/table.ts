@@ -39,7 +39,13 @@ import {
   RunAgentRequestSchema,
   RunFollowupRequestSchema,
 } from '../models/requests.js';
-import { ListRunsResponseSchema, RunAgentResponseSchema, RunFollowupResponseSchema, RunItemSchema } from '../models/run.js';
+import {
+  ListRunsResponseSchema,
+  RunAgentResponseSchema,
+  RunFollowupResponseSchema,
+  RunItemSchema,
+  SessionRedirectResponseSchema,
+} from '../models/run.js';
 import { ListRunEventsResponseSchema } from '../models/run-events.js';
 import { CreateRepositorySchema, ListAgentsQuerySchema } from '../repositories/schemas.js';
 import { AgentListSchema, RepositoryListSchema, RepositoryViewSchema } from '../repositories/wire.js';
@@ -165,6 +171,17 @@ export const ROUTES = {
     params: { runId },
     query: TranscriptQuerySchema,
     responses: { 200: { description: 'The transcript, as HTML.', content: 'html' } },
+  }),
+  checkSessionRedirect: route({
+    method: 'GET',
+    area: 'api',
+    path: '/agent/sessions/{sessionUuid}/redirect',
+    auth: 'api_key',
+    tag: 'runs',
+    summary:
+      "Whether a run's session should be shown as its conversation instead: the `conversation_id` once the newest run with this `session_id` has ended, `{}` while it runs.",
+    params: { sessionUuid: "The session ID (a run's `session_id`)." },
+    responses: { 200: json('The conversation to redirect to, or nothing.', SessionRedirectResponseSchema) },
   }),
   getOpenApi: route({
     method: 'GET',

@@ -6,7 +6,7 @@ import type { Store } from '../store/store.js';
 import { type Clock, isoTime } from '../util/clock.js';
 import type { FollowupRecord, RunRecord } from './record.js';
 import { toRunItem } from './record.js';
-import { type RunEvent, transition } from './state-machine.js';
+import { type RefusalReason, type RunEvent, startedAtAfter, transition } from './state-machine.js';
 import { appendTranscript, followupEvent, stateEvent } from './transcript.js';
 
 /** Options of `applyEvent`, the one way any run changes state. */
@@ -33,7 +33,7 @@ export type ApplyEventResult =
   | { kind: 'applied'; run: RunRecord; from: RunRecord['state'] }
   | { kind: 'replayed'; record: IdempotencyRecord }
   /** The state machine refused the event for the run as it is now. */
-  | { kind: 'refused'; reason: 'terminal' | 'invalid'; run: RunRecord }
+  | { kind: 'refused'; reason: RefusalReason; run: RunRecord }
   /** A worker write whose lease is gone (expired, re-claimed, or the run ended). */
   | { kind: 'lease_lost'; run: RunRecord | undefined };
 
@@ -91,12 +91,15 @@ export async function applyRunEvent(
       }
       expect.leaseExpiredBy = options.leaseExpiredBy;
     }
+    const now = isoTime(deps.clock.now());
+    // started_at is the state machine's to set (state-machine.ts, `startedAtAfter`), not a caller's.
+    const startedAt = startedAtAfter(run.startedAt, decision.to, now);
     const outcome = await deps.store.runs.transition({
       runId,
       ...(options.teamUid !== undefined ? { teamUid: options.teamUid } : {}),
       expect,
-      patch: { ...options.patch?.(run), state: decision.to },
-      now: isoTime(deps.clock.now()),
+      patch: { ...options.patch?.(run), state: decision.to, ...(startedAt !== run.startedAt ? { startedAt } : {}) },
+      now,
       ...(options.followup ? { followup: options.followup } : {}),
       ...(options.idempotency ? { idempotency: options.idempotency } : {}),
     });

@@ -20,6 +20,10 @@ export interface RunFilter {
   q?: string;
   factoryUid?: string;
   automationId?: string;
+  /** Runs started (directly or through other runs) by this run: it is among their `ancestorRunIds`. */
+  ancestorRunId?: string;
+  /** The run's `session_id`, exact (the session redirect; not a query parameter). */
+  sessionId?: string;
 }
 
 /**
@@ -116,6 +120,8 @@ export function matchesRunFilter(run: RunRecord, f: RunFilter): boolean {
   if (f.skillSpec !== undefined && run.config.skill_spec !== f.skillSpec) return false;
   if (f.factoryUid !== undefined && run.factoryUid !== f.factoryUid) return false;
   if (f.automationId !== undefined && run.trigger?.automation_id !== f.automationId) return false;
+  if (f.ancestorRunId !== undefined && !run.ancestorRunIds.includes(f.ancestorRunId)) return false;
+  if (f.sessionId !== undefined && run.sessionId !== f.sessionId) return false;
   if (f.q !== undefined) {
     const needle = f.q.toLowerCase();
     const hay = [run.title, run.prompt, run.config.skill_spec ?? ''];

@@ -1,3 +1,4 @@
+import { invalidRequest } from '../errors.js';
 import type { ListRunsResponse } from '../models/run.js';
 import type { Store } from '../store/store.js';
 import { type Clock, isoTime } from '../util/clock.js';
@@ -20,6 +21,10 @@ export async function listRuns(
   const { limit, sort_by: sortBy, sort_order: order } = request.query;
   const cursor = request.query.cursor === undefined ? undefined : decodeCursor(request.query.cursor, sortBy, order);
   const filter = runFilterOf(request);
+  // The Python client documents that the ancestor must exist and be the caller's to see.
+  if (filter?.ancestorRunId !== undefined && !(await deps.store.runs.get(filter.ancestorRunId, teamUid))) {
+    throw invalidRequest(`invalid query: ancestor_run_id: no run ${filter.ancestorRunId} in this team`);
+  }
   if (!filter) return { runs: [], page_info: { has_next_page: false } };
 
   const asOf = cursor ? cursor.asOf : await walkSnapshot(deps, teamUid, filter, sortBy, order);

@@ -23,6 +23,8 @@ export interface NewRunFacts {
   /** The conversation this run continues; a new one when absent. */
   conversationId?: string | undefined;
   parentRunId?: string | null | undefined;
+  /** The parent's own ancestors (nearest first); the new run's are the parent and these. */
+  parentAncestorRunIds?: readonly string[];
   agentIdentityUid?: string | null | undefined;
   factoryUid: string | null;
   trigger: RunTrigger | null;
@@ -54,11 +56,13 @@ export function newRun(facts: NewRunFacts): RunRecord {
     sessionLink: null,
     conversationId: facts.conversationId ?? newId(),
     parentRunId: facts.parentRunId ?? null,
+    ancestorRunIds: facts.parentRunId ? [facts.parentRunId, ...(facts.parentAncestorRunIds ?? [])] : [],
     agentIdentityUid: facts.agentIdentityUid ?? null,
     factoryUid: facts.factoryUid,
     skill: facts.skill,
     trigger: facts.trigger,
     attachments: facts.attachments.map((a) => ({ file_name: a.fileName, mime_type: a.mimeType, size: a.data.byteLength })),
+    requestUsage: null,
     attempts: 0,
     lease: null,
   };

@@ -1,4 +1,5 @@
 import type { AmbientAgentConfig } from '../models/config.js';
+import type { RequestUsage } from '../models/request-usage.js';
 import type { AgentSkill, AttachmentInfo, RunCreatorInfo, RunItem, RunStatusMessage, RunTrigger } from '../models/run.js';
 import type { RunSourceType, RunState } from '../models/run-state.js';
 
@@ -24,6 +25,11 @@ export interface RunRecord {
   sessionLink: string | null;
   conversationId: string;
   parentRunId: string | null;
+  /**
+   * The parent, its parent, and so on (nearest first, at most `MAX_ANCESTORS`): what the list's
+   * `ancestor_run_id` filter matches. Empty for a run without a parent.
+   */
+  ancestorRunIds: string[];
   /** A factory foreman's identity this run was dispatched to. */
   agentIdentityUid: string | null;
   /** The factory this run belongs to, when it is a factory run. */
@@ -31,11 +37,16 @@ export interface RunRecord {
   skill: AgentSkill | null;
   trigger: RunTrigger | null;
   attachments: AttachmentInfo[];
+  /** What the agent reported the run cost (models/request-usage.ts); `null` until it reports. */
+  requestUsage: RequestUsage | null;
   /** How many times a worker has claimed this run. */
   attempts: number;
   /** The worker holding the run and until when; `null` unless the run is in a leased state. */
   lease: RunLease | null;
 }
+
+/** The most ancestors a run keeps: a run whose parent already has this many cannot be started (400). */
+export const MAX_ANCESTORS = 32;
 
 export interface RunLease {
   workerId: string;
@@ -74,6 +85,7 @@ export function toRunItem(run: RunRecord): RunItem {
     agent_config: run.config,
     conversation_id: run.conversationId,
     attachments: run.attachments,
+    execution_location: 'REMOTE',
   };
   if (run.statusMessage) item.status_message = run.statusMessage;
   if (run.sessionId !== null) item.session_id = run.sessionId;
@@ -82,5 +94,6 @@ export function toRunItem(run: RunRecord): RunItem {
   if (run.agentIdentityUid !== null) item.agent_identity_uid = run.agentIdentityUid;
   if (run.skill) item.agent_skill = run.skill;
   if (run.trigger) item.trigger = run.trigger;
+  if (run.requestUsage) item.request_usage = run.requestUsage;
   return item;
 }

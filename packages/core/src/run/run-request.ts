@@ -9,7 +9,7 @@ import type { SkillCatalog } from '../skills/skill-catalog.js';
 import { skilledConfig } from '../skills/skilled-config.js';
 import type { Store } from '../store/store.js';
 import { newRun } from './new-run.js';
-import type { AttachmentRecord, RunRecord } from './record.js';
+import { type AttachmentRecord, MAX_ANCESTORS, type RunRecord } from './record.js';
 import { requestAttachments } from './request-attachments.js';
 import { requestConfig } from './request-config.js';
 import { titleFromPrompt } from './title.js';
@@ -50,10 +50,19 @@ export async function runFromRequest(
   await requireEnvironmentId(store, principal.team_uid, config.environment_id, 'run request: config.environment_id');
 
   let conversationId = request.conversation_id;
+  let parentAncestorRunIds: readonly string[] = [];
   if (request.parent_run_id !== undefined) {
+    // A parent is a run of the caller's team, however the caller came by its ID (docs/run-api.md,
+    // "Runs started by runs"); its ancestry is copied, bounded, for the list's ancestor_run_id.
     const parent = await store.runs.get(request.parent_run_id, principal.team_uid);
     if (!parent) throw invalidRequest(`invalid run request: parent_run_id: no run ${request.parent_run_id} in this team`);
+    if (parent.ancestorRunIds.length >= MAX_ANCESTORS) {
+      throw invalidRequest(
+        `invalid run request: parent_run_id: run ${parent.id} already has ${MAX_ANCESTORS} ancestors, the most a run may have`,
+      );
+    }
     conversationId ??= parent.conversationId;
+    parentAncestorRunIds = parent.ancestorRunIds;
   }
 
   // Work sent to a factory's foreman is a run of that factory.
@@ -69,12 +78,14 @@ export async function runFromRequest(
     teamUid: principal.team_uid,
     title: request.title?.trim() || titleFromPrompt(prompt, skill ? skill.name : 'Untitled run'),
     prompt,
-    source: ctx.source ?? 'API',
+    // agentrun's own (a webhook's) wins; else what the client declared, of those it may (requests.ts).
+    source: ctx.source ?? request.source ?? 'API',
     creator: creatorOf(principal),
     config,
     skill,
     conversationId,
     parentRunId: request.parent_run_id,
+    parentAncestorRunIds,
     agentIdentityUid: request.agent_identity_uid,
     factoryUid,
     trigger: ctx.trigger ?? null,

@@ -1,9 +1,9 @@
 import type { Principal } from '../auth/principal.js';
 import { missingCipher } from '../control/secret-cipher.js';
-import { type AgentRunError, conflict, invalidRequest, notFound } from '../errors.js';
+import { AgentRunError, conflict, invalidRequest, notFound } from '../errors.js';
 import { type AgentRunEvents, emitSafely } from '../events.js';
 import { RunAgentRequestSchema, RunFollowupRequestSchema } from '../models/requests.js';
-import type { ListRunsResponse, RunAgentResponse, RunFollowupResponse, RunItem } from '../models/run.js';
+import type { ListRunsResponse, RunAgentResponse, RunFollowupResponse, RunItem, SessionRedirectResponse } from '../models/run.js';
 import { parseOrThrow } from '../models/validate.js';
 import { SkillCatalog } from '../skills/skill-catalog.js';
 import type { Store } from '../store/store.js';
@@ -21,7 +21,7 @@ import {
 import { listRuns } from './list-runs.js';
 import { type AttachmentRecord, type FollowupRecord, type RunRecord, toRunItem } from './record.js';
 import { type RunRequestContext, runFromRequest } from './run-request.js';
-import type { RunEvent } from './state-machine.js';
+import { isTerminal, type RefusalReason, type RunEvent } from './state-machine.js';
 
 export type { ApplyEventOptions, ApplyEventResult } from './apply-event.js';
 
@@ -106,6 +106,22 @@ export class RunService {
     return attachment;
   }
 
+  /**
+   * `GET /agent/sessions/{sessionUuid}/redirect` (docs/run-api.md, "Session redirect"): the newest
+   * of the team's runs with this session; its conversation once it has ended, nothing while it runs.
+   */
+  async sessionRedirect(principal: Principal, sessionId: string): Promise<SessionRedirectResponse> {
+    const [run] = await this.store.runs.list({
+      teamUid: principal.team_uid,
+      filter: { sessionId },
+      sortBy: 'created_at',
+      order: 'desc',
+      limit: 1,
+    });
+    if (!run) throw notFound(`session ${sessionId} not found`);
+    return isTerminal(run.state) ? { conversation_id: run.conversationId } : {};
+  }
+
   // ─────────────────────────────────────────────── follow-up and cancel
 
   async followup(
@@ -159,7 +175,19 @@ export class RunService {
       },
     );
     return answer(result, runId, ctx.idempotency, {
-      refused: (run) => invalidRequest(`run ${runId} is ${run.state}; only a queued or active run can be cancelled`),
+      // As the published clients document cancel (docs/run-api.md, "Cancel"): a PENDING run is a
+      // retryable 409, a BLOCKED or ended one a 400.
+      refused: (run, reason) =>
+        reason === 'busy'
+          ? new AgentRunError('conflict', `run ${runId} is PENDING: pending agent runs cannot be cancelled, retry after a moment`, {
+              retryable: true,
+              headers: { 'retry-after': '1' },
+            })
+          : invalidRequest(
+              run.state === 'BLOCKED'
+                ? `run ${runId} is BLOCKED: it waits on input; send a follow-up, it cannot be cancelled`
+                : `run ${runId} is ${run.state}; only a queued or in-progress run can be cancelled`,
+            ),
       applied: (run) => ({ status: 200, body: run.id, replayed: false }),
     });
   }
@@ -193,13 +221,13 @@ function answer<T>(
   result: ApplyEventResult,
   runId: string,
   idempotency: IdempotencyContext | undefined,
-  on: { refused: (run: RunRecord) => AgentRunError; applied: (run: RunRecord) => WriteResult<T> },
+  on: { refused: (run: RunRecord, reason: RefusalReason) => AgentRunError; applied: (run: RunRecord) => WriteResult<T> },
 ): WriteResult<T> {
   switch (result.kind) {
     case 'replayed':
       return replay(result.record, idempotency?.fingerprint ?? '');
     case 'refused':
-      throw on.refused(result.run);
+      throw on.refused(result.run, result.reason);
     case 'lease_lost':
       throw notFound(`run ${runId} not found`);
     case 'applied':

@@ -10,7 +10,8 @@ import { hasAttemptsLeft } from './attempts.js';
  *                     └──────────start──────────────↗    │  ↑ ─fail→ FAILED
  *                                              block ↓  │ resume
  *                                                  BLOCKED
- *   any active state ─cancel→ CANCELLED        leased states ─error→ ERROR
+ *   QUEUED | CLAIMED | INPROGRESS ─cancel→ CANCELLED   leased states ─error→ ERROR
+ *   (a cancel of a PENDING run is refused as `busy`, to retry; of a BLOCKED one, as `invalid`)
  *   leased states ─lease_expired→ QUEUED (attempts left) or ERROR
  *   SUCCEEDED | FAILED ─followup→ QUEUED (same conversation continues)
  */
@@ -41,8 +42,13 @@ export type RunEventType = RunEvent['type'];
 export const TERMINAL_STATES: ReadonlySet<RunState> = new Set(['SUCCEEDED', 'FAILED', 'ERROR', 'CANCELLED']);
 /** States in which a worker holds the run's lease. */
 export const LEASED_STATES: ReadonlySet<RunState> = new Set(['CLAIMED', 'PENDING', 'INPROGRESS', 'BLOCKED']);
-/** States a run can be cancelled from. */
-export const CANCELLABLE_STATES: ReadonlySet<RunState> = new Set(['QUEUED', ...LEASED_STATES]);
+/**
+ * States a run can be cancelled from: queued or being worked on, as the published clients document
+ * cancel. A `PENDING` run (its executor is preparing) is refused as `busy`, to retry in a moment;
+ * a `BLOCKED` one (waiting on input: send a follow-up) and an ended one are refused for good
+ * (docs/state-machine.md, "Cancel").
+ */
+export const CANCELLABLE_STATES: ReadonlySet<RunState> = new Set(['QUEUED', 'CLAIMED', 'INPROGRESS']);
 
 export const isTerminal = (state: RunState): boolean => TERMINAL_STATES.has(state);
 
@@ -55,10 +61,15 @@ export interface TransitionContext {
 
 export type TransitionResult =
   | { ok: true; to: RunState }
-  /** `terminal`: the run has ended and the event cannot apply; `invalid`: not from this state. */
-  | { ok: false; reason: 'terminal' | 'invalid' };
+  /**
+   * `terminal`: the run has ended and the event cannot apply; `invalid`: not from this state;
+   * `busy`: not from this state now, but the state is about to change (retry).
+   */
+  | { ok: false; reason: RefusalReason };
 
-const TABLE: Record<Exclude<RunEventType, 'lease_expired' | 'followup'>, Partial<Record<RunState, RunState>>> = {
+export type RefusalReason = 'terminal' | 'invalid' | 'busy';
+
+const TABLE: Record<Exclude<RunEventType, 'lease_expired' | 'followup' | 'cancel'>, Partial<Record<RunState, RunState>>> = {
   claim: { QUEUED: 'CLAIMED' },
   prepare: { CLAIMED: 'PENDING' },
   start: { CLAIMED: 'INPROGRESS', PENDING: 'INPROGRESS' },
@@ -67,7 +78,6 @@ const TABLE: Record<Exclude<RunEventType, 'lease_expired' | 'followup'>, Partial
   succeed: { INPROGRESS: 'SUCCEEDED' },
   fail: { PENDING: 'FAILED', INPROGRESS: 'FAILED', BLOCKED: 'FAILED' },
   error: { CLAIMED: 'ERROR', PENDING: 'ERROR', INPROGRESS: 'ERROR', BLOCKED: 'ERROR' },
-  cancel: { QUEUED: 'CANCELLED', CLAIMED: 'CANCELLED', PENDING: 'CANCELLED', INPROGRESS: 'CANCELLED', BLOCKED: 'CANCELLED' },
 };
 
 export function transition(from: RunState, event: RunEvent, ctx: TransitionContext): TransitionResult {
@@ -81,12 +91,23 @@ export function transition(from: RunState, event: RunEvent, ctx: TransitionConte
     case 'lease_expired':
       if (!LEASED_STATES.has(from)) return refuse();
       return { ok: true, to: hasAttemptsLeft(ctx.attempts, ctx.maxAttempts) ? 'QUEUED' : 'ERROR' };
+    case 'cancel':
+      if (from === 'PENDING') return { ok: false, reason: 'busy' };
+      return CANCELLABLE_STATES.has(from) ? { ok: true, to: 'CANCELLED' } : refuse();
     default: {
       const to = TABLE[event.type][from];
       return to === undefined ? refuse() : { ok: true, to };
     }
   }
 }
+
+/**
+ * `started_at` of a run entering `to` at `now`: set the first time it goes `INPROGRESS` (the agent
+ * started working), kept after (a resume, a follow-up's new execution). One decider, applied by
+ * run/apply-event.ts to every transition.
+ */
+export const startedAtAfter = (startedAt: string | null, to: RunState, nowIso: string): string | null =>
+  startedAt ?? (to === 'INPROGRESS' ? nowIso : null);
 
 /** `updated_at` of a run after a write at `now`: never earlier than it was (clocks can step back). */
 export const nextUpdatedAt = (previousIso: string, nowIso: string): string => (nowIso > previousIso ? nowIso : previousIso);

@@ -32,6 +32,8 @@ export interface RunPatch {
   lease?: RunLease | null;
   /** Reset to 0 when a follow-up re-queues a finished run (a fresh retry budget). */
   attempts?: number;
+  /** What the agent reported so far (models/request-usage.ts `mergeUsage`). */
+  requestUsage?: RunRecord['requestUsage'];
 }
 
 export interface TransitionRunInput {

@@ -463,7 +463,8 @@ export function describeHttpConformance(name: string, options: HttpConformanceOp
         for (const extra of [
           'sort_by=agent',
           'artifact_type=SCREENSHOT',
-          'ancestor_run_id=r',
+          // The ancestor must be a run of the caller's team (a 400 otherwise).
+          `ancestor_run_id=${w.runId}`,
           'schedule_id=s',
           'metadata%5Bticket_id%5D=VIS-238',
         ]) {
@@ -471,6 +472,7 @@ export function describeHttpConformance(name: string, options: HttpConformanceOp
           expect(res.status, `${extra}: ${await res.clone().text()}`).toBe(200);
         }
         await status400(await call('GET', '/api/v1/agent/runs?metadata%5Bbad%20key%5D=1'));
+        await status400(await call('GET', '/api/v1/agent/runs?ancestor_run_id=no-such-run'));
       });
 
       it('reads timestamps as the Python client writes datetimes (isoformat: offset, microseconds or naive UTC)', async () => {

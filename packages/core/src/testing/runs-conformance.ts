@@ -39,6 +39,8 @@ export function describeRunsConformance(current: () => Store, options: StoreConf
         factoryUid: 'f',
         agentIdentityUid: 'agent-1',
         parentRunId: 'p',
+        ancestorRunIds: ['p', 'gp'],
+        requestUsage: { compute_cost: 1.25, inference_cost_usd: 0.5 },
         sessionId: 's',
         sessionLink: 'https://s',
         attachments: [{ file_name: 'a.txt', mime_type: 'text/plain', size: 3 }],
@@ -100,6 +102,22 @@ export function describeRunsConformance(current: () => Store, options: StoreConf
         run: { state: 'CANCELLED', statusMessage: { message: 'bye' }, updatedAt: at(1000) },
       });
       expect(await store.runs.get(run.id)).toMatchObject({ state: 'CANCELLED', updatedAt: at(1000), createdAt: run.createdAt });
+    });
+
+    it('sets and keeps request_usage (a number of each field, as given)', async () => {
+      const store = current();
+      const run = makeRun({ state: 'INPROGRESS' });
+      await store.runs.create({ run, attachments: [] });
+      const requestUsage = { compute_cost: 0.1 + 0.2, platform_cost_usd: 1e12, inference_cost: 0 };
+      const out = await store.runs.transition({ runId: run.id, expect: { state: 'INPROGRESS' }, patch: { requestUsage }, now: at(1) });
+      expect(out.result).toMatchObject({ applied: true, run: { requestUsage } });
+      await store.runs.transition({
+        runId: run.id,
+        expect: { state: 'INPROGRESS' },
+        patch: { statusMessage: { message: 'm' } },
+        now: at(2),
+      });
+      expect((await store.runs.get(run.id))?.requestUsage).toEqual(requestUsage);
     });
 
     it('refuses when the state differs, returning the run as it is', async () => {
@@ -341,6 +359,8 @@ export function describeRunsConformance(current: () => Store, options: StoreConf
       prompt: fc.constantFrom('please fix the BUG', 'ship it', '100% done_ok'),
       factory: fc.constantFrom('f1', null),
       automation: fc.constantFrom('a1', 'a2', null),
+      ancestors: fc.constantFrom([], ['p1'], ['p2', 'p1'], ['p3']),
+      session: fc.constantFrom('s1', 's2', null),
     });
     const toRecord = (
       r: fc.Arbitrary<unknown> extends never ? never : typeof arbRun extends fc.Arbitrary<infer T> ? T : never,
@@ -361,6 +381,9 @@ export function describeRunsConformance(current: () => Store, options: StoreConf
           ...(r.skill !== undefined ? { skill_spec: r.skill } : {}),
         },
         factoryUid: r.factory,
+        parentRunId: r.ancestors[0] ?? null,
+        ancestorRunIds: [...r.ancestors],
+        sessionId: r.session,
         trigger: r.automation === null ? null : { factory_uid: 'f1', automation_id: r.automation, webhook_uid: 'w', delivery_id: 'd' },
       });
     const arbFilter: fc.Arbitrary<RunFilter> = fc.record(
@@ -378,6 +401,8 @@ export function describeRunsConformance(current: () => Store, options: StoreConf
         q: fc.constantFrom('bug', 'DEPLOY', '%', '_', 'fix the', 'o/r'),
         factoryUid: fc.constantFrom('f1', 'f2'),
         automationId: fc.constantFrom('a1', 'a2'),
+        ancestorRunId: fc.constantFrom('p1', 'p2', 'p9'),
+        sessionId: fc.constantFrom('s1', 's2'),
       },
       { requiredKeys: [] },
     );

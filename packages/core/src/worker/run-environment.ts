@@ -34,7 +34,7 @@ const MIN_REDACTED_LENGTH = 4;
 export function redactingContext(ctx: ExecutionContext, environment: ResolvedEnvironment | undefined): ExecutionContext {
   const scrub = scrubberOf(environment);
   if (!scrub) return ctx;
-  const { record } = ctx;
+  const { record, reportUsage } = ctx;
   return {
     signal: ctx.signal,
     report: (update) => ctx.report(scrub(update)),
@@ -44,6 +44,8 @@ export function redactingContext(ctx: ExecutionContext, environment: ResolvedEnv
     ...(record
       ? { record: (entries, options) => record.call(ctx, scrub(entries), options?.status ? { status: scrub(options.status) } : options) }
       : {}),
+    // Usage is numbers only (models/request-usage.ts): nothing to scrub.
+    ...(reportUsage ? { reportUsage: (usage: Readonly<Record<string, unknown>>) => reportUsage.call(ctx, usage) } : {}),
   };
 }
 

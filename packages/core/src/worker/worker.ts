@@ -1,6 +1,7 @@
 import { type AgentRunEvents, emitSafely } from '../events.js';
 import type { ExecutionContext, ExecutionOutcome, Executor, ProgressUpdate, TranscriptEntry } from '../executor/executor.js';
 import type { Maintenance } from '../maintenance/maintenance.js';
+import { mergeUsage, type RequestUsage } from '../models/request-usage.js';
 import type { Notification } from '../notify/notification.js';
 import { hasAttemptsLeft } from '../run/attempts.js';
 import type { RunRecord } from '../run/record.js';
@@ -115,6 +116,9 @@ export function createWorker(options: WorkerOptions): Worker {
     controller: AbortController;
     /** Its follow-ups, each delivered once, in order, and only to a listener (followup-inbox.ts). */
     inbox: FollowupInbox;
+    /** The last of its context's writes, made one at a time in order (`executionContext`), and how many are not done. */
+    writes: Promise<unknown>;
+    queuedWrites: number;
     done: Promise<void>;
   }
   const running = new Map<string, Execution>();
@@ -216,7 +220,6 @@ export function createWorker(options: WorkerOptions): Worker {
     }, heartbeatMs);
 
     try {
-      const startedAt = isoTime(clock.now());
       const start = await service.applyEvent(
         claimed.id,
         { type: 'start' },
@@ -224,7 +227,6 @@ export function createWorker(options: WorkerOptions): Worker {
           workerId: id,
           current: claimed,
           patch: (r) => ({
-            startedAt: r.startedAt ?? startedAt,
             statusMessage: { message: 'Started' },
             // The run's own session (an agent's report) wins; until then, the session is the run
             // itself and its link the run's page in the dashboard, when agentrun knows where that is.
@@ -280,6 +282,9 @@ export function createWorker(options: WorkerOptions): Worker {
         return;
       }
       execution.inbox.close();
+      // What the execution still had queued (a usage report it did not wait for) lands before the
+      // outcome; with nothing queued, no turn is spent waiting.
+      if (execution.queuedWrites > 0) await execution.writes;
       if (controller.signal.aborted) return;
       outcome = wellFormedOutcome(outcome);
       const statusMessage =
@@ -364,11 +369,28 @@ export function createWorker(options: WorkerOptions): Worker {
     };
     // One at a time, in the order called: a write of the transcript never overtakes an earlier
     // one (docs/executors.md, "The Executor interface"), even when the executor did not wait.
-    let previous: Promise<unknown> = Promise.resolve();
     const inOrder = <T>(write: () => Promise<T>): Promise<T> => {
-      const next = previous.then(write);
-      previous = next.catch(() => {});
+      execution.queuedWrites++;
+      const next = execution.writes.then(write).finally(() => execution.queuedWrites--);
+      execution.writes = next.catch(() => {});
       return next;
+    };
+    // Usage reports (executor.ts `reportUsage`): the valid fields of those not yet written, merged,
+    // and at most one write queued for them, however often the agent reports.
+    let unwrittenUsage: RequestUsage | null = null;
+    let usageWrite: Promise<void> | undefined;
+    const reportUsage = (report: Readonly<Record<string, unknown>>): Promise<void> => {
+      const valid = mergeUsage(null, report);
+      if (valid === null) return usageWrite ?? Promise.resolve();
+      unwrittenUsage = { ...unwrittenUsage, ...valid };
+      usageWrite ??= inOrder(async () => {
+        const usage = unwrittenUsage;
+        unwrittenUsage = null;
+        usageWrite = undefined;
+        if (usage === null || execution.controller.signal.aborted) return;
+        await write(null, () => ({ requestUsage: mergeUsage(execution.run.requestUsage, usage) }));
+      });
+      return usageWrite;
     };
     // An entry goes in only once its status (if any) was applied: the transcript keeps every
     // report, where status_message keeps only the last.
@@ -401,6 +423,7 @@ export function createWorker(options: WorkerOptions): Worker {
       resume: () => inOrder(async () => void (await write('resume', () => ({ statusMessage: { message: 'Resumed' } })))),
       onFollowup: (listener) => execution.inbox.listen(listener),
       record: (entries, options) => record(entries, options?.status, false),
+      reportUsage,
     };
   }
 
@@ -417,6 +440,8 @@ export function createWorker(options: WorkerOptions): Worker {
         run,
         controller: new AbortController(),
         inbox: followupInbox(onError),
+        writes: Promise.resolve(),
+        queuedWrites: 0,
         done: Promise.resolve(),
       };
       running.set(run.id, execution);

@@ -13,6 +13,7 @@ export function recording(executor: Executor, onMessage: (message: string) => vo
   return {
     execute(input, context) {
       const record = context.record?.bind(context);
+      const reportUsage = context.reportUsage?.bind(context);
       return executor.execute(input, {
         signal: context.signal,
         report: (update) => {
@@ -33,6 +34,7 @@ export function recording(executor: Executor, onMessage: (message: string) => vo
               },
             }
           : {}),
+        ...(reportUsage ? { reportUsage } : {}),
       });
     },
   };

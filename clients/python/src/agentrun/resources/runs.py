@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, ClassVar, Dict, Iterator, List, Mapping, Optional, Sequence, Union, cast
+from typing import Any, ClassVar, Dict, Iterator, List, Literal, Mapping, Optional, Sequence, Union, cast
 
 from .._pagination import paginate
 from .._stream import RunStream
@@ -19,6 +19,7 @@ from ..types import (
     RunItem,
     RunMode,
     RunState,
+    SessionRedirect,
 )
 from ._base import Resource, given
 
@@ -41,6 +42,7 @@ class Runs(Resource):
         "wait": "getRun",
         "attachment": "getRunAttachment",
         "transcript": "getRunTranscript",
+        "session_redirect": "checkSessionRedirect",
     }
     """Each method's operation (tests/test_operations.py proves every operation has a method)."""
 
@@ -61,6 +63,7 @@ class Runs(Resource):
         mode: Optional[RunMode] = None,
         metadata: Optional[Mapping[str, str]] = None,
         on_behalf_of: Optional[str] = None,
+        source: Optional[Literal["API", "CLI"]] = None,
         idempotency_key: Optional[str] = None,
         timeout: Optional[float] = None,
         max_retries: Optional[int] = None,
@@ -85,6 +88,7 @@ class Runs(Resource):
             mode=mode,
             metadata=dict(metadata) if metadata is not None else None,
             on_behalf_of=on_behalf_of,
+            source=source,
         )
         return cast(
             RunAgentResponse,
@@ -110,6 +114,7 @@ class Runs(Resource):
         q: Optional[str] = None,
         factory_uid: Optional[str] = None,
         automation_id: Optional[str] = None,
+        ancestor_run_id: Optional[str] = None,
         execution_location: Optional[str] = None,
         executor: Optional[str] = None,
         metadata: Optional[Mapping[str, str]] = None,
@@ -157,6 +162,7 @@ class Runs(Resource):
         q: Optional[str] = None,
         factory_uid: Optional[str] = None,
         automation_id: Optional[str] = None,
+        ancestor_run_id: Optional[str] = None,
         execution_location: Optional[str] = None,
         executor: Optional[str] = None,
         metadata: Optional[Mapping[str, str]] = None,
@@ -201,7 +207,11 @@ class Runs(Resource):
     def cancel(
         self, run_id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None
     ) -> str:
-        """Cancel a run that has not finished; answers the run's ID (a run that already ended is a ``BadRequestError``)."""
+        """
+        Cancel a queued or in-progress run; answers the run's ID. A run that already ended, or is
+        BLOCKED, is a ``BadRequestError``; a PENDING one a ``ConflictError`` after the client's
+        retries (it is about to start: try again in a moment).
+        """
         return cast(
             str,
             self._client.request(
@@ -262,6 +272,17 @@ class Runs(Resource):
             self._client.request(
                 "getRunAttachment", params={"runId": run_id, "fileName": file_name}, timeout=timeout, max_retries=max_retries
             ),
+        )
+
+    def session_redirect(self, session_uuid: str, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> SessionRedirect:
+        """
+        Whether a session (a run's ``session_id``) should be shown as its conversation:
+        ``{"conversation_id": …}`` once its newest run has ended, ``{}`` while it runs
+        (docs/run-api.md, "Session redirect").
+        """
+        return cast(
+            SessionRedirect,
+            self._client.request("checkSessionRedirect", params={"sessionUuid": session_uuid}, timeout=timeout, max_retries=max_retries),
         )
 
     def transcript(self, run_id: str, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> str:

@@ -82,8 +82,30 @@ export function RunPage({ runId }: { runId: string }) {
         <dd>{run.creator ? `${run.creator.display_name ?? run.creator.uid} (${run.creator.type}, ${run.creator.uid})` : '—'}</dd>
         <dt>Created</dt>
         <dd>{formatTime(run.created_at)}</dd>
+        <dt>Started</dt>
+        <dd>{run.started_at ? formatTime(run.started_at) : 'not yet'}</dd>
         <dt>Updated</dt>
         <dd>{formatTime(run.updated_at)}</dd>
+        {run.parent_run_id ? (
+          <>
+            <dt>Parent run</dt>
+            <dd>
+              <Link to={`/runs/${encodeURIComponent(run.parent_run_id)}`}>
+                <code>{run.parent_run_id}</code>
+              </Link>
+            </dd>
+          </>
+        ) : null}
+        {run.request_usage && Object.keys(run.request_usage).length > 0 ? (
+          <>
+            <dt>Usage</dt>
+            <dd>
+              {Object.entries(run.request_usage)
+                .map(([name, amount]) => `${name.replaceAll('_', ' ')}: ${amount}`)
+                .join(', ')}
+            </dd>
+          </>
+        ) : null}
         {run.trigger ? (
           <>
             <dt>Started by</dt>
