@@ -34,6 +34,7 @@ const EVENTS: readonly RunEventType[] = [
 
 const TERMINAL: readonly RunState[] = ['SUCCEEDED', 'FAILED', 'ERROR', 'CANCELLED'];
 const LEASED: readonly RunState[] = ['CLAIMED', 'PENDING', 'INPROGRESS', 'BLOCKED'];
+const ACTIVE: readonly RunState[] = ['QUEUED', ...LEASED];
 
 /**
  * The lifecycle of docs/state-machine.md, written out independently of the implementation's table.
@@ -52,9 +53,8 @@ const EXPECTED: Record<Exclude<RunEventType, 'lease_expired'>, Partial<Record<Ru
   fail: { PENDING: 'FAILED', INPROGRESS: 'FAILED', BLOCKED: 'FAILED' },
   // ERROR = the platform failed while the run was with a worker
   error: { CLAIMED: 'ERROR', PENDING: 'ERROR', INPROGRESS: 'ERROR', BLOCKED: 'ERROR' },
-  // Cancel, as the published clients document it: from QUEUED, CLAIMED, INPROGRESS → CANCELLED;
-  // PENDING is refused as busy (retry), BLOCKED as invalid
-  cancel: { QUEUED: 'CANCELLED', CLAIMED: 'CANCELLED', INPROGRESS: 'CANCELLED' },
+  // Cancel is allowed from QUEUED, PENDING, CLAIMED, INPROGRESS, BLOCKED → CANCELLED
+  cancel: { QUEUED: 'CANCELLED', PENDING: 'CANCELLED', CLAIMED: 'CANCELLED', INPROGRESS: 'CANCELLED', BLOCKED: 'CANCELLED' },
   // A follow-up keeps an active run's state, re-queues a finished one, and is refused on CANCELLED/ERROR
   followup: {
     QUEUED: 'QUEUED',
@@ -68,8 +68,7 @@ const EXPECTED: Record<Exclude<RunEventType, 'lease_expired'>, Partial<Record<Ru
 };
 
 const CTX: TransitionContext = { attempts: 1, maxAttempts: 3 };
-const reasonFor = (state: RunState, event?: RunEventType) =>
-  TERMINAL.includes(state) ? 'terminal' : event === 'cancel' && state === 'PENDING' ? 'busy' : 'invalid';
+const reasonFor = (state: RunState) => (TERMINAL.includes(state) ? 'terminal' : 'invalid');
 
 describe('state sets', () => {
   it('has nine states, four of them terminal', () => {
@@ -78,7 +77,7 @@ describe('state sets', () => {
     );
     expect([...TERMINAL_STATES].sort()).toEqual([...TERMINAL].sort());
     expect([...LEASED_STATES].sort()).toEqual([...LEASED].sort());
-    expect([...CANCELLABLE_STATES].sort()).toEqual(['CLAIMED', 'INPROGRESS', 'QUEUED']);
+    expect([...CANCELLABLE_STATES].sort()).toEqual([...ACTIVE].sort());
     for (const s of RUN_STATES) expect(isTerminal(s)).toBe(TERMINAL.includes(s));
   });
 });
@@ -88,7 +87,7 @@ describe('transition table (every state × event)', () => {
   it.each(cases)('$state + $event', ({ state, event }) => {
     const expected = EXPECTED[event][state];
     const result = transition(state, { type: event }, CTX);
-    if (expected === undefined) expect(result).toEqual({ ok: false, reason: reasonFor(state, event) });
+    if (expected === undefined) expect(result).toEqual({ ok: false, reason: reasonFor(state) });
     else expect(result).toEqual({ ok: true, to: expected });
   });
 
@@ -188,7 +187,7 @@ describe('state machine properties', () => {
               expect(r.reason).toBe('terminal');
             }
           } else if (!r.ok) {
-            expect(r.reason).toBe(reasonFor(state, type));
+            expect(r.reason).toBe('invalid');
           }
           if (r.ok) state = r.to;
         }

@@ -1,6 +1,6 @@
 import type { Principal } from '../auth/principal.js';
 import { missingCipher } from '../control/secret-cipher.js';
-import { AgentRunError, conflict, invalidRequest, notFound } from '../errors.js';
+import { type AgentRunError, conflict, invalidRequest, notFound } from '../errors.js';
 import { type AgentRunEvents, emitSafely } from '../events.js';
 import { RunAgentRequestSchema, RunFollowupRequestSchema } from '../models/requests.js';
 import type { ListRunsResponse, RunAgentResponse, RunFollowupResponse, RunItem, SessionRedirectResponse } from '../models/run.js';
@@ -175,19 +175,7 @@ export class RunService {
       },
     );
     return answer(result, runId, ctx.idempotency, {
-      // As the published clients document cancel (docs/run-api.md, "Cancel"): a PENDING run is a
-      // retryable 409, a BLOCKED or ended one a 400.
-      refused: (run, reason) =>
-        reason === 'busy'
-          ? new AgentRunError('conflict', `run ${runId} is PENDING: pending agent runs cannot be cancelled, retry after a moment`, {
-              retryable: true,
-              headers: { 'retry-after': '1' },
-            })
-          : invalidRequest(
-              run.state === 'BLOCKED'
-                ? `run ${runId} is BLOCKED: it waits on input; send a follow-up, it cannot be cancelled`
-                : `run ${runId} is ${run.state}; only a queued or in-progress run can be cancelled`,
-            ),
+      refused: (run) => invalidRequest(`run ${runId} is ${run.state}; only a queued or active run can be cancelled`),
       applied: (run) => ({ status: 200, body: run.id, replayed: false }),
     });
   }

@@ -10,8 +10,7 @@ import { hasAttemptsLeft } from './attempts.js';
  *                     └──────────start──────────────↗    │  ↑ ─fail→ FAILED
  *                                              block ↓  │ resume
  *                                                  BLOCKED
- *   QUEUED | CLAIMED | INPROGRESS ─cancel→ CANCELLED   leased states ─error→ ERROR
- *   (a cancel of a PENDING run is refused as `busy`, to retry; of a BLOCKED one, as `invalid`)
+ *   any active state ─cancel→ CANCELLED        leased states ─error→ ERROR
  *   leased states ─lease_expired→ QUEUED (attempts left) or ERROR
  *   SUCCEEDED | FAILED ─followup→ QUEUED (same conversation continues)
  */
@@ -42,13 +41,8 @@ export type RunEventType = RunEvent['type'];
 export const TERMINAL_STATES: ReadonlySet<RunState> = new Set(['SUCCEEDED', 'FAILED', 'ERROR', 'CANCELLED']);
 /** States in which a worker holds the run's lease. */
 export const LEASED_STATES: ReadonlySet<RunState> = new Set(['CLAIMED', 'PENDING', 'INPROGRESS', 'BLOCKED']);
-/**
- * States a run can be cancelled from: queued or being worked on, as the published clients document
- * cancel. A `PENDING` run (its executor is preparing) is refused as `busy`, to retry in a moment;
- * a `BLOCKED` one (waiting on input: send a follow-up) and an ended one are refused for good
- * (docs/state-machine.md, "Cancel").
- */
-export const CANCELLABLE_STATES: ReadonlySet<RunState> = new Set(['QUEUED', 'CLAIMED', 'INPROGRESS']);
+/** States a run can be cancelled from: every active one (contract §3; docs/state-machine.md, "Cancel"). */
+export const CANCELLABLE_STATES: ReadonlySet<RunState> = new Set(['QUEUED', ...LEASED_STATES]);
 
 export const isTerminal = (state: RunState): boolean => TERMINAL_STATES.has(state);
 
@@ -61,15 +55,12 @@ export interface TransitionContext {
 
 export type TransitionResult =
   | { ok: true; to: RunState }
-  /**
-   * `terminal`: the run has ended and the event cannot apply; `invalid`: not from this state;
-   * `busy`: not from this state now, but the state is about to change (retry).
-   */
+  /** `terminal`: the run has ended and the event cannot apply; `invalid`: not from this state. */
   | { ok: false; reason: RefusalReason };
 
-export type RefusalReason = 'terminal' | 'invalid' | 'busy';
+export type RefusalReason = 'terminal' | 'invalid';
 
-const TABLE: Record<Exclude<RunEventType, 'lease_expired' | 'followup' | 'cancel'>, Partial<Record<RunState, RunState>>> = {
+const TABLE: Record<Exclude<RunEventType, 'lease_expired' | 'followup'>, Partial<Record<RunState, RunState>>> = {
   claim: { QUEUED: 'CLAIMED' },
   prepare: { CLAIMED: 'PENDING' },
   start: { CLAIMED: 'INPROGRESS', PENDING: 'INPROGRESS' },
@@ -78,6 +69,7 @@ const TABLE: Record<Exclude<RunEventType, 'lease_expired' | 'followup' | 'cancel
   succeed: { INPROGRESS: 'SUCCEEDED' },
   fail: { PENDING: 'FAILED', INPROGRESS: 'FAILED', BLOCKED: 'FAILED' },
   error: { CLAIMED: 'ERROR', PENDING: 'ERROR', INPROGRESS: 'ERROR', BLOCKED: 'ERROR' },
+  cancel: { QUEUED: 'CANCELLED', CLAIMED: 'CANCELLED', PENDING: 'CANCELLED', INPROGRESS: 'CANCELLED', BLOCKED: 'CANCELLED' },
 };
 
 export function transition(from: RunState, event: RunEvent, ctx: TransitionContext): TransitionResult {
@@ -91,9 +83,6 @@ export function transition(from: RunState, event: RunEvent, ctx: TransitionConte
     case 'lease_expired':
       if (!LEASED_STATES.has(from)) return refuse();
       return { ok: true, to: hasAttemptsLeft(ctx.attempts, ctx.maxAttempts) ? 'QUEUED' : 'ERROR' };
-    case 'cancel':
-      if (from === 'PENDING') return { ok: false, reason: 'busy' };
-      return CANCELLABLE_STATES.has(from) ? { ok: true, to: 'CANCELLED' } : refuse();
     default: {
       const to = TABLE[event.type][from];
       return to === undefined ? refuse() : { ok: true, to };
