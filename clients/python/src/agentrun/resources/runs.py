@@ -208,9 +208,8 @@ class Runs(Resource):
         self, run_id: str, *, idempotency_key: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None
     ) -> str:
         """
-        Cancel a queued or in-progress run; answers the run's ID. A run that already ended, or is
-        BLOCKED, is a ``BadRequestError``; a PENDING one a ``ConflictError`` after the client's
-        retries (it is about to start: try again in a moment).
+        Cancel a run in any active state (queued, claimed, pending, in progress or blocked); answers
+        the run's ID. A run that already ended is a ``BadRequestError``.
         """
         return cast(
             str,
