@@ -13,6 +13,7 @@ import { type MigrateResult, migrate } from './migrate.js';
 import { createPostgresNotifications } from './notifications.js';
 import { checkReady } from './readiness.js';
 import { createRepositories } from './repositories.js';
+import { createFactorySources } from './factory-sources.js';
 import { createRunEvents } from './run-events.js';
 import { createRuns } from './runs.js';
 import { schemaOption } from './schema-name.js';
@@ -105,6 +106,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     ...createIngress(db, t),
     audit: createAudit(db, t),
     repositories: createRepositories(db, t),
+    factorySources: createFactorySources(db, t),
     db,
     schema,
     migrate: () => migrate(db, { schema }),

@@ -21,6 +21,10 @@ export const AUDIT_EVENT_KINDS = [
   'api_key.revoked',
   'repository.created',
   'repository.deleted',
+  'source.written',
+  'source.deleted',
+  'source.applied',
+  'source.failed',
   // Ingress outcomes: read from the delivery log, never written as audit rows (see audit/list.ts).
   'delivery.accepted',
   'delivery.duplicate',

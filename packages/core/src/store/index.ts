@@ -17,6 +17,7 @@ export {
   type Notifications,
 } from '../notify/index.js';
 export type * from '../repositories/records.js';
+export * from '../sources/records.js';
 export {
   compareCodePoints,
   comparePositions,
@@ -39,6 +40,8 @@ export type * from './audit.js';
 export type * from './control-plane.js';
 export type * from './definitions.js';
 export type * from './environments.js';
+export type * from './factory-sources.js';
+export { SOURCE_APPLIES_KEPT } from './factory-sources.js';
 export type * from './idempotency.js';
 export type * from './ingress.js';
 export type * from './repositories.js';
