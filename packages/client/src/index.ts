@@ -8,6 +8,7 @@ export {
   Automations,
   Deliveries,
   Environments,
+  Sources,
   Factories,
   Repositories,
   Runs,

@@ -32,6 +32,10 @@ export function createMemoryFactorySources(audit: (event: AuditEventRecord | und
       const found = sources.get(key(teamUid, factoryUid));
       return found ? copy(found) : undefined;
     },
+    async find(factoryUid) {
+      const found = [...sources.values()].find((s) => s.factoryUid === factoryUid);
+      return found ? copy(found) : undefined;
+    },
     async delete(teamUid, factoryUid, event) {
       const deleted = sources.delete(key(teamUid, factoryUid));
       if (deleted) {

@@ -62,8 +62,8 @@ const toApply = (r: ApplyRow): SourceApplyRecord => ({
  */
 export function createFactorySources(db: Db, t: Tables): FactorySourceStore {
   return {
-    put: (r, audit) =>
-      withAudit(
+    put: async (r, audit) => {
+      await withAudit(
         db,
         t,
         audit,
@@ -79,10 +79,15 @@ export function createFactorySources(db: Db, t: Tables): FactorySourceStore {
           return true;
         },
         (changed) => changed,
-      ),
+      );
+    },
     async get(teamUid, factoryUid) {
       const { rows } = await sql<SourceRow>`
         SELECT * FROM ${t.factory_sources} WHERE team_uid = ${teamUid} AND factory_uid = ${factoryUid}`.execute(db);
+      return rows[0] ? toSource(rows[0]) : undefined;
+    },
+    async find(factoryUid) {
+      const { rows } = await sql<SourceRow>`SELECT * FROM ${t.factory_sources} WHERE factory_uid = ${factoryUid}`.execute(db);
       return rows[0] ? toSource(rows[0]) : undefined;
     },
     delete: (teamUid, factoryUid, audit) =>

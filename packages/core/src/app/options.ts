@@ -25,6 +25,11 @@ export interface AgentRunOptions {
    * run or automation naming a skill is a 400 that says so.
    */
   repositories?: RepositoryReader;
+  /**
+   * How often the workers fetch every factory source and apply a new commit, the fallback to push
+   * notifications (docs/repositories.md, "Factories from a repository"). Default 60,000 ms.
+   */
+  sourcePollIntervalMs?: number;
   /** Resolve the caller; defaults to API keys in the store (`Authorization: Bearer <key>`). */
   authenticate?: Authenticate;
   /** Share one emitter with the host app; one is created otherwise. */

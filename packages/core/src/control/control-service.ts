@@ -3,8 +3,12 @@ import { applyDefinitions } from '../definitions/apply.js';
 import type { ApplyResult } from '../definitions/wire.js';
 import { createEnvironment, deleteEnvironment, getEnvironment, listEnvironments, replaceEnvironment } from '../environments/service.js';
 import { SkillCatalog } from '../skills/skill-catalog.js';
+import { deleteSource, getSource, listSourceApplies, putSource, syncSourceNow } from '../sources/management.js';
+import { receivePush } from '../sources/push.js';
+import { SourceSyncer } from '../sources/syncer.js';
 import type { Store } from '../store/store.js';
 import { type Clock, systemClock } from '../util/clock.js';
+import { createVerifierRegistry, type VerifierRegistry } from '../verify/registry.js';
 import { createAutomation, deleteAutomation, getAutomation, listAutomations, patchAutomation } from './automations.js';
 import type { ControlContext } from './control-context.js';
 import { getDelivery, getDeliveryPayload, listDeliveries } from './deliveries.js';
@@ -36,6 +40,10 @@ export interface ControlServiceOptions {
   maxWebhooksPerFactory?: number;
   /** Where automations' skill specs resolve; default: none, so an automation with a skill is a 400. */
   skills?: SkillCatalog;
+  /** What push notifications of factory sources are verified with; default: the built-in verifiers. */
+  verifiers?: VerifierRegistry;
+  /** Where background syncs' failures go (a push's, a poll's); default: dropped. */
+  onError?: (error: unknown) => void;
 }
 
 /**
@@ -48,6 +56,9 @@ export interface ControlServiceOptions {
 export class ControlService {
   private readonly ctx: ControlContext;
   readonly maxWebhooksPerFactory: number;
+  private readonly verifiers: VerifierRegistry;
+  /** This process's syncs of factory sources (sources/syncer.ts). */
+  private readonly sources: SourceSyncer;
 
   constructor(options: ControlServiceOptions) {
     this.maxWebhooksPerFactory = options.maxWebhooksPerFactory ?? 20;
@@ -59,6 +70,8 @@ export class ControlService {
       maxWebhooksPerFactory: this.maxWebhooksPerFactory,
       skills: options.skills ?? new SkillCatalog(options.store, options.cipher, undefined),
     };
+    this.verifiers = options.verifiers ?? createVerifierRegistry();
+    this.sources = new SourceSyncer(this.ctx, options.onError ?? (() => {}));
   }
 
   // ─────────────────────────────────────────────── factories (factories.ts)
@@ -192,5 +205,43 @@ export class ControlService {
   /** Make the factory what its definition files say, as one operation (docs/definitions.md). */
   applyDefinitions(p: Principal, factoryUid: string, input: unknown, requestOrigin: string): Promise<ApplyResult> {
     return applyDefinitions(this.ctx, p, factoryUid, input, requestOrigin);
+  }
+
+  // ─────────────────────────────────────────────── factory sources (sources/)
+
+  putSource(p: Principal, factoryUid: string, input: unknown, requestOrigin: string) {
+    return putSource(this.ctx, p, factoryUid, input, requestOrigin);
+  }
+
+  getSource(p: Principal, factoryUid: string, requestOrigin: string) {
+    return getSource(this.ctx, p, factoryUid, requestOrigin);
+  }
+
+  deleteSource(p: Principal, factoryUid: string): Promise<void> {
+    return deleteSource(this.ctx, p, factoryUid);
+  }
+
+  listSourceApplies(p: Principal, factoryUid: string, query: Record<string, unknown>) {
+    return listSourceApplies(this.ctx, p, factoryUid, query);
+  }
+
+  /** Fetch the factory's branch and apply its head now (`POST …/source/sync`). */
+  syncSource(p: Principal, factoryUid: string) {
+    return syncSourceNow(this.ctx, this.sources, p, factoryUid);
+  }
+
+  /** A push notification (`POST /webhooks/sources/{factoryUid}`): verified, it wakes the factory's sync. */
+  receivePush(request: Request, factoryUid: string) {
+    return receivePush(this.ctx, this.verifiers, this.sources, request, factoryUid);
+  }
+
+  /** Sync every factory source (the poll: a maintenance task); resolves to how many applied a commit. */
+  pollSources(): Promise<number> {
+    return this.sources.pollAll();
+  }
+
+  /** Resolves when no sync of this process runs (shutdown waits for it). */
+  sourcesIdle(): Promise<void> {
+    return this.sources.idle();
   }
 }

@@ -44,6 +44,7 @@ import { CreateRepositorySchema, ListAgentsQuerySchema } from '../repositories/s
 import { AgentListSchema, RepositoryListSchema, RepositoryViewSchema } from '../repositories/wire.js';
 import { TranscriptQuerySchema } from '../run/transcript-query.js';
 import { ENVIRONMENT_ROUTES } from './environment-routes.js';
+import { SOURCE_ROUTES } from './source-routes.js';
 import { type RouteSpec, route } from './route.js';
 
 const runId = 'The run ID.';
@@ -549,6 +550,7 @@ export const ROUTES = {
   }),
 
   ...ENVIRONMENT_ROUTES,
+  ...SOURCE_ROUTES,
 
   // ── Webhook ingress (docs/webhooks.md)
   deliverWebhook: route({

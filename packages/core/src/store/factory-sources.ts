@@ -21,6 +21,8 @@ export interface FactorySourceStore {
   /** Create or replace the factory's source (a replace keeps `createdAt`). */
   put(record: FactorySourceRecord, audit?: AuditEventRecord): Promise<void>;
   get(teamUid: string, factoryUid: string): Promise<FactorySourceRecord | undefined>;
+  /** By factory UID alone (UIDs are unique across teams): what a push notification, which carries no team, finds. */
+  find(factoryUid: string): Promise<FactorySourceRecord | undefined>;
   /** Delete the source and its applies; `false` when there was none. */
   delete(teamUid: string, factoryUid: string, audit?: AuditEventRecord): Promise<boolean>;
   /** Every team's sources by factory UID (code-unit order), after `afterFactoryUid`: what the poller walks. */

@@ -42,6 +42,8 @@ export function describeFactorySourcesConformance(store: () => Store): void {
       await store().factorySources.put(s);
       expect(await store().factorySources.get(s.teamUid, s.factoryUid)).toEqual(s);
       expect(await store().factorySources.get(`team-${newId()}`, s.factoryUid)).toBeUndefined();
+      expect(await store().factorySources.find(s.factoryUid)).toEqual(s);
+      expect(await store().factorySources.find(newId())).toBeUndefined();
       const replaced = { ...s, branch: 'prod', directory: '', pushScheme: null, pushSecret: null, createdAt: at(5), updatedAt: at(5) };
       await store().factorySources.put(replaced);
       expect(await store().factorySources.get(s.teamUid, s.factoryUid)).toEqual({ ...replaced, createdAt: at(0) });
