@@ -7,11 +7,11 @@ import {
   Automations,
   Deliveries,
   Environments,
-  Sources,
   Factories,
   Repositories,
   Runs,
   Secrets,
+  Sources,
   Webhooks,
 } from './resources.js';
 import { retryDelayMs, shouldRetry } from './retry.js';

@@ -8,11 +8,11 @@ export {
   Automations,
   Deliveries,
   Environments,
-  Sources,
   Factories,
   Repositories,
   Runs,
   Secrets,
+  Sources,
   Webhooks,
 } from './resources.js';
 export type { RunEvent, StreamOptions } from './run-stream.js';

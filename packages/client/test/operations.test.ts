@@ -18,7 +18,14 @@ import {
 import { OPERATIONS } from '../src/operations.js';
 
 /** Not for a client: the ingress is called by webhook providers, the OpenAPI document by tools, the probes by orchestrators. */
-const NOT_CLIENT_OPERATIONS = new Set(['deliverWebhook', 'deliverWebhookWithToken', 'pushFactorySource', 'getOpenApi', 'getHealth', 'getReadiness']);
+const NOT_CLIENT_OPERATIONS = new Set([
+  'deliverWebhook',
+  'deliverWebhookWithToken',
+  'pushFactorySource',
+  'getOpenApi',
+  'getHealth',
+  'getReadiness',
+]);
 
 const RESOURCES = {
   runs: Runs,

@@ -19,8 +19,6 @@ export {
   TestFilterSchema,
 } from './control/schemas.js';
 export * from './control/wire.js';
-export { type ApplyDefinitions, ApplyDefinitionsSchema, type AutomationDefinition, type WebhookDefinition } from './definitions/schemas.js';
-export * from './definitions/wire.js';
 export {
   DEFINITION_KINDS,
   type DefinitionProblem,
@@ -33,6 +31,8 @@ export {
 } from './definitions/directory.js';
 export { fileKey } from './definitions/file-keys.js';
 export { type FieldProblem, locateProblems } from './definitions/locate.js';
+export { type ApplyDefinitions, ApplyDefinitionsSchema, type AutomationDefinition, type WebhookDefinition } from './definitions/schemas.js';
+export * from './definitions/wire.js';
 export { DELIVERY_STATUSES, type DeliveryStatus } from './ingress/records.js';
 export { type CreateApiKey, CreateApiKeySchema } from './keys/schemas.js';
 export { API_KEY_SCOPE_DESCRIPTIONS, API_KEY_SCOPES, type ApiKeyScope } from './keys/scopes.js';

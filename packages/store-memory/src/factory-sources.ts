@@ -66,7 +66,10 @@ export function createMemoryFactorySources(audit: (event: AuditEventRecord | und
       for (const list of applies.values()) {
         const found = list.find((a) => a.id === outcome.id);
         if (!found) continue;
-        Object.assign(found, copy({ status: outcome.status, errors: outcome.errors, version: outcome.version, finishedAt: outcome.finishedAt }));
+        Object.assign(
+          found,
+          copy({ status: outcome.status, errors: outcome.errors, version: outcome.version, finishedAt: outcome.finishedAt }),
+        );
         audit(event);
         return true;
       }

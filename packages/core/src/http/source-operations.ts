@@ -17,7 +17,11 @@ type SourceOperation =
   | 'pushFactorySource';
 
 /** A factory's source routes and its push endpoint (docs/repositories.md, "Factories from a repository"). */
-export function sourceOperations(control: ControlService, { readJson, requireBody }: JsonReaders, bodyBytes: number): OperationHandlers<SourceOperation> {
+export function sourceOperations(
+  control: ControlService,
+  { readJson, requireBody }: JsonReaders,
+  bodyBytes: number,
+): OperationHandlers<SourceOperation> {
   return {
     putFactorySource: async ({ principal, request, url }, { factoryUid }) => {
       const body = requireBody(await readJson(request, ROUTES.putFactorySource.body.schema, bodyBytes), 'request');

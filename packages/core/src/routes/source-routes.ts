@@ -73,6 +73,11 @@ export const SOURCE_ROUTES = {
     summary: "A push notification for a factory's source (GitHub push, GitLab push hook, Standard Webhooks): verified, it wakes a sync.",
     params: factory,
     body: { schema: v.unknown(), presence: 'required' },
-    responses: { 202: json('Verified: a sync was started (or the push was to another branch).', v.object({ sync: v.picklist(['started', 'ignored']) })) },
+    responses: {
+      202: json(
+        'Verified: a sync was started (or the push was to another branch).',
+        v.object({ sync: v.picklist(['started', 'ignored']) }),
+      ),
+    },
   }),
 } as const;

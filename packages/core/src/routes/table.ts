@@ -44,8 +44,8 @@ import { CreateRepositorySchema, ListAgentsQuerySchema } from '../repositories/s
 import { AgentListSchema, RepositoryListSchema, RepositoryViewSchema } from '../repositories/wire.js';
 import { TranscriptQuerySchema } from '../run/transcript-query.js';
 import { ENVIRONMENT_ROUTES } from './environment-routes.js';
-import { SOURCE_ROUTES } from './source-routes.js';
 import { type RouteSpec, route } from './route.js';
+import { SOURCE_ROUTES } from './source-routes.js';
 
 const runId = 'The run ID.';
 const factory = { factoryUid: 'The factory UID.' } as const;

@@ -29,10 +29,14 @@ export async function putSource(ctx: ControlContext, p: Principal, factoryUid: s
   await requireFactory(ctx, p, factoryUid);
   const repo = await ctx.store.repositories.get(p.team_uid, body.repository);
   if (!repo)
-    throw invalidRequest(`invalid source: repository: no repository ${body.repository} registered for this team (POST /repositories first)`);
+    throw invalidRequest(
+      `invalid source: repository: no repository ${body.repository} registered for this team (POST /repositories first)`,
+    );
   const pushSecret = body.push_secret ?? null;
   if (pushSecret !== null && !(await ctx.store.secrets.get(p.team_uid, pushSecret)))
-    throw invalidRequest(`invalid source: push_secret: no team secret ${pushSecret}; create it first (agentrun secret create ${pushSecret} --team)`);
+    throw invalidRequest(
+      `invalid source: push_secret: no team secret ${pushSecret}; create it first (agentrun secret create ${pushSecret} --team)`,
+    );
   const now = nowIso(ctx);
   const existing = await ctx.store.factorySources.get(p.team_uid, factoryUid);
   const record: FactorySourceRecord = {
@@ -82,7 +86,12 @@ export async function listSourceApplies(ctx: ControlContext, p: Principal, facto
 }
 
 /** `POST /factories/{uid}/source/sync`: fetch the branch and apply its head now, answering what happened. */
-export async function syncSourceNow(ctx: ControlContext, syncer: SourceSyncer, p: Principal, factoryUid: string): Promise<SourceSyncResult> {
+export async function syncSourceNow(
+  ctx: ControlContext,
+  syncer: SourceSyncer,
+  p: Principal,
+  factoryUid: string,
+): Promise<SourceSyncResult> {
   requireManage(p);
   const source = await requireSource(ctx, p, factoryUid);
   try {

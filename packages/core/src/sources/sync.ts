@@ -1,5 +1,5 @@
-import type { Principal } from '../auth/principal.js';
 import { auditEvent } from '../audit/event.js';
+import type { Principal } from '../auth/principal.js';
 import { type ControlContext, nowIso } from '../control/control-context.js';
 import { applyDefinitions } from '../definitions/apply.js';
 import { type LoadedDefinitions, readDefinitions } from '../definitions/directory.js';
@@ -83,12 +83,18 @@ export async function syncSource(
     finishedAt: nowIso(ctx),
   };
   const kind = finished.status === 'applied' ? 'source.applied' : 'source.failed';
-  const audit = auditEvent(principal, kind, { type: 'source', id: source.factoryUid, factoryUid: source.factoryUid }, finished.finishedAt as string, {
-    commit,
-    triggered_by: trigger,
-    version: finished.version,
-    errors: finished.errors.length,
-  });
+  const audit = auditEvent(
+    principal,
+    kind,
+    { type: 'source', id: source.factoryUid, factoryUid: source.factoryUid },
+    finished.finishedAt as string,
+    {
+      commit,
+      triggered_by: trigger,
+      version: finished.version,
+      errors: finished.errors.length,
+    },
+  );
   await store.factorySources.finishApply(finished, audit);
   return { commit, outcome: finished.status === 'applied' ? 'applied' : 'failed', apply: finished };
 }
@@ -108,7 +114,9 @@ async function applyCommit(
   if (loaded.problems.length > 0) return { errors: loaded.problems };
   if (loaded.factoryUid !== undefined && loaded.factoryUid !== source.factoryUid)
     return {
-      errors: [{ path: `${prefix}factory.yaml`, line: 1, message: `uid: names factory ${loaded.factoryUid}, not this one (${source.factoryUid})` }],
+      errors: [
+        { path: `${prefix}factory.yaml`, line: 1, message: `uid: names factory ${loaded.factoryUid}, not this one (${source.factoryUid})` },
+      ],
     };
   const body = { webhooks: loaded.webhooks, automations: loaded.automations, environments: loaded.environments, prune: true };
   try {

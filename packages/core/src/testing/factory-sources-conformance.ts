@@ -50,7 +50,11 @@ export function describeFactorySourcesConformance(store: () => Store): void {
     });
 
     it('lists every team’s sources by factory UID after a position, in pages', async () => {
-      const made = [source({ factoryUid: `zz-${newId()}` }), source({ factoryUid: `zz-${newId()}` }), source({ factoryUid: `zz-${newId()}` })];
+      const made = [
+        source({ factoryUid: `zz-${newId()}` }),
+        source({ factoryUid: `zz-${newId()}` }),
+        source({ factoryUid: `zz-${newId()}` }),
+      ];
       for (const s of made) await store().factorySources.put(s);
       const sorted = made.map((s) => s.factoryUid).sort();
       const first = await store().factorySources.list('zz-', 2);
@@ -65,7 +69,15 @@ export function describeFactorySourcesConformance(store: () => Store): void {
       const first = apply(s);
       expect(await store().factorySources.claimApply(first, at(0))).toBe('claimed');
       expect(await store().factorySources.claimApply(apply(s), at(0))).toBe('done');
-      expect(await store().factorySources.finishApply({ id: first.id, status: 'failed', errors: [{ path: 'a.yaml', line: 3, message: 'bad' }], version: null, finishedAt: at(11) })).toBe(true);
+      expect(
+        await store().factorySources.finishApply({
+          id: first.id,
+          status: 'failed',
+          errors: [{ path: 'a.yaml', line: 3, message: 'bad' }],
+          version: null,
+          finishedAt: at(11),
+        }),
+      ).toBe(true);
       expect(await store().factorySources.claimApply(apply(s), at(0))).toBe('done');
       expect(await store().factorySources.listApplies(s.teamUid, s.factoryUid, { limit: 10 })).toEqual([
         { ...first, status: 'failed', errors: [{ path: 'a.yaml', line: 3, message: 'bad' }], finishedAt: at(11) },
@@ -86,7 +98,9 @@ export function describeFactorySourcesConformance(store: () => Store): void {
       await store().factorySources.finishApply({ id: other.id, status: 'applied', errors: [], version: 3, finishedAt: at(13) });
       // The stale claim of the first commit is replaced by a new one.
       expect(await store().factorySources.claimApply(again, at(15))).toBe('claimed');
-      expect(await store().factorySources.finishApply({ id: first.id, status: 'applied', errors: [], version: 1, finishedAt: at(21) })).toBe(false);
+      expect(
+        await store().factorySources.finishApply({ id: first.id, status: 'applied', errors: [], version: 1, finishedAt: at(21) }),
+      ).toBe(false);
       const listed = await store().factorySources.listApplies(s.teamUid, s.factoryUid, { limit: 10 });
       expect(listed.map((a) => [a.id, a.status, a.version])).toEqual([
         [again.id, 'applying', null],
@@ -118,9 +132,15 @@ export function describeFactorySourcesConformance(store: () => Store): void {
       await store().factorySources.put(s, written);
       const a = apply(s);
       await store().factorySources.claimApply(a, at(0));
-      const failed = { ...makeAuditEvent({ teamUid: s.teamUid, kind: 'source.failed', targetType: 'source', targetId: s.factoryUid }), at: at(1) };
+      const failed = {
+        ...makeAuditEvent({ teamUid: s.teamUid, kind: 'source.failed', targetType: 'source', targetId: s.factoryUid }),
+        at: at(1),
+      };
       await store().factorySources.finishApply({ id: a.id, status: 'failed', errors: [], version: null, finishedAt: at(11) }, failed);
-      const deleted = { ...makeAuditEvent({ teamUid: s.teamUid, kind: 'source.deleted', targetType: 'source', targetId: s.factoryUid }), at: at(2) };
+      const deleted = {
+        ...makeAuditEvent({ teamUid: s.teamUid, kind: 'source.deleted', targetType: 'source', targetId: s.factoryUid }),
+        at: at(2),
+      };
       expect(await store().factorySources.delete(`team-${newId()}`, s.factoryUid)).toBe(false);
       expect(await store().factorySources.delete(s.teamUid, s.factoryUid, deleted)).toBe(true);
       expect(await store().factorySources.delete(s.teamUid, s.factoryUid, makeAuditEvent({ teamUid: s.teamUid }))).toBe(false);
