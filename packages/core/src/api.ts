@@ -55,3 +55,5 @@ export {
   type RouteSpec,
 } from './routes/route.js';
 export { type OperationId, ROUTES, type RouteTable } from './routes/table.js';
+export { type PutSource, PutSourceSchema } from './sources/schemas.js';
+export * from './sources/wire.js';

@@ -20,7 +20,7 @@ import { type SourceSyncResult, type SourceView, sourceApplyView } from './wire.
  */
 
 /** Where a factory's push notifications go, under the ingress (routes/table.ts, `pushSource`). */
-export const pushUrl = (origin: string, factoryUid: string): string =>
+const pushUrl = (origin: string, factoryUid: string): string =>
   `${origin.replace(/\/+$/, '')}/webhooks/sources/${encodeURIComponent(factoryUid)}`;
 
 export async function putSource(ctx: ControlContext, p: Principal, factoryUid: string, input: unknown, requestOrigin: string) {
