@@ -43,7 +43,9 @@ describe('agentrun factory source', () => {
     expect(synced.stdout).toContain(`Commit ${C1}: applied (definitions version 1)`);
     expect((await cli(['factory', 'source', 'sync', '--factory', uid], { env })).stdout).toContain('already applied');
 
-    reader.repositories[URL]!.branches.main = C2;
+    const repo = reader.repositories.get(URL);
+    if (!repo) throw new Error('no fake repository');
+    repo.branches.main = C2;
     const broken = await cli(['factory', 'source', 'sync', '--factory', uid], { env });
     expect(broken.code).toBe(3);
     expect(broken.stdout).toContain('agentrun/webhooks/ci.yaml:2: secretName: no team secret named no-such-secret');

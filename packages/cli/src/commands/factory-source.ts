@@ -123,7 +123,10 @@ export const factoryApplies: Command = {
 };
 
 function printSource(context: Context, s: SourceView): void {
-  if (context.json) return context.printJson(s);
+  if (context.json) {
+    context.printJson(s);
+    return;
+  }
   const outcome = (a: SourceApplyView | null) => (a ? `${a.commit.slice(0, 12)} ${a.status} (${a.triggered_by}, ${a.started_at})` : '-');
   context.print(
     details([
