@@ -71,6 +71,16 @@ describe('factory sources', () => {
     await expectProblem(await h.call('DELETE', `/factories/${factoryUid}/source`), 404);
   });
 
+  it('keeps the repository and the push secret a source uses from being deleted', async () => {
+    await ok('PUT', `/factories/${factoryUid}/source`, { repository: 'acme/factory', push_scheme: 'github', push_secret: 'push-secret' });
+    expect((await expectProblem(await h.call('DELETE', '/repositories/acme/factory'), 409)).detail).toContain(
+      `source of factory ${factoryUid}`,
+    );
+    expect((await expectProblem(await h.call('DELETE', '/team/secrets/push-secret'), 409)).detail).toContain('push notifications');
+    await ok('DELETE', `/factories/${factoryUid}/source`);
+    expect((await h.call('DELETE', '/team/secrets/push-secret')).status).toBe(204);
+  });
+
   it('lets a read_factory key read the source and not change or sync it', async () => {
     await ok('PUT', `/factories/${factoryUid}/source`, { repository: 'acme/factory' });
     const reader = await h.keyFor({ ...h.principal, scopes: ['read_factory'] });

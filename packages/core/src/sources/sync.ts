@@ -2,7 +2,7 @@ import { auditEvent } from '../audit/event.js';
 import type { Principal } from '../auth/principal.js';
 import { type ControlContext, nowIso } from '../control/control-context.js';
 import { applyDefinitions } from '../definitions/apply.js';
-import { type LoadedDefinitions, readDefinitions } from '../definitions/directory.js';
+import { type DefinitionText, type LoadedDefinitions, readDefinitions } from '../definitions/directory.js';
 import { locateProblems } from '../definitions/locate.js';
 import { isAgentRunError } from '../errors.js';
 import { RepositoryError } from '../repositories/reader.js';
@@ -71,7 +71,8 @@ export async function syncSource(
   const principal = sourcePrincipal(source);
   let result: { version: number } | { errors: SourceApplyError[] };
   try {
-    result = await applyCommit(ctx, source, principal, commit, () => readCommitDefinitions(reader, access, commit, source.directory));
+    const files = await readCommitDefinitions(reader, access, commit, source.directory);
+    result = 'errors' in files ? files : await applyFiles(ctx, source, principal, files.texts);
   } catch (error) {
     // Unexpected (the store failed, say): the claim stays `applying` and goes stale, and the commit is tried again then.
     if (!(error instanceof RepositoryError)) throw error;
@@ -99,18 +100,15 @@ export async function syncSource(
   return { commit, outcome: finished.status === 'applied' ? 'applied' : 'failed', apply: finished };
 }
 
-/** Apply the commit's files; its problems (of the files, or of the apply) at file and line. */
-async function applyCommit(
+/** Apply a commit's definition files; their problems (of the files, or of the apply) at file and line. */
+async function applyFiles(
   ctx: ControlContext,
   source: FactorySourceRecord,
   principal: Principal,
-  commit: string,
-  read: () => ReturnType<typeof readCommitDefinitions>,
+  texts: readonly DefinitionText[],
 ): Promise<{ version: number } | { errors: SourceApplyError[] }> {
-  const files = await read();
-  if ('errors' in files) return files;
   const prefix = source.directory === '' ? '' : `${source.directory}/`;
-  const loaded: LoadedDefinitions = readDefinitions(files.texts, (path) => `${prefix}${path}`);
+  const loaded: LoadedDefinitions = readDefinitions(texts, (path) => `${prefix}${path}`);
   if (loaded.problems.length > 0) return { errors: loaded.problems };
   if (loaded.factoryUid !== undefined && loaded.factoryUid !== source.factoryUid)
     return {
