@@ -39,8 +39,12 @@ export async function receivePush(
   return { sync: 'started' };
 }
 
+/** Bodies parsed for their `ref`, at most: a larger one wakes the sync unread, so no parse holds the event loop long. */
+const MAX_PARSED_BYTES = 256 * 1024;
+
 /** Whether a push names the branch, or names none that can be read (then the sync decides; it fetches anyway). */
 function concernsBranch(body: Uint8Array, branch: string): boolean {
+  if (body.byteLength > MAX_PARSED_BYTES) return true;
   let ref: unknown;
   try {
     ref = (JSON.parse(strictUtf8.decode(body)) as { ref?: unknown } | null)?.ref;
