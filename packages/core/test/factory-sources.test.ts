@@ -174,6 +174,13 @@ describe('factory sources', () => {
       const c = commit({ 'webhooks/ci.yaml': WEBHOOK });
       const body = JSON.stringify({ object_kind: 'push', ref: 'refs/heads/main' });
       await expectProblem(await h.call('POST', pushPath(), { raw: body, headers: { 'x-gitlab-token': 'wrong' }, key: null }), 401);
+      // 20 failures a minute, then 429 without reading or checking the body, the right token too.
+      for (let i = 1; i < 20; i++)
+        await expectProblem(await h.call('POST', pushPath(), { raw: body, headers: { 'x-gitlab-token': 'wrong' }, key: null }), 401);
+      const limited = await h.call('POST', pushPath(), { raw: body, headers: { 'x-gitlab-token': 'push-value-1234' }, key: null });
+      await expectProblem(limited.clone(), 429, 'rate_limited');
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+      h.clock.advance(60_001);
       const accepted = await h.call('POST', pushPath(), { raw: body, headers: { 'x-gitlab-token': 'push-value-1234' }, key: null });
       expect(accepted.status).toBe(202);
       expect(await accepted.json()).toEqual({ sync: 'started' });

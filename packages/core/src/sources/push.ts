@@ -8,6 +8,10 @@ import type { SourceSyncer } from './syncer.js';
 /** A push notification's body, at most: a GitHub push with many commits runs to a few MiB. */
 const MAX_PUSH_BYTES = 5 * 1024 * 1024;
 
+/** Failed verifications a factory's push endpoint takes a minute, as a webhook's (docs/webhooks.md); then 429. */
+const FAILURES_PER_MINUTE = 20;
+const MINUTE_MS = 60_000;
+
 /** The answer of a push notification: whether it woke a sync. */
 export interface PushAnswer {
   sync: 'started' | 'ignored';
@@ -29,15 +33,29 @@ export async function receivePush(
 ): Promise<PushAnswer> {
   const source = await ctx.store.factorySources.find(factoryUid);
   if (!source || source.pushScheme === null || source.pushSecret === null) throw notFound(`no push endpoint for factory ${factoryUid}`);
+  // A sender guessing signatures is refused before its body is read or checked.
+  const budget = { key: `source-push-auth:${factoryUid}`, windowMs: MINUTE_MS, now: new Date(ctx.clock.now()).toISOString() };
+  const failures = await ctx.store.rateLimits.peek(budget);
+  if (failures.count >= FAILURES_PER_MINUTE) throw tooManyFailures(failures.retryAfterMs);
   const body = await readBodyLimited(request, MAX_PUSH_BYTES);
   // A missing secret fails closed, as a webhook's does.
   const secret = (await openTeamSecret(ctx, source.teamUid, source.pushSecret))?.value;
   const verdict = await verifiers.verify(source.pushScheme, { body, headers: request.headers, secret, now: ctx.clock.now() });
-  if (!verdict.ok) throw new AgentRunError('unauthorized', `the push notification did not verify: ${verdict.reason}`);
+  if (!verdict.ok) {
+    const counted = await ctx.store.rateLimits.admit({ ...budget, limit: FAILURES_PER_MINUTE });
+    if (!counted.allowed) throw tooManyFailures(counted.retryAfterMs);
+    throw new AgentRunError('unauthorized', `the push notification did not verify: ${verdict.reason}`);
+  }
   if (!concernsBranch(body, source.branch)) return { sync: 'ignored' };
   syncer.wake(source, 'push');
   return { sync: 'started' };
 }
+
+const tooManyFailures = (retryAfterMs: number) =>
+  new AgentRunError('rate_limited', 'too many push notifications that did not verify for this factory', {
+    retryable: true,
+    headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) },
+  });
 
 /** Bodies parsed for their `ref`, at most: a larger one wakes the sync unread, so no parse holds the event loop long. */
 const MAX_PARSED_BYTES = 256 * 1024;
