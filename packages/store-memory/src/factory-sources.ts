@@ -55,9 +55,10 @@ export function createMemoryFactorySources(audit: (event: AuditEventRecord | und
       if (!sources.has(key(apply.teamUid, apply.factoryUid))) return 'done';
       const list = applies.get(apply.factoryUid) ?? [];
       const live = (a: SourceApplyRecord) => a.status !== 'applying' || a.startedAt >= staleBefore;
-      const same = list.find((a) => a.commit === apply.commit);
-      if (same && live(same)) return 'done';
-      if (list.some((a) => a.status === 'applying' && a.commit !== apply.commit && live(a))) return 'busy';
+      const others = list.filter(live);
+      if (others.some((a) => a.commit === apply.commit)) return 'done';
+      if (others.some((a) => a.startedAt > apply.startedAt)) return 'superseded';
+      if (others.some((a) => a.status === 'applying')) return 'busy';
       const next = [copy(apply), ...list.filter((a) => a.commit !== apply.commit)].sort(newestFirst).slice(0, SOURCE_APPLIES_KEPT);
       applies.set(apply.factoryUid, next);
       return 'claimed';

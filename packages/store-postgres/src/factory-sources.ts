@@ -112,12 +112,15 @@ export function createFactorySources(db: Db, t: Tables): FactorySourceStore {
         const { rows: source } = await sql`
           SELECT 1 FROM ${t.factory_sources} WHERE team_uid = ${a.teamUid} AND factory_uid = ${a.factoryUid} FOR UPDATE`.execute(tx);
         if (source.length === 0) return 'done';
-        const { rows } = await sql<{ commit: string }>`
-          SELECT commit FROM ${t.factory_source_applies}
+        // The factory's live applies (at most the kept 100), the commit's, later ones and applying ones first.
+        const { rows } = await sql<{ commit: string; later: boolean; applying: boolean }>`
+          SELECT commit, started_at > ${a.startedAt}::timestamptz AS later, status = 'applying' AS applying
+          FROM ${t.factory_source_applies}
           WHERE factory_uid = ${a.factoryUid} AND (status <> 'applying' OR started_at >= ${staleBefore}::timestamptz)
-            AND (commit = ${a.commit} OR status = 'applying')`.execute(tx);
+            AND (commit = ${a.commit} OR status = 'applying' OR started_at > ${a.startedAt}::timestamptz)`.execute(tx);
         if (rows.some((r) => r.commit === a.commit)) return 'done';
-        if (rows.length > 0) return 'busy';
+        if (rows.some((r) => r.later)) return 'superseded';
+        if (rows.some((r) => r.applying)) return 'busy';
         await sql`
           INSERT INTO ${t.factory_source_applies} (id, team_uid, factory_uid, commit, triggered_by, status, errors, version, started_at, finished_at)
           VALUES (${a.id}, ${a.teamUid}, ${a.factoryUid}, ${a.commit}, ${a.triggeredBy}, ${a.status}, ${json(a.errors)}::jsonb,

@@ -78,6 +78,7 @@ export const factorySourceSync: Command = {
         applied: 'applied',
         failed: 'failed to apply (nothing changed)',
         already: `already ${result.apply?.status ?? 'seen'}`,
+        superseded: 'not applied: a sync that fetched the branch later applied what it found',
         busy: 'not applied: another commit of this factory is being applied; try again',
       }[result.outcome];
       context.print(

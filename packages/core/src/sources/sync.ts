@@ -14,8 +14,12 @@ import type { FactorySourceRecord, SourceApplyError, SourceApplyRecord, SourceTr
 export interface SyncOutcome {
   /** The branch head it found. */
   commit: string;
-  /** `applied`, `failed`: this sync applied the commit; `already`: it has an apply; `busy`: another commit is being applied. */
-  outcome: 'applied' | 'failed' | 'already' | 'busy';
+  /**
+   * `applied`, `failed`: this sync applied the commit; `already`: it has an apply; `superseded`: a
+   * sync that fetched later applied (or applies) what it found, so this older view is dropped;
+   * `busy`: another commit is being applied.
+   */
+  outcome: 'applied' | 'failed' | 'already' | 'superseded' | 'busy';
   /** The apply of the commit: this sync's, or the one it found. */
   apply: SourceApplyRecord | undefined;
 }
@@ -47,6 +51,8 @@ export async function syncSource(
   if (!repo) throw new RepositoryError('not_found', `repository ${source.repository} is not registered for the team any more`);
   const reader = skills.requireReader(repo.name);
   const access = await skills.access(repo);
+  // Taken before the fetch: an apply that started later saw the branch at least as new as this one does.
+  const startedAt = nowIso(ctx);
   const commit = await reader.resolve(access, source.branch, { refresh: true });
 
   const now = ctx.clock.now();
@@ -59,13 +65,13 @@ export async function syncSource(
     status: 'applying',
     errors: [],
     version: null,
-    startedAt: nowIso(ctx),
+    startedAt,
     finishedAt: null,
   };
   const claim = await store.factorySources.claimApply(claimed, new Date(now - staleMs).toISOString());
   if (claim !== 'claimed') {
     const found = claim === 'done' ? await findApply(ctx, source, commit) : undefined;
-    return { commit, outcome: claim === 'done' ? 'already' : 'busy', apply: found };
+    return { commit, outcome: claim === 'done' ? 'already' : claim, apply: found };
   }
 
   const principal = sourcePrincipal(source);

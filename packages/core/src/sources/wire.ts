@@ -48,9 +48,10 @@ export const SourceSyncResultSchema = v.object({
   commit: v.string(),
   /**
    * `applied` or `failed`: this sync applied the commit; `already`: the commit has an apply
-   * (shown); `busy`: another commit of the factory is being applied (try again).
+   * (shown); `superseded`: a sync that fetched the branch later applied what it found;
+   * `busy`: another commit of the factory is being applied (try again).
    */
-  outcome: v.picklist(['applied', 'failed', 'already', 'busy']),
+  outcome: v.picklist(['applied', 'failed', 'already', 'superseded', 'busy']),
   apply: v.nullable(SourceApplyViewSchema),
 });
 export type SourceSyncResult = v.InferOutput<typeof SourceSyncResultSchema>;

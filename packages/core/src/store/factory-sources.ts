@@ -11,8 +11,12 @@ export interface SourceApplyPosition {
   id: string;
 }
 
-/** What `claimApply` found: the commit is now this caller's to apply, it has an apply already, or another commit of the factory is being applied. */
-export type SourceClaim = 'claimed' | 'done' | 'busy';
+/**
+ * What `claimApply` found: the commit is now this caller's to apply; it has an apply already; an
+ * apply started later than this one (so on a fetch at least as new: this commit may be older than
+ * what is applied); or another commit of the factory is being applied.
+ */
+export type SourceClaim = 'claimed' | 'done' | 'superseded' | 'busy';
 
 /** Applies kept per factory: a claim deletes the oldest beyond these. */
 export const SOURCE_APPLIES_KEPT = 100;
@@ -28,9 +32,10 @@ export interface FactorySourceStore {
   /** Every team's sources by factory UID (code-unit order), after `afterFactoryUid`: what the poller walks. */
   list(afterFactoryUid: string | undefined, limit: number): Promise<FactorySourceRecord[]>;
   /**
-   * Atomically: `done` (nothing written) when the factory has an apply of `apply.commit` that is
-   * not an `applying` one started before `staleBefore`; else `busy` (nothing written) when another
-   * commit of the factory is `applying` since `staleBefore` or later; else `claimed`: `apply` is
+   * Atomically, among the factory's applies that are not `applying` ones started before
+   * `staleBefore`: `done` (nothing written) when one is of `apply.commit`; else `superseded`
+   * (nothing written) when one started after `apply.startedAt`; else `busy` (nothing written) when
+   * one is `applying`; else `claimed`: `apply` is
    * stored (replacing a stale `applying` of the same commit), and the factory's applies beyond the
    * newest {@link SOURCE_APPLIES_KEPT} are deleted. Of two concurrent claims of one factory, at most one is `claimed`.
    */

@@ -108,6 +108,19 @@ export function describeFactorySourcesConformance(store: () => Store): void {
       ]);
     });
 
+    it('refuses as superseded a commit whose apply started before another apply of the factory (an older view of the branch)', async () => {
+      const s = source();
+      await store().factorySources.put(s);
+      const newer = apply(s, { commit: 'b'.repeat(40), startedAt: at(20) });
+      expect(await store().factorySources.claimApply(newer, at(0))).toBe('claimed');
+      await store().factorySources.finishApply({ id: newer.id, status: 'applied', errors: [], version: 2, finishedAt: at(21) });
+      const older = apply(s, { commit: 'a'.repeat(40), startedAt: at(15) });
+      expect(await store().factorySources.claimApply(older, at(0))).toBe('superseded');
+      expect((await store().factorySources.listApplies(s.teamUid, s.factoryUid, { limit: 10 })).map((a) => a.id)).toEqual([newer.id]);
+      // One that started later is claimed.
+      expect(await store().factorySources.claimApply({ ...older, startedAt: at(25) }, at(0))).toBe('claimed');
+    });
+
     it('pages applies newest first and keeps the newest of them', async () => {
       const s = source();
       await store().factorySources.put(s);
