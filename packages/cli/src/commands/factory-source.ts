@@ -68,7 +68,7 @@ export const factorySourceClear: Command = {
 export const factorySourceSync: Command = {
   name: 'factory source sync',
   summary: 'Fetch the branch now and apply its head commit (once: an applied or failed commit is not applied again)',
-  description: 'Exits 3 when the commit failed to apply; its errors are printed at file:line.',
+  description: 'Exits 3 when the branch head failed to apply (now or before); its errors are printed at file:line.',
   options: factoryOption,
   async run(context) {
     const result = await context.client().sources.sync(context.requireString('factory'));
@@ -86,7 +86,8 @@ export const factorySourceSync: Command = {
       );
       if (result.apply) printErrors(context, result.apply);
     }
-    if (result.apply?.status === 'failed' && result.outcome === 'failed') throw new CliError('the commit was not applied', EXIT.api);
+    // The branch head did not apply: this sync failed it, or an earlier one did.
+    if (result.apply?.status === 'failed') throw new CliError('the commit was not applied', EXIT.api);
     return EXIT.ok;
   },
 };

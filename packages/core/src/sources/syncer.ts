@@ -11,8 +11,9 @@ const STALE_MS = 10 * 60 * 1000;
 /**
  * Runs the syncs of one process (docs/repositories.md, "Factories from a repository"): one at a
  * time per factory; a wake (a push notification) while a sync of the factory runs or waits adds
- * at most one more after it, so a burst of pushes fetches once or twice, not once each. Across
- * processes the store's claim decides (sync.ts).
+ * at most one more after it, so a burst of pushes fetches once or twice, not once each; and a
+ * sync that applied a commit fetches once more after it. Across processes the store's claim
+ * decides (sync.ts).
  */
 export class SourceSyncer {
   private readonly chains = new Map<string, { tail: Promise<unknown>; queued: boolean }>();
@@ -64,7 +65,12 @@ export class SourceSyncer {
       chain.queued = false;
       // Read again: the source may have changed or gone while this waited.
       const current = await this.ctx.store.factorySources.get(source.teamUid, source.factoryUid);
-      return current ? syncSource(this.ctx, current, trigger, STALE_MS) : undefined;
+      if (!current) return undefined;
+      const result = await syncSource(this.ctx, current, trigger, STALE_MS);
+      // A commit pushed while this one applied had its notification find the factory busy (here
+      // or in another process): one more fetch applies it now rather than at the next poll.
+      if (result.outcome === 'applied' || result.outcome === 'failed') this.wake(current, trigger);
+      return result;
     });
     const tail = run.catch(() => undefined);
     chain.tail = tail;
