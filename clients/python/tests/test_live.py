@@ -21,6 +21,7 @@ import os
 import secrets
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import unittest
@@ -211,6 +212,51 @@ class LiveSuite:
             client.factories.apply(factory["uid"], webhooks=[{"name": "broken", "auth_mode": "url_token", "secret_name": "no-such-secret"}])
         self.assertTrue(caught.exception.errors)
         self.assertIn("webhooks.0", caught.exception.errors[0]["path"])
+
+    def test_applies_a_factory_from_a_repository_commit_by_commit(self) -> None:
+        # A real repository on disk, read by the server's git layer (docs/repositories.md, "Factories from a repository").
+        root = tempfile.mkdtemp(prefix="agentrun-py-source-")
+        bare, work = os.path.join(root, "factory.git"), os.path.join(root, "work")
+
+        def git(*args: str, cwd: str = root) -> str:
+            env = {**os.environ, "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1"}
+            done = subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True)
+            return done.stdout.strip()
+
+        def commit(path: str, text: str) -> str:
+            os.makedirs(os.path.dirname(os.path.join(work, path)), exist_ok=True)
+            with open(os.path.join(work, path), "w") as f:
+                f.write(text)
+            git("add", "--all", cwd=work)
+            git("commit", "--quiet", "-m", path, cwd=work)
+            git("push", "--quiet", "origin", "main", cwd=work)
+            return git("rev-parse", "HEAD", cwd=work)
+
+        git("init", "--quiet", "--bare", "--initial-branch=main", bare)
+        git("init", "--quiet", "--initial-branch=main", work)
+        git("remote", "add", "origin", bare, cwd=work)
+        client = self.client()
+        name = f"py/source-{secrets.token_hex(4)}"
+        client.secrets.put("py-source-token", secrets.token_hex(16))
+        factory = client.factories.create("Python source factory")
+        client.repositories.create(name, bare)
+        first = commit("defs/webhooks/alerts.yaml", "authMode: url_token\nsecretName: py-source-token\n")
+        source = client.sources.set(factory["uid"], {"repository": name, "directory": "defs"})
+        self.assertEqual((source["branch"], source["directory"], source["last_apply"]), ("main", "defs", None))
+        synced = client.sources.sync(factory["uid"])
+        self.assertEqual((synced["commit"], synced["apply"]["status"]), (first, "applied"))
+        self.assertEqual([w["name"] for w in client.webhooks.list(factory["uid"])["webhooks"]], ["alerts"])
+        broken = commit("defs/webhooks/alerts.yaml", "authMode: url_token\nsecretName: no-such-secret\n")
+        failed = client.sources.sync(factory["uid"])
+        # This sync fails it, or the one that follows every apply in the background already did.
+        self.assertEqual((failed["commit"], failed["apply"]["status"]), (broken, "failed"))
+        self.assertIn(failed["outcome"], ("failed", "already"))
+        self.assertEqual((failed["apply"]["errors"][0]["path"], failed["apply"]["errors"][0]["line"]), ("defs/webhooks/alerts.yaml", 2))
+        self.assertEqual(client.sources.get(factory["uid"])["last_applied"]["commit"], first)
+        self.assertEqual([a["commit"] for a in client.sources.applies(factory["uid"], limit=1)], [broken, first])
+        client.sources.clear(factory["uid"])
+        with self.assertRaises(NotFoundError):
+            client.sources.get(factory["uid"])
 
     # ── retries and timeouts
 

@@ -17,7 +17,7 @@ from agentrun._operations import OPERATIONS
 from agentrun._wait import TERMINAL_STATES
 
 # Called by providers, not clients; the document itself; the health probes (called by orchestrators).
-NOT_CLIENT_OPERATIONS = {"deliverWebhook", "deliverWebhookWithToken", "getOpenApi", "getHealth", "getReadiness"}
+NOT_CLIENT_OPERATIONS = {"deliverWebhook", "deliverWebhookWithToken", "pushFactorySource", "getOpenApi", "getHealth", "getReadiness"}
 # POST /agent/runs is the same operation as POST /agent/run (runs.create); callable with client.request("createRun").
 ALIASES = {"createRun"}
 
@@ -51,6 +51,7 @@ class OperationsTest(unittest.TestCase):
             client.repositories,
             client.agents,
             client.environments,
+            client.sources,
         ):
             for method, operation in type(resource).operations.items():
                 self.assertTrue(callable(getattr(resource, method, None)), f"{type(resource).__name__}.{method}")

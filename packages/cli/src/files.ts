@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
+import { MAX_YAML_ALIASES } from '@agentrun/core/api';
 import { parse as parseYaml } from 'yaml';
 import { InvalidInputError } from './errors.js';
 
@@ -16,12 +17,7 @@ export function readBytes(path: string, what: string): Buffer {
   }
 }
 
-/**
- * Aliases a file may expand: a definition needs none or a few, and a "billion laughs" file of
- * nested aliases would take the memory of the machine. yaml's toJS refuses more (a ReferenceError,
- * a problem of its file in definitions/load.ts, an invalid file here: exit 2, not a crash; issue 20, point 6).
- */
-export const MAX_YAML_ALIASES = 100;
+// Aliases a YAML file may expand: core's limit for definition files (definitions/directory.ts).
 
 /** A JSON file; or YAML when the name ends in `.yaml` or `.yml`. */
 export function readDataFile(path: string, what: string): unknown {

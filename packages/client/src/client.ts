@@ -11,6 +11,7 @@ import {
   Repositories,
   Runs,
   Secrets,
+  Sources,
   Webhooks,
 } from './resources.js';
 import { retryDelayMs, shouldRetry } from './retry.js';
@@ -70,7 +71,7 @@ export type RequestArgs<K extends ClientOperationId> = RequestOptions &
 
 /**
  * The agentrun client (docs/client.md). `request()` calls any operation of the route table; the
- * resources (`runs`, `factories`, `secrets`, `apiKeys`, `webhooks`, `automations`, `deliveries`, `audit`, `environments`) are thin
+ * resources (`runs`, `factories`, `secrets`, `apiKeys`, `webhooks`, `automations`, `deliveries`, `audit`, `environments`, `sources`) are thin
  * methods over it.
  */
 export class AgentRunClient {
@@ -92,6 +93,7 @@ export class AgentRunClient {
   readonly repositories: Repositories = new Repositories(this);
   readonly agents: Agents = new Agents(this);
   readonly environments: Environments = new Environments(this);
+  readonly sources: Sources = new Sources(this);
 
   constructor(options: ClientOptions) {
     if (!options.apiKey) throw new TypeError('AgentRunClient: apiKey is required');

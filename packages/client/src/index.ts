@@ -12,6 +12,7 @@ export {
   Repositories,
   Runs,
   Secrets,
+  Sources,
   Webhooks,
 } from './resources.js';
 export type { RunEvent, StreamOptions } from './run-stream.js';

@@ -11,7 +11,7 @@ type Routes = typeof api.ROUTES;
 /** Operations a client calls: all but the webhook ingress (called by providers), the OpenAPI document and the health probes. */
 export type ClientOperationId = Exclude<
   api.OperationId,
-  'deliverWebhook' | 'deliverWebhookWithToken' | 'getOpenApi' | 'getHealth' | 'getReadiness'
+  'deliverWebhook' | 'deliverWebhookWithToken' | 'pushFactorySource' | 'getOpenApi' | 'getHealth' | 'getReadiness'
 >;
 
 type FullPath<K extends ClientOperationId> = `${Routes[K]['area'] extends 'webhooks' ? '/webhooks' : '/api/v1'}${Routes[K]['path']}`;
@@ -82,6 +82,11 @@ export const OPERATIONS = {
   getRepository: { method: 'GET', path: '/api/v1/repositories/{owner}/{repo}', content: 'json' },
   deleteRepository: { method: 'DELETE', path: '/api/v1/repositories/{owner}/{repo}', content: 'none' },
   listAgents: { method: 'GET', path: '/api/v1/agent', content: 'json' },
+  putFactorySource: { method: 'PUT', path: '/api/v1/factories/{factoryUid}/source', content: 'json' },
+  getFactorySource: { method: 'GET', path: '/api/v1/factories/{factoryUid}/source', content: 'json' },
+  deleteFactorySource: { method: 'DELETE', path: '/api/v1/factories/{factoryUid}/source', content: 'none' },
+  listFactorySourceApplies: { method: 'GET', path: '/api/v1/factories/{factoryUid}/source/applies', content: 'json' },
+  syncFactorySource: { method: 'POST', path: '/api/v1/factories/{factoryUid}/source/sync', content: 'json' },
 } as const satisfies { [K in ClientOperationId]: OperationEntry<K> };
 
 /** valibot keeps a schema's input and output types under `~types` (types only, never set at run time). */

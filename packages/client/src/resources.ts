@@ -131,6 +131,61 @@ export class Factories extends Resource {
   }
 }
 
+/**
+ * A factory's source repository (docs/repositories.md, "Factories from a repository"): the
+ * branch whose commits apply to the factory, the history of those applies, and a sync on demand.
+ */
+export class Sources extends Resource {
+  static readonly operations = {
+    set: 'putFactorySource',
+    get: 'getFactorySource',
+    clear: 'deleteFactorySource',
+    applies: 'listFactorySourceApplies',
+    appliesPage: 'listFactorySourceApplies',
+    sync: 'syncFactorySource',
+  } as const satisfies Record<string, ClientOperationId>;
+
+  /** Set (or replace) the factory's source. */
+  set(factoryUid: string, body: BodyOf<'putFactorySource'>, options?: RequestOptions): Promise<ResponseOf<'putFactorySource'>> {
+    return this.client.request('putFactorySource', { ...options, params: { factoryUid }, body });
+  }
+
+  /** The source, with its last apply and its last applied commit. */
+  get(factoryUid: string, options?: RequestOptions): Promise<ResponseOf<'getFactorySource'>> {
+    return this.client.request('getFactorySource', { ...options, params: { factoryUid } });
+  }
+
+  /** Clear the source: the factory keeps what was applied. */
+  clear(factoryUid: string, options?: RequestOptions): Promise<void> {
+    return this.client.request('deleteFactorySource', { ...options, params: { factoryUid } });
+  }
+
+  /** Every apply of the source, newest first, page after page. */
+  applies(
+    factoryUid: string,
+    query: Omit<QueryOf<'listFactorySourceApplies'>, 'cursor'> = {},
+    options?: RequestOptions,
+  ): AsyncGenerator<Item<'listFactorySourceApplies', 'applies'>, void, undefined> {
+    return paginate(
+      (cursor) => this.appliesPage(factoryUid, { ...query, cursor }, options),
+      (page) => page.applies,
+    );
+  }
+
+  appliesPage(
+    factoryUid: string,
+    query: QueryOf<'listFactorySourceApplies'> = {},
+    options?: RequestOptions,
+  ): Promise<ResponseOf<'listFactorySourceApplies'>> {
+    return this.client.request('listFactorySourceApplies', { ...options, params: { factoryUid }, query });
+  }
+
+  /** Fetch the branch now and apply its head commit unless it has an apply already. */
+  sync(factoryUid: string, options?: RequestOptions): Promise<ResponseOf<'syncFactorySource'>> {
+    return this.client.request('syncFactorySource', { ...options, params: { factoryUid }, body: {} });
+  }
+}
+
 /** The team's secrets (values are write-only: never answered). */
 export class Secrets extends Resource {
   static readonly operations = { list: 'listSecrets', put: 'putSecret', delete: 'deleteSecret' } as const satisfies Record<

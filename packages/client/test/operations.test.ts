@@ -12,12 +12,20 @@ import {
   Repositories,
   Runs,
   Secrets,
+  Sources,
   Webhooks,
 } from '../src/index.js';
 import { OPERATIONS } from '../src/operations.js';
 
 /** Not for a client: the ingress is called by webhook providers, the OpenAPI document by tools, the probes by orchestrators. */
-const NOT_CLIENT_OPERATIONS = new Set(['deliverWebhook', 'deliverWebhookWithToken', 'getOpenApi', 'getHealth', 'getReadiness']);
+const NOT_CLIENT_OPERATIONS = new Set([
+  'deliverWebhook',
+  'deliverWebhookWithToken',
+  'pushFactorySource',
+  'getOpenApi',
+  'getHealth',
+  'getReadiness',
+]);
 
 const RESOURCES = {
   runs: Runs,
@@ -31,6 +39,7 @@ const RESOURCES = {
   repositories: Repositories,
   agents: Agents,
   environments: Environments,
+  sources: Sources,
 };
 
 describe('the client covers the route table', () => {

@@ -19,6 +19,18 @@ export {
   TestFilterSchema,
 } from './control/schemas.js';
 export * from './control/wire.js';
+export {
+  DEFINITION_KINDS,
+  type DefinitionProblem,
+  type DefinitionText,
+  definitionFileKind,
+  type LoadedDefinitions,
+  MAX_YAML_ALIASES,
+  problemLine,
+  readDefinitions,
+} from './definitions/directory.js';
+export { fileKey } from './definitions/file-keys.js';
+export { type FieldProblem, locateProblems } from './definitions/locate.js';
 export { type ApplyDefinitions, ApplyDefinitionsSchema, type AutomationDefinition, type WebhookDefinition } from './definitions/schemas.js';
 export * from './definitions/wire.js';
 export { DELIVERY_STATUSES, type DeliveryStatus } from './ingress/records.js';
@@ -43,3 +55,5 @@ export {
   type RouteSpec,
 } from './routes/route.js';
 export { type OperationId, ROUTES, type RouteTable } from './routes/table.js';
+export { type PutSource, PutSourceSchema } from './sources/schemas.js';
+export * from './sources/wire.js';

@@ -19,6 +19,8 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
 // how often the worker polls the store (other processes' new runs are only seen by polling).
 const demoDurationMs = optionalMs('AGENTRUN_DEMO_DURATION_MS');
 const pollIntervalMs = optionalMs('AGENTRUN_POLL_INTERVAL_MS');
+// How often factory sources are fetched, the fallback to push notifications (docs/repositories.md).
+const sourcePollIntervalMs = optionalMs('AGENTRUN_SOURCE_POLL_INTERVAL_MS');
 // On SIGTERM or SIGINT, how long running executions may take to finish before they are handed
 // back to the queue (docs/executors.md, "Stopping a worker"). A second signal exits at once.
 const shutdownGraceMs = optionalMs('AGENTRUN_SHUTDOWN_GRACE_MS') ?? 10_000;
@@ -66,6 +68,7 @@ const server = await startReferenceServer({
   ...(process.env.AGENTRUN_API_KEY ? { apiKey: process.env.AGENTRUN_API_KEY } : {}),
   ...(demoDurationMs !== undefined ? { demoDurationMs } : {}),
   ...(pollIntervalMs !== undefined ? { pollIntervalMs } : {}),
+  ...(sourcePollIntervalMs !== undefined ? { sourcePollIntervalMs } : {}),
   repositories: git,
 });
 // The address actually bound (HOST, default 0.0.0.0: every interface), and where to reach it here.

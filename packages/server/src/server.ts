@@ -42,6 +42,8 @@ export interface ReferenceServerOptions {
   webhookBaseUrl?: string;
   /** How skills are read from the team's registered repositories; see `createAgentRun` (docs/repositories.md). */
   repositories?: RepositoryReader;
+  /** How often factory sources are fetched (docs/repositories.md, "Factories from a repository"). Default 60,000 ms. */
+  sourcePollIntervalMs?: number;
 }
 
 export interface ReferenceServer {
@@ -120,6 +122,7 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
     ...(options.webhookBaseUrl !== undefined ? { webhookBaseUrl: options.webhookBaseUrl } : {}),
     ...(options.secretKey !== undefined ? { secretKey: options.secretKey } : {}),
     ...(options.repositories !== undefined ? { repositories: options.repositories } : {}),
+    ...(options.sourcePollIntervalMs !== undefined ? { sourcePollIntervalMs: options.sourcePollIntervalMs } : {}),
   });
   // The dashboard (docs/dashboard.md) beside the API: /dashboard is its own, every other path agentrun's.
   listener = createNodeListener(composeMounts([agentrun, createDashboard()], (request) => agentrun.fetch(request)));

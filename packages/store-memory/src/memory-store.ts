@@ -3,6 +3,7 @@ import { createMemoryApiKeys } from './api-keys.js';
 import { createMemoryAudit } from './audit.js';
 import { createMemoryControlPlane } from './control-plane.js';
 import { createMemoryEnvironments } from './environments.js';
+import { createMemoryFactorySources } from './factory-sources.js';
 import { createMemoryIdempotency } from './idempotency.js';
 import { createMemoryIngress } from './ingress.js';
 import { createMemoryNotifications } from './notifications.js';
@@ -43,6 +44,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
     environments,
     ...ingress,
     repositories: createMemoryRepositories(append),
+    factorySources: createMemoryFactorySources(append),
     audit,
     notifications: notify.notifications,
     // Nothing to reach and no migrations: ready while the process is (docs/operations.md, "Health").

@@ -7,6 +7,7 @@ import { createControlPlane } from './control-plane.js';
 import type { Db } from './db.js';
 import { createDefinitions } from './definitions.js';
 import { createEnvironments } from './environments.js';
+import { createFactorySources } from './factory-sources.js';
 import { createIdempotency } from './idempotency.js';
 import { createIngress } from './ingress.js';
 import { type MigrateResult, migrate } from './migrate.js';
@@ -105,6 +106,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     ...createIngress(db, t),
     audit: createAudit(db, t),
     repositories: createRepositories(db, t),
+    factorySources: createFactorySources(db, t),
     db,
     schema,
     migrate: () => migrate(db, { schema }),

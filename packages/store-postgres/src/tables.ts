@@ -18,6 +18,8 @@ export const TABLE_NAMES = [
   'audit_events',
   'team_repositories',
   'environments',
+  'factory_sources',
+  'factory_source_applies',
   'agentrun_migrations',
 ] as const;
 

@@ -1,7 +1,7 @@
 """
 The agentrun client (docs/python.md): ``Client.request()`` calls any operation of the route table
 with retries, timeouts, idempotency keys and the error classes; the resources (``runs``,
-``factories``, ``secrets``, ``api_keys``, ``webhooks``, ``automations``, ``deliveries``, ``audit``, ``repositories``, ``agents``, ``environments``) are thin methods over it.
+``factories``, ``secrets``, ``api_keys``, ``webhooks``, ``automations``, ``deliveries``, ``audit``, ``repositories``, ``agents``, ``environments``, ``sources``) are thin methods over it.
 The TypeScript twin is packages/client/src/client.ts.
 """
 
@@ -28,6 +28,7 @@ from .resources.automations import Automations
 from .resources.deliveries import Deliveries
 from .resources.factories import Factories
 from .resources.repositories import Agents, Repositories
+from .resources.sources import Sources
 from .resources.runs import Runs
 from .resources.secrets import Secrets
 from .resources.webhooks import Webhooks
@@ -59,6 +60,7 @@ class Client:
     secrets: Secrets
     api_keys: ApiKeys
     environments: Environments
+    sources: Sources
     audit: Audit
     repositories: Repositories
     agents: Agents
@@ -99,6 +101,7 @@ class Client:
         self.automations = Automations(self)
         self.deliveries = Deliveries(self)
         self.environments = Environments(self)
+        self.sources = Sources(self)
 
     def __repr__(self) -> str:
         return f"agentrun.Client(base_url={self.base_url!r})"

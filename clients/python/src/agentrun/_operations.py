@@ -73,4 +73,9 @@ OPERATIONS: Dict[str, Operation] = {
     "getRepository": Operation("GET", "/api/v1/repositories/{owner}/{repo}", "json"),
     "deleteRepository": Operation("DELETE", "/api/v1/repositories/{owner}/{repo}", "none"),
     "listAgents": Operation("GET", "/api/v1/agent", "json"),
+    "putFactorySource": Operation("PUT", "/api/v1/factories/{factoryUid}/source", "json"),
+    "getFactorySource": Operation("GET", "/api/v1/factories/{factoryUid}/source", "json"),
+    "deleteFactorySource": Operation("DELETE", "/api/v1/factories/{factoryUid}/source", "none"),
+    "listFactorySourceApplies": Operation("GET", "/api/v1/factories/{factoryUid}/source/applies", "json"),
+    "syncFactorySource": Operation("POST", "/api/v1/factories/{factoryUid}/source/sync", "json"),
 }

@@ -1,9 +1,7 @@
 import { BadRequestError } from '@agentrun/client';
-import type { ApplyResult } from '@agentrun/core/api';
+import { type ApplyResult, type FieldProblem, fileKey, type LoadedDefinitions, locateProblems, problemLine } from '@agentrun/core/api';
 import type { Command } from '../command.js';
-import { explainProblems, type FieldProblem } from '../definitions/explain.js';
-import { fileKey } from '../definitions/keys.js';
-import { type LoadedDefinitions, loadDefinitions } from '../definitions/load.js';
+import { loadDefinitions } from '../definitions/load.js';
 import { CliError, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { columns } from '../output.js';
@@ -73,7 +71,7 @@ const explained =
   (error: unknown): never => {
     const problems = error instanceof BadRequestError ? (error.body as { errors?: FieldProblem[] } | undefined)?.errors : undefined;
     if (!Array.isArray(problems)) throw error;
-    const lines = explainProblems(problems, loaded, dir);
+    const lines = locateProblems(problems, loaded, dir).map(problemLine);
     throw new CliError(`the definitions were not applied (nothing changed):\n${lines.map((l) => `  ${l}`).join('\n')}`, EXIT.api);
   };
 

@@ -5,6 +5,7 @@ export { apply } from './apply.js';
 export { auditList } from './audit.js';
 export { deliveriesList, deliveriesResend, deliveriesShow } from './deliveries.js';
 export { factoryCreate, factoryList } from './factory.js';
+export { factoryApplies, factorySourceClear, factorySourceSet, factorySourceShow, factorySourceSync } from './factory-source.js';
 export { filterTest } from './filter-test.js';
 export { keysCreate, keysList, keysRevoke } from './keys.js';
 export { repoAdd, repoList, repoRemove, skillsList } from './repo.js';

@@ -18,6 +18,7 @@ import type { Mountable } from '../http/mountable.js';
 import { DEFAULT_STREAM_LIMITS } from '../http/paced-body.js';
 import { repositoryOperations } from '../http/repository-operations.js';
 import { runOperations } from '../http/run-operations.js';
+import { sourceOperations } from '../http/source-operations.js';
 import { createHttpSurface, ingressOperations } from '../http/surface.js';
 import { createDeliveryRuns } from '../ingress/delivery-runs.js';
 import { createIngress, DEFAULT_INGRESS_LIMITS } from '../ingress/pipeline.js';
@@ -25,12 +26,13 @@ import { ApiKeyService } from '../keys/key-service.js';
 import { createKeyUsage } from '../keys/key-usage.js';
 import { consoleLogger, logUnexpectedError } from '../logging/logger.js';
 import { requestLoggerOf } from '../logging/request-log.js';
-import { createMaintenance, type Maintenance } from '../maintenance/maintenance.js';
+import { createMaintenance, defaultMaintenanceTasks, type Maintenance } from '../maintenance/maintenance.js';
 import { DEFAULT_IDEMPOTENCY_TTL_MS } from '../run/idempotency.js';
 import type { RunRecord } from '../run/record.js';
 import { RunService } from '../run/run-service.js';
 import { sessionLinkFor } from '../run/session-link.js';
 import { SkillCatalog } from '../skills/skill-catalog.js';
+import { DEFAULT_SOURCE_POLL_MS, sourcePollTask } from '../sources/poll.js';
 import type { Store } from '../store/store.js';
 import { createTelemetry } from '../telemetry/telemetry.js';
 import { type Clock, systemClock } from '../util/clock.js';
@@ -120,6 +122,7 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
   const webhookBaseUrl = options.webhookBaseUrl ?? options.publicBaseUrl;
   // Which runs a delivery starts: one decider for the ingress and for resends.
   const deliveryRuns = createDeliveryRuns({ skills, onError: reportError });
+  const verifiers = options.verifiers ?? createVerifierRegistry(builtinVerifiers(options.hmac ?? defaultHmac));
   const control = new ControlService({
     store,
     cipher,
@@ -127,6 +130,7 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
     skills,
     deliveryRuns,
     events,
+    verifiers,
     onError: reportError,
     ...(webhookBaseUrl !== undefined ? { webhookBaseUrl } : {}),
     ...(options.maxWebhooksPerFactory !== undefined ? { maxWebhooksPerFactory: options.maxWebhooksPerFactory } : {}),
@@ -134,7 +138,7 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
   const ingress = createIngress({
     store,
     cipher,
-    verifiers: options.verifiers ?? createVerifierRegistry(builtinVerifiers(options.hmac ?? defaultHmac)),
+    verifiers,
     sha256: options.sha256 ?? defaultSha256,
     events,
     clock,
@@ -148,8 +152,11 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
     cipher,
     clock,
     onError: reportError,
-    ...(options.maintenanceTasks ? { tasks: options.maintenanceTasks } : {}),
-    ...(options.auditRetentionMs !== undefined ? { auditRetentionMs: options.auditRetentionMs } : {}),
+    // The poll of factory sources rides on the workers' timer beside the housekeeping (docs/repositories.md).
+    tasks: [
+      ...(options.maintenanceTasks ?? defaultMaintenanceTasks(store, options.auditRetentionMs)),
+      sourcePollTask(control, options.sourcePollIntervalMs ?? DEFAULT_SOURCE_POLL_MS),
+    ],
   });
 
   // The link a run gets when it starts without one (run/session-link.ts); none without publicBaseUrl.
@@ -190,6 +197,7 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
       ...metaOperations(),
       ...auditOperations(store),
       ...environmentOperations(control, readers, idempotent, managementBodyLimits(options).bodyBytes),
+      ...sourceOperations(control, readers, managementBodyLimits(options).bodyBytes),
       ...healthOperations({ store, workers: workerStates, closing: () => closing }),
     },
     authenticate: options.authenticate ?? apiKeyAuthenticator(store.apiKeys, { clock, usage: keyUsage }),
@@ -243,6 +251,8 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
     async close({ graceMs = 0, closeStore = true } = {}) {
       closing = true;
       await Promise.all(workerStates.all().map((w) => w.stop({ graceMs })));
+      // A sync under way (a push's, a poll's) finishes before the store goes.
+      await control.sourcesIdle();
       // The keys' last uses are written before the store goes (a process without a worker too).
       await keyUsage.flush();
       if (closeStore) await store.close?.();

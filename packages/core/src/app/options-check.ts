@@ -33,6 +33,7 @@ const OptionsSchema = v.strictObject({
   maxBodyBytes: v.optional(positiveInt),
   idempotencyTtlMs: v.optional(positiveInt),
   auditRetentionMs: v.optional(positiveInt),
+  sourcePollIntervalMs: v.optional(positiveInt),
   maxAttempts: v.optional(positiveInt),
   secretKey: v.optional(
     v.union(

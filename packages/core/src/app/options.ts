@@ -30,6 +30,11 @@ export interface AgentRunOptions {
    * "Caching"). Default 60 000 ms.
    */
   skillRefreshMs?: number;
+  /**
+   * How often the workers fetch every factory source and apply a new commit, the fallback to push
+   * notifications (docs/repositories.md, "Factories from a repository"). Default 60,000 ms.
+   */
+  sourcePollIntervalMs?: number;
   /** Resolve the caller; defaults to API keys in the store (`Authorization: Bearer <key>`). */
   authenticate?: Authenticate;
   /** Share one emitter with the host app; one is created otherwise. */

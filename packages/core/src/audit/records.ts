@@ -23,6 +23,10 @@ export const AUDIT_EVENT_KINDS = [
   'repository.deleted',
   // A stored delivery evaluated again on request (control/resend-delivery.ts).
   'delivery.resent',
+  'source.written',
+  'source.deleted',
+  'source.applied',
+  'source.failed',
   // Ingress outcomes: read from the delivery log, never written as audit rows (see audit/list.ts).
   'delivery.accepted',
   'delivery.duplicate',

@@ -5,8 +5,12 @@ import { createEnvironment, deleteEnvironment, getEnvironment, listEnvironments,
 import type { AgentRunEvents } from '../events.js';
 import { createDeliveryRuns, type DeliveryRuns } from '../ingress/delivery-runs.js';
 import { SkillCatalog } from '../skills/skill-catalog.js';
+import { deleteSource, getSource, listSourceApplies, putSource, syncSourceNow } from '../sources/management.js';
+import { receivePush } from '../sources/push.js';
+import { SourceSyncer } from '../sources/syncer.js';
 import type { Store } from '../store/store.js';
 import { type Clock, systemClock } from '../util/clock.js';
+import { createVerifierRegistry, type VerifierRegistry } from '../verify/registry.js';
 import { createAutomation, deleteAutomation, getAutomation, listAutomations, patchAutomation } from './automations.js';
 import type { ControlContext } from './control-context.js';
 import { getDelivery, getDeliveryPayload, listDeliveries } from './deliveries.js';
@@ -43,6 +47,9 @@ export interface ControlServiceOptions {
   deliveryRuns?: DeliveryRuns;
   /** Told of the runs a resend starts (`run.created`), as the ingress tells of its own. */
   events?: AgentRunEvents;
+  /** What push notifications of factory sources are verified with; default: the built-in verifiers. */
+  verifiers?: VerifierRegistry;
+  /** Where background work's failures go (a source sync's, a resend's audit event); default: the console for resends, dropped for syncs. */
   onError?: (error: unknown) => void;
 }
 
@@ -57,6 +64,9 @@ export class ControlService {
   private readonly ctx: ControlContext;
   private readonly resend: ResendDeps;
   readonly maxWebhooksPerFactory: number;
+  private readonly verifiers: VerifierRegistry;
+  /** This process's syncs of factory sources (sources/syncer.ts). */
+  private readonly sources: SourceSyncer;
 
   constructor(options: ControlServiceOptions) {
     this.maxWebhooksPerFactory = options.maxWebhooksPerFactory ?? 20;
@@ -74,6 +84,8 @@ export class ControlService {
       events: options.events,
       onError,
     };
+    this.verifiers = options.verifiers ?? createVerifierRegistry();
+    this.sources = new SourceSyncer(this.ctx, options.onError ?? (() => {}));
   }
 
   // ─────────────────────────────────────────────── factories (factories.ts)
@@ -212,5 +224,43 @@ export class ControlService {
   /** Make the factory what its definition files say, as one operation (docs/definitions.md). */
   applyDefinitions(p: Principal, factoryUid: string, input: unknown, requestOrigin: string): Promise<ApplyResult> {
     return applyDefinitions(this.ctx, p, factoryUid, input, requestOrigin);
+  }
+
+  // ─────────────────────────────────────────────── factory sources (sources/)
+
+  putSource(p: Principal, factoryUid: string, input: unknown, requestOrigin: string) {
+    return putSource(this.ctx, p, factoryUid, input, requestOrigin);
+  }
+
+  getSource(p: Principal, factoryUid: string, requestOrigin: string) {
+    return getSource(this.ctx, p, factoryUid, requestOrigin);
+  }
+
+  deleteSource(p: Principal, factoryUid: string): Promise<void> {
+    return deleteSource(this.ctx, p, factoryUid);
+  }
+
+  listSourceApplies(p: Principal, factoryUid: string, query: Record<string, unknown>) {
+    return listSourceApplies(this.ctx, p, factoryUid, query);
+  }
+
+  /** Fetch the factory's branch and apply its head now (`POST …/source/sync`). */
+  syncSource(p: Principal, factoryUid: string) {
+    return syncSourceNow(this.ctx, this.sources, p, factoryUid);
+  }
+
+  /** A push notification (`POST /webhooks/sources/{factoryUid}`): verified, it wakes the factory's sync. */
+  receivePush(request: Request, factoryUid: string) {
+    return receivePush(this.ctx, this.verifiers, this.sources, request, factoryUid);
+  }
+
+  /** Sync every factory source (the poll: a maintenance task); resolves to how many applied a commit. */
+  pollSources(): Promise<number> {
+    return this.sources.pollAll();
+  }
+
+  /** Resolves when no sync of this process runs (shutdown waits for it). */
+  sourcesIdle(): Promise<void> {
+    return this.sources.idle();
   }
 }

@@ -2,6 +2,7 @@ import { auditEvent } from '../audit/event.js';
 import type { Principal } from '../auth/principal.js';
 import { conflict, invalidRequest, notFound } from '../errors.js';
 import { parseOrThrow } from '../models/validate.js';
+import { teamSources } from '../sources/team-sources.js';
 import { requireManage } from './access.js';
 import { isAppliedSecretName } from './applied-secret.js';
 import { type ControlContext, nowIso } from './control-context.js';
@@ -50,6 +51,9 @@ export async function deleteSecret(ctx: ControlContext, p: Principal, name: stri
   // Nor a repository's read credential: its skills would stop resolving (docs/repositories.md).
   const repository = (await ctx.store.repositories.list(p.team_uid)).find((r) => r.credentialSecret === name);
   if (repository) throw conflict(`secret ${name} is the read credential of repository ${repository.name}; remove that repository first`);
+  // Nor a factory source's push secret: its notifications would all be refused.
+  const source = (await teamSources(ctx.store, p.team_uid)).find((s) => s.pushSecret === name);
+  if (source) throw conflict(`secret ${name} verifies the push notifications of factory ${source.factoryUid}; change that source first`);
   const audit = auditEvent(p, 'secret.deleted', { type: 'secret', id: name }, nowIso(ctx));
   if (!(await ctx.store.secrets.delete(p.team_uid, name, audit))) throw notFound(`no team secret named ${name}`);
 }

@@ -4,12 +4,19 @@ import { requireFactory, requireManage } from '../control/access.js';
 import { appliedCopy, openTeamSecret } from '../control/applied-secret.js';
 import { type ControlContext, ingressOrigin, nowIso } from '../control/control-context.js';
 import { teamNames } from '../environments/check.js';
+import { conflict } from '../errors.js';
 import { invalidWithErrors, parseAllOrThrow } from '../models/validate.js';
 import { planApply } from './plan.js';
 import { ApplyDefinitionsSchema } from './schemas.js';
 import { skillErrors } from './skills.js';
 import type { ApplyResult } from './wire.js';
 import { writePlanned } from './write.js';
+
+/** How an apply is made: from the API (the default), or from the factory's source (sources/sync.ts). */
+export interface ApplyOptions {
+  /** Applied from the factory's source repository: allowed on a factory with a source, and renews pending secrets (plan.ts). */
+  fromSource?: boolean;
+}
 
 /**
  * `POST /factories/{factoryUid}/apply` (docs/definitions.md): make the factory what its definition
@@ -24,11 +31,17 @@ export async function applyDefinitions(
   factoryUid: string,
   input: unknown,
   requestOrigin: string,
+  options: ApplyOptions = {},
 ): Promise<ApplyResult> {
   requireManage(p);
   const body = parseAllOrThrow(ApplyDefinitionsSchema, input, 'definitions');
   await requireFactory(ctx, p, factoryUid);
   const teamUid = p.team_uid;
+  // A factory with a source is what its branch says: an apply from elsewhere would be undone by the next commit.
+  if (!options.fromSource && !body.dry_run && (await ctx.store.factorySources.get(teamUid, factoryUid)))
+    throw conflict(
+      `factory ${factoryUid} is applied from its source repository: push the change to its branch, or clear the source first (docs/repositories.md)`,
+    );
 
   return writePlanned(ctx, factoryUid, async () => {
     // One snapshot: the version guard covers what the plan read only if all of it is of that version.
@@ -53,6 +66,7 @@ export async function applyDefinitions(
       now: nowIso(ctx),
       origin: ingressOrigin(ctx, requestOrigin),
       maxWebhooksPerFactory: ctx.maxWebhooksPerFactory,
+      renewSecrets: options.fromSource === true,
     });
     // Skills resolve as the API's automation saves resolve them (definitions/skills.ts).
     const errors = [...plan.errors, ...(await skillErrors(ctx.skills, teamUid, body.automations))];

@@ -33,6 +33,12 @@ export interface PlanInput {
   now: string;
   origin: string;
   maxWebhooksPerFactory: number;
+  /**
+   * Apply again each webhook whose team secret has a new value since it last applied, unchanged
+   * file or not: a factory's source does, so a managed secret's new value takes effect at the
+   * next applied commit (docs/repositories.md, "Managed secrets"; seed 4.9 item 4).
+   */
+  renewSecrets?: boolean;
 }
 
 /** A webhook to write, and the team secret whose value it is to verify with from now on. */
@@ -137,6 +143,10 @@ function planWebhooks(input: PlanInput, plan: Plan): Map<string, string> {
     const changes = current ? changedKeys(current, record, d.secret_name) : [];
     if (action === 'update' && changes.length === 0) action = 'unchanged';
     const secret = input.secrets.get(d.secret_name);
+    if (action === 'unchanged' && input.renewSecrets && secret && secret.record.updatedAt !== entry?.secretUpdatedAt) {
+      action = 'update';
+      changes.push('secret_value');
+    }
 
     let secretUpdatedAt = entry?.secretUpdatedAt ?? now;
     if (action !== 'unchanged') {

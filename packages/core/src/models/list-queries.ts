@@ -99,6 +99,12 @@ export const ListDeliveriesQuerySchema = v.strictObject({
   cursor: cursorParam,
 });
 
+/** Query of a factory source's applies (docs/repositories.md, "Factories from a repository"). */
+export const ListSourceAppliesQuerySchema = v.strictObject({
+  limit: limitParam(100, 20),
+  cursor: cursorParam,
+});
+
 /**
  * Query of a run's events (docs/run-api.md, "Run events"): `after` an event id (the previous
  * page's `next_cursor`, or SSE's `Last-Event-ID`), decimal digits only; `limit` 1 to 1000.

@@ -3,6 +3,7 @@ import type { Principal } from '../auth/principal.js';
 import { requireManage } from '../control/access.js';
 import { conflict, invalidRequest, notFound } from '../errors.js';
 import { parseOrThrow } from '../models/validate.js';
+import { teamSources } from '../sources/team-sources.js';
 import type { Store } from '../store/store.js';
 import { type Clock, isoTime } from '../util/clock.js';
 import type { RepositoryRecord } from './records.js';
@@ -49,6 +50,9 @@ export async function getRepository(store: Store, p: Principal, name: string) {
 
 export async function deleteRepository(store: Store, clock: Clock, p: Principal, name: string): Promise<void> {
   requireManage(p);
+  // A factory applied from it would stop syncing without a word (docs/repositories.md).
+  const user = (await teamSources(store, p.team_uid)).find((s) => s.repository === name);
+  if (user) throw conflict(`repository ${name} is the source of factory ${user.factoryUid}; clear that source first`);
   const audit = auditEvent(p, 'repository.deleted', { type: 'repository', id: name }, isoTime(clock.now()));
   if (!(await store.repositories.delete(p.team_uid, name, audit))) throw notFound(`repository ${name} not found`);
 }

@@ -6,7 +6,7 @@ import { jsonObject } from '../models/json.js';
 const REPOSITORY_NAME = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
 const isDots = (s: string) => s === '.' || s === '..';
 
-const RepositoryNameSchema = v.pipe(
+export const RepositoryNameSchema = v.pipe(
   v.string(),
   v.maxLength(200),
   v.regex(REPOSITORY_NAME, 'must be <owner>/<repo> (letters, digits, _ - .)'),
@@ -27,7 +27,7 @@ const UrlSchema = v.pipe(
 );
 
 /** A branch name (git check-ref-format, in short). */
-const BranchSchema = v.pipe(
+export const BranchSchema = v.pipe(
   v.string(),
   v.regex(/^(?!\/|.*(?:\.\.|\/\/|@\{|\.lock$|\/$))[A-Za-z0-9._/-]{1,200}$/, 'must be a git branch name'),
 );

@@ -59,6 +59,12 @@ export const ROUTE_SCOPES: { [K in ApiKeyOperation]: ApiKeyScope } = {
   getEnvironment: 'read_factory',
   replaceEnvironment: 'manage_factory',
   deleteEnvironment: 'manage_factory',
+  // A factory's source (docs/repositories.md, "Factories from a repository"): a sync applies, so it needs manage_factory.
+  putFactorySource: 'manage_factory',
+  getFactorySource: 'read_factory',
+  deleteFactorySource: 'manage_factory',
+  listFactorySourceApplies: 'read_factory',
+  syncFactorySource: 'manage_factory',
   createApiKey: 'manage_keys',
   listApiKeys: 'manage_keys',
   revokeApiKey: 'manage_keys',

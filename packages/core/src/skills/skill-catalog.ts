@@ -132,14 +132,15 @@ export class SkillCatalog {
   }
 
   /** The read access of a repository: its URL, and its credential secret's value opened for this read. */
-  private async access(repo: RepositoryRecord): Promise<RepositoryAccess> {
+  async access(repo: RepositoryRecord): Promise<RepositoryAccess> {
     if (repo.credentialSecret === null) return { url: repo.url };
     const secret = await this.store.secrets.get(repo.teamUid, repo.credentialSecret);
     if (!secret) throw new RepositoryError('unauthorized', `its credential secret ${repo.credentialSecret} does not exist`);
     return { url: repo.url, credential: await this.cipher.open(secret.ciphertext, secretSlot(repo.teamUid, repo.credentialSecret)) };
   }
 
-  private requireReader(name: string): RepositoryReader {
+  /** The reader, or a 400 saying this agentrun has none (repository `name` cannot be read). */
+  requireReader(name: string): RepositoryReader {
     if (!this.reader) {
       throw invalidRequest(
         `repository ${name} cannot be read: this agentrun has no repository reader (createAgentRun's repositories option, docs/repositories.md)`,

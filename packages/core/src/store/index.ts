@@ -33,12 +33,15 @@ export {
 } from '../run/list-query.js';
 export { type AttachmentRecord, type FollowupRecord, type RunLease, type RunRecord, toRunItem } from '../run/record.js';
 export { CANCELLABLE_STATES, isTerminal, LEASED_STATES, nextUpdatedAt, TERMINAL_STATES } from '../run/state-machine.js';
+export * from '../sources/records.js';
 export { isoTime } from '../util/clock.js';
 export type * from './api-keys.js';
 export type * from './audit.js';
 export type * from './control-plane.js';
 export type * from './definitions.js';
 export type * from './environments.js';
+export type * from './factory-sources.js';
+export { SOURCE_APPLIES_KEPT } from './factory-sources.js';
 export type * from './idempotency.js';
 export type * from './ingress.js';
 export type * from './repositories.js';

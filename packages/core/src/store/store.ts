@@ -4,6 +4,7 @@ import type { AuditStore } from './audit.js';
 import type { AutomationStore, FactoryStore, SecretStore, WebhookStore } from './control-plane.js';
 import type { DefinitionStore } from './definitions.js';
 import type { EnvironmentStore } from './environments.js';
+import type { FactorySourceStore } from './factory-sources.js';
 import type { IdempotencyStore } from './idempotency.js';
 import type { DeliveryStore, RateLimitStore } from './ingress.js';
 import type { RepositoryStore } from './repositories.js';
@@ -50,6 +51,8 @@ export interface Store {
   readonly deliveries: DeliveryStore;
   /** The repositories each team's skills resolve against (docs/repositories.md). */
   readonly repositories: RepositoryStore;
+  /** Factories backed by a source repository, and the commits applied from each (docs/repositories.md, "Factories from a repository"). */
+  readonly factorySources: FactorySourceStore;
   readonly rateLimits: RateLimitStore;
   /** The audit log (docs/operations.md, "Audit"). */
   readonly audit: AuditStore;

@@ -16,6 +16,7 @@ const PARTS = [
   'deliveries',
   'rateLimits',
   'repositories',
+  'factorySources',
 ] as const;
 
 /**

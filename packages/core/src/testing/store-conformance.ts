@@ -4,6 +4,7 @@ import { describeAgentTextConformance } from './agent-text-conformance.js';
 import { describeApiKeysConformance } from './api-keys-conformance.js';
 import { describeAuditConformance } from './audit-conformance.js';
 import { describeControlPlaneConformance } from './control-plane-conformance.js';
+import { describeFactorySourcesConformance } from './factory-sources-conformance.js';
 import { describeIdempotencyConformance } from './idempotency-conformance.js';
 import { describeIngressConformance } from './ingress-conformance.js';
 import { describeReadinessConformance } from './readiness-conformance.js';
@@ -57,6 +58,7 @@ export function describeStoreConformance(name: string, options: StoreConformance
     describeSecretResealConformance(current);
     describeIngressConformance(current);
     describeRunEventsConformance(current);
+    describeFactorySourcesConformance(current);
     describeAgentTextConformance(current);
     describeAuditConformance(current);
     describeReadinessConformance(current);

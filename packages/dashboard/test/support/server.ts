@@ -1,4 +1,4 @@
-import { demoExecutor, type Executor } from '@agentrun/core';
+import { demoExecutor, type Executor, type RepositoryReader } from '@agentrun/core';
 import { type ReferenceServer, startReferenceServer } from '@agentrun/server';
 import { ensureAppBuilt } from '../../scripts/build-app.js';
 
@@ -9,7 +9,7 @@ import { ensureAppBuilt } from '../../scripts/build-app.js';
  * Its executor finishes a run in `finishMs`, except a run whose prompt says "hold", which works
  * until it is cancelled (for the Cancel test).
  */
-export async function startDashboardServer(options: { finishMs?: number } = {}): Promise<ReferenceServer> {
+export async function startDashboardServer(options: { finishMs?: number; repositories?: RepositoryReader } = {}): Promise<ReferenceServer> {
   await ensureAppBuilt();
   const demo = demoExecutor({ durationMs: options.finishMs ?? 1500 });
   const executor: Executor = {
@@ -20,5 +20,11 @@ export async function startDashboardServer(options: { finishMs?: number } = {}):
       throw new Error('unreachable');
     },
   };
-  return startReferenceServer({ port: 0, secretKey: new Uint8Array(32).fill(9), executor, pollIntervalMs: 100 });
+  return startReferenceServer({
+    port: 0,
+    secretKey: new Uint8Array(32).fill(9),
+    executor,
+    pollIntervalMs: 100,
+    ...(options.repositories ? { repositories: options.repositories } : {}),
+  });
 }

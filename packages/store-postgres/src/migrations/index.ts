@@ -11,6 +11,7 @@ import * as m0010 from './0010_api_key_resource.js';
 import * as m0011 from './0011_audit.js';
 import * as m0012 from './0012_team_repositories.js';
 import * as m0013 from './0013_environments.js';
+import * as m0014 from './0014_factory_sources.js';
 import * as m0016 from './0016_run_ancestry_usage.js';
 
 /**
@@ -49,6 +50,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { id: '0011_audit', up: m0011.up },
   { id: '0012_team_repositories', up: m0012.up },
   { id: '0013_environments', up: m0013.up },
-  // 0014 and 0015 are taken by work on other branches; ids only need to sort.
+  { id: '0014_factory_sources', up: m0014.up },
+  // 0015 was kept for work that needed none; ids only need to sort.
   { id: '0016_run_ancestry_usage', up: m0016.up },
 ];

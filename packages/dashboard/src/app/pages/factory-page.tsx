@@ -2,9 +2,10 @@ import { useClient } from '../api-context.js';
 import { ErrorText } from '../components/error-text.js';
 import { Link } from '../router.js';
 import { useLoad } from '../use-load.js';
+import { FactorySource } from './factory-source.js';
 import { WebhookCreate } from './webhook-create.js';
 
-/** A factory: its webhooks (with the create form) and its automations. */
+/** A factory: its source repository (if any), its webhooks (with the create form) and its automations. */
 export function FactoryPage({ factoryUid }: { factoryUid: string }) {
   const client = useClient();
   const factory = useLoad(() => client.factories.get(factoryUid), [factoryUid]);
@@ -18,6 +19,7 @@ export function FactoryPage({ factoryUid }: { factoryUid: string }) {
       </p>
       <h1 tabIndex={-1}>{factory.data?.name ?? 'Factory'}</h1>
       <ErrorText problem={factory.problem} />
+      <FactorySource factoryUid={factoryUid} />
       <section aria-labelledby="webhooks-heading">
         <h2 id="webhooks-heading">Webhooks</h2>
         <ErrorText problem={webhooks.problem} />
