@@ -81,6 +81,10 @@ export function describeDefinitionsConformance(name: string, options: Definition
       key = await createApiKey(store.apiKeys, testPrincipal({ uid: `defs-${name}`, team_uid: `defs-team-${name}` }));
       factory = (await ok('POST', '/api/v1/factories', { name: 'from files' })).uid;
       await putSecret('github-token', 'token-one');
+      // Environments name repositories the team registered (docs/repositories.md, "Environments").
+      for (const name of ['acme/web', 'acme/a', 'acme/b']) {
+        await ok('POST', '/api/v1/repositories', { name, url: `https://git.example.com/${name}.git` });
+      }
     });
     afterEach(async () => {
       expect(errors).toEqual([]);

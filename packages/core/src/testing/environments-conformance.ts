@@ -67,6 +67,10 @@ export function describeEnvironmentsConformance(name: string, options: Environme
       key = await createApiKey(store.apiKeys, testPrincipal({ uid: `envs-${name}`, team_uid: team }));
       reader = await createApiKey(store.apiKeys, testPrincipal({ uid: `envs-reader-${name}`, team_uid: team, permissions: [] }));
       await ok('PUT', '/team/secrets/npm-token', { value: 'npm-secret-value' });
+      // `<owner>/<repo>` names must be repositories the team registered (docs/repositories.md, "Environments").
+      for (const repo of ['acme/tools', 'acme/a', 'acme/b']) {
+        await ok('POST', '/repositories', { name: repo, url: `https://git.example.com/${repo}.git` });
+      }
     });
     afterEach(async () => {
       expect(errors).toEqual([]);
@@ -107,7 +111,7 @@ export function describeEnvironmentsConformance(name: string, options: Environme
       expect((await list()).map((e) => e.name)).toEqual(['bare']);
 
       const audit = (await ok('GET', '/audit/events')).events as Json[];
-      expect(audit.map((e) => e.kind)).toEqual([
+      expect(audit.map((e) => e.kind).filter((kind) => kind !== 'repository.created')).toEqual([
         'environment.deleted',
         'environment.written',
         'environment.written',
