@@ -9,6 +9,7 @@ import { createMemoryNotifications } from './notifications.js';
 import { createMemoryRepositories } from './repositories.js';
 import { createMemoryRunEvents } from './run-events.js';
 import { createMemoryRuns } from './runs.js';
+import { createMemorySchedules } from './schedules.js';
 
 export interface MemoryStoreOptions {
   /** Where an exception thrown by a notification listener goes. Default: one `console.error`. */
@@ -43,6 +44,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
     environments,
     ...ingress,
     repositories: createMemoryRepositories(append),
+    schedules: createMemorySchedules(append, insertRun),
     audit,
     notifications: notify.notifications,
     // Nothing to reach and no migrations: ready while the process is (docs/operations.md, "Health").

@@ -32,6 +32,8 @@ export interface RunRow {
   factory_uid: string | null;
   skill: RunRecord['skill'];
   trigger: RunRecord['trigger'];
+  /** Added by 0017; absent on a row read before it was written (never, once migrated). */
+  schedule: RunRecord['schedule'] | undefined;
   attachments: RunRecord['attachments'];
   attempts: number;
   lease_worker_id: string | null;
@@ -60,6 +62,7 @@ export const RUN_COLUMNS = [
   'factory_uid',
   'skill',
   'trigger',
+  'schedule',
   'attachments',
   'attempts',
   'lease_worker_id',
@@ -94,6 +97,7 @@ export function runFromRow(r: RunRow): RunRecord {
     factoryUid: r.factory_uid,
     skill: r.skill,
     trigger: r.trigger,
+    schedule: r.schedule ?? null,
     attachments: r.attachments,
     attempts: r.attempts,
     lease:
@@ -126,6 +130,7 @@ export function runToRow(run: RunRecord): Record<(typeof RUN_COLUMNS)[number], u
     factory_uid: run.factoryUid,
     skill: run.skill,
     trigger: run.trigger,
+    schedule: run.schedule,
     attachments: run.attachments,
     attempts: run.attempts,
     lease_worker_id: run.lease?.workerId ?? null,
@@ -134,7 +139,7 @@ export function runToRow(run: RunRecord): Record<(typeof RUN_COLUMNS)[number], u
 }
 
 /** The jsonb columns of `runs`: sent as JSON text when a run is inserted column by column. */
-export const RUN_JSON_COLUMNS: ReadonlySet<string> = new Set(['status_message', 'creator', 'config', 'skill', 'trigger', 'attachments']);
+export const RUN_JSON_COLUMNS: ReadonlySet<string> = new Set(['status_message', 'creator', 'config', 'skill', 'trigger', 'schedule', 'attachments']);
 
 /** A run as column values, in `RUN_COLUMNS` order, JSON columns as JSON text. */
 export function runToValues(run: RunRecord): unknown[] {

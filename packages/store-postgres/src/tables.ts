@@ -18,6 +18,8 @@ export const TABLE_NAMES = [
   'audit_events',
   'team_repositories',
   'environments',
+  'schedules',
+  'schedule_fires',
   'agentrun_migrations',
 ] as const;
 

@@ -75,11 +75,12 @@ export const ListRunsQuerySchema = v.strictObject({
   q: filterText,
   factory_uid: filterText,
   automation_id: filterText,
-  // Accepted for the clients; agentrun runs carry no artifacts, schedules or ancestry filter and
+  /** Runs a schedule started (docs/schedules.md). */
+  schedule_id: filterText,
+  // Accepted for the clients; agentrun runs carry no artifacts or ancestry filter and
   // run on the host's executor, so these match nothing except `execution_location=REMOTE` and an
   // `executor` equal to the creator (docs/run-api.md).
   artifact_type: v.optional(v.picklist(['PLAN', 'PULL_REQUEST', 'SCREENSHOT', 'FILE', 'EXTERNAL_REFERENCE'])),
-  schedule_id: filterText,
   ancestor_run_id: filterText,
   execution_location: v.optional(v.picklist(['LOCAL', 'REMOTE'], 'must be LOCAL or REMOTE')),
   executor: filterText,

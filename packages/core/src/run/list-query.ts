@@ -20,6 +20,8 @@ export interface RunFilter {
   q?: string;
   factoryUid?: string;
   automationId?: string;
+  /** The schedule that started the run (docs/schedules.md). */
+  scheduleId?: string;
 }
 
 /**
@@ -116,6 +118,7 @@ export function matchesRunFilter(run: RunRecord, f: RunFilter): boolean {
   if (f.skillSpec !== undefined && run.config.skill_spec !== f.skillSpec) return false;
   if (f.factoryUid !== undefined && run.factoryUid !== f.factoryUid) return false;
   if (f.automationId !== undefined && run.trigger?.automation_id !== f.automationId) return false;
+  if (f.scheduleId !== undefined && run.schedule?.schedule_id !== f.scheduleId) return false;
   if (f.q !== undefined) {
     const needle = f.q.toLowerCase();
     const hay = [run.title, run.prompt, run.config.skill_spec ?? ''];

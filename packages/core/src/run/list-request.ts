@@ -27,13 +27,12 @@ export function parseListRequest(input: Record<string, unknown>): ListRequest {
 
 /**
  * The store filter a checked request asks for, or `undefined` when no run can match it: agentrun
- * runs carry no artifacts, schedule, ancestry filter or metadata, run remotely (on the host's
+ * runs carry no artifacts, ancestry filter or metadata, run remotely (on the host's
  * executor), and are executed by their creator (docs/run-api.md, "List runs").
  */
 export function runFilterOf({ query: q, metadataPairs }: ListRequest): RunFilter | undefined {
   if (
     q.artifact_type !== undefined ||
-    q.schedule_id !== undefined ||
     q.ancestor_run_id !== undefined ||
     q.execution_location === 'LOCAL' ||
     metadataPairs > 0
@@ -58,6 +57,7 @@ export function runFilterOf({ query: q, metadataPairs }: ListRequest): RunFilter
   if (q.q !== undefined) filter.q = q.q;
   if (q.factory_uid !== undefined) filter.factoryUid = q.factory_uid;
   if (q.automation_id !== undefined) filter.automationId = q.automation_id;
+  if (q.schedule_id !== undefined) filter.scheduleId = q.schedule_id;
   return filter;
 }
 

@@ -1,5 +1,5 @@
 import type { AmbientAgentConfig } from '../models/config.js';
-import type { AgentSkill, AttachmentInfo, RunCreatorInfo, RunItem, RunStatusMessage, RunTrigger } from '../models/run.js';
+import type { AgentSkill, AttachmentInfo, RunCreatorInfo, RunItem, RunScheduleInfo, RunStatusMessage, RunTrigger } from '../models/run.js';
 import type { RunSourceType, RunState } from '../models/run-state.js';
 
 /**
@@ -30,6 +30,8 @@ export interface RunRecord {
   factoryUid: string | null;
   skill: AgentSkill | null;
   trigger: RunTrigger | null;
+  /** The schedule that started it, at which due time (docs/schedules.md). */
+  schedule: RunScheduleInfo | null;
   attachments: AttachmentInfo[];
   /** How many times a worker has claimed this run. */
   attempts: number;
@@ -82,5 +84,6 @@ export function toRunItem(run: RunRecord): RunItem {
   if (run.agentIdentityUid !== null) item.agent_identity_uid = run.agentIdentityUid;
   if (run.skill) item.agent_skill = run.skill;
   if (run.trigger) item.trigger = run.trigger;
+  if (run.schedule) item.schedule = run.schedule;
   return item;
 }

@@ -17,6 +17,7 @@ export {
   type Notifications,
 } from '../notify/index.js';
 export type * from '../repositories/records.js';
+export type * from '../schedules/records.js';
 export {
   compareCodePoints,
   comparePositions,
@@ -45,4 +46,5 @@ export type * from './repositories.js';
 export type * from './run-events.js';
 export { RUN_EVENT_TYPES, RUN_EVENTS_PER_RUN } from './run-events.js';
 export type * from './runs.js';
+export type * from './schedules.js';
 export type * from './store.js';

@@ -11,6 +11,7 @@ import * as m0010 from './0010_api_key_resource.js';
 import * as m0011 from './0011_audit.js';
 import * as m0012 from './0012_team_repositories.js';
 import * as m0013 from './0013_environments.js';
+import * as m0017 from './0017_schedules.js';
 
 /**
  * A schema change. Migrations are append-only: never edit one that has shipped; add the next.
@@ -48,4 +49,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { id: '0011_audit', up: m0011.up },
   { id: '0012_team_repositories', up: m0012.up },
   { id: '0013_environments', up: m0013.up },
+  { id: '0017_schedules', up: m0017.up },
 ];

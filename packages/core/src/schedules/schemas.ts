@@ -1,0 +1,57 @@
+import * as v from 'valibot';
+import { maxChars } from '../models/char-limit.js';
+import { AmbientAgentConfigSchema } from '../models/config.js';
+import { jsonObject } from '../models/json.js';
+import { REQUEST_LIMITS } from '../models/requests.js';
+import { isTimeZone, parseCron } from './cron.js';
+
+// Bodies of the schedules' routes, as the published clients send them (oz-agent-sdk
+// `schedules.create` / `update`; docs/schedules.md), plus `time_zone`, agentrun's own.
+
+export const SCHEDULE_LIMITS = { name: 200, cron: 256 } as const;
+
+const name = v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), maxChars(SCHEDULE_LIMITS.name));
+const cronSchedule = v.pipe(v.string(), v.maxLength(SCHEDULE_LIMITS.cron), v.trim(), v.minLength(1, 'must not be empty'));
+const prompt = v.pipe(v.string(), maxChars(REQUEST_LIMITS.prompt));
+const timeZone = v.pipe(v.string(), v.maxLength(64), v.check(isTimeZone, 'must be an IANA time zone such as UTC or Europe/Paris'));
+
+/** The cron expression must read in its time zone (whether it is due again is the service's: it has the clock). */
+const cronChecks = <T extends { cron_schedule: string; time_zone?: string | undefined }>() =>
+  v.rawCheck<T>(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    const parsed = parseCron(dataset.value.cron_schedule, dataset.value.time_zone ?? 'UTC');
+    if ('error' in parsed) {
+      const message = `must be a five-field cron expression (minute hour day-of-month month day-of-week): ${parsed.error}`;
+      addIssue({ message, path: [{ type: 'object', origin: 'value', input: dataset.value, key: 'cron_schedule', value: dataset.value.cron_schedule }] });
+    }
+  });
+
+/** `POST /agent/schedules`. */
+export const CreateScheduleSchema = v.pipe(
+  jsonObject({
+    name,
+    cron_schedule: cronSchedule,
+    prompt,
+    agent_config: v.optional(AmbientAgentConfigSchema),
+    enabled: v.optional(v.boolean()),
+    /** The clients' team-or-personal choice: every schedule here is the team's. */
+    team: v.optional(v.boolean()),
+    time_zone: v.optional(timeZone),
+  }),
+  cronChecks(),
+);
+export type CreateScheduleInput = v.InferOutput<typeof CreateScheduleSchema>;
+
+/** `PUT /agent/schedules/{scheduleId}`: every field but `agent_config` (and `time_zone`) is required; those absent keep their value. */
+export const UpdateScheduleSchema = v.pipe(
+  jsonObject({
+    name,
+    cron_schedule: cronSchedule,
+    prompt,
+    enabled: v.boolean(),
+    agent_config: v.optional(AmbientAgentConfigSchema),
+    time_zone: v.optional(timeZone),
+  }),
+  cronChecks(),
+);
+export type UpdateScheduleInput = v.InferOutput<typeof UpdateScheduleSchema>;

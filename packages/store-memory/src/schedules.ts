@@ -1,0 +1,82 @@
+import type { AuditEventRecord, CreateRunInput, ScheduleRecord, ScheduleStore } from '@agentrun/core/store';
+import { compareCodePoints } from '@agentrun/core/store';
+import { copy } from './copy.js';
+
+/**
+ * Schedules in memory (docs/schedules.md). `fire` is one synchronous step: the compare-and-set on
+ * `nextDueAt`, the claim of the due time and the run (`insertRun`, runs.ts) happen together.
+ */
+export function createMemorySchedules(
+  append: (event: AuditEventRecord | undefined) => void,
+  insertRun: (input: CreateRunInput, copyBytes: (bytes: Uint8Array) => Uint8Array) => void,
+): ScheduleStore {
+  const byId = new Map<string, ScheduleRecord>();
+  /** Claimed due times: `team\0schedule\0dueAt`. Deleted with their schedule. */
+  const fires = new Set<string>();
+  const key = (teamUid: string, id: string) => `${teamUid}\u0000${id}`;
+  const enabledDue = () => [...byId.values()].filter((s) => s.enabled && s.nextDueAt !== null);
+  return {
+    async get(teamUid, id) {
+      const found = byId.get(key(teamUid, id));
+      return found ? copy(found) : undefined;
+    },
+    async list(teamUid) {
+      return [...byId.values()]
+        .filter((s) => s.teamUid === teamUid)
+        .sort((a, b) => compareCodePoints(a.name, b.name) || compareCodePoints(a.id, b.id))
+        .map(copy);
+    },
+    async put(record, audit) {
+      const current = byId.get(key(record.teamUid, record.id));
+      byId.set(
+        key(record.teamUid, record.id),
+        copy(
+          current
+            ? { ...record, createdAt: current.createdAt, createdBy: current.createdBy, lastRanAt: current.lastRanAt }
+            : record,
+        ),
+      );
+      append(audit);
+      return { created: current === undefined };
+    },
+    async delete(teamUid, id, audit) {
+      if (!byId.delete(key(teamUid, id))) return false;
+      const prefix = `${key(teamUid, id)}\u0000`;
+      for (const f of fires) if (f.startsWith(prefix)) fires.delete(f);
+      append(audit);
+      return true;
+    },
+    async listDue(now, limit) {
+      return enabledDue()
+        .filter((s) => (s.nextDueAt as string) <= now)
+        .sort(
+          (a, b) =>
+            compareCodePoints(a.nextDueAt as string, b.nextDueAt as string) ||
+            compareCodePoints(a.teamUid, b.teamUid) ||
+            compareCodePoints(a.id, b.id),
+        )
+        .slice(0, limit)
+        .map(copy);
+    },
+    async nextDueAt() {
+      const times = enabledDue().map((s) => s.nextDueAt as string);
+      return times.length === 0 ? null : times.reduce((a, b) => (a < b ? a : b));
+    },
+    async fire(input) {
+      const s = byId.get(key(input.teamUid, input.scheduleId));
+      if (!s || !s.enabled || s.nextDueAt !== input.expectNextDueAt) return { kind: 'stale' };
+      s.nextDueAt = input.nextDueAt;
+      if (input.dueAt === undefined || !input.run) {
+        if (input.spawnError !== undefined) s.lastSpawnError = input.spawnError;
+        return { kind: 'advanced' };
+      }
+      s.lastRanAt = input.dueAt;
+      s.lastSpawnError = null;
+      const claim = `${key(input.teamUid, input.scheduleId)}\u0000${input.dueAt}`;
+      if (fires.has(claim)) return { kind: 'advanced' };
+      fires.add(claim);
+      insertRun(input.run, (bytes) => new Uint8Array(bytes));
+      return { kind: 'fired', run: copy(input.run.run) };
+    },
+  };
+}
