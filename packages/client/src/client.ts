@@ -7,6 +7,7 @@ import {
   Automations,
   Deliveries,
   Environments,
+  Schedules,
   Factories,
   Repositories,
   Runs,
@@ -70,7 +71,7 @@ export type RequestArgs<K extends ClientOperationId> = RequestOptions &
 
 /**
  * The agentrun client (docs/client.md). `request()` calls any operation of the route table; the
- * resources (`runs`, `factories`, `secrets`, `apiKeys`, `webhooks`, `automations`, `deliveries`, `audit`, `environments`) are thin
+ * resources (`runs`, `factories`, `secrets`, `apiKeys`, `webhooks`, `automations`, `deliveries`, `audit`, `environments`, `schedules`) are thin
  * methods over it.
  */
 export class AgentRunClient {
@@ -92,6 +93,7 @@ export class AgentRunClient {
   readonly repositories: Repositories = new Repositories(this);
   readonly agents: Agents = new Agents(this);
   readonly environments: Environments = new Environments(this);
+  readonly schedules: Schedules = new Schedules(this);
 
   constructor(options: ClientOptions) {
     if (!options.apiKey) throw new TypeError('AgentRunClient: apiKey is required');

@@ -10,6 +10,7 @@ export {
   Environments,
   Factories,
   Repositories,
+  Schedules,
   Runs,
   Secrets,
   Webhooks,

@@ -8,6 +8,7 @@ import {
   Automations,
   Deliveries,
   Environments,
+  Schedules,
   Factories,
   Repositories,
   Runs,
@@ -31,6 +32,7 @@ const RESOURCES = {
   repositories: Repositories,
   agents: Agents,
   environments: Environments,
+  schedules: Schedules,
 };
 
 describe('the client covers the route table', () => {

@@ -45,6 +45,7 @@ import { AgentListSchema, RepositoryListSchema, RepositoryViewSchema } from '../
 import { TranscriptQuerySchema } from '../run/transcript-query.js';
 import { ENVIRONMENT_ROUTES } from './environment-routes.js';
 import { type RouteSpec, route } from './route.js';
+import { SCHEDULE_ROUTES } from './schedule-routes.js';
 
 const runId = 'The run ID.';
 const factory = { factoryUid: 'The factory UID.' } as const;
@@ -549,6 +550,7 @@ export const ROUTES = {
   }),
 
   ...ENVIRONMENT_ROUTES,
+  ...SCHEDULE_ROUTES,
 
   // ── Webhook ingress (docs/webhooks.md)
   deliverWebhook: route({
