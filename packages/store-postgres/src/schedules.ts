@@ -15,6 +15,7 @@ interface ScheduleRow {
   enabled: boolean;
   prompt: string;
   agent_config: ScheduleRecord['agentConfig'];
+  agent_uid: string | null;
   created_by: ScheduleRecord['createdBy'];
   owner: ScheduleRecord['owner'];
   created_at: Date;
@@ -35,6 +36,7 @@ const fromRow = (r: ScheduleRow): ScheduleRecord => ({
   enabled: r.enabled,
   prompt: r.prompt,
   agentConfig: r.agent_config,
+  agentUid: r.agent_uid,
   createdBy: r.created_by,
   owner: r.owner,
   createdAt: iso(r.created_at),
@@ -62,13 +64,13 @@ export function createSchedules(db: Db, t: Tables): ScheduleStore {
       const write = async (q: Db | Tx) => {
         const [row] = await rows<{ created: boolean }>(
           sql`
-          INSERT INTO ${t.schedules} (team_uid, id, name, cron_schedule, time_zone, enabled, prompt, agent_config, created_by, owner,
+          INSERT INTO ${t.schedules} (team_uid, id, name, cron_schedule, time_zone, enabled, prompt, agent_config, agent_uid, created_by, owner,
             created_at, updated_at, next_due_at, last_ran_at, last_spawn_error)
           VALUES (${s.teamUid}, ${s.id}, ${s.name}, ${s.cronSchedule}, ${s.timeZone}, ${s.enabled}, ${s.prompt},
-            ${json(s.agentConfig)}::jsonb, ${json(s.createdBy)}::jsonb, ${json(s.owner)}::jsonb, ${s.createdAt}::timestamptz,
+            ${json(s.agentConfig)}::jsonb, ${s.agentUid}, ${json(s.createdBy)}::jsonb, ${json(s.owner)}::jsonb, ${s.createdAt}::timestamptz,
             ${s.updatedAt}::timestamptz, ${s.nextDueAt}::timestamptz, ${s.lastRanAt}::timestamptz, ${s.lastSpawnError})
           ON CONFLICT (team_uid, id) DO UPDATE SET name = EXCLUDED.name, cron_schedule = EXCLUDED.cron_schedule,
-            time_zone = EXCLUDED.time_zone, enabled = EXCLUDED.enabled, prompt = EXCLUDED.prompt, agent_config = EXCLUDED.agent_config,
+            time_zone = EXCLUDED.time_zone, enabled = EXCLUDED.enabled, prompt = EXCLUDED.prompt, agent_config = EXCLUDED.agent_config, agent_uid = EXCLUDED.agent_uid,
             owner = EXCLUDED.owner, updated_at = EXCLUDED.updated_at, next_due_at = EXCLUDED.next_due_at,
             last_spawn_error = EXCLUDED.last_spawn_error
           RETURNING (xmax = 0) AS created`,

@@ -50,7 +50,7 @@ export const SCHEDULE_ROUTES = {
     path: '/agent/schedules/{scheduleId}',
     auth: 'api_key',
     tag: 'schedules',
-    summary: 'Replace a schedule (agent_config and time_zone, when absent, keep their value).',
+    summary: 'Replace a schedule (prompt, agent_config, agent_uid and time_zone, when absent, keep their value).',
     params: schedule,
     body: { schema: UpdateScheduleSchema, presence: 'required' },
     responses: { 200: json('The schedule.', ScheduledAgentItemSchema) },

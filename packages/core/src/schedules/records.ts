@@ -17,6 +17,8 @@ export interface ScheduleRecord {
   enabled: boolean;
   prompt: string;
   agentConfig: AmbientAgentConfig | null;
+  /** The clients' `agent_uid`: the agent identity its runs are sent to (a factory's foreman), as a run's `agent_identity_uid`. */
+  agentUid: string | null;
   /** Who created it, and who saved it last: the runs it starts are theirs (`owner`). */
   createdBy: ScheduleOwner;
   owner: ScheduleOwner;

@@ -26,6 +26,7 @@ export function scheduledRun(
     {
       ...(s.prompt.trim() !== '' ? { prompt: s.prompt } : {}),
       ...(s.agentConfig !== null ? { config: s.agentConfig } : {}),
+      ...(s.agentUid !== null ? { agent_identity_uid: s.agentUid } : {}),
       title: s.name,
     },
     'schedule',

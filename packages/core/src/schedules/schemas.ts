@@ -13,6 +13,9 @@ export const SCHEDULE_LIMITS = { name: 200, cron: 256 } as const;
 const name = v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), maxChars(SCHEDULE_LIMITS.name));
 const cronSchedule = v.pipe(v.string(), v.maxLength(SCHEDULE_LIMITS.cron), v.trim(), v.minLength(1, 'must not be empty'));
 const prompt = v.pipe(v.string(), maxChars(REQUEST_LIMITS.prompt));
+const agentUid = v.pipe(v.string(), v.minLength(1), v.maxLength(256));
+/** `mode` of the clients: accepted and not acted on, as for a run (docs/run-api.md). */
+const mode = v.picklist(['normal', 'plan', 'orchestrate'], 'must be normal, plan or orchestrate');
 const timeZone = v.pipe(v.string(), v.maxLength(64), v.check(isTimeZone, 'must be an IANA time zone such as UTC or Europe/Paris'));
 
 /** The cron expression must read in its time zone (whether it is due again is the service's: it has the clock). */
@@ -31,8 +34,10 @@ export const CreateScheduleSchema = v.pipe(
   jsonObject({
     name,
     cron_schedule: cronSchedule,
-    prompt,
+    prompt: v.optional(prompt),
     agent_config: v.optional(AmbientAgentConfigSchema),
+    agent_uid: v.optional(agentUid),
+    mode: v.optional(mode),
     enabled: v.optional(v.boolean()),
     /** The clients' team-or-personal choice: every schedule here is the team's. */
     team: v.optional(v.boolean()),
@@ -42,14 +47,16 @@ export const CreateScheduleSchema = v.pipe(
 );
 export type CreateScheduleInput = v.InferOutput<typeof CreateScheduleSchema>;
 
-/** `PUT /agent/schedules/{scheduleId}`: every field but `agent_config` (and `time_zone`) is required; those absent keep their value. */
+/** `PUT /agent/schedules/{scheduleId}`: `name`, `cron_schedule` and `enabled` are required; the others, absent, keep their value. */
 export const UpdateScheduleSchema = v.pipe(
   jsonObject({
     name,
     cron_schedule: cronSchedule,
-    prompt,
+    prompt: v.optional(prompt),
     enabled: v.boolean(),
     agent_config: v.optional(AmbientAgentConfigSchema),
+    agent_uid: v.optional(agentUid),
+    mode: v.optional(mode),
     time_zone: v.optional(timeZone),
   }),
   cronChecks(),

@@ -39,8 +39,9 @@ export class ScheduleService {
       cronSchedule: body.cron_schedule,
       timeZone: body.time_zone ?? 'UTC',
       enabled: body.enabled ?? true,
-      prompt: body.prompt,
+      prompt: body.prompt ?? '',
       agentConfig: body.agent_config ?? null,
+      agentUid: body.agent_uid ?? null,
       createdBy: owner,
       owner,
       createdAt: isoTime(now),
@@ -61,7 +62,7 @@ export class ScheduleService {
     return scheduleView(await this.require(p, id));
   }
 
-  /** `PUT`: every field but `agent_config` and `time_zone` given; those absent keep their value. */
+  /** `PUT`: `name`, `cron_schedule` and `enabled` given; the other fields, absent, keep their value. */
   async update(p: Principal, id: string, input: unknown): Promise<ScheduledAgentItem> {
     const body = parseOrThrow(UpdateScheduleSchema, input, 'schedule');
     const current = await this.require(p, id);
@@ -72,8 +73,9 @@ export class ScheduleService {
       cronSchedule: body.cron_schedule,
       timeZone: body.time_zone ?? current.timeZone,
       enabled: body.enabled,
-      prompt: body.prompt,
+      prompt: body.prompt ?? current.prompt,
       agentConfig: body.agent_config ?? current.agentConfig,
+      agentUid: body.agent_uid ?? current.agentUid,
       owner: ownerOf(p),
       updatedAt: isoTime(now),
     };

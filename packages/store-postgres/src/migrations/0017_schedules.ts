@@ -15,6 +15,7 @@ CREATE TABLE schedules (
   enabled           boolean NOT NULL,
   prompt            text NOT NULL,
   agent_config      jsonb,
+  agent_uid         text,
   created_by        jsonb NOT NULL,
   owner             jsonb NOT NULL,
   created_at        timestamptz(3) NOT NULL,
