@@ -51,6 +51,7 @@ class OperationsTest(unittest.TestCase):
             client.repositories,
             client.agents,
             client.environments,
+            client.schedules,
         ):
             for method, operation in type(resource).operations.items():
                 self.assertTrue(callable(getattr(resource, method, None)), f"{type(resource).__name__}.{method}")
