@@ -208,7 +208,8 @@ describe('the Python oz-agent-sdk, request by request', () => {
     expect(JSON.parse(ok(await pythonRequest('GET', `/agent/schedules/${item.id}`)).text)).toEqual(item);
     // update(): cron_schedule, enabled, name required; prompt omitted keeps it.
     const updated = JSON.parse(
-      ok(await pythonRequest('PUT', `/agent/schedules/${item.id}`, { cron_schedule: '0 10 * * 1-5', enabled: true, name: 'Later triage' })).text,
+      ok(await pythonRequest('PUT', `/agent/schedules/${item.id}`, { cron_schedule: '0 10 * * 1-5', enabled: true, name: 'Later triage' }))
+        .text,
     );
     expect(updated).toMatchObject({ id: item.id, cron_schedule: '0 10 * * 1-5', name: 'Later triage', prompt: 'Triage new issues' });
     const listed = JSON.parse(ok(await pythonRequest('GET', '/agent/schedules')).text);

@@ -215,13 +215,20 @@ describe('oz-agent-sdk against the reference server', () => {
       name: 'Half-hourly review',
       prompt: 'Review again',
     });
-    expect(updated).toMatchObject({ id: created.id, cron_schedule: '*/30 * * * *', name: 'Half-hourly review', agent_config: created.agent_config });
+    expect(updated).toMatchObject({
+      id: created.id,
+      cron_schedule: '*/30 * * * *',
+      name: 'Half-hourly review',
+      agent_config: created.agent_config,
+    });
     expect((await client.agent.schedules.list()).schedules.map((s) => s.id)).toContain(created.id);
     expect(await client.agent.schedules.pause(created.id)).toMatchObject({ enabled: false, history: { next_run: null } });
     expect(await client.agent.schedules.resume(created.id)).toMatchObject({ enabled: true, history: { next_run: expect.any(String) } });
     expect(await client.agent.schedules.delete(created.id)).toEqual({ success: true });
     await expect(client.agent.schedules.retrieve(created.id)).rejects.toBeInstanceOf(NotFoundError);
-    await expect(client.agent.schedules.create({ cron_schedule: 'every day', name: 'x', prompt: 'y' })).rejects.toBeInstanceOf(BadRequestError);
+    await expect(client.agent.schedules.create({ cron_schedule: 'every day', name: 'x', prompt: 'y' })).rejects.toBeInstanceOf(
+      BadRequestError,
+    );
     // Runs a schedule started are listed by it (none yet).
     expect((await client.agent.runs.list({ schedule_id: created.id })).runs).toEqual([]);
   });

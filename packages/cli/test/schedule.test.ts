@@ -26,10 +26,29 @@ interface Schedule {
 describe('agentrun schedule', () => {
   it('create, list, show, update (flags given, the rest kept), pause, resume, delete', async () => {
     const created = await cliJson<Schedule>(
-      ['schedule', 'create', '--name', 'Daily review', '--cron', '0 9 * * 1-5', '--time-zone', 'Europe/Paris', '--prompt', 'Review PRs', '--model', 'm1'],
+      [
+        'schedule',
+        'create',
+        '--name',
+        'Daily review',
+        '--cron',
+        '0 9 * * 1-5',
+        '--time-zone',
+        'Europe/Paris',
+        '--prompt',
+        'Review PRs',
+        '--model',
+        'm1',
+      ],
       { env },
     );
-    expect(created).toMatchObject({ name: 'Daily review', cron_schedule: '0 9 * * 1-5', time_zone: 'Europe/Paris', enabled: true, agent_config: { model_id: 'm1' } });
+    expect(created).toMatchObject({
+      name: 'Daily review',
+      cron_schedule: '0 9 * * 1-5',
+      time_zone: 'Europe/Paris',
+      enabled: true,
+      agent_config: { model_id: 'm1' },
+    });
     const listed = await cli(['schedule', 'list'], { env });
     expect(listed.stdout).toContain('Daily review');
     expect(listed.stdout).toContain('Europe/Paris');
@@ -37,8 +56,17 @@ describe('agentrun schedule', () => {
     expect(shown.stdout).toMatch(/^cron_schedule:\s+0 9 \* \* 1-5 \(Europe\/Paris\)$/m);
 
     const updated = await cliJson<Schedule>(['schedule', 'update', created.id, '--cron', '30 8 * * *'], { env });
-    expect(updated).toMatchObject({ cron_schedule: '30 8 * * *', name: 'Daily review', prompt: 'Review PRs', time_zone: 'Europe/Paris', agent_config: { model_id: 'm1' } });
-    expect(await cliJson<Schedule>(['schedule', 'pause', created.id], { env })).toMatchObject({ enabled: false, history: { next_run: null } });
+    expect(updated).toMatchObject({
+      cron_schedule: '30 8 * * *',
+      name: 'Daily review',
+      prompt: 'Review PRs',
+      time_zone: 'Europe/Paris',
+      agent_config: { model_id: 'm1' },
+    });
+    expect(await cliJson<Schedule>(['schedule', 'pause', created.id], { env })).toMatchObject({
+      enabled: false,
+      history: { next_run: null },
+    });
     expect(await cliJson<Schedule>(['schedule', 'resume', created.id], { env })).toMatchObject({ enabled: true });
     expect((await cli(['schedule', 'delete', created.id], { env })).stdout).toContain(`Deleted schedule ${created.id}`);
     const gone = await cli(['schedule', 'show', created.id], { env });

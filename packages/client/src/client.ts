@@ -7,10 +7,10 @@ import {
   Automations,
   Deliveries,
   Environments,
-  Schedules,
   Factories,
   Repositories,
   Runs,
+  Schedules,
   Secrets,
   Webhooks,
 } from './resources.js';

@@ -10,8 +10,8 @@ export {
   Environments,
   Factories,
   Repositories,
-  Schedules,
   Runs,
+  Schedules,
   Secrets,
   Webhooks,
 } from './resources.js';

@@ -8,10 +8,10 @@ import {
   Automations,
   Deliveries,
   Environments,
-  Schedules,
   Factories,
   Repositories,
   Runs,
+  Schedules,
   Secrets,
   Webhooks,
 } from '../src/index.js';

@@ -91,7 +91,8 @@ describe('the scheduler loop', () => {
       }),
     );
     expect(res.status).toBe(201);
-    const scheduleRuns = () => store.runs.list({ teamUid: 'team-1', filter: { source: 'SCHEDULED_AGENT' }, sortBy: 'created_at', order: 'asc', limit: 10 });
+    const scheduleRuns = () =>
+      store.runs.list({ teamUid: 'team-1', filter: { source: 'SCHEDULED_AGENT' }, sortBy: 'created_at', order: 'asc', limit: 10 });
     now = Date.UTC(2026, 0, 1, 12, 1, 1);
     const scheduler = createScheduler({ runs: app.services.runs, maxSleepMs: 5 });
     scheduler.start();

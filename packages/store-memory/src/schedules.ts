@@ -30,11 +30,7 @@ export function createMemorySchedules(
       const current = byId.get(key(record.teamUid, record.id));
       byId.set(
         key(record.teamUid, record.id),
-        copy(
-          current
-            ? { ...record, createdAt: current.createdAt, createdBy: current.createdBy, lastRanAt: current.lastRanAt }
-            : record,
-        ),
+        copy(current ? { ...record, createdAt: current.createdAt, createdBy: current.createdBy, lastRanAt: current.lastRanAt } : record),
       );
       append(audit);
       return { created: current === undefined };
@@ -64,7 +60,7 @@ export function createMemorySchedules(
     },
     async fire(input) {
       const s = byId.get(key(input.teamUid, input.scheduleId));
-      if (!s || !s.enabled || s.nextDueAt !== input.expectNextDueAt) return { kind: 'stale' };
+      if (!s?.enabled || s.nextDueAt !== input.expectNextDueAt) return { kind: 'stale' };
       s.nextDueAt = input.nextDueAt;
       if (input.dueAt === undefined || !input.run) {
         if (input.spawnError !== undefined) s.lastSpawnError = input.spawnError;

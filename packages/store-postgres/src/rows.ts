@@ -139,7 +139,15 @@ export function runToRow(run: RunRecord): Record<(typeof RUN_COLUMNS)[number], u
 }
 
 /** The jsonb columns of `runs`: sent as JSON text when a run is inserted column by column. */
-export const RUN_JSON_COLUMNS: ReadonlySet<string> = new Set(['status_message', 'creator', 'config', 'skill', 'trigger', 'schedule', 'attachments']);
+export const RUN_JSON_COLUMNS: ReadonlySet<string> = new Set([
+  'status_message',
+  'creator',
+  'config',
+  'skill',
+  'trigger',
+  'schedule',
+  'attachments',
+]);
 
 /** A run as column values, in `RUN_COLUMNS` order, JSON columns as JSON text. */
 export function runToValues(run: RunRecord): unknown[] {

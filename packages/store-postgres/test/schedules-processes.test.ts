@@ -59,7 +59,11 @@ describe('a schedule served by three processes', () => {
     const id = created.id as string;
     expect(created.history).toEqual({ last_ran: null, next_run: at(0) });
     const dueTimes = async () => {
-      const { runs } = (await call(group.apps[2] as AgentRun, 'GET', `/agent/runs?schedule_id=${id}&sort_by=created_at&sort_order=asc&limit=100`)) as {
+      const { runs } = (await call(
+        group.apps[2] as AgentRun,
+        'GET',
+        `/agent/runs?schedule_id=${id}&sort_by=created_at&sort_order=asc&limit=100`,
+      )) as {
         runs: { schedule: { due_at: string }; source: string }[];
       };
       expect(runs.every((r) => r.source === 'SCHEDULED_AGENT')).toBe(true);

@@ -51,7 +51,9 @@ describe.skipIf(!db.multiConnection)('two reference servers on one database', ()
     expect(await b.agent.schedules.retrieve(created.id)).toEqual(created);
     expect(await b.agent.schedules.pause(created.id)).toMatchObject({ enabled: false, history: { next_run: null } });
     expect(await a.agent.schedules.resume(created.id)).toMatchObject({ enabled: true, history: { next_run: created.history?.next_run } });
-    expect(await a.agent.schedules.update(created.id, { cron_schedule: '30 9 * * *', enabled: true, name: created.name, prompt: 'later' })).toMatchObject({
+    expect(
+      await a.agent.schedules.update(created.id, { cron_schedule: '30 9 * * *', enabled: true, name: created.name, prompt: 'later' }),
+    ).toMatchObject({
       cron_schedule: '30 9 * * *',
     });
     expect((await b.agent.schedules.list()).schedules.map((s) => s.id)).toContain(created.id);

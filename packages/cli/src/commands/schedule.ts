@@ -35,7 +35,10 @@ function configOf(context: Context, base: AgentConfig | undefined): AgentConfig 
 }
 
 function show(context: Context, s: Schedule): void {
-  if (context.json) return context.printJson(s);
+  if (context.json) {
+    context.printJson(s);
+    return;
+  }
   context.print(
     details([
       ['id', s.id],

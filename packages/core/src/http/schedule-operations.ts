@@ -28,7 +28,8 @@ export function scheduleOperations(
   /** Pause and resume: no body, or `{}`. */
   const noBody = async (request: Request, operation: 'pauseSchedule' | 'resumeSchedule') => {
     const input = await readJson(request, ROUTES[operation].body.schema, 4096);
-    const empty = input === undefined || (typeof input === 'object' && input !== null && !Array.isArray(input) && Object.keys(input).length === 0);
+    const empty =
+      input === undefined || (typeof input === 'object' && input !== null && !Array.isArray(input) && Object.keys(input).length === 0);
     if (!empty) throw invalidRequest(`${operation === 'pauseSchedule' ? 'pause' : 'resume'} takes no body (or an empty JSON object)`);
   };
   return {

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { CreateScheduleSchema, UpdateScheduleSchema } from '../schedules/schemas.js';
-import { ScheduledAgentItemSchema, ScheduleDeleteSchema, ScheduleListSchema } from '../schedules/view.js';
+import { ScheduleDeleteSchema, ScheduledAgentItemSchema, ScheduleListSchema } from '../schedules/view.js';
 import { route } from './route.js';
 
 // The schedules' routes (docs/schedules.md), at the paths the published clients call, joined into

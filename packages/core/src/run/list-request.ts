@@ -31,12 +31,7 @@ export function parseListRequest(input: Record<string, unknown>): ListRequest {
  * executor), and are executed by their creator (docs/run-api.md, "List runs").
  */
 export function runFilterOf({ query: q, metadataPairs }: ListRequest): RunFilter | undefined {
-  if (
-    q.artifact_type !== undefined ||
-    q.ancestor_run_id !== undefined ||
-    q.execution_location === 'LOCAL' ||
-    metadataPairs > 0
-  ) {
+  if (q.artifact_type !== undefined || q.ancestor_run_id !== undefined || q.execution_location === 'LOCAL' || metadataPairs > 0) {
     return undefined;
   }
   if (q.executor !== undefined && q.creator !== undefined && q.executor !== q.creator) return undefined;

@@ -63,7 +63,11 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     }
     const plan = planDue(cron, now, catchUpMs);
     if (plan.dueAt === null) {
-      const outcome = await store.schedules.fire({ ...base, nextDueAt: plan.nextDueAt, ...(plan.skipped ? { spawnError: plan.skipped } : {}) });
+      const outcome = await store.schedules.fire({
+        ...base,
+        nextDueAt: plan.nextDueAt,
+        ...(plan.skipped ? { spawnError: plan.skipped } : {}),
+      });
       return outcome.kind === 'advanced' && plan.skipped ? 'missed' : 'none';
     }
     let run: Awaited<ReturnType<typeof scheduledRun>>;
@@ -109,7 +113,10 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     } catch (error) {
       runs.onError(error);
     }
-    if (running) timer = setTimeout(() => void (pass = loop()), sleep);
+    if (!running) return;
+    timer = setTimeout(() => {
+      pass = loop();
+    }, sleep);
   }
 
   return {

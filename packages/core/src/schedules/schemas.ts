@@ -8,7 +8,7 @@ import { isTimeZone, parseCron } from './cron.js';
 // Bodies of the schedules' routes, as the published clients send them (oz-agent-sdk
 // `schedules.create` / `update`; docs/schedules.md), plus `time_zone`, agentrun's own.
 
-export const SCHEDULE_LIMITS = { name: 200, cron: 256 } as const;
+const SCHEDULE_LIMITS = { name: 200, cron: 256 } as const;
 
 const name = v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'), maxChars(SCHEDULE_LIMITS.name));
 const cronSchedule = v.pipe(v.string(), v.maxLength(SCHEDULE_LIMITS.cron), v.trim(), v.minLength(1, 'must not be empty'));
@@ -25,7 +25,10 @@ const cronChecks = <T extends { cron_schedule: string; time_zone?: string | unde
     const parsed = parseCron(dataset.value.cron_schedule, dataset.value.time_zone ?? 'UTC');
     if ('error' in parsed) {
       const message = `must be a five-field cron expression (minute hour day-of-month month day-of-week): ${parsed.error}`;
-      addIssue({ message, path: [{ type: 'object', origin: 'value', input: dataset.value, key: 'cron_schedule', value: dataset.value.cron_schedule }] });
+      addIssue({
+        message,
+        path: [{ type: 'object', origin: 'value', input: dataset.value, key: 'cron_schedule', value: dataset.value.cron_schedule }],
+      });
     }
   });
 
@@ -45,7 +48,6 @@ export const CreateScheduleSchema = v.pipe(
   }),
   cronChecks(),
 );
-export type CreateScheduleInput = v.InferOutput<typeof CreateScheduleSchema>;
 
 /** `PUT /agent/schedules/{scheduleId}`: `name`, `cron_schedule` and `enabled` are required; the others, absent, keep their value. */
 export const UpdateScheduleSchema = v.pipe(
@@ -61,4 +63,3 @@ export const UpdateScheduleSchema = v.pipe(
   }),
   cronChecks(),
 );
-export type UpdateScheduleInput = v.InferOutput<typeof UpdateScheduleSchema>;

@@ -81,7 +81,8 @@ export class ScheduleService {
     };
     const nextDueAt = await this.checked(record, now);
     // The same times, still on: a due time already come (not yet started) is kept, not skipped.
-    const sameTimes = current.enabled && record.enabled && current.cronSchedule === record.cronSchedule && current.timeZone === record.timeZone;
+    const sameTimes =
+      current.enabled && record.enabled && current.cronSchedule === record.cronSchedule && current.timeZone === record.timeZone;
     record.nextDueAt = sameTimes ? current.nextDueAt : nextDueAt;
     return this.save(p, record, 'schedule.updated');
   }

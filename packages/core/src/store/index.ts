@@ -17,7 +17,6 @@ export {
   type Notifications,
 } from '../notify/index.js';
 export type * from '../repositories/records.js';
-export type * from '../schedules/records.js';
 export {
   compareCodePoints,
   comparePositions,
@@ -34,6 +33,7 @@ export {
 } from '../run/list-query.js';
 export { type AttachmentRecord, type FollowupRecord, type RunLease, type RunRecord, toRunItem } from '../run/record.js';
 export { CANCELLABLE_STATES, isTerminal, LEASED_STATES, nextUpdatedAt, TERMINAL_STATES } from '../run/state-machine.js';
+export type * from '../schedules/records.js';
 export { isoTime } from '../util/clock.js';
 export type * from './api-keys.js';
 export type * from './audit.js';

@@ -68,7 +68,10 @@ export function describeSchedulesConformance(name: string, options: SchedulesCon
       now = T0;
       app = createAgentRun({ store, clock: { now: () => now }, onError: (e) => errors.push(e) });
       key = await createApiKey(store.apiKeys, testPrincipal({ uid: `sched-${name}`, team_uid: team }));
-      reader = await createApiKey(store.apiKeys, { ...testPrincipal({ uid: `sched-reader-${name}`, team_uid: team }), scopes: ['read_runs'] });
+      reader = await createApiKey(store.apiKeys, {
+        ...testPrincipal({ uid: `sched-reader-${name}`, team_uid: team }),
+        scopes: ['read_runs'],
+      });
     });
     afterEach(async () => {
       expect(errors).toEqual([]);
@@ -106,9 +109,20 @@ export function describeSchedulesConformance(name: string, options: SchedulesCon
       ]);
 
       now = T0 + MINUTE;
-      const updated = await ok('PUT', `/agent/schedules/${id}`, { ...daily, cron_schedule: '30 8 * * 1-5', time_zone: 'America/New_York', enabled: true });
+      const updated = await ok('PUT', `/agent/schedules/${id}`, {
+        ...daily,
+        cron_schedule: '30 8 * * 1-5',
+        time_zone: 'America/New_York',
+        enabled: true,
+      });
       // agent_config absent: kept. 08:30 in New York (EST, UTC-5) is 13:30 UTC.
-      expect(updated).toMatchObject({ id, cron_schedule: '30 8 * * 1-5', agent_config: { model_id: 'm1' }, created_at: minute(0), updated_at: minute(1) });
+      expect(updated).toMatchObject({
+        id,
+        cron_schedule: '30 8 * * 1-5',
+        agent_config: { model_id: 'm1' },
+        created_at: minute(0),
+        updated_at: minute(1),
+      });
       expect(updated.history.next_run).toBe('2026-03-02T13:30:00.000Z');
 
       const paused = await ok('POST', `/agent/schedules/${id}/pause`);
@@ -127,7 +141,9 @@ export function describeSchedulesConformance(name: string, options: SchedulesCon
       }
       expect((await call('PUT', `/agent/schedules/${id}`, { ...daily, enabled: true })).status).toBe(404);
 
-      const audit = ((await ok('GET', '/audit/events')).events as Json[]).map((e) => e.kind).filter((k: string) => k.startsWith('schedule.'));
+      const audit = ((await ok('GET', '/audit/events')).events as Json[])
+        .map((e) => e.kind)
+        .filter((k: string) => k.startsWith('schedule.'));
       expect(audit.sort()).toEqual(
         ['schedule.created', 'schedule.created', 'schedule.updated', 'schedule.paused', 'schedule.resumed', 'schedule.deleted'].sort(),
       );
@@ -163,7 +179,8 @@ export function describeSchedulesConformance(name: string, options: SchedulesCon
     });
 
     it('starts one run per due time, however many schedulers race for it, as SCHEDULED_AGENT with the schedule', async () => {
-      const id = (await ok('POST', '/agent/schedules', { ...daily, cron_schedule: '* * * * *', agent_config: { model_id: 'm1' } })).id as string;
+      const id = (await ok('POST', '/agent/schedules', { ...daily, cron_schedule: '* * * * *', agent_config: { model_id: 'm1' } }))
+        .id as string;
       const schedulers = [scheduler(), scheduler(), scheduler()];
       now = T0 + 30_000;
       expect(await schedulers[0]?.tick()).toEqual({ started: 0, missed: 0 });
@@ -246,7 +263,13 @@ export function describeSchedulesConformance(name: string, options: SchedulesCon
         expectNextDueAt: s?.nextDueAt as string,
         nextDueAt: s?.nextDueAt ?? null,
         dueAt: minute(3),
-        run: { run: { ...(await store.runs.list({ teamUid: team, filter: { scheduleId: id }, sortBy: 'created_at', order: 'asc', limit: 1 }))[0]!, id: 'dup' }, attachments: [] },
+        run: {
+          run: {
+            ...(await store.runs.list({ teamUid: team, filter: { scheduleId: id }, sortBy: 'created_at', order: 'asc', limit: 1 }))[0]!,
+            id: 'dup',
+          },
+          attachments: [],
+        },
       });
       expect(again).toEqual({ kind: 'advanced' });
       expect(
