@@ -78,7 +78,7 @@ describe('the catch-up policy (schedules/plan.ts)', () => {
 });
 
 describe('the scheduler loop', () => {
-  it('started with a worker, it starts a due schedule’s run on its own; stopped, it starts none', async () => {
+  it('started, it starts a due schedule’s run on its own; stopped, none; with a worker, woken by a save in its process', async () => {
     const store = createMemoryStore();
     let now = Date.UTC(2026, 0, 1, 12, 0, 30);
     const app = createAgentRun({ store, clock: { now: () => now } });
@@ -103,16 +103,29 @@ describe('the scheduler loop', () => {
     expect(await scheduleRuns()).toHaveLength(1);
     expect(await scheduler.tick()).toEqual({ started: 1, missed: 0 });
 
-    // agentrun.worker() runs one too, started and stopped with the worker.
-    const worker = app.worker({ executor: demoExecutor({ durationMs: 1 }), schedules: { maxSleepMs: 5 } });
+    // agentrun.worker() runs one too, started and stopped with the worker; it sleeps until the next
+    // due time (here up to an hour), and a schedule saved in its process wakes it at once.
+    const worker = app.worker({ executor: demoExecutor({ durationMs: 1 }), schedules: { maxSleepMs: 3_600_000 } });
     now = Date.UTC(2026, 0, 1, 12, 3, 1);
     worker.start();
     await vi.waitFor(async () => expect(await scheduleRuns()).toHaveLength(3));
+    now = Date.UTC(2026, 0, 1, 12, 4, 1);
+    const [schedule] = (await store.schedules.list('team-1')) as [{ id: string }];
+    const put = await app.fetch(
+      new Request(`http://x/api/v1/agent/schedules/${schedule.id}`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'tick', cron_schedule: '* * * * *', enabled: true }),
+      }),
+    );
+    expect(put.status).toBe(200);
+    await vi.waitFor(async () => expect(await scheduleRuns()).toHaveLength(4));
     await worker.stop();
     expect((await scheduleRuns()).map((r) => r.schedule?.due_at)).toEqual([
       '2026-01-01T12:01:00.000Z',
       '2026-01-01T12:02:00.000Z',
       '2026-01-01T12:03:00.000Z',
+      '2026-01-01T12:04:00.000Z',
     ]);
   });
 });

@@ -30,7 +30,7 @@ import { DEFAULT_IDEMPOTENCY_TTL_MS } from '../run/idempotency.js';
 import type { RunRecord } from '../run/record.js';
 import { RunService } from '../run/run-service.js';
 import { sessionLinkFor } from '../run/session-link.js';
-import { createScheduler, type SchedulerOptions } from '../schedules/scheduler.js';
+import { createScheduler, type Scheduler, type SchedulerOptions } from '../schedules/scheduler.js';
 import { ScheduleService } from '../schedules/service.js';
 import { SkillCatalog } from '../skills/skill-catalog.js';
 import type { Store } from '../store/store.js';
@@ -138,7 +138,9 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
     ...(webhookBaseUrl !== undefined ? { webhookBaseUrl } : {}),
     ...(options.maxWebhooksPerFactory !== undefined ? { maxWebhooksPerFactory: options.maxWebhooksPerFactory } : {}),
   });
-  const schedules = new ScheduleService({ store, clock, skills });
+  // The schedulers of this process's workers, woken by a schedule saved here (docs/schedules.md).
+  const schedulers = new Set<Scheduler>();
+  const schedules = new ScheduleService({ store, clock, skills, onChange: () => schedulers.forEach((s) => s.wake()) });
   const ingress = createIngress({
     store,
     cipher,
@@ -245,10 +247,12 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
       return Object.assign(worker, {
         start: () => {
           start();
+          if (scheduler) schedulers.add(scheduler);
           scheduler?.start();
         },
         stop: async (...args: Parameters<Worker['stop']>) => {
           try {
+            if (scheduler) schedulers.delete(scheduler);
             await scheduler?.stop();
             await stop(...args);
           } finally {

@@ -31,6 +31,8 @@ export interface Scheduler {
   start(): void;
   /** Stop the loop; resolves once a pass under way has ended. */
   stop(): Promise<void>;
+  /** A schedule changed in this process: look again now rather than at the end of the sleep. */
+  wake(): void;
   /** One pass over every schedule due by the clock's now (tests drive this with their own clock). */
   tick(): Promise<SchedulerTick>;
 }
@@ -51,6 +53,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   const maxSleepMs = options.maxSleepMs ?? 10_000;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let running = false;
+  let passing = false;
   let pass: Promise<unknown> = Promise.resolve();
 
   async function step(s: ScheduleRecord, now: number): Promise<'started' | 'missed' | 'none'> {
@@ -105,6 +108,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
 
   async function loop(): Promise<void> {
     if (!running) return;
+    passing = true;
     let sleep = maxSleepMs;
     try {
       await tick();
@@ -113,6 +117,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     } catch (error) {
       runs.onError(error);
     }
+    passing = false;
     if (!running) return;
     timer = setTimeout(() => {
       pass = loop();
@@ -129,6 +134,12 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       running = false;
       if (timer) clearTimeout(timer);
       await pass;
+    },
+    wake() {
+      // During a pass the next sleep is computed after it, from the store: nothing to do.
+      if (!running || passing) return;
+      if (timer) clearTimeout(timer);
+      pass = loop();
     },
     tick,
   };

@@ -19,6 +19,8 @@ export interface ScheduleContext {
   clock: Clock;
   /** Where a schedule's skill is checked at a save, as for a run request. */
   skills: SkillCatalog;
+  /** Told after each change, so this process's schedulers look again at once. */
+  onChange?: () => void;
 }
 
 /**
@@ -119,6 +121,7 @@ export class ScheduleService {
       enabled: record.enabled,
     });
     await this.ctx.store.schedules.put(record, audit);
+    this.ctx.onChange?.();
     return scheduleView((await this.ctx.store.schedules.get(record.teamUid, record.id)) ?? record);
   }
 
