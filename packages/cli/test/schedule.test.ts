@@ -1,3 +1,6 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { ReferenceServer } from '@agentrun/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, cliJson, envFor, startServer } from './support.js';
@@ -79,5 +82,27 @@ describe('agentrun schedule', () => {
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toContain('cron_schedule');
     expect((await cli(['schedule', 'create', '--cron', '0 9 * * *'], { env })).code).toBe(2);
+  });
+
+  it('apply reads schedules/<name>.yaml (cronSchedule, timeZone), shows it in the plan, and a problem at its file and line', async () => {
+    const factory = (await cliJson<{ uid: string }>(['factory', 'create', 'Nightly jobs'], { env })).uid;
+    const dir = mkdtempSync(join(tmpdir(), 'agentrun-defs-'));
+    mkdirSync(join(dir, 'schedules'));
+    writeFileSync(
+      join(dir, 'schedules', 'sweep.yaml'),
+      'cronSchedule: "0 2 * * *"\ntimeZone: Europe/Paris\nprompt: Sweep the flaky tests\n',
+    );
+    const applied = await cli(['apply', dir, '--factory', factory], { env });
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(applied.stdout).toMatch(/schedules\/sweep\.yaml\s+create/);
+    const [made] = (await cliJson<(Schedule & { definition_file?: string })[]>(['schedule', 'list'], { env })).filter(
+      (s) => s.name === 'sweep',
+    );
+    expect(made).toMatchObject({ cron_schedule: '0 2 * * *', time_zone: 'Europe/Paris', definition_file: 'schedules/sweep.yaml' });
+
+    writeFileSync(join(dir, 'schedules', 'sweep.yaml'), 'cronSchedule: "0 2 * * *"\ntimeZone: Mars/Olympus\nprompt: Sweep\n');
+    const refused = await cli(['apply', dir, '--factory', factory], { env });
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toMatch(/schedules\/sweep\.yaml:2: timeZone: must be an IANA time zone/);
   });
 });

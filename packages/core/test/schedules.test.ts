@@ -110,7 +110,7 @@ describe('the scheduler loop', () => {
     worker.start();
     await vi.waitFor(async () => expect(await scheduleRuns()).toHaveLength(3));
     now = Date.UTC(2026, 0, 1, 12, 4, 1);
-    const [schedule] = (await store.schedules.list('team-1')) as [{ id: string }];
+    const [schedule] = (await store.schedules.list('team-1')) as unknown as [{ id: string }];
     const put = await app.fetch(
       new Request(`http://x/api/v1/agent/schedules/${schedule.id}`, {
         method: 'PUT',

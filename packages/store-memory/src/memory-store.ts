@@ -32,7 +32,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
   // The audit log reads the delivery log for ingress outcomes (made below, read only when asked).
   const { audit, append } = createMemoryAudit(() => deliveryLog());
   const { environments, writes: environmentWrites } = createMemoryEnvironments(append);
-  const { webhookSnapshot, ...controlPlane } = createMemoryControlPlane(append, environmentWrites);
+  const { schedules, write: scheduleWrites } = createMemorySchedules(append, insertRun);
+  const { webhookSnapshot, ...controlPlane } = createMemoryControlPlane(append, environmentWrites, scheduleWrites);
   // Runs of an accepted delivery are written in the same synchronous step as the delivery.
   const { deliveryLog, ...ingress } = createMemoryIngress(insertRun, webhookSnapshot);
   return {
@@ -44,7 +45,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
     environments,
     ...ingress,
     repositories: createMemoryRepositories(append),
-    schedules: createMemorySchedules(append, insertRun),
+    schedules,
     audit,
     notifications: notify.notifications,
     // Nothing to reach and no migrations: ready while the process is (docs/operations.md, "Health").

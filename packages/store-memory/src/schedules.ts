@@ -9,13 +9,35 @@ import { copy } from './copy.js';
 export function createMemorySchedules(
   append: (event: AuditEventRecord | undefined) => void,
   insertRun: (input: CreateRunInput, copyBytes: (bytes: Uint8Array) => Uint8Array) => void,
-): ScheduleStore {
+): {
+  schedules: ScheduleStore;
+  /** A definitions write's schedules (control-plane.ts), in its synchronous step. */
+  write(puts: readonly ScheduleRecord[], deletes: readonly string[], teamUid: string, factoryUid: string): void;
+} {
   const byId = new Map<string, ScheduleRecord>();
   /** Claimed due times: `team\0schedule\0dueAt`. Deleted with their schedule. */
   const fires = new Set<string>();
   const key = (teamUid: string, id: string) => `${teamUid}\u0000${id}`;
   const enabledDue = () => [...byId.values()].filter((s) => s.enabled && s.nextDueAt !== null);
-  return {
+  const put = (record: ScheduleRecord): boolean => {
+    const current = byId.get(key(record.teamUid, record.id));
+    byId.set(
+      key(record.teamUid, record.id),
+      copy(current ? { ...record, createdAt: current.createdAt, createdBy: current.createdBy, lastRanAt: current.lastRanAt } : record),
+    );
+    return current === undefined;
+  };
+  const remove = (teamUid: string, id: string): boolean => {
+    if (!byId.delete(key(teamUid, id))) return false;
+    const prefix = `${key(teamUid, id)}\u0000`;
+    for (const f of fires) if (f.startsWith(prefix)) fires.delete(f);
+    return true;
+  };
+  const write = (puts: readonly ScheduleRecord[], deletes: readonly string[], teamUid: string, factoryUid: string) => {
+    for (const id of deletes) if (byId.get(key(teamUid, id))?.factoryUid === factoryUid) remove(teamUid, id);
+    for (const s of puts) put(s);
+  };
+  const schedules: ScheduleStore = {
     async get(teamUid, id) {
       const found = byId.get(key(teamUid, id));
       return found ? copy(found) : undefined;
@@ -27,18 +49,12 @@ export function createMemorySchedules(
         .map(copy);
     },
     async put(record, audit) {
-      const current = byId.get(key(record.teamUid, record.id));
-      byId.set(
-        key(record.teamUid, record.id),
-        copy(current ? { ...record, createdAt: current.createdAt, createdBy: current.createdBy, lastRanAt: current.lastRanAt } : record),
-      );
+      const created = put(record);
       append(audit);
-      return { created: current === undefined };
+      return { created };
     },
     async delete(teamUid, id, audit) {
-      if (!byId.delete(key(teamUid, id))) return false;
-      const prefix = `${key(teamUid, id)}\u0000`;
-      for (const f of fires) if (f.startsWith(prefix)) fires.delete(f);
+      if (!remove(teamUid, id)) return false;
       append(audit);
       return true;
     },
@@ -75,4 +91,5 @@ export function createMemorySchedules(
       return { kind: 'fired', run: copy(input.run.run) };
     },
   };
+  return { schedules, write };
 }

@@ -9,6 +9,7 @@ import type { Tables } from './tables.js';
 interface ScheduleRow {
   team_uid: string;
   id: string;
+  factory_uid: string | null;
   name: string;
   cron_schedule: string;
   time_zone: string;
@@ -30,6 +31,7 @@ const isoOrNull = (d: Date | null) => (d === null ? null : iso(d));
 const fromRow = (r: ScheduleRow): ScheduleRecord => ({
   id: r.id,
   teamUid: r.team_uid,
+  factoryUid: r.factory_uid,
   name: r.name,
   cronSchedule: r.cron_schedule,
   timeZone: r.time_zone,
@@ -46,6 +48,26 @@ const fromRow = (r: ScheduleRow): ScheduleRecord => ({
   lastSpawnError: r.last_spawn_error,
 });
 
+/**
+ * Create or replace one schedule in one statement: a replace keeps created_at, created_by and
+ * last_ran_at (xmax is 0 only on a row this statement inserted). The definitions write
+ * (definitions.ts) uses it in its transaction.
+ */
+export async function putScheduleRow(q: Db | Tx, t: Tables, s: ScheduleRecord): Promise<{ created: boolean }> {
+  const { rows } = await sql<{ created: boolean }>`
+    INSERT INTO ${t.schedules} (team_uid, id, factory_uid, name, cron_schedule, time_zone, enabled, prompt, agent_config, agent_uid,
+      created_by, owner, created_at, updated_at, next_due_at, last_ran_at, last_spawn_error)
+    VALUES (${s.teamUid}, ${s.id}, ${s.factoryUid}, ${s.name}, ${s.cronSchedule}, ${s.timeZone}, ${s.enabled}, ${s.prompt},
+      ${json(s.agentConfig)}::jsonb, ${s.agentUid}, ${json(s.createdBy)}::jsonb, ${json(s.owner)}::jsonb, ${s.createdAt}::timestamptz,
+      ${s.updatedAt}::timestamptz, ${s.nextDueAt}::timestamptz, ${s.lastRanAt}::timestamptz, ${s.lastSpawnError})
+    ON CONFLICT (team_uid, id) DO UPDATE SET factory_uid = EXCLUDED.factory_uid, name = EXCLUDED.name,
+      cron_schedule = EXCLUDED.cron_schedule, time_zone = EXCLUDED.time_zone, enabled = EXCLUDED.enabled, prompt = EXCLUDED.prompt,
+      agent_config = EXCLUDED.agent_config, agent_uid = EXCLUDED.agent_uid, owner = EXCLUDED.owner, updated_at = EXCLUDED.updated_at,
+      next_due_at = EXCLUDED.next_due_at, last_spawn_error = EXCLUDED.last_spawn_error
+    RETURNING (xmax = 0) AS created`.execute(q);
+  return { created: rows[0]?.created === true };
+}
+
 /** The `schedules` and `schedule_fires` tables of 0017 (docs/schedules.md). */
 export function createSchedules(db: Db, t: Tables): ScheduleStore {
   const rows = async <R>(query: RawBuilder<unknown>, executor: Db | Tx = db): Promise<R[]> => (await query.execute(executor)).rows as R[];
@@ -60,25 +82,11 @@ export function createSchedules(db: Db, t: Tables): ScheduleStore {
       return (await rows<ScheduleRow>(sql`SELECT * FROM ${t.schedules} WHERE team_uid = ${teamUid} ORDER BY name, id`)).map(fromRow);
     },
     async put(s, audit) {
-      // A replace keeps created_at, created_by and last_ran_at; xmax is 0 only on a row this statement inserted.
-      const write = async (q: Db | Tx) => {
-        const [row] = await rows<{ created: boolean }>(
-          sql`
-          INSERT INTO ${t.schedules} (team_uid, id, name, cron_schedule, time_zone, enabled, prompt, agent_config, agent_uid, created_by, owner,
-            created_at, updated_at, next_due_at, last_ran_at, last_spawn_error)
-          VALUES (${s.teamUid}, ${s.id}, ${s.name}, ${s.cronSchedule}, ${s.timeZone}, ${s.enabled}, ${s.prompt},
-            ${json(s.agentConfig)}::jsonb, ${s.agentUid}, ${json(s.createdBy)}::jsonb, ${json(s.owner)}::jsonb, ${s.createdAt}::timestamptz,
-            ${s.updatedAt}::timestamptz, ${s.nextDueAt}::timestamptz, ${s.lastRanAt}::timestamptz, ${s.lastSpawnError})
-          ON CONFLICT (team_uid, id) DO UPDATE SET name = EXCLUDED.name, cron_schedule = EXCLUDED.cron_schedule,
-            time_zone = EXCLUDED.time_zone, enabled = EXCLUDED.enabled, prompt = EXCLUDED.prompt, agent_config = EXCLUDED.agent_config, agent_uid = EXCLUDED.agent_uid,
-            owner = EXCLUDED.owner, updated_at = EXCLUDED.updated_at, next_due_at = EXCLUDED.next_due_at,
-            last_spawn_error = EXCLUDED.last_spawn_error
-          RETURNING (xmax = 0) AS created`,
-          q,
-        );
-        return { created: row?.created === true };
-      };
-      return audited(audit, write, () => true);
+      return audited(
+        audit,
+        (q) => putScheduleRow(q, t, s),
+        () => true,
+      );
     },
     async delete(teamUid, id, audit) {
       const write = async (q: Db | Tx) =>

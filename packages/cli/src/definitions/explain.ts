@@ -15,7 +15,10 @@ export interface FieldProblem {
 export function explainProblems(problems: readonly FieldProblem[], loaded: LoadedDefinitions, dir: string): string[] {
   return problems.map(({ path, detail }) => {
     const [kind, index, ...rest] = path.split('.');
-    const file = kind === 'webhooks' || kind === 'automations' || kind === 'environments' ? loaded.files[kind][Number(index)] : undefined;
+    const file =
+      kind === 'webhooks' || kind === 'automations' || kind === 'environments' || kind === 'schedules'
+        ? loaded.files[kind][Number(index)]
+        : undefined;
     if (!file) return `${dir}: ${path ? `${path}: ` : ''}${detail}`;
     const keys = rest.map((segment, i) => (i === 0 ? fileKey(segment) : /^\d+$/.test(segment) ? Number(segment) : segment));
     const shown = keys.length > 0 ? `${keys.join('.')}: ` : '';

@@ -12,6 +12,7 @@ import { apiKey } from './keys.js';
  *     webhooks/<name>.yaml     one per webhook: authMode, signatureScheme, secretName, deliveryIdHeader, enabled
  *     automations/<name>.yaml  one per automation: prompt, enabled, config, triggers
  *     environments/<name>.yaml one per environment: repositories, setup, variables, setupTimeoutSeconds
+ *     schedules/<name>.yaml    one per schedule: cronSchedule, timeZone, prompt, config, enabled
  *
  * read into the body of `POST /factories/{uid}/apply`. Each definition remembers its file, so a
  * problem the server finds at `webhooks.1.secret_name` is shown at the file, key and line.
@@ -30,8 +31,9 @@ export interface LoadedDefinitions {
   webhooks: Record<string, unknown>[];
   automations: Record<string, unknown>[];
   environments: Record<string, unknown>[];
-  /** The file of `webhooks.<i>`, `automations.<i>` and `environments.<i>`, in the same order. */
-  files: { webhooks: DefinitionFile[]; automations: DefinitionFile[]; environments: DefinitionFile[] };
+  schedules: Record<string, unknown>[];
+  /** The file of `webhooks.<i>`, `automations.<i>`, `environments.<i>` and `schedules.<i>`, in the same order. */
+  files: { webhooks: DefinitionFile[]; automations: DefinitionFile[]; environments: DefinitionFile[]; schedules: DefinitionFile[] };
 }
 
 const YAML_FILE = /^([^.].*)\.ya?ml$/i;
@@ -47,7 +49,7 @@ function contentOf(document: Document): { content: unknown } | { error: string }
 
 export function loadDefinitions(dir: string): LoadedDefinitions {
   const problems: string[] = [];
-  const read = (kind: 'webhooks' | 'automations' | 'environments') => {
+  const read = (kind: 'webhooks' | 'automations' | 'environments' | 'schedules') => {
     const files: DefinitionFile[] = [];
     const bodies: Record<string, unknown>[] = [];
     for (const name of listYaml(join(dir, kind))) {
@@ -81,15 +83,19 @@ export function loadDefinitions(dir: string): LoadedDefinitions {
   const webhooks = read('webhooks');
   const automations = read('automations');
   const environments = read('environments');
+  const schedules = read('schedules');
   if (problems.length > 0) throw new UsageError(`invalid definitions in ${dir}:\n${problems.map((p) => `  ${p}`).join('\n')}`);
-  if (webhooks.files.length === 0 && automations.files.length === 0 && environments.files.length === 0)
-    throw new UsageError(`${dir} has no webhooks/*.yaml, automations/*.yaml or environments/*.yaml (docs/definitions.md)`);
+  if ([webhooks, automations, environments, schedules].every((k) => k.files.length === 0))
+    throw new UsageError(
+      `${dir} has no webhooks/*.yaml, automations/*.yaml, environments/*.yaml or schedules/*.yaml (docs/definitions.md)`,
+    );
   return {
     factoryUid: factory,
     webhooks: webhooks.bodies,
     automations: automations.bodies,
     environments: environments.bodies,
-    files: { webhooks: webhooks.files, automations: automations.files, environments: environments.files },
+    schedules: schedules.bodies,
+    files: { webhooks: webhooks.files, automations: automations.files, environments: environments.files, schedules: schedules.files },
   };
 }
 

@@ -9,6 +9,9 @@ import type { RunCreatorInfo } from '../models/run.js';
 export interface ScheduleRecord {
   id: string;
   teamUid: string;
+  /** The factory whose definition files define it (`schedules/<name>.yaml`); `null`: made through the API. */
+  factoryUid: string | null;
+  /** Unique among a factory's file-defined schedules (the file name); any text otherwise. */
   name: string;
   /** Five fields: minute hour day-of-month month day-of-week (schedules/cron.ts). */
   cronSchedule: string;

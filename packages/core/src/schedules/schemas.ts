@@ -19,7 +19,7 @@ const mode = v.picklist(['normal', 'plan', 'orchestrate'], 'must be normal, plan
 const timeZone = v.pipe(v.string(), v.maxLength(64), v.check(isTimeZone, 'must be an IANA time zone such as UTC or Europe/Paris'));
 
 /** The cron expression must read in its time zone (whether it is due again is the service's: it has the clock). */
-const cronChecks = <T extends { cron_schedule: string; time_zone?: string | undefined }>() =>
+export const cronChecks = <T extends { cron_schedule: string; time_zone?: string | undefined }>() =>
   v.rawCheck<T>(({ dataset, addIssue }) => {
     if (!dataset.typed) return;
     const parsed = parseCron(dataset.value.cron_schedule, dataset.value.time_zone ?? 'UTC');
@@ -63,3 +63,12 @@ export const UpdateScheduleSchema = v.pipe(
   }),
   cronChecks(),
 );
+
+/** What a schedule file (`schedules/<name>.yaml`, definitions/schemas.ts) holds, beside its name. */
+export const scheduleFileFields = {
+  cron_schedule: cronSchedule,
+  time_zone: v.optional(timeZone),
+  prompt: v.optional(prompt),
+  config: v.optional(AmbientAgentConfigSchema),
+  enabled: v.optional(v.boolean(), true),
+};

@@ -1,7 +1,7 @@
 import { auditEvent } from '../audit/event.js';
 import type { AuditEventKind } from '../audit/records.js';
 import type { Principal } from '../auth/principal.js';
-import { invalidRequest, notFound } from '../errors.js';
+import { conflict, invalidRequest, notFound } from '../errors.js';
 import { parseOrThrow } from '../models/validate.js';
 import type { SkillCatalog } from '../skills/skill-catalog.js';
 import type { Store } from '../store/store.js';
@@ -37,6 +37,7 @@ export class ScheduleService {
     const record: ScheduleRecord = {
       id: newId(),
       teamUid: p.team_uid,
+      factoryUid: null,
       name: body.name,
       cronSchedule: body.cron_schedule,
       timeZone: body.time_zone ?? 'UTC',
@@ -67,7 +68,7 @@ export class ScheduleService {
   /** `PUT`: `name`, `cron_schedule` and `enabled` given; the other fields, absent, keep their value. */
   async update(p: Principal, id: string, input: unknown): Promise<ScheduledAgentItem> {
     const body = parseOrThrow(UpdateScheduleSchema, input, 'schedule');
-    const current = await this.require(p, id);
+    const current = await this.requireOwn(p, id, 'change its file and apply');
     const now = this.ctx.clock.now();
     const record: ScheduleRecord = {
       ...current,
@@ -91,14 +92,14 @@ export class ScheduleService {
 
   /** Pause: no due time starts a run until it is resumed. */
   async pause(p: Principal, id: string): Promise<ScheduledAgentItem> {
-    const current = await this.require(p, id);
+    const current = await this.requireOwn(p, id, 'set enabled: false in its file and apply');
     const now = this.ctx.clock.now();
     return this.save(p, { ...current, enabled: false, nextDueAt: null, updatedAt: isoTime(now) }, 'schedule.paused');
   }
 
   /** Resume: from the first due time after now; those missed while paused start nothing. */
   async resume(p: Principal, id: string): Promise<ScheduledAgentItem> {
-    const current = await this.require(p, id);
+    const current = await this.requireOwn(p, id, 'set enabled: true in its file and apply');
     if (current.enabled) return scheduleView(current);
     const now = this.ctx.clock.now();
     const record = { ...current, enabled: true, updatedAt: isoTime(now) };
@@ -107,7 +108,7 @@ export class ScheduleService {
   }
 
   async delete(p: Principal, id: string): Promise<{ success: true }> {
-    const current = await this.require(p, id);
+    const current = await this.requireOwn(p, id, 'delete its file and apply with --prune');
     const audit = auditEvent(p, 'schedule.deleted', { type: 'schedule', id }, isoTime(this.ctx.clock.now()), { name: current.name });
     if (!(await this.ctx.store.schedules.delete(p.team_uid, id, audit))) throw notFound(`schedule ${id} not found`);
     return { success: true };
@@ -136,6 +137,16 @@ export class ScheduleService {
     }
     await scheduledRun(this.ctx.store, this.ctx.skills, record, isoTime(now), newId(), isoTime(now));
     return nextDue(record, now);
+  }
+
+  /** One the API may change: a schedule a factory's file defines is changed by its file (as environments are). */
+  private async requireOwn(p: Principal, id: string, advice: string): Promise<ScheduleRecord> {
+    const found = await this.require(p, id);
+    if (found.factoryUid !== null)
+      throw conflict(
+        `schedule ${found.name} is defined by factory ${found.factoryUid}'s file schedules/${found.name}.yaml: ${advice} (docs/definitions.md)`,
+      );
+    return found;
   }
 
   private async require(p: Principal, id: string): Promise<ScheduleRecord> {

@@ -26,6 +26,9 @@ export const ScheduledAgentItemSchema = v.object({
   history: v.object({ last_ran: v.nullable(v.string()), next_run: v.nullable(v.string()) }),
   last_spawn_error: v.nullable(v.string()),
   scope: v.object({ type: v.picklist(['User', 'Team']), uid: v.optional(v.string()) }),
+  /** agentrun's: the factory whose definition files define it, and the file (docs/definitions.md). */
+  factory_uid: v.nullable(v.string()),
+  definition_file: v.optional(v.string()),
 });
 export type ScheduledAgentItem = v.InferOutput<typeof ScheduledAgentItemSchema>;
 
@@ -54,4 +57,6 @@ export const scheduleView = (s: ScheduleRecord): ScheduledAgentItem => ({
   history: { last_ran: s.lastRanAt, next_run: s.enabled ? s.nextDueAt : null },
   last_spawn_error: s.lastSpawnError,
   scope: { type: 'Team', uid: s.teamUid },
+  factory_uid: s.factoryUid,
+  ...(s.factoryUid !== null ? { definition_file: `schedules/${s.name}.yaml` } : {}),
 });

@@ -100,6 +100,7 @@ export function describeSchedulesConformance(name: string, options: SchedulesCon
         history: { last_ran: null, next_run: '2026-03-03T09:00:00.000Z' },
         last_spawn_error: null,
         scope: { type: 'Team', uid: team },
+        factory_uid: null,
       });
       expect(await ok('GET', `/agent/schedules/${id}`)).toEqual(created.body);
       await ok('POST', '/agent/schedules', { ...daily, name: 'Another', time_zone: 'Europe/Paris', enabled: false });
@@ -279,6 +280,69 @@ export function describeSchedulesConformance(name: string, options: SchedulesCon
       now = T0 + 10 * MINUTE;
       expect(await scheduler().tick()).toEqual({ started: 0, missed: 0 });
       expect(await scheduledRuns(id)).toEqual([minute(3)]);
+    });
+
+    it('applies schedule files (schedules/<name>.yaml): created, unchanged, updated, refused by the API, pruned', async () => {
+      await seedEnvironments(store, team, 'env-a');
+      const factory = (await ok('POST', '/factories', { name: 'f' })).uid as string;
+      const nightly = {
+        name: 'nightly',
+        cron_schedule: '0 2 * * *',
+        time_zone: 'Europe/Paris',
+        prompt: 'Sweep',
+        config: { environment_id: 'env-a' },
+      };
+      const apply = (body: unknown) => call('POST', `/factories/${factory}/apply`, body);
+      const first = await apply({ schedules: [nightly] });
+      expect(first.status, JSON.stringify(first.body)).toBe(200);
+      expect(first.body.schedules).toEqual([{ name: 'nightly', action: 'create', id: expect.any(String), changes: [] }]);
+      const id = first.body.schedules[0].id as string;
+      const made = await ok('GET', `/agent/schedules/${id}`);
+      expect(made).toMatchObject({
+        name: 'nightly',
+        cron_schedule: '0 2 * * *',
+        time_zone: 'Europe/Paris',
+        enabled: true,
+        agent_config: { environment_id: 'env-a' },
+        factory_uid: factory,
+        definition_file: 'schedules/nightly.yaml',
+        // 02:00 in Paris (CET, UTC+1) on the next day.
+        history: { last_ran: null, next_run: '2026-03-03T01:00:00.000Z' },
+      });
+      expect((await apply({ schedules: [nightly] })).body.schedules).toEqual([{ name: 'nightly', action: 'unchanged', id, changes: [] }]);
+      const paused = await apply({ schedules: [{ ...nightly, enabled: false }] });
+      expect(paused.body.schedules).toEqual([{ name: 'nightly', action: 'update', id, changes: ['enabled'] }]);
+      expect((await ok('GET', `/agent/schedules/${id}`)).history.next_run).toBeNull();
+
+      // The API refuses to change it: its file does.
+      for (const [method, path, body] of [
+        ['PUT', `/agent/schedules/${id}`, { ...daily, enabled: true }],
+        ['POST', `/agent/schedules/${id}/resume`, undefined],
+        ['DELETE', `/agent/schedules/${id}`, undefined],
+      ] as const) {
+        const res = await call(method, path, body);
+        expect(res.status, `${method} ${path}`).toBe(409);
+        expect(res.body.detail).toContain('schedules/nightly.yaml');
+      }
+      // Every problem at its path; nothing written (the files' shapes are checked before the plan).
+      const unreadable = await apply({ schedules: [{ ...nightly, cron_schedule: 'nightly' }] });
+      expect(unreadable.status).toBe(400);
+      expect((unreadable.body.errors as Json[]).map((e) => e.path)).toEqual(['schedules.0.cron_schedule']);
+      const bad = await apply({
+        schedules: [
+          { ...nightly, name: 'nowhere', config: { environment_id: 'gone' } },
+          { name: 'empty', cron_schedule: '@daily' },
+          nightly,
+        ],
+      });
+      expect(bad.status).toBe(400);
+      expect((bad.body.errors as Json[]).map((e) => e.path).sort()).toEqual(['schedules.0.config.environment_id', 'schedules.1.prompt']);
+      expect(((await ok('GET', '/agent/schedules')).schedules as Json[]).map((x) => x.name)).toEqual(['nightly']);
+      // A file gone: an error without --prune, deleted with it.
+      expect((await apply({ schedules: [] })).status).toBe(400);
+      const pruned = await apply({ schedules: [], prune: true });
+      expect(pruned.body.schedules).toEqual([{ name: 'nightly', action: 'delete', id, changes: [] }]);
+      expect((await call('GET', `/agent/schedules/${id}`)).status).toBe(404);
     });
   });
 }

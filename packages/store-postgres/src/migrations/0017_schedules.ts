@@ -9,6 +9,7 @@ export const up = `
 CREATE TABLE schedules (
   team_uid          text NOT NULL,
   id                text NOT NULL,
+  factory_uid       text,
   name              text COLLATE "C" NOT NULL,
   cron_schedule     text NOT NULL,
   time_zone         text NOT NULL,
