@@ -61,21 +61,29 @@ export function SchedulesPage() {
                 <td>{s.history.last_ran ? formatTime(s.history.last_ran) : 'never'}</td>
                 <td>{s.last_spawn_error ?? '—'}</td>
                 <td>
-                  {s.enabled ? (
-                    <button type="button" onClick={() => act(() => client.schedules.pause(s.id))}>
-                      Pause
-                    </button>
+                  {s.definition_file ? (
+                    <span class="hint">
+                      Defined by <code>{s.definition_file}</code>: change the file and apply
+                    </span>
                   ) : (
-                    <button type="button" onClick={() => act(() => client.schedules.resume(s.id))}>
-                      Resume
-                    </button>
-                  )}{' '}
-                  <ConfirmButton
-                    label="Delete"
-                    question={`Delete ${s.name}? No further runs start; the runs it started stay.`}
-                    confirmLabel="Yes, delete"
-                    onConfirm={() => act(() => client.schedules.delete(s.id))}
-                  />
+                    <>
+                      {s.enabled ? (
+                        <button type="button" onClick={() => act(() => client.schedules.pause(s.id))}>
+                          Pause
+                        </button>
+                      ) : (
+                        <button type="button" onClick={() => act(() => client.schedules.resume(s.id))}>
+                          Resume
+                        </button>
+                      )}{' '}
+                      <ConfirmButton
+                        label="Delete"
+                        question={`Delete ${s.name}? No further runs start; the runs it started stay.`}
+                        confirmLabel="Yes, delete"
+                        onConfirm={() => act(() => client.schedules.delete(s.id))}
+                      />
+                    </>
+                  )}
                 </td>
               </tr>
             ))}
