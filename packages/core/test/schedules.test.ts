@@ -129,3 +129,47 @@ describe('the scheduler loop', () => {
     ]);
   });
 });
+
+describe('limits', () => {
+  it('a team has at most 1000 schedules: the next create is a 409, and nothing is written', async () => {
+    const store = createMemoryStore();
+    const app = createAgentRun({ store });
+    const key = await createApiKey(store.apiKeys, testPrincipal());
+    const create = () =>
+      app.fetch(
+        new Request('http://x/api/v1/agent/schedules', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ name: 'n', cron_schedule: '0 9 * * *', prompt: 'p' }),
+        }),
+      );
+    const at = '2026-01-01T00:00:00.000Z';
+    const owner = { type: 'user' as const, uid: 'user-1', team_uid: 'team-1' };
+    for (let i = 0; i < 999; i++) {
+      await store.schedules.put({
+        id: `s${i}`,
+        teamUid: 'team-1',
+        factoryUid: null,
+        name: `s${i}`,
+        cronSchedule: '0 9 * * *',
+        timeZone: 'UTC',
+        enabled: false,
+        prompt: 'p',
+        agentConfig: null,
+        agentUid: null,
+        createdBy: owner,
+        owner,
+        createdAt: at,
+        updatedAt: at,
+        nextDueAt: null,
+        lastRanAt: null,
+        lastSpawnError: null,
+      });
+    }
+    expect((await create()).status).toBe(201);
+    const refused = await create();
+    expect(refused.status).toBe(409);
+    expect(((await refused.json()) as { detail: string }).detail).toContain('1000 schedules');
+    expect(await store.schedules.list('team-1')).toHaveLength(1000);
+  });
+});

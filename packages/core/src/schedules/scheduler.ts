@@ -93,16 +93,19 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     for (;;) {
       const now = clock.now();
       const due = await store.schedules.listDue(isoTime(now), DUE_BATCH);
+      let failed = false;
       for (const s of due) {
         try {
           const done = await step(s, now);
           if (done !== 'none') result[done]++;
         } catch (error) {
-          // A store that failed: this schedule is tried again at the next pass.
+          // A store that failed: this schedule is tried again at the next pass (not in this one,
+          // which would read it due again and again).
+          failed = true;
           runs.onError(error);
         }
       }
-      if (due.length < DUE_BATCH) return result;
+      if (due.length < DUE_BATCH || failed) return result;
     }
   }
 

@@ -13,6 +13,9 @@ import { scheduledRun } from './scheduled-run.js';
 import { CreateScheduleSchema, UpdateScheduleSchema } from './schemas.js';
 import { type ScheduledAgentItem, scheduleView } from './view.js';
 
+/** A team's schedules at most (docs/schedules.md, "Limits"): each one is read at every pass of every scheduler. */
+const MAX_SCHEDULES_PER_TEAM = 1000;
+
 /** What the schedules' API works with (docs/schedules.md, "The API"). */
 export interface ScheduleContext {
   store: Store;
@@ -32,6 +35,8 @@ export class ScheduleService {
 
   async create(p: Principal, input: unknown): Promise<ScheduledAgentItem> {
     const body = parseOrThrow(CreateScheduleSchema, input, 'schedule');
+    if ((await this.ctx.store.schedules.list(p.team_uid)).length >= MAX_SCHEDULES_PER_TEAM)
+      throw conflict(`the team has ${MAX_SCHEDULES_PER_TEAM} schedules, the most it may have: delete one first (docs/schedules.md)`);
     const now = this.ctx.clock.now();
     const owner = ownerOf(p);
     const record: ScheduleRecord = {
