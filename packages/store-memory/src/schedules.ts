@@ -77,18 +77,20 @@ export function createMemorySchedules(
     async fire(input) {
       const s = byId.get(key(input.teamUid, input.scheduleId));
       if (!s?.enabled || s.nextDueAt !== input.expectNextDueAt) return { kind: 'stale' };
-      s.nextDueAt = input.nextDueAt;
       if (input.dueAt === undefined || !input.run) {
+        s.nextDueAt = input.nextDueAt;
         if (input.spawnError !== undefined) s.lastSpawnError = input.spawnError;
         return { kind: 'advanced' };
       }
+      const claim = `${key(input.teamUid, input.scheduleId)}\u0000${input.dueAt}`;
+      const claimed = !fires.has(claim);
+      // The run first: if it cannot be stored, nothing of the step is.
+      if (claimed) insertRun(input.run, (bytes) => new Uint8Array(bytes));
+      fires.add(claim);
+      s.nextDueAt = input.nextDueAt;
       s.lastRanAt = input.dueAt;
       s.lastSpawnError = null;
-      const claim = `${key(input.teamUid, input.scheduleId)}\u0000${input.dueAt}`;
-      if (fires.has(claim)) return { kind: 'advanced' };
-      fires.add(claim);
-      insertRun(input.run, (bytes) => new Uint8Array(bytes));
-      return { kind: 'fired', run: copy(input.run.run) };
+      return claimed ? { kind: 'fired', run: copy(input.run.run) } : { kind: 'advanced' };
     },
   };
   return { schedules, write };
