@@ -140,7 +140,14 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
   });
   // The schedulers of this process's workers, woken by a schedule saved here (docs/schedules.md).
   const schedulers = new Set<Scheduler>();
-  const schedules = new ScheduleService({ store, clock, skills, onChange: () => schedulers.forEach((s) => s.wake()) });
+  const schedules = new ScheduleService({
+    store,
+    clock,
+    skills,
+    onChange: () => {
+      for (const s of schedulers) s.wake();
+    },
+  });
   const ingress = createIngress({
     store,
     cipher,
