@@ -44,7 +44,7 @@ interface Sent {
 }
 
 /** One request as the Python client builds it (sync client, first attempt). */
-function pythonRequest(method: 'GET' | 'POST', path: string, json?: unknown): Promise<Sent> {
+function pythonRequest(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, json?: unknown): Promise<Sent> {
   const url = new URL(`${server.url}/api/v1${path}`);
   const body = json === undefined ? Buffer.alloc(0) : Buffer.from(JSON.stringify(json), 'utf8');
   const headers: Record<string, string> = {
@@ -186,6 +186,57 @@ describe('the Python oz-agent-sdk, request by request', () => {
 
   it('the first release: { prompt, config, title } with a harness of its type only', async () => {
     ok(await pythonRequest('POST', '/agent/run', { prompt: 'p', config: { harness: { type: 'oz' } }, title: 't' }));
+  });
+
+  it('client.agent.schedules: create, retrieve, update, list, pause, resume, delete (resources/agent/schedules.py)', async () => {
+    // create(): the dict of schedules.py in its order; omitted arguments are left out.
+    const created = await pythonRequest('POST', '/agent/schedules', {
+      cron_schedule: '0 9 * * 1-5',
+      name: 'Weekday triage',
+      agent_config: { model_id: 'model-x', environment_id: 'env-1' },
+      enabled: true,
+      mode: 'normal',
+      prompt: 'Triage new issues',
+      team: true,
+    });
+    expect(created.status, created.text).toBe(201);
+    const item = JSON.parse(created.text);
+    // types/agent/scheduled_agent_item.py: every required field, history and scope as it reads them.
+    expect(item).toMatchObject({
+      id: expect.any(String),
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+      cron_schedule: '0 9 * * 1-5',
+      enabled: true,
+      name: 'Weekday triage',
+      prompt: 'Triage new issues',
+      agent_config: { model_id: 'model-x', environment_id: 'env-1' },
+      history: { last_ran: null, next_run: expect.any(String) },
+      last_spawn_error: null,
+      scope: { type: 'Team', uid: server.principal.team_uid },
+    });
+    expect(JSON.parse(ok(await pythonRequest('GET', `/agent/schedules/${item.id}`)).text)).toEqual(item);
+    // update(): cron_schedule, enabled, name required; prompt omitted keeps it.
+    const updated = JSON.parse(
+      ok(await pythonRequest('PUT', `/agent/schedules/${item.id}`, { cron_schedule: '0 10 * * 1-5', enabled: true, name: 'Later triage' }))
+        .text,
+    );
+    expect(updated).toMatchObject({ id: item.id, cron_schedule: '0 10 * * 1-5', name: 'Later triage', prompt: 'Triage new issues' });
+    const listed = JSON.parse(ok(await pythonRequest('GET', '/agent/schedules')).text);
+    expect(listed.schedules.map((s: { id: string }) => s.id)).toContain(item.id);
+    // pause() and resume(): POST without content.
+    expect(JSON.parse(ok(await pythonRequest('POST', `/agent/schedules/${item.id}/pause`)).text)).toMatchObject({ enabled: false });
+    expect(JSON.parse(ok(await pythonRequest('POST', `/agent/schedules/${item.id}/resume`)).text)).toMatchObject({ enabled: true });
+    expect(JSON.parse(ok(await pythonRequest('DELETE', `/agent/schedules/${item.id}`)).text)).toEqual({ success: true });
+    expect((await pythonRequest('GET', `/agent/schedules/${item.id}`)).status).toBe(404);
+    // A skill instead of a prompt ("Required unless agent_config.skill_spec is provided").
+    const skilled = await pythonRequest('POST', '/agent/schedules', {
+      cron_schedule: '@daily',
+      name: 'Deploy',
+      agent_config: { skill_spec: 'acme/tools:deploy' },
+    });
+    expect(skilled.status, skilled.text).toBe(201);
+    expect((await pythonRequest('POST', '/agent/schedules', { cron_schedule: '@daily', name: 'Nothing to do' })).status).toBe(400);
   });
 
   it('a follow-up: { message, mode } (types/agent/run_submit_followup_params.py)', async () => {

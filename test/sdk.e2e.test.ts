@@ -213,6 +213,52 @@ describe('oz-agent-sdk against the reference server', () => {
       );
   });
 
+  it('creates, retrieves, updates, lists, pauses, resumes and deletes a schedule (docs/schedules.md)', async () => {
+    const created = await client.agent.schedules.create({
+      cron_schedule: '0 9 * * *',
+      name: 'Daily Code Review',
+      prompt: 'Review open pull requests and provide feedback',
+      enabled: true,
+      agent_config: { model_id: 'model-x', environment_id: 'env-1' },
+      team: true,
+    });
+    expect(created).toMatchObject({
+      id: expect.any(String),
+      name: 'Daily Code Review',
+      cron_schedule: '0 9 * * *',
+      enabled: true,
+      agent_config: { model_id: 'model-x', environment_id: 'env-1' },
+      history: { last_ran: null, next_run: expect.any(String) },
+      last_spawn_error: null,
+      scope: { type: 'Team' },
+      created_by: { type: 'service_account', uid: 'bootstrap' },
+    });
+    expect(Date.parse(created.history?.next_run as string)).toBeGreaterThan(Date.now());
+    expect(await client.agent.schedules.retrieve(created.id)).toEqual(created);
+    const updated = await client.agent.schedules.update(created.id, {
+      cron_schedule: '*/30 * * * *',
+      enabled: true,
+      name: 'Half-hourly review',
+      prompt: 'Review again',
+    });
+    expect(updated).toMatchObject({
+      id: created.id,
+      cron_schedule: '*/30 * * * *',
+      name: 'Half-hourly review',
+      agent_config: created.agent_config,
+    });
+    expect((await client.agent.schedules.list()).schedules.map((s) => s.id)).toContain(created.id);
+    expect(await client.agent.schedules.pause(created.id)).toMatchObject({ enabled: false, history: { next_run: null } });
+    expect(await client.agent.schedules.resume(created.id)).toMatchObject({ enabled: true, history: { next_run: expect.any(String) } });
+    expect(await client.agent.schedules.delete(created.id)).toEqual({ success: true });
+    await expect(client.agent.schedules.retrieve(created.id)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(client.agent.schedules.create({ cron_schedule: 'every day', name: 'x', prompt: 'y' })).rejects.toBeInstanceOf(
+      BadRequestError,
+    );
+    // Runs a schedule started are listed by it (none yet).
+    expect((await client.agent.runs.list({ schedule_id: created.id })).runs).toEqual([]);
+  });
+
   it('maps errors to the client’s error classes', async () => {
     await expect(client.agent.runs.retrieve('no-such-run')).rejects.toBeInstanceOf(NotFoundError);
     await expect(client.agent.run({} as never)).rejects.toBeInstanceOf(BadRequestError);

@@ -10,6 +10,7 @@ import {
   Factories,
   Repositories,
   Runs,
+  Schedules,
   Secrets,
   Sources,
   Webhooks,
@@ -71,7 +72,7 @@ export type RequestArgs<K extends ClientOperationId> = RequestOptions &
 
 /**
  * The agentrun client (docs/client.md). `request()` calls any operation of the route table; the
- * resources (`runs`, `factories`, `secrets`, `apiKeys`, `webhooks`, `automations`, `deliveries`, `audit`, `environments`, `sources`) are thin
+ * resources (`runs`, `factories`, `secrets`, `apiKeys`, `webhooks`, `automations`, `deliveries`, `audit`, `environments`, `sources`, `schedules`) are thin
  * methods over it.
  */
 export class AgentRunClient {
@@ -94,6 +95,7 @@ export class AgentRunClient {
   readonly agents: Agents = new Agents(this);
   readonly environments: Environments = new Environments(this);
   readonly sources: Sources = new Sources(this);
+  readonly schedules: Schedules = new Schedules(this);
 
   constructor(options: ClientOptions) {
     if (!options.apiKey) throw new TypeError('AgentRunClient: apiKey is required');

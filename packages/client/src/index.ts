@@ -11,6 +11,7 @@ export {
   Factories,
   Repositories,
   Runs,
+  Schedules,
   Secrets,
   Sources,
   Webhooks,

@@ -301,6 +301,47 @@ export class Environments extends Resource {
   }
 }
 
+/** The team's schedules (docs/schedules.md): cron expressions that start runs. */
+export class Schedules extends Resource {
+  static readonly operations = {
+    create: 'createSchedule',
+    list: 'listSchedules',
+    get: 'getSchedule',
+    update: 'updateSchedule',
+    delete: 'deleteSchedule',
+    pause: 'pauseSchedule',
+    resume: 'resumeSchedule',
+  } as const satisfies Record<string, ClientOperationId>;
+
+  create(body: BodyOf<'createSchedule'>, options?: RequestOptions): Promise<ResponseOf<'createSchedule'>> {
+    return this.client.request('createSchedule', { ...options, body });
+  }
+
+  list(options?: RequestOptions): Promise<ResponseOf<'listSchedules'>> {
+    return this.client.request('listSchedules', { ...options });
+  }
+
+  get(scheduleId: string, options?: RequestOptions): Promise<ResponseOf<'getSchedule'>> {
+    return this.client.request('getSchedule', { ...options, params: { scheduleId } });
+  }
+
+  update(scheduleId: string, body: BodyOf<'updateSchedule'>, options?: RequestOptions): Promise<ResponseOf<'updateSchedule'>> {
+    return this.client.request('updateSchedule', { ...options, params: { scheduleId }, body });
+  }
+
+  delete(scheduleId: string, options?: RequestOptions): Promise<ResponseOf<'deleteSchedule'>> {
+    return this.client.request('deleteSchedule', { ...options, params: { scheduleId } });
+  }
+
+  pause(scheduleId: string, options?: RequestOptions): Promise<ResponseOf<'pauseSchedule'>> {
+    return this.client.request('pauseSchedule', { ...options, params: { scheduleId } });
+  }
+
+  resume(scheduleId: string, options?: RequestOptions): Promise<ResponseOf<'resumeSchedule'>> {
+    return this.client.request('resumeSchedule', { ...options, params: { scheduleId } });
+  }
+}
+
 export class Webhooks extends Resource {
   static readonly operations = {
     create: 'createWebhook',

@@ -11,6 +11,7 @@ import {
   Factories,
   Repositories,
   Runs,
+  Schedules,
   Secrets,
   Sources,
   Webhooks,
@@ -40,6 +41,7 @@ const RESOURCES = {
   agents: Agents,
   environments: Environments,
   sources: Sources,
+  schedules: Schedules,
 };
 
 describe('the client covers the route table', () => {

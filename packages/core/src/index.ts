@@ -67,6 +67,8 @@ export { RUN_ERROR_CODES, type RunErrorCode } from './run/error-codes.js';
 export type { WriteResult } from './run/idempotency.js';
 export type { FollowupRecord } from './run/record.js';
 export type { RunService } from './run/run-service.js';
+// Schedules (docs/schedules.md): the scheduler agentrun.worker() runs, for a host that drives its own.
+export { createScheduler, type Scheduler, type SchedulerOptions, type SchedulerTick } from './schedules/scheduler.js';
 export type { Store } from './store/store.js';
 export { type Clock, systemClock } from './util/clock.js';
 export { createWorker, type Worker, type WorkerDeps, type WorkerOptions, type WorkerStopOptions } from './worker/worker.js';

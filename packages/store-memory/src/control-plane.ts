@@ -8,6 +8,7 @@ import type {
   DeliveryContext,
   FactoryRecord,
   FactoryStore,
+  ScheduleRecord,
   SecretRecord,
   SecretStore,
   WebhookRecord,
@@ -37,6 +38,8 @@ export type WebhookSnapshot = Pick<DeliveryContext, 'webhook' | 'secret' | 'auto
 export function createMemoryControlPlane(
   audit: (event: AuditEventRecord | undefined) => void,
   environmentWrites?: EnvironmentWrites,
+  /** The definitions write's schedules (schedules.ts), in the same synchronous step. */
+  scheduleWrites?: (puts: readonly ScheduleRecord[], deletes: readonly string[], teamUid: string, factoryUid: string) => void,
 ): {
   factories: FactoryStore;
   secrets: SecretStore;
@@ -236,6 +239,7 @@ export function createMemoryControlPlane(
         if (environmentWrites && !environmentWrites.fits(putEnvironments, deleteEnvironments, set.teamUid))
           return { applied: false, reason: 'stale' };
         environmentWrites?.write(putEnvironments, deleteEnvironments, set.teamUid);
+        scheduleWrites?.(change.putSchedules ?? [], change.deleteSchedules ?? [], set.teamUid, set.factoryUid);
         for (const s of change.putSecrets) {
           const existing = secrets.get(key(s.teamUid, s.name));
           secrets.set(key(s.teamUid, s.name), clone(existing ? { ...s, createdAt: existing.createdAt } : s));

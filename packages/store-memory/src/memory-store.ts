@@ -10,6 +10,7 @@ import { createMemoryNotifications } from './notifications.js';
 import { createMemoryRepositories } from './repositories.js';
 import { createMemoryRunEvents } from './run-events.js';
 import { createMemoryRuns } from './runs.js';
+import { createMemorySchedules } from './schedules.js';
 
 export interface MemoryStoreOptions {
   /** Where an exception thrown by a notification listener goes. Default: one `console.error`. */
@@ -32,7 +33,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
   // The audit log reads the delivery log for ingress outcomes (made below, read only when asked).
   const { audit, append } = createMemoryAudit(() => deliveryLog());
   const { environments, writes: environmentWrites } = createMemoryEnvironments(append);
-  const { webhookSnapshot, ...controlPlane } = createMemoryControlPlane(append, environmentWrites);
+  const { schedules, write: scheduleWrites } = createMemorySchedules(append, insertRun);
+  const { webhookSnapshot, ...controlPlane } = createMemoryControlPlane(append, environmentWrites, scheduleWrites);
   // Runs of an accepted delivery are written in the same synchronous step as the delivery.
   const { deliveryLog, ...ingress } = createMemoryIngress(insertRun, webhookSnapshot);
   return {
@@ -45,6 +47,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
     ...ingress,
     repositories: createMemoryRepositories(append),
     factorySources: createMemoryFactorySources(append),
+    schedules,
     audit,
     notifications: notify.notifications,
     // Nothing to reach and no migrations: ready while the process is (docs/operations.md, "Health").

@@ -5,6 +5,7 @@ import { listAutomations, listLiveWebhooks } from './control-plane.js';
 import type { Db, Tx } from './db.js';
 import { isEnvironmentNameTaken, putEnvironmentRow } from './environments.js';
 import { iso, json } from './rows.js';
+import { putScheduleRow } from './schedules.js';
 import type { Tables } from './tables.js';
 
 /** Thrown inside the write's transaction to roll it back whole. */
@@ -124,6 +125,17 @@ async function writeRecords(tx: Tx, t: Tables, change: DefinitionWrite): Promise
     await sql`DELETE FROM ${t.automations} WHERE team_uid = ${teamUid} AND factory_uid = ${factoryUid}
       AND id = ANY(${[...change.deleteAutomations]}::text[])`.execute(tx);
   await writeEnvironments(tx, t, change);
+  await writeSchedules(tx, t, change);
+}
+
+/** The write's schedules (docs/schedules.md, definition files): deletes, then puts. */
+async function writeSchedules(tx: Tx, t: Tables, change: DefinitionWrite): Promise<void> {
+  const { teamUid, factoryUid } = change.set;
+  const deletes = change.deleteSchedules ?? [];
+  if (deletes.length > 0)
+    await sql`DELETE FROM ${t.schedules} WHERE team_uid = ${teamUid} AND factory_uid = ${factoryUid}
+      AND id = ANY(${[...deletes]}::text[])`.execute(tx);
+  for (const s of change.putSchedules ?? []) await putScheduleRow(tx, t, s);
 }
 
 /** The write's environments: deletes first, then puts; a name taken in the team refuses the write as stale (the apply plans again). */

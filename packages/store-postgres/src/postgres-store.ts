@@ -16,6 +16,7 @@ import { checkReady } from './readiness.js';
 import { createRepositories } from './repositories.js';
 import { createRunEvents } from './run-events.js';
 import { createRuns } from './runs.js';
+import { createSchedules } from './schedules.js';
 import { schemaOption } from './schema-name.js';
 import { tablesIn } from './tables.js';
 import { isUnavailableError } from './unavailable.js';
@@ -103,6 +104,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     ...createControlPlane(db, t),
     definitions: createDefinitions(db, t),
     environments: createEnvironments(db, t),
+    schedules: createSchedules(db, t),
     ...createIngress(db, t),
     audit: createAudit(db, t),
     repositories: createRepositories(db, t),

@@ -33,6 +33,8 @@ export interface RunRow {
   factory_uid: string | null;
   skill: RunRecord['skill'];
   trigger: RunRecord['trigger'];
+  /** Added by 0017; absent on a row read before it was written (never, once migrated). */
+  schedule: RunRecord['schedule'] | undefined;
   attachments: RunRecord['attachments'];
   request_usage: RunRecord['requestUsage'];
   attempts: number;
@@ -62,6 +64,7 @@ export const RUN_COLUMNS = [
   'factory_uid',
   'skill',
   'trigger',
+  'schedule',
   'attachments',
   'ancestor_run_ids',
   'request_usage',
@@ -99,6 +102,7 @@ export function runFromRow(r: RunRow): RunRecord {
     factoryUid: r.factory_uid,
     skill: r.skill,
     trigger: r.trigger,
+    schedule: r.schedule ?? null,
     attachments: r.attachments,
     requestUsage: r.request_usage,
     attempts: r.attempts,
@@ -132,6 +136,7 @@ export function runToRow(run: RunRecord): Record<(typeof RUN_COLUMNS)[number], u
     factory_uid: run.factoryUid,
     skill: run.skill,
     trigger: run.trigger,
+    schedule: run.schedule,
     attachments: run.attachments,
     ancestor_run_ids: run.ancestorRunIds,
     request_usage: run.requestUsage,
@@ -148,6 +153,7 @@ export const RUN_JSON_COLUMNS: ReadonlySet<string> = new Set([
   'config',
   'skill',
   'trigger',
+  'schedule',
   'attachments',
   'request_usage',
 ]);

@@ -20,6 +20,8 @@ export const TABLE_NAMES = [
   'environments',
   'factory_sources',
   'factory_source_applies',
+  'schedules',
+  'schedule_fires',
   'agentrun_migrations',
 ] as const;
 

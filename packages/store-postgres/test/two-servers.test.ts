@@ -46,6 +46,21 @@ describe.skipIf(!db.multiConnection)('two reference servers on one database', ()
       timeoutMs,
     );
 
+  it('a schedule created through A is paused through B, resumed through A and deleted through B (docs/schedules.md)', async () => {
+    const created = await a.agent.schedules.create({ cron_schedule: '0 9 * * *', name: `two-${Date.now()}`, prompt: 'every morning' });
+    expect(await b.agent.schedules.retrieve(created.id)).toEqual(created);
+    expect(await b.agent.schedules.pause(created.id)).toMatchObject({ enabled: false, history: { next_run: null } });
+    expect(await a.agent.schedules.resume(created.id)).toMatchObject({ enabled: true, history: { next_run: created.history?.next_run } });
+    expect(
+      await a.agent.schedules.update(created.id, { cron_schedule: '30 9 * * *', enabled: true, name: created.name, prompt: 'later' }),
+    ).toMatchObject({
+      cron_schedule: '30 9 * * *',
+    });
+    expect((await b.agent.schedules.list()).schedules.map((s) => s.id)).toContain(created.id);
+    expect(await b.agent.schedules.delete(created.id)).toEqual({ success: true });
+    await expect(a.agent.schedules.retrieve(created.id)).rejects.toMatchObject({ status: 404 });
+  });
+
   it('a run created through A is listed and retrieved through B, cancelled through B, and seen cancelled through A', async () => {
     const title = `cancel-${Date.now()}`;
     const { run_id } = await a.agent.run({ prompt: 'two servers, one run', title });

@@ -9,14 +9,14 @@ import { columns } from '../output.js';
 /** `agentrun apply [dir]` (docs/definitions.md): plan, print the plan, then apply it as one operation. */
 export const apply: Command = {
   name: 'apply',
-  summary: 'Apply a factory’s definition files (webhooks/*.yaml, automations/*.yaml, environments/*.yaml)',
+  summary: 'Apply a factory’s definition files (webhooks/*.yaml, automations/*.yaml, environments/*.yaml, schedules/*.yaml)',
   description:
     'Prints the plan first, then applies it as one operation. The factory is --factory, else factory.yaml (uid: …) in the directory. Files removed since the last apply are refused unless --prune deletes what they defined.',
   arguments: ['[dir]'],
   options: {
     factory: { type: 'string', valueName: 'uid', description: 'the factory to apply to (default: uid in <dir>/factory.yaml)' },
     'dry-run': { type: 'boolean', description: 'print the plan and change nothing' },
-    prune: { type: 'boolean', description: 'delete webhooks, automations and environments that have no file' },
+    prune: { type: 'boolean', description: 'delete webhooks, automations, environments and schedules that have no file' },
   },
   examples: ['agentrun apply ./factory --dry-run', 'agentrun apply ./factory --factory fac_123 --prune'],
   async run(context) {
@@ -30,6 +30,7 @@ export const apply: Command = {
       webhooks: loaded.webhooks,
       automations: loaded.automations,
       environments: loaded.environments,
+      schedules: loaded.schedules,
       prune: context.flag('prune'),
     } as Parameters<typeof client.factories.apply>[1];
     const call = (dryRun: boolean) => client.factories.apply(factoryUid, { ...body, dry_run: dryRun }).catch(explained(loaded, dir));
@@ -95,17 +96,20 @@ function planText(plan: ApplyResult, factoryUid: string): string {
     rows.push([`${MARK[a.action]} automations/${a.name}.yaml`, a.action, a.changes.map(fileKey).join(', ')]);
   for (const e of plan.environments ?? [])
     rows.push([`${MARK[e.action]} environments/${e.name}.yaml`, e.action, e.changes.map(fileKey).join(', ')]);
+  for (const s of plan.schedules ?? [])
+    rows.push([`${MARK[s.action]} schedules/${s.name}.yaml`, s.action, s.changes.map(fileKey).join(', ')]);
   return [`Plan for factory ${factoryUid}:`, ...columns(rows, INDENT)].join('\n');
 }
 
 const INDENT = { indent: '  ' };
 
 const changeCount = (plan: ApplyResult) =>
-  [...plan.webhooks, ...plan.automations, ...(plan.environments ?? [])].filter((x) => x.action !== 'unchanged').length;
+  [...plan.webhooks, ...plan.automations, ...(plan.environments ?? []), ...(plan.schedules ?? [])].filter((x) => x.action !== 'unchanged')
+    .length;
 
 function summary(plan: ApplyResult): string {
   const counts = new Map<string, number>();
-  for (const x of [...plan.webhooks, ...plan.automations, ...(plan.environments ?? [])])
+  for (const x of [...plan.webhooks, ...plan.automations, ...(plan.environments ?? []), ...(plan.schedules ?? [])])
     counts.set(x.action, (counts.get(x.action) ?? 0) + 1);
   return (
     (['create', 'adopt', 'update', 'delete', 'unchanged'] as const)

@@ -11,5 +11,14 @@ export { keysCreate, keysList, keysRevoke } from './keys.js';
 export { repoAdd, repoList, repoRemove, skillsList } from './repo.js';
 export { run } from './run.js';
 export { runsCancel, runsFollow, runsFollowup, runsGet, runsList, runsWait } from './runs.js';
+export {
+  scheduleCreate,
+  scheduleDelete,
+  scheduleList,
+  schedulePause,
+  scheduleResume,
+  scheduleShow,
+  scheduleUpdate,
+} from './schedule.js';
 export { secretCreate, secretDelete, secretList, secretUpdate } from './secret.js';
 export { webhookCreate, webhookDelete, webhookDisable, webhookEnable, webhookList, webhookRotate } from './webhook.js';

@@ -35,8 +35,8 @@ export function loadDefinitions(dir: string): LoadedDefinitions {
   const loaded = readDefinitions(texts, shown);
   problems.push(...loaded.problems.map(problemLine));
   if (problems.length > 0) throw new UsageError(`invalid definitions in ${dir}:\n${problems.map((p) => `  ${p}`).join('\n')}`);
-  if (loaded.files.webhooks.length === 0 && loaded.files.automations.length === 0 && loaded.files.environments.length === 0)
-    throw new UsageError(`${dir} has no webhooks/*.yaml, automations/*.yaml or environments/*.yaml (docs/definitions.md)`);
+  if (DEFINITION_KINDS.every((kind) => loaded.files[kind].length === 0))
+    throw new UsageError(`${dir} has no ${DEFINITION_KINDS.map((kind) => `${kind}/*.yaml`).join(', ')} (docs/definitions.md)`);
   return loaded;
 }
 

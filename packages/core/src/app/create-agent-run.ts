@@ -18,6 +18,7 @@ import type { Mountable } from '../http/mountable.js';
 import { DEFAULT_STREAM_LIMITS } from '../http/paced-body.js';
 import { repositoryOperations } from '../http/repository-operations.js';
 import { runOperations } from '../http/run-operations.js';
+import { scheduleOperations } from '../http/schedule-operations.js';
 import { sourceOperations } from '../http/source-operations.js';
 import { createHttpSurface, ingressOperations } from '../http/surface.js';
 import { createDeliveryRuns } from '../ingress/delivery-runs.js';
@@ -31,6 +32,8 @@ import { DEFAULT_IDEMPOTENCY_TTL_MS } from '../run/idempotency.js';
 import type { RunRecord } from '../run/record.js';
 import { RunService } from '../run/run-service.js';
 import { sessionLinkFor } from '../run/session-link.js';
+import { createScheduler, type Scheduler, type SchedulerOptions } from '../schedules/scheduler.js';
+import { ScheduleService } from '../schedules/service.js';
 import { SkillCatalog } from '../skills/skill-catalog.js';
 import { DEFAULT_SOURCE_POLL_MS, sourcePollTask } from '../sources/poll.js';
 import type { Store } from '../store/store.js';
@@ -49,6 +52,11 @@ export type AgentRunWorkerOptions = Omit<
 > & {
   /** Default: the `executor` given to `createAgentRun`. */
   executor?: Executor;
+  /**
+   * The scheduler that runs beside the worker, started and stopped with it (docs/schedules.md):
+   * its settings, or `false` for none in this process. Default: on, with the defaults.
+   */
+  schedules?: false | Omit<SchedulerOptions, 'runs'>;
 };
 
 /**
@@ -60,7 +68,12 @@ export interface AgentRun extends Mountable {
   readonly store: Store;
   readonly events: AgentRunEvents;
   readonly clock: Clock;
-  readonly services: { readonly runs: RunService; readonly control: ControlService; readonly apiKeys: ApiKeyService };
+  readonly services: {
+    readonly runs: RunService;
+    readonly control: ControlService;
+    readonly apiKeys: ApiKeyService;
+    readonly schedules: ScheduleService;
+  };
   /** The run API and the management API (`/api/v1/…`). */
   readonly api: Mountable;
   /** The webhook ingress (`/webhooks/…`). */
@@ -135,6 +148,16 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
     ...(webhookBaseUrl !== undefined ? { webhookBaseUrl } : {}),
     ...(options.maxWebhooksPerFactory !== undefined ? { maxWebhooksPerFactory: options.maxWebhooksPerFactory } : {}),
   });
+  // The schedulers of this process's workers, woken by a schedule saved here (docs/schedules.md).
+  const schedulers = new Set<Scheduler>();
+  const schedules = new ScheduleService({
+    store,
+    clock,
+    skills,
+    onChange: () => {
+      for (const s of schedulers) s.wake();
+    },
+  });
   const ingress = createIngress({
     store,
     cipher,
@@ -198,6 +221,7 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
       ...auditOperations(store),
       ...environmentOperations(control, readers, idempotent, managementBodyLimits(options).bodyBytes),
       ...sourceOperations(control, readers, managementBodyLimits(options).bodyBytes),
+      ...scheduleOperations(schedules, readers, idempotent, managementBodyLimits(options).bodyBytes),
       ...healthOperations({ store, workers: workerStates, closing: () => closing }),
     },
     authenticate: options.authenticate ?? apiKeyAuthenticator(store.apiKeys, { clock, usage: keyUsage }),
@@ -215,14 +239,16 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
     store,
     events,
     clock,
-    services: { runs, control, apiKeys },
+    services: { runs, control, apiKeys, schedules },
     flushKeyUsage: keyUsage.flush,
     api: surface.api,
     ingress: surface.ingress,
     health: surface.health,
     maintenance,
-    worker(workerOptions = {}) {
+    worker({ schedules: scheduling, ...workerOptions } = {}) {
       const executor = workerOptions.executor ?? options.executor;
+      // Due schedules start their runs from every process with a worker; the store makes it once per due time.
+      const scheduler = scheduling === false ? undefined : createScheduler({ ...scheduling, runs });
       const worker = trackedWorker({
         ...workerOptions,
         ...(executor ? { executor } : {}),
@@ -238,9 +264,17 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
       } as WorkerOptions);
       // A process stopping its worker is shutting down: the keys' last uses are written first.
       const stop = worker.stop.bind(worker);
+      const start = worker.start.bind(worker);
       return Object.assign(worker, {
+        start: () => {
+          start();
+          if (scheduler) schedulers.add(scheduler);
+          scheduler?.start();
+        },
         stop: async (...args: Parameters<Worker['stop']>) => {
           try {
+            if (scheduler) schedulers.delete(scheduler);
+            await scheduler?.stop();
             await stop(...args);
           } finally {
             await keyUsage.flush();

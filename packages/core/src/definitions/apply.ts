@@ -6,6 +6,7 @@ import { type ControlContext, ingressOrigin, nowIso } from '../control/control-c
 import { teamNames } from '../environments/check.js';
 import { conflict } from '../errors.js';
 import { invalidWithErrors, parseAllOrThrow } from '../models/validate.js';
+import { planSchedules } from '../schedules/plan-files.js';
 import { planApply } from './plan.js';
 import { ApplyDefinitionsSchema } from './schemas.js';
 import { skillErrors } from './skills.js';
@@ -68,8 +69,26 @@ export async function applyDefinitions(
       maxWebhooksPerFactory: ctx.maxWebhooksPerFactory,
       renewSecrets: options.fromSource === true,
     });
+    // Schedule files (docs/schedules.md, "Definition files"), against the environments the apply leaves.
+    const environmentIds = new Set([...environments.map((e) => e.id), ...plan.putEnvironments.map((e) => e.id)]);
+    for (const id of plan.deleteEnvironments) environmentIds.delete(id);
+    const schedules = planSchedules({
+      teamUid,
+      factoryUid,
+      files: body.schedules,
+      schedules: await ctx.store.schedules.list(teamUid),
+      environmentIds,
+      owner: { type: p.type, uid: p.uid, team_uid: teamUid, ...(p.display_name !== undefined ? { display_name: p.display_name } : {}) },
+      prune: body.prune,
+      now: ctx.clock.now(),
+    });
     // Skills resolve as the API's automation saves resolve them (definitions/skills.ts).
-    const errors = [...plan.errors, ...(await skillErrors(ctx.skills, teamUid, body.automations))];
+    const errors = [
+      ...plan.errors,
+      ...schedules.errors,
+      ...(await skillErrors(ctx.skills, teamUid, body.automations)),
+      ...(await skillErrors(ctx.skills, teamUid, body.schedules, 'schedules')),
+    ];
     if (errors.length > 0) throw invalidWithErrors(errors, 'definitions');
 
     const version = set?.version ?? 0;
@@ -80,8 +99,10 @@ export async function applyDefinitions(
       webhooks: plan.webhooks,
       automations: plan.automations,
       environments: plan.environments,
+      schedules: schedules.planned,
     };
-    if (body.dry_run || !plan.changes) return { answer };
+    const changes = plan.changes || schedules.put.length > 0 || schedules.delete.length > 0;
+    if (body.dry_run || !changes) return { answer };
 
     const putSecrets = await Promise.all(
       plan.putWebhooks.flatMap(({ record, copyOf }) =>
@@ -100,6 +121,8 @@ export async function applyDefinitions(
         deleteAutomations: plan.deleteAutomations,
         putEnvironments: plan.putEnvironments,
         deleteEnvironments: plan.deleteEnvironments,
+        putSchedules: schedules.put,
+        deleteSchedules: schedules.delete,
         maxWebhooksPerFactory: ctx.maxWebhooksPerFactory,
         audit: auditEvent(p, 'definitions.applied', { type: 'definitions', id: factoryUid, factoryUid }, nowIso(ctx), {
           version: version + 1,
@@ -108,6 +131,8 @@ export async function applyDefinitions(
           deleted_automations: plan.deleteAutomations.length,
           environments: plan.putEnvironments.length,
           deleted_environments: plan.deleteEnvironments.length,
+          schedules: schedules.put.length,
+          deleted_schedules: schedules.delete.length,
         }),
       },
     };

@@ -9,6 +9,7 @@ import { apiKey } from './file-keys.js';
  *     webhooks/<name>.yaml     one per webhook: authMode, signatureScheme, secretName, deliveryIdHeader, enabled
  *     automations/<name>.yaml  one per automation: prompt, enabled, config, triggers
  *     environments/<name>.yaml one per environment: repositories, setup, variables, setupTimeoutSeconds
+ *     schedules/<name>.yaml    one per schedule: cronSchedule, timeZone, prompt, config, enabled
  *
  * Pure, so the one decider serves both readers of a directory: the CLI's `agentrun apply` (files
  * on disk) and a factory's source repository (files at a commit, sources/sync.ts). Each definition
@@ -17,7 +18,7 @@ import { apiKey } from './file-keys.js';
  */
 
 /** The kinds of definition file, each a folder of the directory. */
-export const DEFINITION_KINDS = ['webhooks', 'automations', 'environments'] as const;
+export const DEFINITION_KINDS = ['webhooks', 'automations', 'environments', 'schedules'] as const;
 export type DefinitionKind = (typeof DEFINITION_KINDS)[number];
 
 /** One file of the directory: its path relative to the directory (`webhooks/github.yaml`) and its text. */
@@ -46,7 +47,8 @@ export interface LoadedDefinitions {
   webhooks: Record<string, unknown>[];
   automations: Record<string, unknown>[];
   environments: Record<string, unknown>[];
-  /** The file of `webhooks.<i>`, `automations.<i>` and `environments.<i>`, in the same order. */
+  schedules: Record<string, unknown>[];
+  /** The file of `webhooks.<i>`, `automations.<i>`, `environments.<i>` and `schedules.<i>`, in the same order. */
   files: Record<DefinitionKind, DefinitionFile[]>;
   /** What keeps the directory from being sent: YAML that does not parse, a file that is no mapping, a `name` key. */
   problems: DefinitionProblem[];
@@ -81,7 +83,8 @@ export function readDefinitions(texts: readonly DefinitionText[], show: (path: s
     webhooks: [],
     automations: [],
     environments: [],
-    files: { webhooks: [], automations: [], environments: [] },
+    schedules: [],
+    files: { webhooks: [], automations: [], environments: [], schedules: [] },
     problems,
   };
   const sorted = [...texts].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));

@@ -9,6 +9,8 @@ const FILE_TO_API: Readonly<Record<string, string>> = {
   secretName: 'secret_name',
   deliveryIdHeader: 'delivery_id_header',
   setupTimeoutSeconds: 'setup_timeout_seconds',
+  cronSchedule: 'cron_schedule',
+  timeZone: 'time_zone',
 };
 
 const API_TO_FILE: Readonly<Record<string, string>> = Object.fromEntries(Object.entries(FILE_TO_API).map(([f, a]) => [a, f]));

@@ -5,6 +5,7 @@ import { environmentFields } from '../environments/schemas.js';
 import { FILTER_LIMITS } from '../filter/limits.js';
 import { jsonObject } from '../models/json.js';
 import { maxValues } from '../models/size-check.js';
+import { cronChecks, scheduleFileFields } from '../schedules/schemas.js';
 
 // The body of `POST /factories/{factoryUid}/apply` (docs/definitions.md): a factory's definition
 // files, read and converted to snake_case by the CLI (or any caller), applied as one operation.
@@ -74,10 +75,14 @@ const AutomationDefinitionSchema = jsonObject({
 /** An environment file (`environments/<name>.yaml`): the API's environment body, named by its file. */
 const EnvironmentDefinitionSchema = jsonObject({ name: DefinitionNameSchema, ...environmentFields });
 
+/** A schedule file (`schedules/<name>.yaml`, docs/schedules.md): the API's fields, named by its file, `config` as in automations. */
+const ScheduleDefinitionSchema = v.pipe(jsonObject({ name: DefinitionNameSchema, ...scheduleFileFields }), cronChecks());
+
 export const ApplyDefinitionsSchema = jsonObject({
   webhooks: v.optional(v.pipe(v.array(WebhookDefinitionSchema), v.maxLength(100)), []),
   automations: v.optional(v.pipe(v.array(AutomationDefinitionSchema), v.maxLength(200)), []),
   environments: v.optional(v.pipe(v.array(EnvironmentDefinitionSchema), v.maxLength(50)), []),
+  schedules: v.optional(v.pipe(v.array(ScheduleDefinitionSchema), v.maxLength(100)), []),
   /** Delete the factory's webhooks and automations that have no file; without it, they are an error. */
   prune: v.optional(v.boolean(), false),
   /** Plan only: answer what would change and write nothing. */
@@ -88,3 +93,4 @@ export type ApplyDefinitions = v.InferOutput<typeof ApplyDefinitionsSchema>;
 export type WebhookDefinition = ApplyDefinitions['webhooks'][number];
 export type AutomationDefinition = ApplyDefinitions['automations'][number];
 export type EnvironmentDefinition = ApplyDefinitions['environments'][number];
+export type ScheduleDefinition = ApplyDefinitions['schedules'][number];

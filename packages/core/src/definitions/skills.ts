@@ -12,7 +12,8 @@ import type { AutomationDefinition } from './schemas.js';
 export async function skillErrors(
   skills: SkillCatalog,
   teamUid: string,
-  automations: readonly AutomationDefinition[],
+  automations: readonly Pick<AutomationDefinition, 'config'>[],
+  kind: 'automations' | 'schedules' = 'automations',
 ): Promise<FieldError[]> {
   const errors: FieldError[] = [];
   for (const [i, automation] of automations.entries()) {
@@ -22,7 +23,7 @@ export async function skillErrors(
       await resolveSkill(skills, teamUid, spec, 'config.skill_spec');
     } catch (error) {
       if (!isAgentRunError(error) || error.code !== 'invalid_request') throw error;
-      errors.push({ path: `automations.${i}.config.skill_spec`, detail: error.detail });
+      errors.push({ path: `${kind}.${i}.config.skill_spec`, detail: error.detail });
     }
   }
   return errors;

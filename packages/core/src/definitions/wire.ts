@@ -32,6 +32,14 @@ const PlannedEnvironmentSchema = v.object({
   changes: v.array(v.string()),
 });
 
+/** A `schedules/<name>.yaml` (docs/schedules.md). */
+const PlannedScheduleSchema = v.object({
+  name: v.string(),
+  action: v.picklist(DEFINITION_ACTIONS),
+  id: v.string(),
+  changes: v.array(v.string()),
+});
+
 export const ApplyResultSchema = v.object({
   /** Whether anything was written (false for a dry run and for an apply that changes nothing). */
   applied: v.boolean(),
@@ -41,9 +49,11 @@ export const ApplyResultSchema = v.object({
   webhooks: v.array(PlannedWebhookSchema),
   automations: v.array(PlannedAutomationSchema),
   environments: v.array(PlannedEnvironmentSchema),
+  schedules: v.array(PlannedScheduleSchema),
 });
 
 export type ApplyResult = v.InferOutput<typeof ApplyResultSchema>;
 export type PlannedWebhook = v.InferOutput<typeof PlannedWebhookSchema>;
 export type PlannedAutomation = v.InferOutput<typeof PlannedAutomationSchema>;
 export type PlannedEnvironment = v.InferOutput<typeof PlannedEnvironmentSchema>;
+export type PlannedSchedule = v.InferOutput<typeof PlannedScheduleSchema>;

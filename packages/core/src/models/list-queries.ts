@@ -77,11 +77,12 @@ export const ListRunsQuerySchema = v.strictObject({
   automation_id: filterText,
   /** Runs started by this run, or by runs it started, and so on (run/record.ts `ancestorRunIds`). */
   ancestor_run_id: filterText,
-  // Accepted for the clients; agentrun runs carry no artifacts or schedules and run on the host's
-  // executor, so these match nothing except `execution_location=REMOTE` and an `executor` equal
-  // to the creator (docs/run-api.md).
-  artifact_type: v.optional(v.picklist(['PLAN', 'PULL_REQUEST', 'SCREENSHOT', 'FILE', 'EXTERNAL_REFERENCE'])),
+  /** Runs a schedule started (docs/schedules.md). */
   schedule_id: filterText,
+  // Accepted for the clients; agentrun runs carry no artifacts and run on the host's executor, so
+  // these match nothing except `execution_location=REMOTE` and an `executor` equal to the creator
+  // (docs/run-api.md).
+  artifact_type: v.optional(v.picklist(['PLAN', 'PULL_REQUEST', 'SCREENSHOT', 'FILE', 'EXTERNAL_REFERENCE'])),
   execution_location: v.optional(v.picklist(['LOCAL', 'REMOTE'], 'must be LOCAL or REMOTE')),
   executor: filterText,
 });

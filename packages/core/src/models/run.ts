@@ -42,6 +42,18 @@ export const RunTriggerSchema = v.object({
 export type RunTrigger = v.InferOutput<typeof RunTriggerSchema>;
 
 /**
+ * The schedule that started a run (docs/schedules.md): the clients' `RunItem.schedule`, as the
+ * schedule was at that due time, and the due time itself (`due_at`, agentrun's).
+ */
+export const RunScheduleInfoSchema = v.object({
+  schedule_id: v.string(),
+  schedule_name: v.string(),
+  cron_schedule: v.string(),
+  due_at: v.string(),
+});
+export type RunScheduleInfo = v.InferOutput<typeof RunScheduleInfoSchema>;
+
+/**
  * A run's skill (docs/run-api.md, `agent_skill`): `name`, `description` and `full_path` as the
  * published clients type it, the `spec` asked for, and where it was pinned (`repository`, `commit`).
  */
@@ -83,6 +95,7 @@ export const RunItemSchema = v.object({
   agent_identity_uid: v.optional(v.string()),
   agent_skill: v.optional(AgentSkillSchema),
   trigger: v.optional(RunTriggerSchema),
+  schedule: v.optional(RunScheduleInfoSchema),
   attachments: v.optional(v.array(AttachmentInfoSchema)),
   request_usage: v.optional(RequestUsageSchema),
   /** Always `REMOTE`: a run executes on the host's executor, never on the caller's machine. */

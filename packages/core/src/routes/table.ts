@@ -52,6 +52,7 @@ import { AgentListSchema, RepositoryListSchema, RepositoryViewSchema } from '../
 import { TranscriptQuerySchema } from '../run/transcript-query.js';
 import { ENVIRONMENT_ROUTES } from './environment-routes.js';
 import { type RouteSpec, route } from './route.js';
+import { SCHEDULE_ROUTES } from './schedule-routes.js';
 import { SOURCE_ROUTES } from './source-routes.js';
 
 const runId = 'The run ID.';
@@ -580,6 +581,7 @@ export const ROUTES = {
 
   ...ENVIRONMENT_ROUTES,
   ...SOURCE_ROUTES,
+  ...SCHEDULE_ROUTES,
 
   // ── Webhook ingress (docs/webhooks.md)
   deliverWebhook: route({

@@ -24,6 +24,8 @@ export interface RunFilter {
   ancestorRunId?: string;
   /** The run's `session_id`, exact (the session redirect; not a query parameter). */
   sessionId?: string;
+  /** The schedule that started the run (docs/schedules.md). */
+  scheduleId?: string;
 }
 
 /**
@@ -122,6 +124,7 @@ export function matchesRunFilter(run: RunRecord, f: RunFilter): boolean {
   if (f.automationId !== undefined && run.trigger?.automation_id !== f.automationId) return false;
   if (f.ancestorRunId !== undefined && !run.ancestorRunIds.includes(f.ancestorRunId)) return false;
   if (f.sessionId !== undefined && run.sessionId !== f.sessionId) return false;
+  if (f.scheduleId !== undefined && run.schedule?.schedule_id !== f.scheduleId) return false;
   if (f.q !== undefined) {
     const needle = f.q.toLowerCase();
     const hay = [run.title, run.prompt, run.config.skill_spec ?? ''];

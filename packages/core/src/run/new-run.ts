@@ -1,5 +1,5 @@
 import type { AmbientAgentConfig } from '../models/config.js';
-import type { AgentSkill, RunCreatorInfo, RunTrigger } from '../models/run.js';
+import type { AgentSkill, RunCreatorInfo, RunScheduleInfo, RunTrigger } from '../models/run.js';
 import type { RunSourceType } from '../models/run-state.js';
 import { newId } from '../util/ids.js';
 import type { AttachmentRecord, RunRecord } from './record.js';
@@ -28,6 +28,8 @@ export interface NewRunFacts {
   agentIdentityUid?: string | null | undefined;
   factoryUid: string | null;
   trigger: RunTrigger | null;
+  /** For runs a schedule starts (schedules/scheduled-run.ts). */
+  schedule?: RunScheduleInfo | null | undefined;
   /** The files stored with the run; the record lists their names, types and sizes. */
   attachments: readonly AttachmentRecord[];
   /** The creation instant (RFC 3339, util/clock.ts `isoTime`). */
@@ -61,6 +63,7 @@ export function newRun(facts: NewRunFacts): RunRecord {
     factoryUid: facts.factoryUid,
     skill: facts.skill,
     trigger: facts.trigger,
+    schedule: facts.schedule ?? null,
     attachments: facts.attachments.map((a) => ({ file_name: a.fileName, mime_type: a.mimeType, size: a.data.byteLength })),
     requestUsage: null,
     attempts: 0,

@@ -1,6 +1,6 @@
 import type { AmbientAgentConfig } from '../models/config.js';
 import type { RequestUsage } from '../models/request-usage.js';
-import type { AgentSkill, AttachmentInfo, RunCreatorInfo, RunItem, RunStatusMessage, RunTrigger } from '../models/run.js';
+import type { AgentSkill, AttachmentInfo, RunCreatorInfo, RunItem, RunScheduleInfo, RunStatusMessage, RunTrigger } from '../models/run.js';
 import type { RunSourceType, RunState } from '../models/run-state.js';
 
 /**
@@ -36,6 +36,8 @@ export interface RunRecord {
   factoryUid: string | null;
   skill: AgentSkill | null;
   trigger: RunTrigger | null;
+  /** The schedule that started it, at which due time (docs/schedules.md). */
+  schedule: RunScheduleInfo | null;
   attachments: AttachmentInfo[];
   /** What the agent reported the run cost (models/request-usage.ts); `null` until it reports. */
   requestUsage: RequestUsage | null;
@@ -95,5 +97,6 @@ export function toRunItem(run: RunRecord): RunItem {
   if (run.skill) item.agent_skill = run.skill;
   if (run.trigger) item.trigger = run.trigger;
   if (run.requestUsage) item.request_usage = run.requestUsage;
+  if (run.schedule) item.schedule = run.schedule;
   return item;
 }

@@ -2,7 +2,7 @@ import type { Principal } from '../auth/principal.js';
 import { requireEnvironmentId } from '../environments/check.js';
 import { invalidRequest } from '../errors.js';
 import type { RunAgentRequest } from '../models/requests.js';
-import type { RunCreatorInfo, RunTrigger } from '../models/run.js';
+import type { RunCreatorInfo, RunScheduleInfo, RunTrigger } from '../models/run.js';
 import type { RunSourceType } from '../models/run-state.js';
 import { resolveSkill } from '../skills/resolve-skill.js';
 import type { SkillCatalog } from '../skills/skill-catalog.js';
@@ -19,6 +19,8 @@ export interface RunRequestContext {
   source?: RunSourceType;
   /** For runs started by the webhook ingress. */
   trigger?: RunTrigger;
+  /** For runs a schedule starts (schedules/scheduled-run.ts). */
+  schedule?: RunScheduleInfo;
   factoryUid?: string;
 }
 
@@ -89,6 +91,7 @@ export async function runFromRequest(
     agentIdentityUid: request.agent_identity_uid,
     factoryUid,
     trigger: ctx.trigger ?? null,
+    schedule: ctx.schedule ?? null,
     attachments,
     now,
   });

@@ -122,7 +122,13 @@ async function applyFiles(
         { path: `${prefix}factory.yaml`, line: 1, message: `uid: names factory ${loaded.factoryUid}, not this one (${source.factoryUid})` },
       ],
     };
-  const body = { webhooks: loaded.webhooks, automations: loaded.automations, environments: loaded.environments, prune: true };
+  const body = {
+    webhooks: loaded.webhooks,
+    automations: loaded.automations,
+    environments: loaded.environments,
+    schedules: loaded.schedules,
+    prune: true,
+  };
   try {
     const answer = await applyDefinitions(ctx, principal, source.factoryUid, body, ctx.baseUrl ?? '', { fromSource: true });
     return { version: answer.version };

@@ -2,6 +2,7 @@ import type { AuditEventRecord } from '../audit/records.js';
 import type { AutomationRecord, SecretRecord, WebhookRecord } from '../control/records.js';
 import type { DefinitionSetRecord } from '../definitions/records.js';
 import type { EnvironmentRecord } from '../environments/records.js';
+import type { ScheduleRecord } from '../schedules/records.js';
 
 // The definitions part of the Store port (docs/stores.md, "The shape of the interface"): what the
 // last apply of a factory's definition files left, and the one write that applies the next.
@@ -30,6 +31,9 @@ export interface DefinitionWrite {
    */
   putEnvironments?: readonly EnvironmentRecord[];
   deleteEnvironments?: readonly string[];
+  /** The factory's file-defined schedules created or replaced whole, by `id`, then ids to delete (docs/schedules.md). */
+  putSchedules?: readonly ScheduleRecord[];
+  deleteSchedules?: readonly string[];
   /** Live webhooks the factory may have after the write. */
   maxWebhooksPerFactory: number;
   /** Stored with the write, only if it applies (docs/operations.md, "Audit"). */

@@ -33,6 +33,7 @@ export {
 } from '../run/list-query.js';
 export { type AttachmentRecord, type FollowupRecord, type RunLease, type RunRecord, toRunItem } from '../run/record.js';
 export { CANCELLABLE_STATES, isTerminal, LEASED_STATES, nextUpdatedAt, TERMINAL_STATES } from '../run/state-machine.js';
+export type * from '../schedules/records.js';
 export * from '../sources/records.js';
 export { isoTime } from '../util/clock.js';
 export type * from './api-keys.js';
@@ -48,4 +49,5 @@ export type * from './repositories.js';
 export type * from './run-events.js';
 export { RUN_EVENT_TYPES, RUN_EVENTS_PER_RUN } from './run-events.js';
 export type * from './runs.js';
+export type * from './schedules.js';
 export type * from './store.js';

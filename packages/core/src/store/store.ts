@@ -10,6 +10,7 @@ import type { DeliveryStore, RateLimitStore } from './ingress.js';
 import type { RepositoryStore } from './repositories.js';
 import type { RunEventStore } from './run-events.js';
 import type { RunStore } from './runs.js';
+import type { ScheduleStore } from './schedules.js';
 
 // The Store port is cut into one file per part, and the stores and the conformance suites are cut
 // the same way, file for file (docs/stores.md, "The shape of the interface"): runs.ts,
@@ -48,6 +49,8 @@ export interface Store {
   readonly definitions: DefinitionStore;
   /** What runs' workspaces are prepared from (docs/repositories.md, "Environments"). */
   readonly environments: EnvironmentStore;
+  /** Cron schedules that start runs, and the due times they claimed (docs/schedules.md). */
+  readonly schedules: ScheduleStore;
   readonly deliveries: DeliveryStore;
   /** The repositories each team's skills resolve against (docs/repositories.md). */
   readonly repositories: RepositoryStore;

@@ -19,4 +19,5 @@ export { describeHttpConformance, type HttpConformanceOptions } from './http-con
 export { makeDelivery } from './ingress-conformance.js';
 export { describeNotificationsConformance, type NotificationsConformanceOptions } from './notifications-conformance.js';
 export { describeRunEventsHttpConformance, type RunEventsHttpConformanceOptions } from './run-events-http-conformance.js';
+export { describeSchedulesConformance, type SchedulesConformanceOptions } from './schedules-conformance.js';
 export { describeStoreConformance, type StoreConformanceOptions } from './store-conformance.js';

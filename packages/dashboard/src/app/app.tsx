@@ -9,6 +9,7 @@ import { KeysPage } from './pages/keys-page.js';
 import { NotFoundPage } from './pages/not-found-page.js';
 import { RunPage } from './pages/run-page.js';
 import { RunsPage } from './pages/runs-page.js';
+import { SchedulesPage } from './pages/schedules-page.js';
 import { SecretsPage } from './pages/secrets-page.js';
 import { SignIn } from './pages/sign-in.js';
 import { WebhookPage } from './pages/webhook-page.js';
@@ -58,6 +59,7 @@ export function App({ config }: { config: AppConfig }) {
 
 const NAV = [
   { to: '/runs', label: 'Runs' },
+  { to: '/schedules', label: 'Schedules' },
   { to: '/factories', label: 'Factories' },
   { to: '/secrets', label: 'Team secrets' },
   { to: '/audit', label: 'Audit log' },
@@ -111,6 +113,7 @@ const ROUTES: [string, (p: Record<string, string>) => preact.JSX.Element][] = [
     '/factories/:factoryUid/automations/:automationId',
     (p) => <AutomationPage factoryUid={p.factoryUid!} automationId={p.automationId === 'new' ? undefined : p.automationId!} />,
   ],
+  ['/schedules', () => <SchedulesPage />],
   ['/secrets', () => <SecretsPage />],
   ['/audit', () => <AuditPage />],
   ['/keys', () => <KeysPage />],

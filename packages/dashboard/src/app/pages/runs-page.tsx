@@ -21,6 +21,7 @@ const TEXT_FILTERS = [
   ['name', 'Config name'],
   ['model_id', 'Model'],
   ['factory_uid', 'Factory UID'],
+  ['schedule_id', 'Schedule ID'],
 ] as const;
 
 type ListQuery = QueryOf<'listRuns'>;
