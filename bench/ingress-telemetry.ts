@@ -98,7 +98,10 @@ const totalCost = (times: Record<string, number[]>, n: string, rounds?: number[]
 function bootstrapInterval(times: Record<string, number[]>, n: string): [number, number] {
   const count = (times.before as number[]).length;
   let seed = 1;
-  const random = () => ((seed = (seed * 16807) % 2147483647) - 1) / 2147483646;
+  const random = () => {
+    seed = (seed * 16807) % 2147483647;
+    return (seed - 1) / 2147483646;
+  };
   const costs = Array.from({ length: 2000 }, () =>
     totalCost(
       times,
