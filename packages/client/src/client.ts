@@ -6,6 +6,7 @@ import {
   Audit,
   Automations,
   Deliveries,
+  Callbacks,
   Environments,
   Factories,
   Repositories,
@@ -71,7 +72,7 @@ export type RequestArgs<K extends ClientOperationId> = RequestOptions &
 
 /**
  * The agentrun client (docs/client.md). `request()` calls any operation of the route table; the
- * resources (`runs`, `factories`, `secrets`, `apiKeys`, `webhooks`, `automations`, `deliveries`, `audit`, `environments`, `sources`) are thin
+ * resources (`runs`, `factories`, `secrets`, `apiKeys`, `webhooks`, `automations`, `deliveries`, `audit`, `environments`, `sources`, `callbacks`) are thin
  * methods over it.
  */
 export class AgentRunClient {
@@ -93,6 +94,7 @@ export class AgentRunClient {
   readonly repositories: Repositories = new Repositories(this);
   readonly agents: Agents = new Agents(this);
   readonly environments: Environments = new Environments(this);
+  readonly callbacks: Callbacks = new Callbacks(this);
   readonly sources: Sources = new Sources(this);
 
   constructor(options: ClientOptions) {

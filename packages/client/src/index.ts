@@ -7,6 +7,7 @@ export {
   Audit,
   Automations,
   Deliveries,
+  Callbacks,
   Environments,
   Factories,
   Repositories,

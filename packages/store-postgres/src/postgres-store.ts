@@ -6,6 +6,7 @@ import { createAudit } from './audit.js';
 import { createControlPlane } from './control-plane.js';
 import type { Db } from './db.js';
 import { createDefinitions } from './definitions.js';
+import { createCallbacks } from './callbacks.js';
 import { createEnvironments } from './environments.js';
 import { createFactorySources } from './factory-sources.js';
 import { createIdempotency } from './idempotency.js';
@@ -103,6 +104,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     ...createControlPlane(db, t),
     definitions: createDefinitions(db, t),
     environments: createEnvironments(db, t),
+    callbacks: createCallbacks(db, t),
     ...createIngress(db, t),
     audit: createAudit(db, t),
     repositories: createRepositories(db, t),

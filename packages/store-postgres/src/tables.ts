@@ -20,6 +20,9 @@ export const TABLE_NAMES = [
   'environments',
   'factory_sources',
   'factory_source_applies',
+  'callback_endpoints',
+  'callback_deliveries',
+  'callback_attempts',
   'agentrun_migrations',
 ] as const;
 

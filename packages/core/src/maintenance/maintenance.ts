@@ -59,6 +59,12 @@ export const defaultMaintenanceTasks = (store: Store, auditRetentionMs?: number)
     run: (now) => store.deliveries.sweep(isoTime(now - DELIVERY_RETENTION.maxAgeMs), DELIVERY_RETENTION.keepNewest),
   },
   auditSweepTask(store, auditRetentionMs),
+  {
+    // Callback deliveries that succeeded or failed, kept as long as the delivery log (docs/callbacks.md, "Limits").
+    name: 'callback-log-sweep',
+    everyMs: DELIVERY_RETENTION.sweepEveryMs,
+    run: (now) => store.callbacks.sweep(isoTime(now - DELIVERY_RETENTION.maxAgeMs)),
+  },
 ];
 
 export function createMaintenance(options: MaintenanceOptions): Maintenance {

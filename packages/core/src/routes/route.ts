@@ -47,7 +47,8 @@ export interface RouteSpec<P extends string = string, A extends RouteAuth = Rout
     | 'keys'
     | 'health'
     | 'repositories'
-    | 'environments';
+    | 'environments'
+    | 'callbacks';
   summary: string;
   /** A description of every path param (the type requires one for each `{name}` in `path`). */
   params: { [K in PathParamNames<P>]: string };

@@ -50,6 +50,7 @@ import { ListRunEventsResponseSchema } from '../models/run-events.js';
 import { CreateRepositorySchema, ListAgentsQuerySchema } from '../repositories/schemas.js';
 import { AgentListSchema, RepositoryListSchema, RepositoryViewSchema } from '../repositories/wire.js';
 import { TranscriptQuerySchema } from '../run/transcript-query.js';
+import { CALLBACK_ROUTES } from './callback-routes.js';
 import { ENVIRONMENT_ROUTES } from './environment-routes.js';
 import { type RouteSpec, route } from './route.js';
 import { SOURCE_ROUTES } from './source-routes.js';
@@ -580,6 +581,7 @@ export const ROUTES = {
 
   ...ENVIRONMENT_ROUTES,
   ...SOURCE_ROUTES,
+  ...CALLBACK_ROUTES,
 
   // ── Webhook ingress (docs/webhooks.md)
   deliverWebhook: route({
