@@ -6,7 +6,9 @@
 
 // The composition root and its HTTP surface
 export { type AgentRun, type AgentRunWorkerOptions, createAgentRun } from './app/create-agent-run.js';
-export type { AgentRunOptions } from './app/options.js';
+export type { AgentRunOptions, CallbackOptions } from './app/options.js';
+export { DEFAULT_CALLBACK_POLICY, type CallbackRetryPolicy } from './callbacks/policy.js';
+export { type CallbackRequest, type CallbackResponse, type CallbackSender, fetchCallbackSender } from './callbacks/sender.js';
 // Audit (docs/operations.md, "Audit")
 export { type AuditTarget, auditEvent, recordAuditEvent } from './audit/event.js';
 export { AUDIT_EVENT_KINDS, type AuditEventKind, type AuditEventRecord } from './audit/records.js';

@@ -59,8 +59,11 @@ export function describeCallbacksConformance(name: string, options: CallbacksCon
     };
     const dispatch = () => app.maintenance.runAll();
     const deliveries = async (id: string) => (await ok('GET', `/callbacks/${id}/deliveries`)).deliveries as Json[];
-    const newRun = (overrides: Parameters<typeof makeRun>[0] = {}) =>
-      store.runs.create({ run: makeRun({ teamUid: team, createdAt: isoTime(now), updatedAt: isoTime(now), ...overrides }), attachments: [] });
+    const newRun = async (overrides: Parameters<typeof makeRun>[0] = {}) => {
+      const run = makeRun({ teamUid: team, createdAt: isoTime(now), updatedAt: isoTime(now), ...overrides });
+      await store.runs.create({ run, attachments: [] });
+      return run;
+    };
     const claim = () => store.runs.claimNext({ workerId: 'w1', now: isoTime(now), leaseExpiresAt: isoTime(now + 60_000) });
 
     beforeEach(async () => {
@@ -183,12 +186,12 @@ export function describeCallbacksConformance(name: string, options: CallbacksCon
 
       const a = await deliveries(all);
       expect(a.map((d) => [d.event_type, d.run_id, d.from, d.to])).toEqual([
-        ['run.created', factoryRun.result.id, null, 'QUEUED'],
+        ['run.created', factoryRun.id, null, 'QUEUED'],
         ['run.state_changed', claimed?.id, 'QUEUED', 'CLAIMED'],
       ]);
       expect(a[1]).toMatchObject({ status: 'pending', attempts: [], occurred_at: isoTime(now), next_attempt_at: isoTime(now) });
       expect((await deliveries(changes)).map((d) => d.event_type)).toEqual(['run.state_changed']);
-      expect((await deliveries(factoryOnly)).map((d) => [d.event_type, d.run_id])).toEqual([['run.created', factoryRun.result.id]]);
+      expect((await deliveries(factoryOnly)).map((d) => [d.event_type, d.run_id])).toEqual([['run.created', factoryRun.id]]);
       expect(await deliveries(off)).toEqual([]);
     });
 
@@ -300,7 +303,7 @@ export function describeCallbacksConformance(name: string, options: CallbacksCon
     it('pages the delivery log newest first with cursors, and refuses a bad cursor', async () => {
       const id = (await ok('POST', '/callbacks', { url: 'https://hooks.example.com/in', event_types: ['run.created'] })).callback.id as string;
       const runIds: string[] = [];
-      for (let i = 0; i < 5; i++) runIds.push((await newRun()).result.id);
+      for (let i = 0; i < 5; i++) runIds.push((await newRun()).id);
       const page1 = await ok('GET', `/callbacks/${id}/deliveries?limit=2`);
       expect(page1.deliveries.map((d: Json) => d.run_id)).toEqual([runIds[4], runIds[3]]);
       expect(page1.page_info.has_next_page).toBe(true);
