@@ -52,6 +52,7 @@ class OperationsTest(unittest.TestCase):
             client.agents,
             client.environments,
             client.sources,
+            client.callbacks,
         ):
             for method, operation in type(resource).operations.items():
                 self.assertTrue(callable(getattr(resource, method, None)), f"{type(resource).__name__}.{method}")

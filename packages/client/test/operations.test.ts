@@ -6,6 +6,7 @@ import {
   ApiKeys,
   Audit,
   Automations,
+  Callbacks,
   Deliveries,
   Environments,
   Factories,
@@ -40,6 +41,7 @@ const RESOURCES = {
   agents: Agents,
   environments: Environments,
   sources: Sources,
+  callbacks: Callbacks,
 };
 
 describe('the client covers the route table', () => {
