@@ -12,7 +12,12 @@ beforeAll(async () => {
   server = await startServer({
     callbacks: {
       allowPrivateAddresses: true,
-      sender: { send: async (r) => (sent.push({ url: r.url, id: r.headers['webhook-id'] as string }), { status: 200 }) },
+      sender: {
+        async send(r) {
+          sent.push({ url: r.url, id: r.headers['webhook-id'] as string });
+          return { status: 200 };
+        },
+      },
     },
   });
   env = envFor(server);
@@ -23,7 +28,9 @@ afterAll(() => server?.close({ graceMs: 0 }));
 async function delivered(id: string, attempts: number) {
   for (;;) {
     await server.agentrun.maintenance.runAll();
-    const log = await cliJson<{ deliveries: { id: string; status: string; attempts: unknown[] }[] }>(['callbacks', 'deliveries', id], { env });
+    const log = await cliJson<{ deliveries: { id: string; status: string; attempts: unknown[] }[] }>(['callbacks', 'deliveries', id], {
+      env,
+    });
     const count = log.deliveries.reduce((n, d) => n + d.attempts.length, 0);
     if (count >= attempts && log.deliveries.every((d) => d.status !== 'pending')) return log;
   }

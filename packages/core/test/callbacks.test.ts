@@ -24,7 +24,12 @@ describe('signing callbacks with Standard Webhooks', () => {
           const library = new Webhook(secret);
           // The library checks the timestamp against the real clock; ours takes `now`.
           expect(library.sign(id, new Date(now), body)).toBe(headers['webhook-signature']);
-          const ours = await standardWebhooksVerifier().verify({ body: new TextEncoder().encode(body), headers: new Headers({ ...headers }), secret, now });
+          const ours = await standardWebhooksVerifier().verify({
+            body: new TextEncoder().encode(body),
+            headers: new Headers({ ...headers }),
+            secret,
+            now,
+          });
           expect(ours).toEqual({ ok: true, deliveryId: id });
           const tampered = await standardWebhooksVerifier().verify({
             body: new TextEncoder().encode(`${body}x`),
@@ -80,11 +85,15 @@ describe('where callbacks may go', () => {
 
   it('every address in 10/8, 127/8 and 192.168/16 is private, in v4 and v4-mapped v6', () => {
     fc.assert(
-      fc.property(fc.constantFrom('10', '127', '192.168'), fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 3, maxLength: 3 }), (head, rest) => {
-        const address = [...head.split('.'), ...rest].slice(0, 4).join('.');
-        expect(isPrivateAddress(address)).toBe(true);
-        expect(isPrivateAddress(`::ffff:${address}`)).toBe(true);
-      }),
+      fc.property(
+        fc.constantFrom('10', '127', '192.168'),
+        fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 3, maxLength: 3 }),
+        (head, rest) => {
+          const address = [...head.split('.'), ...rest].slice(0, 4).join('.');
+          expect(isPrivateAddress(address)).toBe(true);
+          expect(isPrivateAddress(`::ffff:${address}`)).toBe(true);
+        },
+      ),
     );
   });
 
@@ -139,7 +148,10 @@ describe('the fetch sender', () => {
 
   it('refuses a name resolving to a private address without sending, unless private addresses are allowed', async () => {
     let sent = 0;
-    const fetch = async () => (sent++, new Response(null, { status: 204 }));
+    const fetch = async () => {
+      sent++;
+      return new Response(null, { status: 204 });
+    };
     const resolve = async () => ['93.184.216.34', '10.0.0.5'];
     expect(await fetchCallbackSender({ fetch, resolve }).send(request)).toEqual({ error: expect.stringMatching(/private address/) });
     expect(await fetchCallbackSender({ fetch }).send({ ...request, url: 'http://127.0.0.1/x' })).toEqual({

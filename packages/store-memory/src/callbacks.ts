@@ -74,7 +74,8 @@ export function createMemoryCallbacks(append: (event: AuditEventRecord | undefin
 
   const callbacks: CallbackStore = {
     async createEndpoint(record, maxPerTeam, audit) {
-      if ([...endpoints.values()].filter((e) => e.teamUid === record.teamUid).length >= maxPerTeam) return { created: false, reason: 'limit' };
+      if ([...endpoints.values()].filter((e) => e.teamUid === record.teamUid).length >= maxPerTeam)
+        return { created: false, reason: 'limit' };
       endpoints.set(record.id, copy(record));
       append(audit);
       return { created: true };
@@ -125,7 +126,7 @@ export function createMemoryCallbacks(append: (event: AuditEventRecord | undefin
     },
     async recordAttempt(input) {
       const d = deliveries.get(input.attempt.deliveryId);
-      if (!d || d.status !== 'pending') return false;
+      if (d?.status !== 'pending') return false;
       d.attemptLog.push(copy(input.attempt));
       d.attempts += 1;
       d.roundAttempts += 1;
@@ -160,7 +161,14 @@ export function createMemoryCallbacks(append: (event: AuditEventRecord | undefin
       const d = deliveries.get(deliveryId);
       if (!d || d.endpointId !== endpointId || d.teamUid !== teamUid) return 'absent';
       if (d.status === 'pending') return 'pending';
-      Object.assign(d, { status: 'pending', roundAttempts: 0, windowStartedAt: now, nextAttemptAt: now, claimedUntil: null, updatedAt: now });
+      Object.assign(d, {
+        status: 'pending',
+        roundAttempts: 0,
+        windowStartedAt: now,
+        nextAttemptAt: now,
+        claimedUntil: null,
+        updatedAt: now,
+      });
       append(audit);
       return 'resent';
     },

@@ -143,9 +143,9 @@ export function createCallbacks(db: Db, t: Tables): CallbackStore {
     },
 
     async listEndpoints(teamUid) {
-      return (
-        await rows<EndpointRow>(sql`SELECT * FROM ${t.callback_endpoints} WHERE team_uid = ${teamUid} ORDER BY created_at, id`)
-      ).map(endpointFromRow);
+      return (await rows<EndpointRow>(sql`SELECT * FROM ${t.callback_endpoints} WHERE team_uid = ${teamUid} ORDER BY created_at, id`)).map(
+        endpointFromRow,
+      );
     },
 
     async updateEndpoint(teamUid, id, patch, now, audit) {
@@ -169,7 +169,9 @@ export function createCallbacks(db: Db, t: Tables): CallbackStore {
 
     async deleteEndpoint(teamUid, id, audit) {
       const write = async (q: Db | Tx) =>
-        Number((await sql`DELETE FROM ${t.callback_endpoints} WHERE team_uid = ${teamUid} AND id = ${id}`.execute(q)).numAffectedRows ?? 0) > 0;
+        Number(
+          (await sql`DELETE FROM ${t.callback_endpoints} WHERE team_uid = ${teamUid} AND id = ${id}`.execute(q)).numAffectedRows ?? 0,
+        ) > 0;
       return audited(audit, write, (deleted) => deleted);
     },
 
@@ -254,7 +256,8 @@ export function createCallbacks(db: Db, t: Tables): CallbackStore {
     },
 
     async sweep(before) {
-      const result = await sql`DELETE FROM ${t.callback_deliveries} WHERE status <> 'pending' AND updated_at < ${before}::timestamptz`.execute(db);
+      const result =
+        await sql`DELETE FROM ${t.callback_deliveries} WHERE status <> 'pending' AND updated_at < ${before}::timestamptz`.execute(db);
       return Number(result.numAffectedRows ?? 0);
     },
   };

@@ -102,7 +102,12 @@ describe.skipIf(!db.multiConnection)('callbacks when a server dies between a sta
       const b = await procs.server(serverOptions('server-b'));
       const log = await waitUntil(
         async () =>
-          (await call(b.url, 'GET', `/callbacks/${created.callback.id}/deliveries`)).deliveries as { id: string; status: string; from: string; to: string }[],
+          (await call(b.url, 'GET', `/callbacks/${created.callback.id}/deliveries`)).deliveries as {
+            id: string;
+            status: string;
+            from: string;
+            to: string;
+          }[],
         (deliveries) => deliveries.length > 0 && deliveries.every((d) => d.status === 'succeeded'),
         'every callback to be delivered by server B',
         30_000,
@@ -111,7 +116,7 @@ describe.skipIf(!db.multiConnection)('callbacks when a server dies between a sta
       const changes = log.map((d) => [d.from, d.to]).reverse();
       expect(changes[0]).toEqual(['QUEUED', 'CLAIMED']);
       expect(changes.at(-1)?.[1]).toBe('SUCCEEDED');
-      changes.slice(1).forEach(([from], i) => expect(from).toBe(changes[i]?.[1]));
+      for (const [i, [from]] of changes.slice(1).entries()) expect(from).toBe(changes[i]?.[1]);
 
       // Each event answered once, and each verifies with the standardwebhooks library.
       expect(answered.map((r) => r.id).sort()).toEqual(log.map((d) => d.id).sort());

@@ -14,7 +14,12 @@ export const callbacksCreate: Command = {
   arguments: ['<url>'],
   options: {
     factory: { type: 'string', valueName: 'uid', description: 'only this factory’s runs (default: every run of the team)' },
-    event: { type: 'string', multiple: true, valueName: 'type', description: 'run.created or run.state_changed (repeatable; default: all)' },
+    event: {
+      type: 'string',
+      multiple: true,
+      valueName: 'type',
+      description: 'run.created or run.state_changed (repeatable; default: all)',
+    },
     description: { type: 'string', valueName: 'text', description: 'a note for people' },
   },
   examples: ['agentrun callbacks create https://hooks.example.com/agentrun --event run.state_changed'],

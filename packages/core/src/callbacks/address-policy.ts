@@ -37,7 +37,8 @@ const parseIpv6 = (text: string): number[] | undefined => {
   }
   const halves = head.split('::');
   if (halves.length > 2) return undefined;
-  const groups = (s: string | undefined) => (s ? s.split(':').map((g) => (/^[0-9a-fA-F]{1,4}$/.test(g) ? Number.parseInt(g, 16) : Number.NaN)) : []);
+  const groups = (s: string | undefined) =>
+    s ? s.split(':').map((g) => (/^[0-9a-fA-F]{1,4}$/.test(g) ? Number.parseInt(g, 16) : Number.NaN)) : [];
   const left = groups(halves[0]);
   const right = [...groups(halves[1]), ...tail];
   const missing = 8 - left.length - right.length;

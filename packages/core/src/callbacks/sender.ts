@@ -49,7 +49,13 @@ export function fetchCallbackSender(options: FetchCallbackSenderOptions = {}): C
           if (addresses.length === 0) return { error: `refused: ${host} resolves to no address` };
           if (addresses.some((a) => isPrivateAddress(a) !== false)) return { error: `refused: ${host} resolves to a private address` };
         }
-        const response = await doFetch(request.url, { method: 'POST', headers: request.headers, body: request.body, redirect: 'manual', signal });
+        const response = await doFetch(request.url, {
+          method: 'POST',
+          headers: request.headers,
+          body: request.body,
+          redirect: 'manual',
+          signal,
+        });
         await drain(response, MAX_RESPONSE_BYTES);
         return { status: response.status };
       } catch (error) {

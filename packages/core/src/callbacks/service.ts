@@ -17,7 +17,7 @@ import { CreateCallbackSchema, PatchCallbackSchema } from './schemas.js';
 import { callbackDeliveryView, callbackView } from './views.js';
 
 /** Endpoints a team may register (docs/callbacks.md, "Limits"). */
-export const MAX_CALLBACKS_PER_TEAM = 20;
+const MAX_CALLBACKS_PER_TEAM = 20;
 
 export interface CallbackServiceOptions {
   store: Store;
@@ -119,7 +119,11 @@ export class CallbackService {
   async delete(p: Principal, id: string): Promise<void> {
     requireManage(p);
     const now = this.now();
-    const gone = await this.o.store.callbacks.deleteEndpoint(p.team_uid, id, auditEvent(p, 'callback.deleted', { type: 'callback', id }, now));
+    const gone = await this.o.store.callbacks.deleteEndpoint(
+      p.team_uid,
+      id,
+      auditEvent(p, 'callback.deleted', { type: 'callback', id }, now),
+    );
     if (!gone) throw notFound(`callback ${id} not found`);
   }
 
@@ -144,7 +148,10 @@ export class CallbackService {
     const { limit, cursor } = parseOrThrow(ListDeliveriesQuerySchema, query, 'query');
     await this.require(p, id);
     const before = cursor === undefined ? undefined : decodeCursor(cursor);
-    const rows = await this.o.store.callbacks.listDeliveries(p.team_uid, id, { limit: limit + 1, ...(before !== undefined ? { before } : {}) });
+    const rows = await this.o.store.callbacks.listDeliveries(p.team_uid, id, {
+      limit: limit + 1,
+      ...(before !== undefined ? { before } : {}),
+    });
     const { page, pageInfo } = keysetPage(rows, limit, (last) => `d${last.seq}`);
     return { deliveries: page.map(callbackDeliveryView), page_info: pageInfo };
   }

@@ -81,7 +81,13 @@ export interface CallbackStore {
    * Send a logged delivery again (a new window, due now, the same `webhook-id`): `pending` when it
    * still is (nothing changed), `absent` when there is none.
    */
-  resend(teamUid: string, endpointId: string, deliveryId: string, now: string, audit?: AuditEventRecord): Promise<'resent' | 'pending' | 'absent'>;
+  resend(
+    teamUid: string,
+    endpointId: string,
+    deliveryId: string,
+    now: string,
+    audit?: AuditEventRecord,
+  ): Promise<'resent' | 'pending' | 'absent'>;
   /** Delete finished deliveries last changed before `before`; how many. */
   sweep(before: string): Promise<number>;
 }
