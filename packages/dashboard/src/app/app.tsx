@@ -3,6 +3,7 @@ import { ApiContext } from './api-context.js';
 import type { AppConfig } from './config.js';
 import { AuditPage } from './pages/audit-page.js';
 import { AutomationPage } from './pages/automation-page.js';
+import { CallbackPage, CallbacksPage } from './pages/callbacks-page.js';
 import { FactoriesPage } from './pages/factories-page.js';
 import { FactoryPage } from './pages/factory-page.js';
 import { KeysPage } from './pages/keys-page.js';
@@ -60,6 +61,7 @@ const NAV = [
   { to: '/runs', label: 'Runs' },
   { to: '/factories', label: 'Factories' },
   { to: '/secrets', label: 'Team secrets' },
+  { to: '/callbacks', label: 'Callbacks' },
   { to: '/audit', label: 'Audit log' },
   { to: '/keys', label: 'API keys' },
 ];
@@ -112,6 +114,8 @@ const ROUTES: [string, (p: Record<string, string>) => preact.JSX.Element][] = [
     (p) => <AutomationPage factoryUid={p.factoryUid!} automationId={p.automationId === 'new' ? undefined : p.automationId!} />,
   ],
   ['/secrets', () => <SecretsPage />],
+  ['/callbacks', () => <CallbacksPage />],
+  ['/callbacks/:callbackId', (p) => <CallbackPage callbackId={p.callbackId!} />],
   ['/audit', () => <AuditPage />],
   ['/keys', () => <KeysPage />],
 ];
