@@ -126,7 +126,7 @@ export function createMemoryCallbacks(append: (event: AuditEventRecord | undefin
     },
     async recordAttempt(input) {
       const d = deliveries.get(input.attempt.deliveryId);
-      if (d?.status !== 'pending') return false;
+      if (d?.status !== 'pending' || d.claimedUntil !== input.claimedUntil) return false;
       d.attemptLog.push(copy(input.attempt));
       d.attempts += 1;
       d.roundAttempts += 1;

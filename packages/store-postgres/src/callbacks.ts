@@ -193,13 +193,13 @@ export function createCallbacks(db: Db, t: Tables): CallbackStore {
       return claimed.map((r): ClaimedCallback => ({ delivery: deliveryFromRow(r), url: r.url, secretCiphertext: r.secret_ciphertext }));
     },
 
-    async recordAttempt({ attempt: a, status, nextAttemptAt, now, endpoint }) {
+    async recordAttempt({ attempt: a, claimedUntil, status, nextAttemptAt, now, endpoint }) {
       return db.transaction().execute(async (tx) => {
         const [updated] = await rows<{ endpoint_id: string }>(
           sql`
           UPDATE ${t.callback_deliveries} SET attempts = attempts + 1, round_attempts = round_attempts + 1, status = ${status},
             next_attempt_at = ${nextAttemptAt}::timestamptz, claimed_until = NULL, updated_at = ${now}::timestamptz
-          WHERE id = ${a.deliveryId} AND status = 'pending' RETURNING endpoint_id`,
+          WHERE id = ${a.deliveryId} AND status = 'pending' AND claimed_until = ${claimedUntil}::timestamptz RETURNING endpoint_id`,
           tx,
         );
         if (!updated) return false;

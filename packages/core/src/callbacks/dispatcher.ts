@@ -55,7 +55,7 @@ export function createCallbackDispatcher(options: CallbackDispatcherOptions): Ca
     });
   };
 
-  const attempt = async (claimed: ClaimedCallback, endpointFailingSince: string | null): Promise<void> => {
+  const attempt = async (claimed: ClaimedCallback, claimedUntil: string, endpointFailingSince: string | null): Promise<void> => {
     const { delivery } = claimed;
     const started = clock.now();
     const response = await send(claimed);
@@ -66,6 +66,7 @@ export function createCallbackDispatcher(options: CallbackDispatcherOptions): Ca
     const next = ok ? undefined : nextAttemptAfterFailure(policy, roundAttempts, Date.parse(delivery.windowStartedAt), now, random);
     const failingSince = ok ? null : (endpointFailingSince ?? isoTime(now));
     await store.callbacks.recordAttempt({
+      claimedUntil,
       attempt: {
         deliveryId: delivery.id,
         attempt: delivery.attempts + 1,
@@ -85,12 +86,9 @@ export function createCallbackDispatcher(options: CallbackDispatcherOptions): Ca
   return {
     async dispatchDue() {
       const now = clock.now();
-      const claimed = await store.callbacks.claimDue({
-        now: isoTime(now),
-        limit: options.batchSize ?? 20,
-        // Long enough for the attempt and its log write; a dead process's claim lapses after it.
-        claimUntil: isoTime(now + policy.timeoutMs * 2 + 5_000),
-      });
+      // Long enough for the attempt and its log write; a dead process's claim lapses after it.
+      const claimUntil = isoTime(now + policy.timeoutMs * 2 + 5_000);
+      const claimed = await store.callbacks.claimDue({ now: isoTime(now), limit: options.batchSize ?? 20, claimUntil });
       // The endpoints' failing_since as each attempt starts (read once per round).
       const endpoints = new Map<string, string | null>();
       for (const c of claimed) {
@@ -98,7 +96,7 @@ export function createCallbackDispatcher(options: CallbackDispatcherOptions): Ca
         const endpoint = await store.callbacks.getEndpoint(c.delivery.teamUid, c.delivery.endpointId);
         endpoints.set(c.delivery.endpointId, endpoint?.failingSince ?? null);
       }
-      const results = await Promise.allSettled(claimed.map((c) => attempt(c, endpoints.get(c.delivery.endpointId) ?? null)));
+      const results = await Promise.allSettled(claimed.map((c) => attempt(c, claimUntil, endpoints.get(c.delivery.endpointId) ?? null)));
       for (const r of results) if (r.status === 'rejected') options.onError(r.reason);
       return claimed.length;
     },

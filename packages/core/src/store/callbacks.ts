@@ -43,6 +43,11 @@ export interface ClaimCallbacksInput {
 
 export interface RecordCallbackAttemptInput {
   attempt: CallbackAttemptRecord;
+  /**
+   * The `claimUntil` of the claim this attempt was made under: the write applies only while the
+   * delivery still holds it, so a dispatcher whose claim lapsed (and was taken by another) logs nothing.
+   */
+  claimedUntil: string;
   /** What the delivery becomes. */
   status: CallbackDeliveryStatus;
   nextAttemptAt: string | null;
@@ -72,7 +77,7 @@ export interface CallbackStore {
    * another dispatcher), by due time. Concurrent claims never get one delivery.
    */
   claimDue(input: ClaimCallbacksInput): Promise<ClaimedCallback[]>;
-  /** Log an attempt and move the delivery on, if it is still pending; whether it was. */
+  /** Log an attempt and move the delivery on, if it is still pending under this claim; whether it was. */
   recordAttempt(input: RecordCallbackAttemptInput): Promise<boolean>;
   /** An endpoint's deliveries, newest first, `before` a `seq`, each with its attempts. */
   listDeliveries(teamUid: string, endpointId: string, page: { before?: number; limit: number }): Promise<CallbackDeliveryWithAttempts[]>;

@@ -312,6 +312,30 @@ export function describeCallbacksConformance(name: string, options: CallbacksCon
       expect(await store.callbacks.claimDue({ now: isoTime(now + 1000), limit: 10, claimUntil: isoTime(now + 6000) })).toEqual([]);
       const again = await store.callbacks.claimDue({ now: isoTime(now + 5000), limit: 10, claimUntil: isoTime(now + 9000) });
       expect(again.map((c) => c.delivery.id)).toEqual(first.map((c) => c.delivery.id));
+
+      // The first claimer answers late: its claim was taken, so nothing of it is logged.
+      const attempt = (claimedUntil: string, n: number) =>
+        store.callbacks.recordAttempt({
+          claimedUntil,
+          attempt: {
+            deliveryId: first[0]?.delivery.id as string,
+            attempt: n,
+            at: isoTime(now + 6000),
+            statusCode: 200,
+            durationMs: 1,
+            error: null,
+            ok: true,
+          },
+          status: 'succeeded',
+          nextAttemptAt: null,
+          now: isoTime(now + 6000),
+          endpoint: { failingSince: null, disable: false },
+        });
+      expect(await attempt(isoTime(now + 5000), 1)).toBe(false);
+      expect(await attempt(isoTime(now + 9000), 1)).toBe(true);
+      expect(await attempt(isoTime(now + 9000), 2)).toBe(false);
+      const [logged] = await store.callbacks.listDeliveries(team, first[0]?.delivery.endpointId as string, { limit: 10 });
+      expect(logged?.attemptLog.map((a) => a.attempt)).toEqual([1]);
     });
 
     it('pages the delivery log newest first with cursors, and refuses a bad cursor', async () => {
