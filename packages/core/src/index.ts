@@ -52,7 +52,7 @@ export {
   type MaintenanceOptions,
   type MaintenanceTask,
 } from './maintenance/maintenance.js';
-export type { ResealOptions, ResealReport } from './maintenance/reseal-secrets.js';
+export type { CallbackResealReport, ResealOptions, ResealReport } from './maintenance/reseal-secrets.js';
 // The wire models most code touches; the whole contract (schemas, route table, OpenAPI) is `/api`
 export type { AmbientAgentConfig } from './models/config.js';
 export type { RunAgentRequest, RunFollowupRequest } from './models/requests.js';

@@ -172,6 +172,19 @@ export function createMemoryCallbacks(append: (event: AuditEventRecord | undefin
       append(audit);
       return 'resent';
     },
+    async scanEndpoints(afterId, limit) {
+      return [...endpoints.values()]
+        .filter((e) => afterId === undefined || e.id > afterId)
+        .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+        .slice(0, limit)
+        .map(copy);
+    },
+    async resealEndpoint(id, expected, ciphertext) {
+      const e = endpoints.get(id);
+      if (e?.secretCiphertext !== expected) return false;
+      e.secretCiphertext = ciphertext;
+      return true;
+    },
     async sweep(before) {
       let removed = 0;
       for (const [key, d] of deliveries)

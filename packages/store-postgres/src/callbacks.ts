@@ -255,6 +255,22 @@ export function createCallbacks(db: Db, t: Tables): CallbackStore {
       return audited(audit, write, (outcome) => outcome === 'resent');
     },
 
+    async scanEndpoints(afterId, limit) {
+      // COLLATE "C": code-point order, as the memory store compares (docs/stores.md).
+      const after = afterId === undefined ? sql`` : sql`WHERE id COLLATE "C" > ${afterId}`;
+      return (await rows<EndpointRow>(sql`SELECT * FROM ${t.callback_endpoints} ${after} ORDER BY id COLLATE "C" LIMIT ${limit}`)).map(
+        endpointFromRow,
+      );
+    },
+
+    async resealEndpoint(id, expected, ciphertext) {
+      const result = await sql`
+        UPDATE ${t.callback_endpoints} SET secret_ciphertext = ${ciphertext} WHERE id = ${id} AND secret_ciphertext = ${expected}`.execute(
+        db,
+      );
+      return Number(result.numAffectedRows ?? 0) > 0;
+    },
+
     async sweep(before) {
       const result =
         await sql`DELETE FROM ${t.callback_deliveries} WHERE status <> 'pending' AND updated_at < ${before}::timestamptz`.execute(db);

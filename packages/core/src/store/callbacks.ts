@@ -93,6 +93,13 @@ export interface CallbackStore {
     now: string,
     audit?: AuditEventRecord,
   ): Promise<'resent' | 'pending' | 'absent'>;
+  /**
+   * Every team's endpoints after `afterId`, by id (code-point order), at most `limit`: the key
+   * rotation's re-seal walks them in pages (maintenance/reseal-secrets.ts).
+   */
+  scanEndpoints(afterId: string | undefined, limit: number): Promise<CallbackEndpointRecord[]>;
+  /** Replace an endpoint's sealed secret only if it is still `expected` (compare-and-set), keeping `updatedAt`. */
+  resealEndpoint(id: string, expected: string, ciphertext: string): Promise<boolean>;
   /** Delete finished deliveries last changed before `before`; how many. */
   sweep(before: string): Promise<number>;
 }

@@ -354,6 +354,19 @@ export function describeCallbacksConformance(name: string, options: CallbacksCon
       expect((await call('GET', '/callbacks/nope/deliveries')).status).toBe(404);
     });
 
+    it('walks every endpoint by id for the re-seal, and replaces a sealed secret only while it is the expected one', async () => {
+      const ids: string[] = [];
+      for (let i = 0; i < 3; i++) ids.push((await ok('POST', '/callbacks', { url: `https://h${i}.example.com` })).callback.id as string);
+      const byId = [...ids].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      const first = await store.callbacks.scanEndpoints(undefined, 2);
+      const rest = await store.callbacks.scanEndpoints(first.at(-1)?.id, 2);
+      expect([...first, ...rest].map((e) => e.id)).toEqual(byId);
+      const e = first[0] as NonNullable<(typeof first)[0]>;
+      expect(await store.callbacks.resealEndpoint(e.id, 'not-the-current-one', 'x')).toBe(false);
+      expect(await store.callbacks.resealEndpoint(e.id, e.secretCiphertext, 'resealed')).toBe(true);
+      expect(await store.callbacks.getEndpoint(team, e.id)).toMatchObject({ secretCiphertext: 'resealed', updatedAt: e.updatedAt });
+    });
+
     it('sweeps finished deliveries past their age, never pending ones', async () => {
       const id = (await ok('POST', '/callbacks', { url: 'https://hooks.example.com/in', event_types: ['run.created'] })).callback
         .id as string;
