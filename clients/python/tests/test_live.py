@@ -189,6 +189,25 @@ class LiveSuite:
         with self.assertRaises(NotFoundError):
             client.webhooks.get(factory["uid"], uid)
 
+    def test_manages_run_state_callbacks(self) -> None:
+        client = self.client()
+        created = client.callbacks.create({"url": "https://hooks.example.com/py", "event_types": ["run.state_changed"]})
+        callback_id = created["callback"]["id"]
+        self.assertTrue(created["secret"].startswith("whsec_"))
+        self.assertNotIn(created["secret"], json.dumps(client.callbacks.list()))
+        self.assertEqual(client.callbacks.get(callback_id)["url"], "https://hooks.example.com/py")
+        self.assertEqual(client.callbacks.update(callback_id, {"enabled": False})["disabled_reason"], "manual")
+        self.assertEqual(client.callbacks.update(callback_id, {"enabled": True})["enabled"], True)
+        self.assertNotEqual(client.callbacks.rotate_secret(callback_id)["secret"], created["secret"])
+        self.assertEqual(client.callbacks.deliveries(callback_id, limit=10), {"deliveries": [], "page_info": {"has_next_page": False}})
+        with self.assertRaises(NotFoundError):
+            client.callbacks.resend(callback_id, "cbd_unknown")
+        with self.assertRaises(BadRequestError):
+            client.callbacks.create({"url": "http://169.254.169.254/latest"})
+        client.callbacks.delete(callback_id)
+        with self.assertRaises(NotFoundError):
+            client.callbacks.get(callback_id)
+
     def test_applies_definitions_as_one_operation(self) -> None:
         client = self.client()
         factory = client.factories.create("Python apply factory")

@@ -53,6 +53,7 @@ class OperationsTest(unittest.TestCase):
             client.environments,
             client.sources,
             client.schedules,
+            client.callbacks,
         ):
             for method, operation in type(resource).operations.items():
                 self.assertTrue(callable(getattr(resource, method, None)), f"{type(resource).__name__}.{method}")

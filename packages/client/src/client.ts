@@ -5,6 +5,7 @@ import {
   ApiKeys,
   Audit,
   Automations,
+  Callbacks,
   Deliveries,
   Environments,
   Factories,
@@ -72,7 +73,7 @@ export type RequestArgs<K extends ClientOperationId> = RequestOptions &
 
 /**
  * The agentrun client (docs/client.md). `request()` calls any operation of the route table; the
- * resources (`runs`, `factories`, `secrets`, `apiKeys`, `webhooks`, `automations`, `deliveries`, `audit`, `environments`, `sources`, `schedules`) are thin
+ * resources (`runs`, `factories`, `secrets`, `apiKeys`, `webhooks`, `automations`, `deliveries`, `audit`, `environments`, `sources`, `schedules`, `callbacks`) are thin
  * methods over it.
  */
 export class AgentRunClient {
@@ -94,6 +95,7 @@ export class AgentRunClient {
   readonly repositories: Repositories = new Repositories(this);
   readonly agents: Agents = new Agents(this);
   readonly environments: Environments = new Environments(this);
+  readonly callbacks: Callbacks = new Callbacks(this);
   readonly sources: Sources = new Sources(this);
   readonly schedules: Schedules = new Schedules(this);
 

@@ -6,6 +6,7 @@ export {
   ApiKeys,
   Audit,
   Automations,
+  Callbacks,
   Deliveries,
   Environments,
   Factories,

@@ -94,6 +94,14 @@ export const OPERATIONS = {
   deleteFactorySource: { method: 'DELETE', path: '/api/v1/factories/{factoryUid}/source', content: 'none' },
   listFactorySourceApplies: { method: 'GET', path: '/api/v1/factories/{factoryUid}/source/applies', content: 'json' },
   syncFactorySource: { method: 'POST', path: '/api/v1/factories/{factoryUid}/source/sync', content: 'json' },
+  createCallback: { method: 'POST', path: '/api/v1/callbacks', content: 'json' },
+  listCallbacks: { method: 'GET', path: '/api/v1/callbacks', content: 'json' },
+  getCallback: { method: 'GET', path: '/api/v1/callbacks/{callbackId}', content: 'json' },
+  patchCallback: { method: 'PATCH', path: '/api/v1/callbacks/{callbackId}', content: 'json' },
+  deleteCallback: { method: 'DELETE', path: '/api/v1/callbacks/{callbackId}', content: 'none' },
+  rotateCallbackSecret: { method: 'POST', path: '/api/v1/callbacks/{callbackId}/rotate-secret', content: 'json' },
+  listCallbackDeliveries: { method: 'GET', path: '/api/v1/callbacks/{callbackId}/deliveries', content: 'json' },
+  resendCallbackDelivery: { method: 'POST', path: '/api/v1/callbacks/{callbackId}/deliveries/{deliveryId}/resend', content: 'json' },
 } as const satisfies { [K in ClientOperationId]: OperationEntry<K> };
 
 /** valibot keeps a schema's input and output types under `~types` (types only, never set at run time). */

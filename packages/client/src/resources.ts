@@ -342,6 +342,57 @@ export class Schedules extends Resource {
   }
 }
 
+/** The team's run-state callbacks (docs/callbacks.md): endpoints, their delivery logs, resends. */
+export class Callbacks extends Resource {
+  static readonly operations = {
+    create: 'createCallback',
+    list: 'listCallbacks',
+    get: 'getCallback',
+    update: 'patchCallback',
+    delete: 'deleteCallback',
+    rotateSecret: 'rotateCallbackSecret',
+    deliveries: 'listCallbackDeliveries',
+    resend: 'resendCallbackDelivery',
+  } as const satisfies Record<string, ClientOperationId>;
+
+  /** The answer carries the signing secret, shown this once. */
+  create(body: BodyOf<'createCallback'>, options?: RequestOptions): Promise<ResponseOf<'createCallback'>> {
+    return this.client.request('createCallback', { ...options, body });
+  }
+
+  list(options?: RequestOptions): Promise<ResponseOf<'listCallbacks'>> {
+    return this.client.request('listCallbacks', { ...options });
+  }
+
+  get(callbackId: string, options?: RequestOptions): Promise<ResponseOf<'getCallback'>> {
+    return this.client.request('getCallback', { ...options, params: { callbackId } });
+  }
+
+  update(callbackId: string, body: BodyOf<'patchCallback'>, options?: RequestOptions): Promise<ResponseOf<'patchCallback'>> {
+    return this.client.request('patchCallback', { ...options, params: { callbackId }, body });
+  }
+
+  delete(callbackId: string, options?: RequestOptions): Promise<void> {
+    return this.client.request('deleteCallback', { ...options, params: { callbackId } });
+  }
+
+  rotateSecret(callbackId: string, options?: RequestOptions): Promise<ResponseOf<'rotateCallbackSecret'>> {
+    return this.client.request('rotateCallbackSecret', { ...options, params: { callbackId } });
+  }
+
+  deliveries(
+    callbackId: string,
+    query: QueryOf<'listCallbackDeliveries'> = {},
+    options?: RequestOptions,
+  ): Promise<ResponseOf<'listCallbackDeliveries'>> {
+    return this.client.request('listCallbackDeliveries', { ...options, params: { callbackId }, query });
+  }
+
+  resend(callbackId: string, deliveryId: string, options?: RequestOptions): Promise<ResponseOf<'resendCallbackDelivery'>> {
+    return this.client.request('resendCallbackDelivery', { ...options, params: { callbackId, deliveryId } });
+  }
+}
+
 export class Webhooks extends Resource {
   static readonly operations = {
     create: 'createWebhook',

@@ -6,6 +6,7 @@ import {
   ApiKeys,
   Audit,
   Automations,
+  Callbacks,
   Deliveries,
   Environments,
   Factories,
@@ -42,6 +43,7 @@ const RESOURCES = {
   environments: Environments,
   sources: Sources,
   schedules: Schedules,
+  callbacks: Callbacks,
 };
 
 describe('the client covers the route table', () => {

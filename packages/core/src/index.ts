@@ -6,13 +6,15 @@
 
 // The composition root and its HTTP surface
 export { type AgentRun, type AgentRunWorkerOptions, createAgentRun } from './app/create-agent-run.js';
-export type { AgentRunOptions } from './app/options.js';
+export type { AgentRunOptions, CallbackOptions } from './app/options.js';
 // Audit (docs/operations.md, "Audit")
 export { type AuditTarget, auditEvent, recordAuditEvent } from './audit/event.js';
 export { AUDIT_EVENT_KINDS, type AuditEventKind, type AuditEventRecord } from './audit/records.js';
 // Auth
 export { type ApiKeyOptions, type Authenticate, apiKeyAuthenticator, bearerToken, createApiKey } from './auth/api-keys.js';
 export { hasPermission, PERMISSIONS, type Principal } from './auth/principal.js';
+export { type CallbackRetryPolicy, DEFAULT_CALLBACK_POLICY } from './callbacks/policy.js';
+export { type CallbackRequest, type CallbackResponse, type CallbackSender, fetchCallbackSender } from './callbacks/sender.js';
 // Services, events, notifications
 export type { ControlService, WebhookWithSecret } from './control/control-service.js';
 export type { SecretKeyOption } from './control/secret-cipher.js';
@@ -50,7 +52,7 @@ export {
   type MaintenanceOptions,
   type MaintenanceTask,
 } from './maintenance/maintenance.js';
-export type { ResealOptions, ResealReport } from './maintenance/reseal-secrets.js';
+export type { CallbackResealReport, ResealOptions, ResealReport } from './maintenance/reseal-secrets.js';
 // The wire models most code touches; the whole contract (schemas, route table, OpenAPI) is `/api`
 export type { AmbientAgentConfig } from './models/config.js';
 export type { RunAgentRequest, RunFollowupRequest } from './models/requests.js';

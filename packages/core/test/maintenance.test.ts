@@ -71,11 +71,12 @@ describe('maintenance', () => {
     expect(await m.runAll()).toEqual({ x: 1, y: 1 });
   });
 
-  it('by default purges expired idempotency keys and sweeps the delivery log and the audit log', () => {
+  it('by default purges expired idempotency keys and sweeps the delivery log, the audit log and the callbacks’ log', () => {
     expect(defaultMaintenanceTasks(createMemoryStore()).map((t) => t.name)).toEqual([
       'idempotency-purge',
       'delivery-log-sweep',
       'audit-sweep',
+      'callback-log-sweep',
     ]);
   });
 

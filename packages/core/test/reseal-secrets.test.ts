@@ -1,5 +1,7 @@
 import { createMemoryStore } from '@agentrun/store-memory';
 import { describe, expect, it } from 'vitest';
+import { createApiKey } from '../src/auth/api-keys.js';
+import { callbackSecretSlot } from '../src/callbacks/records.js';
 import { createSecretCipher, secretSlot } from '../src/control/secret-cipher.js';
 import { createAgentRun } from '../src/index.js';
 import { resealSecrets } from '../src/maintenance/reseal-secrets.js';
@@ -134,5 +136,40 @@ describe('resealSecrets', () => {
     await expect(createAgentRun({ store }).maintenance.resealSecrets()).rejects.toMatchObject({ code: 'unavailable' });
     await expect(resealSecrets(store.secrets, createSecretCipher(NEW), { batchSize: 0 })).rejects.toThrow(TypeError);
     expect(await store.secrets.scan(undefined, 10)).toEqual(before);
+  });
+});
+
+describe('resealCallbackSecrets', () => {
+  it('re-seals every callback signing secret with the first key, and callbacks still sign with the same secret', async () => {
+    const store = createMemoryStore();
+    const before = createAgentRun({ store, secretKey: OLD, maintenanceTasks: [] });
+    const principal = { type: 'user' as const, uid: 'u', display_name: 'U', team_uid: 'team-1', permissions: ['manage_factory' as const] };
+    const key = await createApiKey(store.apiKeys, principal);
+    const secrets: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await before.fetch(
+        new Request('http://agentrun.test/api/v1/callbacks', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ url: `https://h${i}.example.com` }),
+        }),
+      );
+      secrets.push(((await res.json()) as { secret: string }).secret);
+    }
+    const after = createAgentRun({ store, secretKey: [NEW, OLD], maintenanceTasks: [] });
+    expect(await after.maintenance.resealCallbackSecrets({ batchSize: 2 })).toEqual({
+      scanned: 3,
+      resealed: 3,
+      current: 0,
+      changed: 0,
+      unopenable: [],
+    });
+    const onlyNew = createSecretCipher(NEW);
+    const endpoints = await store.callbacks.scanEndpoints(undefined, 10);
+    const opened = await Promise.all(endpoints.map((e) => onlyNew.open(e.secretCiphertext, callbackSecretSlot(e.teamUid, e.id))));
+    expect(opened.sort()).toEqual([...secrets].sort());
+    expect(await after.maintenance.resealCallbackSecrets()).toMatchObject({ scanned: 3, resealed: 0, current: 3 });
+    const stranger = createAgentRun({ store, secretKey: OTHER, maintenanceTasks: [] });
+    expect((await stranger.maintenance.resealCallbackSecrets()).unopenable).toHaveLength(3);
   });
 });

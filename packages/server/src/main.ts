@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { lookup } from 'node:dns/promises';
 import { createSecretCipher } from '@agentrun/core/internal';
 import { gitSources } from '@agentrun/git-sources';
 import { createPostgresStore, isUnavailableError } from '@agentrun/store-postgres';
@@ -70,6 +71,7 @@ const server = await startReferenceServer({
   ...(pollIntervalMs !== undefined ? { pollIntervalMs } : {}),
   ...(sourcePollIntervalMs !== undefined ? { sourcePollIntervalMs } : {}),
   repositories: git,
+  callbacks: callbackOptions(),
 });
 // The address actually bound (HOST, default 0.0.0.0: every interface), and where to reach it here.
 const shown = server.url.replace(/\/\/(0\.0\.0\.0|\[::\])(?=:)/, '//localhost');
@@ -101,6 +103,21 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     // shutdownGracefully (docs/operations.md, "Graceful shutdown"): 5 s more for requests in flight and the hand-back.
     void server.close({ graceMs: shutdownGraceMs, timeoutMs: shutdownGraceMs + 5_000 }).then(() => process.exit(0));
   });
+}
+
+/**
+ * Run-state callbacks (docs/callbacks.md, "Options"): every name a callback URL holds is resolved
+ * and checked before sending; AGENTRUN_CALLBACKS_ALLOW_PRIVATE=1 lets callbacks reach private
+ * addresses (local use, tests); the retry knobs are for tests and demos.
+ */
+function callbackOptions() {
+  const baseDelayMs = optionalMs('AGENTRUN_CALLBACK_BASE_DELAY_MS');
+  const timeoutMs = optionalMs('AGENTRUN_CALLBACK_TIMEOUT_MS');
+  return {
+    resolve: async (hostname: string) => (await lookup(hostname, { all: true })).map((a) => a.address),
+    allowPrivateAddresses: process.env.AGENTRUN_CALLBACKS_ALLOW_PRIVATE === '1',
+    policy: { ...(baseDelayMs !== undefined ? { baseDelayMs } : {}), ...(timeoutMs !== undefined ? { timeoutMs } : {}) },
+  };
 }
 
 /** The store, or the process ends with one line saying what is wrong with AGENTRUN_DB_SCHEMA. */

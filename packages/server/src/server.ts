@@ -2,6 +2,7 @@ import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   type AgentRun,
+  type CallbackOptions,
   composeMounts,
   createAgentRun,
   createApiKey,
@@ -44,6 +45,8 @@ export interface ReferenceServerOptions {
   repositories?: RepositoryReader;
   /** How often factory sources are fetched (docs/repositories.md, "Factories from a repository"). Default 60,000 ms. */
   sourcePollIntervalMs?: number;
+  /** Run-state callbacks: where they may go, how they are retried (docs/callbacks.md, "Options"). */
+  callbacks?: CallbackOptions;
 }
 
 export interface ReferenceServer {
@@ -123,6 +126,7 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
     ...(options.secretKey !== undefined ? { secretKey: options.secretKey } : {}),
     ...(options.repositories !== undefined ? { repositories: options.repositories } : {}),
     ...(options.sourcePollIntervalMs !== undefined ? { sourcePollIntervalMs: options.sourcePollIntervalMs } : {}),
+    ...(options.callbacks !== undefined ? { callbacks: options.callbacks } : {}),
   });
   // The dashboard (docs/dashboard.md) beside the API: /dashboard is its own, every other path agentrun's.
   listener = createNodeListener(composeMounts([agentrun, createDashboard()], (request) => agentrun.fetch(request)));

@@ -1,12 +1,13 @@
 import type { Store } from '@agentrun/core';
 import { createMemoryApiKeys } from './api-keys.js';
 import { createMemoryAudit } from './audit.js';
+import { createMemoryCallbacks } from './callbacks.js';
 import { createMemoryControlPlane } from './control-plane.js';
 import { createMemoryEnvironments } from './environments.js';
 import { createMemoryFactorySources } from './factory-sources.js';
 import { createMemoryIdempotency } from './idempotency.js';
 import { createMemoryIngress } from './ingress.js';
-import { createMemoryNotifications } from './notifications.js';
+import { createMemoryNotifications, type RunWrite } from './notifications.js';
 import { createMemoryRepositories } from './repositories.js';
 import { createMemoryRunEvents } from './run-events.js';
 import { createMemoryRuns } from './runs.js';
@@ -28,12 +29,22 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
   // interface"); the parts that share a step are wired here.
   const notify = createMemoryNotifications(options.onError);
   const { idempotency, withIdempotency } = createMemoryIdempotency();
-  const { runs, insertRun, hasRun } = createMemoryRuns(withIdempotency, notify.published);
+  // Each run write also fills the callbacks' outbox, in the same synchronous step (callbacks.ts).
+  let outbox: (write: RunWrite) => void = () => {};
+  const { runs, insertRun, hasRun, peekRun } = createMemoryRuns(withIdempotency, (write) => {
+    outbox(write);
+    notify.published(write);
+  });
   // Control-plane writes append their audit event in the same synchronous step as the change.
   // The audit log reads the delivery log for ingress outcomes (made below, read only when asked).
   const { audit, append } = createMemoryAudit(() => deliveryLog());
   const { environments, writes: environmentWrites } = createMemoryEnvironments(append);
   const { schedules, write: scheduleWrites } = createMemorySchedules(append, insertRun);
+  const { callbacks, recordRunWrite } = createMemoryCallbacks(append);
+  outbox = (write) => {
+    const run = peekRun(write.runId);
+    if (run) recordRunWrite(write, run);
+  };
   const { webhookSnapshot, ...controlPlane } = createMemoryControlPlane(append, environmentWrites, scheduleWrites);
   // Runs of an accepted delivery are written in the same synchronous step as the delivery.
   const { deliveryLog, ...ingress } = createMemoryIngress(insertRun, webhookSnapshot);
@@ -49,6 +60,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
     factorySources: createMemoryFactorySources(append),
     schedules,
     audit,
+    callbacks,
     notifications: notify.notifications,
     // Nothing to reach and no migrations: ready while the process is (docs/operations.md, "Health").
     checkReady: async () => ({ pendingMigrations: [] }),

@@ -29,6 +29,8 @@ export function createMemoryRuns(
   insertRun(input: CreateRunInput, copyBytes: (bytes: Uint8Array) => Uint8Array): void;
   /** Whether the run exists, synchronously (for run-events.ts). */
   hasRun(runId: string): boolean;
+  /** The stored run itself, synchronously, to read (never change) in a write's own step (callbacks.ts). */
+  peekRun(runId: string): RunRecord | undefined;
 } {
   const runs = new Map<string, RunRecord>();
   const followups = new Map<string, FollowupRecord[]>();
@@ -160,7 +162,7 @@ export function createMemoryRuns(
     published({ runId: input.run.id, before: undefined, after: input.run.state });
   };
 
-  return { runs: runStore, insertRun, hasRun: (runId) => runs.has(runId) };
+  return { runs: runStore, insertRun, hasRun: (runId) => runs.has(runId), peekRun: (runId) => runs.get(runId) };
 }
 
 /** A patch's given fields (`undefined` means "leave as is"; `null` clears). */

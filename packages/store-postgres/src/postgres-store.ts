@@ -3,6 +3,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { createApiKeys } from './api-keys.js';
 import { createAudit } from './audit.js';
+import { createCallbacks } from './callbacks.js';
 import { createControlPlane } from './control-plane.js';
 import type { Db } from './db.js';
 import { createDefinitions } from './definitions.js';
@@ -105,6 +106,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     definitions: createDefinitions(db, t),
     environments: createEnvironments(db, t),
     schedules: createSchedules(db, t),
+    callbacks: createCallbacks(db, t),
     ...createIngress(db, t),
     audit: createAudit(db, t),
     repositories: createRepositories(db, t),

@@ -22,6 +22,9 @@ export const TABLE_NAMES = [
   'factory_source_applies',
   'schedules',
   'schedule_fires',
+  'callback_endpoints',
+  'callback_deliveries',
+  'callback_attempts',
   'agentrun_migrations',
 ] as const;
 

@@ -1,7 +1,7 @@
 """
 The agentrun client (docs/python.md): ``Client.request()`` calls any operation of the route table
 with retries, timeouts, idempotency keys and the error classes; the resources (``runs``,
-``factories``, ``secrets``, ``api_keys``, ``webhooks``, ``automations``, ``deliveries``, ``audit``, ``repositories``, ``agents``, ``environments``, ``sources``, ``schedules``) are thin methods over it.
+``factories``, ``secrets``, ``api_keys``, ``webhooks``, ``automations``, ``deliveries``, ``audit``, ``repositories``, ``agents``, ``environments``, ``sources``, ``schedules``, ``callbacks``) are thin methods over it.
 The TypeScript twin is packages/client/src/client.ts.
 """
 
@@ -22,6 +22,7 @@ from ._operations import OPERATIONS
 from ._retry import retry_delay, should_retry
 from ._version import __version__
 from .resources.api_keys import ApiKeys
+from .resources.callbacks import Callbacks
 from .resources.environments import Environments
 from .resources.schedules import Schedules
 from .resources.audit import Audit
@@ -61,6 +62,7 @@ class Client:
     secrets: Secrets
     api_keys: ApiKeys
     environments: Environments
+    callbacks: Callbacks
     sources: Sources
     schedules: Schedules
     audit: Audit
@@ -105,6 +107,7 @@ class Client:
         self.environments = Environments(self)
         self.sources = Sources(self)
         self.schedules = Schedules(self)
+        self.callbacks = Callbacks(self)
 
     def __repr__(self) -> str:
         return f"agentrun.Client(base_url={self.base_url!r})"

@@ -85,4 +85,12 @@ OPERATIONS: Dict[str, Operation] = {
     "deleteFactorySource": Operation("DELETE", "/api/v1/factories/{factoryUid}/source", "none"),
     "listFactorySourceApplies": Operation("GET", "/api/v1/factories/{factoryUid}/source/applies", "json"),
     "syncFactorySource": Operation("POST", "/api/v1/factories/{factoryUid}/source/sync", "json"),
+    "createCallback": Operation("POST", "/api/v1/callbacks", "json"),
+    "listCallbacks": Operation("GET", "/api/v1/callbacks", "json"),
+    "getCallback": Operation("GET", "/api/v1/callbacks/{callbackId}", "json"),
+    "patchCallback": Operation("PATCH", "/api/v1/callbacks/{callbackId}", "json"),
+    "deleteCallback": Operation("DELETE", "/api/v1/callbacks/{callbackId}", "none"),
+    "rotateCallbackSecret": Operation("POST", "/api/v1/callbacks/{callbackId}/rotate-secret", "json"),
+    "listCallbackDeliveries": Operation("GET", "/api/v1/callbacks/{callbackId}/deliveries", "json"),
+    "resendCallbackDelivery": Operation("POST", "/api/v1/callbacks/{callbackId}/deliveries/{deliveryId}/resend", "json"),
 }

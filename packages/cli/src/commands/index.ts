@@ -3,6 +3,16 @@
 
 export { apply } from './apply.js';
 export { auditList } from './audit.js';
+export {
+  callbacksCreate,
+  callbacksDelete,
+  callbacksDeliveries,
+  callbacksDisable,
+  callbacksEnable,
+  callbacksList,
+  callbacksResend,
+  callbacksRotate,
+} from './callbacks.js';
 export { deliveriesList, deliveriesResend, deliveriesShow } from './deliveries.js';
 export { factoryCreate, factoryList } from './factory.js';
 export { factoryApplies, factorySourceClear, factorySourceSet, factorySourceShow, factorySourceSync } from './factory-source.js';

@@ -1,5 +1,10 @@
 import { recordAuditEvent } from '../audit/event.js';
 import { apiKeyAuthenticator } from '../auth/api-keys.js';
+import { callbackDispatchTask } from '../callbacks/dispatch-task.js';
+import { createCallbackDispatcher } from '../callbacks/dispatcher.js';
+import { DEFAULT_CALLBACK_POLICY } from '../callbacks/policy.js';
+import { fetchCallbackSender } from '../callbacks/sender.js';
+import { CallbackService } from '../callbacks/service.js';
 import { ControlService } from '../control/control-service.js';
 import { createSecretCipher, missingCipher } from '../control/secret-cipher.js';
 import { resolveEnvironment } from '../environments/resolved.js';
@@ -8,6 +13,7 @@ import type { Executor } from '../executor/executor.js';
 import { healthOperations } from '../health/health-operations.js';
 import { createWorkerStates } from '../health/worker-states.js';
 import { auditOperations } from '../http/audit-operations.js';
+import { callbackOperations } from '../http/callback-operations.js';
 import { controlOperations } from '../http/control-operations.js';
 import { environmentOperations } from '../http/environment-operations.js';
 import { idempotentWrites } from '../http/idempotent-write.js';
@@ -170,6 +176,23 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
     telemetry: telemetry.ingress,
     deliveryRuns,
   });
+  // Run-state callbacks (docs/callbacks.md): the API's service, and the outbox's dispatcher on the workers' timer.
+  const allowPrivateAddresses = options.callbacks?.allowPrivateAddresses ?? false;
+  const callbacks = new CallbackService({ store, cipher, clock, allowPrivateAddresses });
+  const callbackDispatcher = createCallbackDispatcher({
+    store,
+    cipher,
+    clock,
+    hmac: options.hmac ?? defaultHmac,
+    sender:
+      options.callbacks?.sender ??
+      fetchCallbackSender({
+        allowPrivateAddresses,
+        ...(options.callbacks?.resolve !== undefined ? { resolve: options.callbacks.resolve } : {}),
+      }),
+    policy: { ...DEFAULT_CALLBACK_POLICY, ...options.callbacks?.policy },
+    onError: reportError,
+  });
   const maintenance = createMaintenance({
     store,
     cipher,
@@ -179,6 +202,7 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
     tasks: [
       ...(options.maintenanceTasks ?? defaultMaintenanceTasks(store, options.auditRetentionMs)),
       sourcePollTask(control, options.sourcePollIntervalMs ?? DEFAULT_SOURCE_POLL_MS),
+      callbackDispatchTask(callbackDispatcher),
     ],
   });
 
@@ -220,6 +244,7 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
       ...metaOperations(),
       ...auditOperations(store),
       ...environmentOperations(control, readers, idempotent, managementBodyLimits(options).bodyBytes),
+      ...callbackOperations(callbacks, readers, idempotent, managementBodyLimits(options).bodyBytes),
       ...sourceOperations(control, readers, managementBodyLimits(options).bodyBytes),
       ...scheduleOperations(schedules, readers, idempotent, managementBodyLimits(options).bodyBytes),
       ...healthOperations({ store, workers: workerStates, closing: () => closing }),

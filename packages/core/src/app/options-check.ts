@@ -14,6 +14,7 @@ const withMethods = (...names: string[]) =>
     `must be an object with ${names.join(', ')}`,
   );
 const positiveInt = v.pipe(v.number('must be a number'), v.integer('must be a whole number'), v.minValue(1, 'must be at least 1'));
+const nonNegativeInt = v.pipe(v.number('must be a number'), v.integer('must be a whole number'), v.minValue(0, 'must be at least 0'));
 const httpUrl = v.pipe(
   v.string('must be a string'),
   v.url('must be an absolute URL such as https://hooks.example.com'),
@@ -73,6 +74,23 @@ const OptionsSchema = v.strictObject({
   keyUsageFlushMs: v.optional(positiveInt),
   skillRefreshMs: v.optional(positiveInt),
   logger: v.optional(withMethods('error', 'warn', 'info', 'debug')),
+  callbacks: v.optional(
+    v.strictObject({
+      sender: v.optional(withMethods('send')),
+      resolve: v.optional(fn),
+      allowPrivateAddresses: v.optional(v.boolean('must be true or false')),
+      policy: v.optional(
+        v.strictObject({
+          maxAttempts: v.optional(positiveInt),
+          windowMs: v.optional(positiveInt),
+          baseDelayMs: v.optional(nonNegativeInt),
+          maxDelayMs: v.optional(nonNegativeInt),
+          disableAfterMs: v.optional(nonNegativeInt),
+          timeoutMs: v.optional(positiveInt),
+        }),
+      ),
+    }),
+  ),
 });
 
 /** Throw a TypeError naming the first wrong option (and the right name of a mistyped one). */

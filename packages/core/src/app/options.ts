@@ -1,4 +1,6 @@
 import type { Authenticate } from '../auth/api-keys.js';
+import type { CallbackRetryPolicy } from '../callbacks/policy.js';
+import type { CallbackSender } from '../callbacks/sender.js';
 import type { SecretKeyOption } from '../control/secret-cipher.js';
 import type { AgentRunEvents } from '../events.js';
 import type { Executor } from '../executor/executor.js';
@@ -111,4 +113,18 @@ export interface AgentRunOptions {
    * adapter attached (Fastify's `request.log`), else the console (errors and warnings only).
    */
   logger?: Logger;
+  /** Run-state callbacks (docs/callbacks.md): how they are sent, where they may go, how they are retried. */
+  callbacks?: CallbackOptions;
+}
+
+/** `createAgentRun({ callbacks })` (docs/callbacks.md, "Options"). */
+export interface CallbackOptions {
+  /** How a callback is sent. Default: `fetch`, checking the URL's literal address (and every resolved one with `resolve`). */
+  sender?: CallbackSender;
+  /** Names to addresses, for the default sender's check after DNS (Node: `dns.promises.lookup(name, { all: true })`). */
+  resolve?: (hostname: string) => Promise<readonly string[]>;
+  /** Let endpoints point at private, loopback and link-local addresses (tests, local use). Default false. */
+  allowPrivateAddresses?: boolean;
+  /** Retries, timeout and the failing rule; defaults in callbacks/policy.ts `DEFAULT_CALLBACK_POLICY`. */
+  policy?: Partial<CallbackRetryPolicy>;
 }

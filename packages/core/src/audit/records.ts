@@ -28,6 +28,12 @@ export const AUDIT_EVENT_KINDS = [
   'repository.deleted',
   // A stored delivery evaluated again on request (control/resend-delivery.ts).
   'delivery.resent',
+  // Run-state callbacks (docs/callbacks.md).
+  'callback.created',
+  'callback.updated',
+  'callback.rotated',
+  'callback.deleted',
+  'callback.resent',
   'source.written',
   'source.deleted',
   'source.applied',

@@ -2,7 +2,13 @@ import { missingCipher, type SecretCipher } from '../control/secret-cipher.js';
 import type { Store } from '../store/store.js';
 import { type Clock, isoTime, systemClock } from '../util/clock.js';
 import { auditSweepTask } from './audit-sweep.js';
-import { type ResealOptions, type ResealReport, resealSecrets } from './reseal-secrets.js';
+import {
+  type CallbackResealReport,
+  type ResealOptions,
+  type ResealReport,
+  resealCallbackSecrets,
+  resealSecrets,
+} from './reseal-secrets.js';
 
 /**
  * Housekeeping that keeps the store bounded: expired idempotency keys and old delivery-log
@@ -26,6 +32,8 @@ export interface Maintenance {
   runAll(): Promise<Record<string, number>>;
   /** Re-seal every team secret with the key that seals now; on demand, never on the timer (reseal-secrets.ts). */
   resealSecrets(options?: ResealOptions): Promise<ResealReport>;
+  /** The same for the run-state callbacks' signing secrets (docs/callbacks.md). */
+  resealCallbackSecrets(options?: { batchSize?: number }): Promise<CallbackResealReport>;
 }
 
 export interface MaintenanceOptions {
@@ -59,6 +67,12 @@ export const defaultMaintenanceTasks = (store: Store, auditRetentionMs?: number)
     run: (now) => store.deliveries.sweep(isoTime(now - DELIVERY_RETENTION.maxAgeMs), DELIVERY_RETENTION.keepNewest),
   },
   auditSweepTask(store, auditRetentionMs),
+  {
+    // Callback deliveries that succeeded or failed, kept as long as the delivery log (docs/callbacks.md, "Limits").
+    name: 'callback-log-sweep',
+    everyMs: DELIVERY_RETENTION.sweepEveryMs,
+    run: (now) => store.callbacks.sweep(isoTime(now - DELIVERY_RETENTION.maxAgeMs)),
+  },
 ];
 
 export function createMaintenance(options: MaintenanceOptions): Maintenance {
@@ -100,5 +114,11 @@ export function createMaintenance(options: MaintenanceOptions): Maintenance {
       return removed;
     },
     resealSecrets: (resealOptions) => resealSecrets(options.store.secrets, options.cipher ?? missingCipher, resealOptions),
+    resealCallbackSecrets: async (resealOptions = {}) => {
+      const cipher = options.cipher ?? missingCipher;
+      // Without a key this rejects at once with the cipher's own 503, as resealSecrets does.
+      await cipher.isCurrent('');
+      return resealCallbackSecrets(options.store.callbacks, cipher, resealOptions.batchSize);
+    },
   };
 }

@@ -1,5 +1,7 @@
+import { callbackSecretSlot } from '../callbacks/records.js';
 import type { SecretRecord } from '../control/records.js';
 import { type SecretCipher, secretSlot } from '../control/secret-cipher.js';
+import type { CallbackStore } from '../store/callbacks.js';
 import type { SecretPosition, SecretStore } from '../store/control-plane.js';
 
 /**
@@ -79,5 +81,52 @@ export async function resealSecrets(secrets: SecretStore, cipher: SecretCipher, 
     options.onPage?.(report);
     if (page.length < batchSize || !last) return report;
     if (options.signal?.aborted) return { ...report, next: { teamUid: last.teamUid, name: last.name } };
+  }
+}
+
+/** What the re-seal did to the run-state callbacks' signing secrets (docs/callbacks.md). */
+export interface CallbackResealReport {
+  scanned: number;
+  resealed: number;
+  current: number;
+  changed: number;
+  /** The ids of endpoints whose secret no held key opens. */
+  unopenable: string[];
+}
+
+/**
+ * The same walk over every team's callback endpoints (their signing secrets are sealed with
+ * `secretKey` too, bound to the endpoint: callbacks/records.ts `callbackSecretSlot`).
+ */
+export async function resealCallbackSecrets(
+  callbacks: CallbackStore,
+  cipher: SecretCipher,
+  batchSize = DEFAULT_BATCH,
+): Promise<CallbackResealReport> {
+  const report: CallbackResealReport = { scanned: 0, resealed: 0, current: 0, changed: 0, unopenable: [] };
+  let after: string | undefined;
+  for (;;) {
+    const page = await callbacks.scanEndpoints(after, batchSize);
+    const outcomes = await Promise.all(
+      page.map(async (e): Promise<Outcome> => {
+        if (await cipher.isCurrent(e.secretCiphertext)) return 'current';
+        const slot = callbackSecretSlot(e.teamUid, e.id);
+        let value: string;
+        try {
+          value = await cipher.open(e.secretCiphertext, slot);
+        } catch {
+          return 'unopenable';
+        }
+        return (await callbacks.resealEndpoint(e.id, e.secretCiphertext, await cipher.seal(value, slot))) ? 'resealed' : 'changed';
+      }),
+    );
+    page.forEach((e, i) => {
+      report.scanned++;
+      const outcome = outcomes[i];
+      if (outcome === 'unopenable') report.unopenable.push(e.id);
+      else if (outcome) report[outcome]++;
+    });
+    after = page.at(-1)?.id;
+    if (page.length < batchSize || after === undefined) return report;
   }
 }

@@ -48,7 +48,8 @@ export interface RouteSpec<P extends string = string, A extends RouteAuth = Rout
     | 'health'
     | 'repositories'
     | 'environments'
-    | 'schedules';
+    | 'schedules'
+    | 'callbacks';
   summary: string;
   /** A description of every path param (the type requires one for each `{name}` in `path`). */
   params: { [K in PathParamNames<P>]: string };

@@ -50,6 +50,7 @@ import { ListRunEventsResponseSchema } from '../models/run-events.js';
 import { CreateRepositorySchema, ListAgentsQuerySchema } from '../repositories/schemas.js';
 import { AgentListSchema, RepositoryListSchema, RepositoryViewSchema } from '../repositories/wire.js';
 import { TranscriptQuerySchema } from '../run/transcript-query.js';
+import { CALLBACK_ROUTES } from './callback-routes.js';
 import { ENVIRONMENT_ROUTES } from './environment-routes.js';
 import { type RouteSpec, route } from './route.js';
 import { SCHEDULE_ROUTES } from './schedule-routes.js';
@@ -582,6 +583,7 @@ export const ROUTES = {
   ...ENVIRONMENT_ROUTES,
   ...SOURCE_ROUTES,
   ...SCHEDULE_ROUTES,
+  ...CALLBACK_ROUTES,
 
   // ── Webhook ingress (docs/webhooks.md)
   deliverWebhook: route({

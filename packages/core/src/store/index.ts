@@ -3,6 +3,7 @@
 // leased and terminal states, notifications). Its conformance suites are `@agentrun/core/testing`.
 
 export type * from '../audit/records.js';
+export * from '../callbacks/records.js';
 export * from '../control/records.js';
 export type * from '../definitions/records.js';
 export type * from '../environments/records.js';
@@ -38,6 +39,7 @@ export * from '../sources/records.js';
 export { isoTime } from '../util/clock.js';
 export type * from './api-keys.js';
 export type * from './audit.js';
+export type * from './callbacks.js';
 export type * from './control-plane.js';
 export type * from './definitions.js';
 export type * from './environments.js';

@@ -1,6 +1,7 @@
 import type { Notifications } from '../notify/notification.js';
 import type { ApiKeyStore } from './api-keys.js';
 import type { AuditStore } from './audit.js';
+import type { CallbackStore } from './callbacks.js';
 import type { AutomationStore, FactoryStore, SecretStore, WebhookStore } from './control-plane.js';
 import type { DefinitionStore } from './definitions.js';
 import type { EnvironmentStore } from './environments.js';
@@ -59,6 +60,8 @@ export interface Store {
   readonly rateLimits: RateLimitStore;
   /** The audit log (docs/operations.md, "Audit"). */
   readonly audit: AuditStore;
+  /** Run-state callbacks: endpoints, the outbox and its delivery log (docs/callbacks.md). */
+  readonly callbacks: CallbackStore;
   /**
    * Optional: hear this store's writes from any process sharing it, published at commit for every
    * write that queues a run, changes its state or adds a follow-up (docs/stores.md,

@@ -22,6 +22,7 @@ export { sentryVerifier } from './sentry.js';
 export { shopifyVerifier } from './shopify.js';
 export { slackVerifier } from './slack.js';
 export { standardWebhooksKey, standardWebhooksVerifier } from './standard-webhooks.js';
+export { type StandardWebhooksHeaders, signStandardWebhooks } from './standard-webhooks-sign.js';
 export { stripeVerifier } from './stripe.js';
 export { ageProblem, parseUnixSeconds } from './timestamp.js';
 export {

@@ -3,6 +3,7 @@ import { ApiContext } from './api-context.js';
 import type { AppConfig } from './config.js';
 import { AuditPage } from './pages/audit-page.js';
 import { AutomationPage } from './pages/automation-page.js';
+import { CallbackPage, CallbacksPage } from './pages/callbacks-page.js';
 import { FactoriesPage } from './pages/factories-page.js';
 import { FactoryPage } from './pages/factory-page.js';
 import { KeysPage } from './pages/keys-page.js';
@@ -62,6 +63,7 @@ const NAV = [
   { to: '/schedules', label: 'Schedules' },
   { to: '/factories', label: 'Factories' },
   { to: '/secrets', label: 'Team secrets' },
+  { to: '/callbacks', label: 'Callbacks' },
   { to: '/audit', label: 'Audit log' },
   { to: '/keys', label: 'API keys' },
 ];
@@ -115,6 +117,8 @@ const ROUTES: [string, (p: Record<string, string>) => preact.JSX.Element][] = [
   ],
   ['/schedules', () => <SchedulesPage />],
   ['/secrets', () => <SecretsPage />],
+  ['/callbacks', () => <CallbacksPage />],
+  ['/callbacks/:callbackId', (p) => <CallbackPage callbackId={p.callbackId!} />],
   ['/audit', () => <AuditPage />],
   ['/keys', () => <KeysPage />],
 ];

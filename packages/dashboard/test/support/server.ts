@@ -1,4 +1,4 @@
-import { demoExecutor, type Executor, type RepositoryReader } from '@agentrun/core';
+import { type CallbackOptions, demoExecutor, type Executor, type RepositoryReader } from '@agentrun/core';
 import { type ReferenceServer, startReferenceServer } from '@agentrun/server';
 import { ensureAppBuilt } from '../../scripts/build-app.js';
 
@@ -9,7 +9,9 @@ import { ensureAppBuilt } from '../../scripts/build-app.js';
  * Its executor finishes a run in `finishMs`, except a run whose prompt says "hold", which works
  * until it is cancelled (for the Cancel test).
  */
-export async function startDashboardServer(options: { finishMs?: number; repositories?: RepositoryReader } = {}): Promise<ReferenceServer> {
+export async function startDashboardServer(
+  options: { finishMs?: number; repositories?: RepositoryReader; callbacks?: CallbackOptions } = {},
+): Promise<ReferenceServer> {
   await ensureAppBuilt();
   const demo = demoExecutor({ durationMs: options.finishMs ?? 1500 });
   const executor: Executor = {
@@ -26,5 +28,6 @@ export async function startDashboardServer(options: { finishMs?: number; reposit
     executor,
     pollIntervalMs: 100,
     ...(options.repositories ? { repositories: options.repositories } : {}),
+    ...(options.callbacks ? { callbacks: options.callbacks } : {}),
   });
 }
