@@ -1,5 +1,6 @@
 import type { Store } from '@agentrun/core';
 import { createMemoryApiKeys } from './api-keys.js';
+import { createMemoryArtifacts } from './artifacts.js';
 import { createMemoryAudit } from './audit.js';
 import { createMemoryControlPlane } from './control-plane.js';
 import { createMemoryEnvironments } from './environments.js';
@@ -27,7 +28,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
   // interface"); the parts that share a step are wired here.
   const notify = createMemoryNotifications(options.onError);
   const { idempotency, withIdempotency } = createMemoryIdempotency();
-  const { runs, insertRun, hasRun } = createMemoryRuns(withIdempotency, notify.published);
+  const { runs, insertRun, hasRun, appendArtifact } = createMemoryRuns(withIdempotency, notify.published);
   // Control-plane writes append their audit event in the same synchronous step as the change.
   // The audit log reads the delivery log for ingress outcomes (made below, read only when asked).
   const { audit, append } = createMemoryAudit(() => deliveryLog());
@@ -38,6 +39,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
   return {
     runs,
     runEvents: createMemoryRunEvents(hasRun, notify.publish),
+    artifacts: createMemoryArtifacts(appendArtifact),
     idempotency,
     apiKeys: createMemoryApiKeys(),
     ...controlPlane,

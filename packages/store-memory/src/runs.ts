@@ -1,4 +1,5 @@
 import type {
+  ArtifactItem,
   AttachmentRecord,
   ClaimRunInput,
   CreateRunInput,
@@ -29,6 +30,8 @@ export function createMemoryRuns(
   insertRun(input: CreateRunInput, copyBytes: (bytes: Uint8Array) => Uint8Array): void;
   /** Whether the run exists, synchronously (for run-events.ts). */
   hasRun(runId: string): boolean;
+  /** Append to a run's `artifacts`, synchronously (for artifacts.ts); false when the run is gone. */
+  appendArtifact(runId: string, item: ArtifactItem): boolean;
 } {
   const runs = new Map<string, RunRecord>();
   const followups = new Map<string, FollowupRecord[]>();
@@ -160,7 +163,12 @@ export function createMemoryRuns(
     published({ runId: input.run.id, before: undefined, after: input.run.state });
   };
 
-  return { runs: runStore, insertRun, hasRun: (runId) => runs.has(runId) };
+  const appendArtifact = (runId: string, item: ArtifactItem) => {
+    const run = runs.get(runId);
+    run?.artifacts.push(clone(item));
+    return run !== undefined;
+  };
+  return { runs: runStore, insertRun, hasRun: (runId) => runs.has(runId), appendArtifact };
 }
 
 /** A patch's given fields (`undefined` means "leave as is"; `null` clears). */

@@ -20,6 +20,8 @@ export const TABLE_NAMES = [
   'environments',
   'factory_sources',
   'factory_source_applies',
+  'artifacts',
+  'artifact_blobs',
   'agentrun_migrations',
 ] as const;
 

@@ -1,3 +1,4 @@
+import { ARTIFACT_TYPES } from '../artifacts/model.js';
 import * as v from 'valibot';
 import { AUDIT_EVENT_KINDS } from '../audit/records.js';
 import { RUN_SORT_KEYS } from '../run/list-query.js';
@@ -77,10 +78,11 @@ export const ListRunsQuerySchema = v.strictObject({
   automation_id: filterText,
   /** Runs started by this run, or by runs it started, and so on (run/record.ts `ancestorRunIds`). */
   ancestor_run_id: filterText,
-  // Accepted for the clients; agentrun runs carry no artifacts or schedules and run on the host's
-  // executor, so these match nothing except `execution_location=REMOTE` and an `executor` equal
-  // to the creator (docs/run-api.md).
-  artifact_type: v.optional(v.picklist(['PLAN', 'PULL_REQUEST', 'SCREENSHOT', 'FILE', 'EXTERNAL_REFERENCE'])),
+  /** Runs holding an artifact of this type (docs/artifacts.md); `EXTERNAL_REFERENCE`, which agentrun never stores, matches nothing. */
+  artifact_type: v.optional(v.picklist([...ARTIFACT_TYPES, 'EXTERNAL_REFERENCE'])),
+  // Accepted for the clients; agentrun runs carry no schedules and run on the host's executor, so
+  // these match nothing except `execution_location=REMOTE` and an `executor` equal to the creator
+  // (docs/run-api.md).
   schedule_id: filterText,
   execution_location: v.optional(v.picklist(['LOCAL', 'REMOTE'], 'must be LOCAL or REMOTE')),
   executor: filterText,

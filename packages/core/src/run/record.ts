@@ -1,3 +1,4 @@
+import type { ArtifactItem } from '../artifacts/model.js';
 import type { AmbientAgentConfig } from '../models/config.js';
 import type { RequestUsage } from '../models/request-usage.js';
 import type { AgentSkill, AttachmentInfo, RunCreatorInfo, RunItem, RunStatusMessage, RunTrigger } from '../models/run.js';
@@ -37,6 +38,8 @@ export interface RunRecord {
   skill: AgentSkill | null;
   trigger: RunTrigger | null;
   attachments: AttachmentInfo[];
+  /** What its agent reported (docs/artifacts.md), in the order added; the store appends (`store.artifacts.add`). */
+  artifacts: ArtifactItem[];
   /** What the agent reported the run cost (models/request-usage.ts); `null` until it reports. */
   requestUsage: RequestUsage | null;
   /** How many times a worker has claimed this run. */
@@ -95,5 +98,6 @@ export function toRunItem(run: RunRecord): RunItem {
   if (run.skill) item.agent_skill = run.skill;
   if (run.trigger) item.trigger = run.trigger;
   if (run.requestUsage) item.request_usage = run.requestUsage;
+  if (run.artifacts.length > 0) item.artifacts = run.artifacts;
   return item;
 }

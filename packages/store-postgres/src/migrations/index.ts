@@ -13,6 +13,7 @@ import * as m0012 from './0012_team_repositories.js';
 import * as m0013 from './0013_environments.js';
 import * as m0014 from './0014_factory_sources.js';
 import * as m0016 from './0016_run_ancestry_usage.js';
+import * as m0018 from './0018_artifacts.js';
 
 /**
  * A schema change. Migrations are append-only: never edit one that has shipped; add the next.
@@ -53,4 +54,6 @@ export const MIGRATIONS: readonly Migration[] = [
   { id: '0014_factory_sources', up: m0014.up },
   // 0015 was kept for work that needed none; ids only need to sort.
   { id: '0016_run_ancestry_usage', up: m0016.up },
+  // 0017 is another branch's (schedules).
+  { id: '0018_artifacts', up: m0018.up },
 ];
