@@ -3,6 +3,7 @@
  */
 
 export { describeAuditConformance, makeAuditEvent } from './audit-conformance.js';
+export { describeBlobStoreConformance } from './blob-store-conformance.js';
 export { makeAutomation, makeFactory, makeSecret, makeWebhook } from './control-plane-conformance.js';
 export { type DefinitionsConformanceOptions, describeDefinitionsConformance } from './definitions-conformance.js';
 export { makeEnvironment, seedEnvironments } from './environment-fixtures.js';
