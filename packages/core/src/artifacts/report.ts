@@ -13,7 +13,7 @@ const httpUrl = v.pipe(
   v.maxLength(MAX_URL_CHARS),
   v.check((s) => /^https?:\/\//i.test(s) && URL.canParse(s), 'must be an http(s) URL'),
 );
-const bytes = v.instance(Uint8Array);
+const bytes = v.custom<Uint8Array>((x) => x instanceof Uint8Array, 'must be bytes');
 
 /** What an executor reports: a plan, a pull request, or bytes it read from the workspace. */
 export const ReportedArtifactSchema = v.variant('type', [
