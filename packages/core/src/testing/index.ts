@@ -3,6 +3,7 @@
  */
 
 export { describeAuditConformance, makeAuditEvent } from './audit-conformance.js';
+export { type ArtifactsHttpConformanceOptions, describeArtifactsHttpConformance, PNG_BYTES } from './artifacts-http-conformance.js';
 export { describeBlobStoreConformance } from './blob-store-conformance.js';
 export { makeAutomation, makeFactory, makeSecret, makeWebhook } from './control-plane-conformance.js';
 export { type DefinitionsConformanceOptions, describeDefinitionsConformance } from './definitions-conformance.js';
