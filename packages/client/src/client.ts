@@ -2,6 +2,7 @@ import { APIConnectionError, APIConnectionTimeoutError, APIResponseError, APIUse
 import { type BodyOf, type ClientOperationId, OPERATIONS, type ParamsOf, type QueryOf, type ResponseOf } from './operations.js';
 import {
   Agents,
+  Artifacts,
   ApiKeys,
   Audit,
   Automations,
@@ -71,7 +72,7 @@ export type RequestArgs<K extends ClientOperationId> = RequestOptions &
 
 /**
  * The agentrun client (docs/client.md). `request()` calls any operation of the route table; the
- * resources (`runs`, `factories`, `secrets`, `apiKeys`, `webhooks`, `automations`, `deliveries`, `audit`, `environments`, `sources`) are thin
+ * resources (`runs`, `artifacts`, `factories`, `secrets`, `apiKeys`, `webhooks`, `automations`, `deliveries`, `audit`, `environments`, `sources`) are thin
  * methods over it.
  */
 export class AgentRunClient {
@@ -83,6 +84,7 @@ export class AgentRunClient {
   readonly #checkAnswer: AnswerCheck | undefined;
 
   readonly runs: Runs = new Runs(this);
+  readonly artifacts: Artifacts = new Artifacts(this);
   readonly factories: Factories = new Factories(this);
   readonly secrets: Secrets = new Secrets(this);
   readonly apiKeys: ApiKeys = new ApiKeys(this);
