@@ -38,5 +38,4 @@ describe('client.artifacts', () => {
     await expect(client.artifacts.get('no-such-uid')).rejects.toMatchObject({ status: 404 });
     await expect(client.artifacts.download('no-such-uid')).rejects.toMatchObject({ status: 404 });
   });
-  });
 });
