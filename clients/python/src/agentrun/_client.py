@@ -22,6 +22,7 @@ from ._operations import OPERATIONS
 from ._retry import retry_delay, should_retry
 from ._version import __version__
 from .resources.api_keys import ApiKeys
+from .resources.artifacts import Artifacts
 from .resources.environments import Environments
 from .resources.audit import Audit
 from .resources.automations import Automations
@@ -91,6 +92,7 @@ class Client:
         self.max_retries = max_retries
         self.timeout = float(timeout)
         self.runs = Runs(self)
+        self.artifacts = Artifacts(self)
         self.factories = Factories(self)
         self.secrets = Secrets(self)
         self.api_keys = ApiKeys(self)
