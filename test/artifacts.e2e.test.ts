@@ -23,7 +23,12 @@ const reporting: Executor = {
     await context.reportArtifact?.({ type: 'PULL_REQUEST', url: 'https://github.com/acme/app/pull/42', branch: 'fix/login' });
     await context.reportArtifact?.({ type: 'PLAN', title: 'Fix the login', content: '1. reproduce\n2. fix' });
     await context.reportArtifact?.({ type: 'SCREENSHOT', filepath: 'shots/login.png', content: PNG_BYTES, description: 'the login page' });
-    await context.reportArtifact?.({ type: 'FILE', filepath: 'out/report.txt', content: new TextEncoder().encode(REPORT), content_type: 'text/plain' });
+    await context.reportArtifact?.({
+      type: 'FILE',
+      filepath: 'out/report.txt',
+      content: new TextEncoder().encode(REPORT),
+      content_type: 'text/plain',
+    });
     return { status: 'succeeded', message: 'Done' };
   },
 };
@@ -132,7 +137,9 @@ for (const kind of kinds) {
         data: { artifact_uid: string };
       };
       const screenshot = (await (
-        await fetch(`${server.url}/api/v1/agent/artifacts/${shot.data.artifact_uid}`, { headers: { Authorization: `Bearer ${server.apiKey}` } })
+        await fetch(`${server.url}/api/v1/agent/artifacts/${shot.data.artifact_uid}`, {
+          headers: { Authorization: `Bearer ${server.apiKey}` },
+        })
       ).json()) as { artifact_type: string; data: Record<string, unknown> };
       // ScreenshotArtifactResponse: content_type, download_url, expires_at, description.
       expect(screenshot).toMatchObject({ artifact_type: 'SCREENSHOT', data: { content_type: 'image/png', description: 'the login page' } });

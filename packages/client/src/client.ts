@@ -2,8 +2,8 @@ import { APIConnectionError, APIConnectionTimeoutError, APIResponseError, APIUse
 import { type BodyOf, type ClientOperationId, OPERATIONS, type ParamsOf, type QueryOf, type ResponseOf } from './operations.js';
 import {
   Agents,
-  Artifacts,
   ApiKeys,
+  Artifacts,
   Audit,
   Automations,
   Deliveries,

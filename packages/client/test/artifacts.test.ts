@@ -29,8 +29,12 @@ describe('client.artifacts', () => {
   it("lists a run's artifacts, gets one, and downloads its bytes", async () => {
     const artifacts = await client.artifacts.list(runId);
     expect(artifacts.map((a) => a.artifact_type)).toEqual(['PULL_REQUEST', 'SCREENSHOT']);
-    const uid = (artifacts[1]?.data as { artifact_uid: string }).artifact_uid;
-    expect(await client.artifacts.get(uid)).toMatchObject({ artifact_type: 'SCREENSHOT', artifact_uid: uid, data: { content_type: 'image/png' } });
+    const uid = (artifacts[1]?.data as { artifact_uid: string } | undefined)?.artifact_uid as string;
+    expect(await client.artifacts.get(uid)).toMatchObject({
+      artifact_type: 'SCREENSHOT',
+      artifact_uid: uid,
+      data: { content_type: 'image/png' },
+    });
     expect(new Uint8Array(await client.artifacts.download(uid))).toEqual(PNG_BYTES);
   });
 

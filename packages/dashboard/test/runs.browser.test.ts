@@ -109,7 +109,10 @@ describe.runIf(browserAvailable())('dashboard: runs', { timeout: 30_000 }, () =>
     await image.waitFor();
     await expect.poll(() => image.evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBe(1);
     expect(await image.getAttribute('src')).toMatch(/^blob:/);
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download report.txt' }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download report.txt' }).click(),
+    ]);
     expect(download.suggestedFilename()).toBe('report.txt');
     expect(await seriousViolations(page)).toEqual([]);
     await page.context().close();

@@ -3,7 +3,7 @@ import { readWorkspaceFile } from './artifact-file.js';
 import type { AgentMessage } from './protocol.js';
 
 /** Artifact messages one execution may send; past it they are dropped with one note (the run's own quota is core's). */
-export const MAX_ARTIFACT_MESSAGES = 200;
+const MAX_ARTIFACT_MESSAGES = 200;
 
 type ArtifactMessage = Extract<AgentMessage, { agentrun: 'artifact' }>;
 
@@ -42,7 +42,8 @@ export function artifactReports(
   };
 }
 
-const isArtifactType = (type: string | undefined): type is ArtifactType => (ARTIFACT_TYPES as readonly (string | undefined)[]).includes(type);
+const isArtifactType = (type: string | undefined): type is ArtifactType =>
+  (ARTIFACT_TYPES as readonly (string | undefined)[]).includes(type);
 
 /** Only the fields given: core's schema is strict. */
 const defined = <T extends object>(o: T) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;

@@ -41,7 +41,17 @@ describe('readWorkspaceFile', () => {
     symlinkSync(join(root, 'secret.txt'), join(ws, 'link'));
     symlinkSync(root, join(ws, 'dir-link'));
     linkSync(join(root, 'secret.txt'), join(ws, 'hard'));
-    for (const path of ['../secret.txt', 'a/../../secret.txt', join(root, 'secret.txt'), 'link', 'dir-link/secret.txt', 'hard', '.', '', 'x\0y']) {
+    for (const path of [
+      '../secret.txt',
+      'a/../../secret.txt',
+      join(root, 'secret.txt'),
+      'link',
+      'dir-link/secret.txt',
+      'hard',
+      '.',
+      '',
+      'x\0y',
+    ]) {
       const read = await readWorkspaceFile(ws, path, 100);
       expect(read, path).toEqual({ refused: expect.any(String) });
     }
@@ -102,20 +112,33 @@ describe('artifact messages, end to end through a worker', () => {
       store: createMemoryStore(),
       blobs,
       artifactLimits: { maxFileBytes: 1000 },
-      executor: processExecutor({ command: process.execPath, args: ['-e', script], workspaceRoot: join(root, 'workspaces'), killGraceMs: 2000 }),
+      executor: processExecutor({
+        command: process.execPath,
+        args: ['-e', script],
+        workspaceRoot: join(root, 'workspaces'),
+        killGraceMs: 2000,
+      }),
     });
     mkdirSync(join(root, 'workspaces'));
     const principal = testPrincipal();
     const runId = (await agentrun.services.runs.create(principal, { prompt: 'make artifacts' })).body.run_id;
     worker = agentrun.worker({ pollIntervalMs: 20 });
     worker.start();
-    await until(async () => ['SUCCEEDED', 'FAILED', 'ERROR'].includes((await agentrun.services.runs.get(principal, runId)).state), 'the run to end');
+    await until(
+      async () => ['SUCCEEDED', 'FAILED', 'ERROR'].includes((await agentrun.services.runs.get(principal, runId)).state),
+      'the run to end',
+    );
     const run = await agentrun.services.runs.get(principal, runId);
     expect(run.state).toBe('FAILED');
     expect(run.status_message).toMatchObject({ message: 'tests still fail' });
     expect(run.artifacts?.map((a) => a.artifact_type)).toEqual(['PULL_REQUEST', 'SCREENSHOT', 'FILE']);
     expect(run.artifacts?.[1]?.data).toMatchObject({ mime_type: 'image/png', description: 'home page' });
-    expect(run.artifacts?.[2]?.data).toMatchObject({ filename: 'report.txt', filepath: 'report.txt', mime_type: 'text/plain', size_bytes: 5 });
+    expect(run.artifacts?.[2]?.data).toMatchObject({
+      filename: 'report.txt',
+      filepath: 'report.txt',
+      mime_type: 'text/plain',
+      size_bytes: 5,
+    });
     const file = run.artifacts?.[2]?.data as { artifact_uid: string };
     const stored = await agentrun.store.artifacts.get(file.artifact_uid);
     expect(await blobs.get(stored?.blob?.key as string)).toEqual({ bytes: new TextEncoder().encode('hello'), contentType: 'text/plain' });

@@ -1,5 +1,5 @@
-import { filesystemBlobStore } from '@agentrun/blob-storage';
 import { randomBytes } from 'node:crypto';
+import { filesystemBlobStore } from '@agentrun/blob-storage';
 import { createSecretCipher } from '@agentrun/core/internal';
 import { gitSources } from '@agentrun/git-sources';
 import { createPostgresBlobStore, createPostgresStore, isUnavailableError } from '@agentrun/store-postgres';

@@ -1,2 +1,2 @@
-export { createMemoryStore, type MemoryStoreOptions } from './memory-store.js';
 export { createMemoryBlobStore } from './blobs.js';
+export { createMemoryStore, type MemoryStoreOptions } from './memory-store.js';

@@ -50,7 +50,10 @@ export function createArtifacts(db: Db, t: Tables): ArtifactStore {
         teamUid: r.team_uid,
         createdAt: iso(r.created_at),
         item: r.item,
-        blob: r.blob_key === null ? null : { key: r.blob_key, contentType: r.content_type ?? 'application/octet-stream', sizeBytes: Number(r.size_bytes) },
+        blob:
+          r.blob_key === null
+            ? null
+            : { key: r.blob_key, contentType: r.content_type ?? 'application/octet-stream', sizeBytes: Number(r.size_bytes) },
       };
     },
   };

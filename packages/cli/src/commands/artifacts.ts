@@ -20,7 +20,10 @@ export const runsArtifacts: Command = {
   summary: 'List what a run’s agent reported: plans, pull requests, screenshots, files',
   description: 'The UID of a plan, screenshot or file is what `agentrun artifacts download` takes.',
   arguments: ['<run-id>'],
-  examples: ['agentrun runs artifacts $RUN_ID', "agentrun runs artifacts $RUN_ID --json | jq -r '.[] | select(.artifact_type == \"PULL_REQUEST\") | .data.url'"],
+  examples: [
+    'agentrun runs artifacts $RUN_ID',
+    'agentrun runs artifacts $RUN_ID --json | jq -r \'.[] | select(.artifact_type == "PULL_REQUEST") | .data.url\'',
+  ],
   async run(context) {
     const artifacts = await context.client().artifacts.list(context.positionals[0] as string);
     if (context.json) {
@@ -33,7 +36,12 @@ export const runsArtifacts: Command = {
     }
     const rows = artifacts.map((a) => {
       const data = a.data as Record<string, unknown>;
-      return [a.artifact_type, typeof data.artifact_uid === 'string' ? data.artifact_uid : '-', what({ artifact_type: a.artifact_type, data }), a.created_at];
+      return [
+        a.artifact_type,
+        typeof data.artifact_uid === 'string' ? data.artifact_uid : '-',
+        what({ artifact_type: a.artifact_type, data }),
+        a.created_at,
+      ];
     });
     context.print(table(['TYPE', 'UID', 'WHAT', 'CREATED'], rows));
     return EXIT.ok;

@@ -51,7 +51,13 @@ const OptionsSchema = v.strictObject({
   ),
   downloadUrlKey: v.optional(
     v.union(
-      [v.pipe(v.string(), v.minBytes(32)), v.pipe(v.instance(Uint8Array), v.check((k) => k.byteLength >= 32))],
+      [
+        v.pipe(v.string(), v.minBytes(32)),
+        v.pipe(
+          v.instance(Uint8Array),
+          v.check((k) => k.byteLength >= 32),
+        ),
+      ],
       'must be at least 32 bytes',
     ),
   ),

@@ -45,7 +45,11 @@ export class ArtifactService {
     let blob: ArtifactRecord['blob'] = null;
     if (decided.upload) {
       if (!blobs) return { accepted: false, reason: 'this server keeps no uploaded artifacts (no blob store configured)' };
-      blob = { key: blobKey(run.teamUid, run.id, uid), contentType: decided.upload.contentType, sizeBytes: decided.upload.bytes.byteLength };
+      blob = {
+        key: blobKey(run.teamUid, run.id, uid),
+        contentType: decided.upload.contentType,
+        sizeBytes: decided.upload.bytes.byteLength,
+      };
       await blobs.put(blob.key, decided.upload.bytes, blob.contentType);
     }
     const record: ArtifactRecord = { uid, runId: run.id, teamUid: run.teamUid, createdAt, item: decided.item, blob };

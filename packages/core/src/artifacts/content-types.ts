@@ -10,7 +10,8 @@ const IMAGE_SIGNATURES: readonly { type: string; matches(b: Uint8Array): boolean
   { type: 'image/webp', matches: (b) => startsWith(b, [0x52, 0x49, 0x46, 0x46]) && startsWith(b.subarray(8), [0x57, 0x45, 0x42, 0x50]) },
 ];
 
-const startsWith = (bytes: Uint8Array, prefix: readonly number[]) => bytes.length >= prefix.length && prefix.every((x, i) => bytes[i] === x);
+const startsWith = (bytes: Uint8Array, prefix: readonly number[]) =>
+  bytes.length >= prefix.length && prefix.every((x, i) => bytes[i] === x);
 
 /** The image type these bytes are, when they are one a screenshot may be. */
 export const sniffImageType = (bytes: Uint8Array): string | undefined => IMAGE_SIGNATURES.find((s) => s.matches(bytes))?.type;

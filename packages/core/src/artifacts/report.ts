@@ -16,7 +16,7 @@ const httpUrl = v.pipe(
 const bytes = v.custom<Uint8Array>((x) => x instanceof Uint8Array, 'must be bytes');
 
 /** What an executor reports: a plan, a pull request, or bytes it read from the workspace. */
-export const ReportedArtifactSchema = v.variant('type', [
+const ReportedArtifactSchema = v.variant('type', [
   v.strictObject({ type: v.literal('PLAN'), title: v.optional(text), url: v.optional(httpUrl), content: v.optional(v.string()) }),
   v.strictObject({ type: v.literal('PULL_REQUEST'), url: httpUrl, branch: v.pipe(text, v.minLength(1)) }),
   v.strictObject({
@@ -59,21 +59,28 @@ export function decideArtifact(input: unknown, uid: string, createdAt: string, l
       return { item: { artifact_type: 'PULL_REQUEST', created_at, data: { url: a.url, branch: a.branch } } };
     case 'PLAN': {
       if (a.url === undefined && a.content === undefined) return 'invalid artifact: a plan needs content or a url';
-      const data = { document_uid: uid, artifact_uid: uid, ...(a.title !== undefined ? { title: a.title } : {}), ...(a.url ? { url: a.url } : {}) };
+      const data = {
+        document_uid: uid,
+        artifact_uid: uid,
+        ...(a.title !== undefined ? { title: a.title } : {}),
+        ...(a.url ? { url: a.url } : {}),
+      };
       if (a.content === undefined) return { item: { artifact_type: 'PLAN', created_at, data } };
       const content = new TextEncoder().encode(a.content);
       if (content.byteLength > limits.maxFileBytes) return `plan is ${content.byteLength} bytes; at most ${limits.maxFileBytes}`;
       return { item: { artifact_type: 'PLAN', created_at, data }, upload: { bytes: content, contentType: 'text/markdown; charset=utf-8' } };
     }
     case 'SCREENSHOT': {
-      if (a.content.byteLength > limits.maxFileBytes) return `${a.filepath} is ${a.content.byteLength} bytes; at most ${limits.maxFileBytes}`;
+      if (a.content.byteLength > limits.maxFileBytes)
+        return `${a.filepath} is ${a.content.byteLength} bytes; at most ${limits.maxFileBytes}`;
       const mime_type = sniffImageType(a.content);
       if (mime_type === undefined) return `${a.filepath} is not a PNG, JPEG, GIF or WebP image`;
       const data = { artifact_uid: uid, mime_type, ...(a.description !== undefined ? { description: a.description } : {}) };
       return { item: { artifact_type: 'SCREENSHOT', created_at, data }, upload: { bytes: a.content, contentType: mime_type } };
     }
     case 'FILE': {
-      if (a.content.byteLength > limits.maxFileBytes) return `${a.filepath} is ${a.content.byteLength} bytes; at most ${limits.maxFileBytes}`;
+      if (a.content.byteLength > limits.maxFileBytes)
+        return `${a.filepath} is ${a.content.byteLength} bytes; at most ${limits.maxFileBytes}`;
       const mime_type = (a.content_type === undefined ? undefined : normalizeContentType(a.content_type)) ?? 'application/octet-stream';
       const filename = a.filepath.split('/').filter(Boolean).pop() ?? a.filepath;
       const data = {

@@ -8,7 +8,7 @@ import type { HmacPort } from '../verify/crypto.js';
 // nobody can make one for another artifact or a later time.
 
 /** Why a presented link does not open its artifact. */
-export type LinkRefusal = 'tampered' | 'expired';
+type LinkRefusal = 'tampered' | 'expired';
 
 export interface DownloadSigner {
   /** The query (`expires`, `signature`) that opens `uid` until `expiresAtMs` (whole seconds). */

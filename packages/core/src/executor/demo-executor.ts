@@ -26,7 +26,12 @@ export function demoExecutor(options: DemoExecutorOptions = {}): Executor {
       }
       if (/artifact/i.test(latest)) {
         await ctx.reportArtifact?.({ type: 'PLAN', title: 'Demo plan', content: DEMO_PLAN });
-        await ctx.reportArtifact?.({ type: 'FILE', filepath: 'demo/report.txt', content: new TextEncoder().encode(DEMO_REPORT), content_type: 'text/plain' });
+        await ctx.reportArtifact?.({
+          type: 'FILE',
+          filepath: 'demo/report.txt',
+          content: new TextEncoder().encode(DEMO_REPORT),
+          content_type: 'text/plain',
+        });
       }
       if (/fail/i.test(latest)) {
         return { status: 'failed', message: 'The demo agent was asked to fail', error_code: 'demo_failure' };

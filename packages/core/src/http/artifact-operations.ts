@@ -8,7 +8,10 @@ import { jsonResponse } from './responses.js';
  * unless it is one of the image types shown inline (artifacts/content-types.ts); HTML or SVG is
  * never rendered, and nothing on the answer runs (`nosniff`, a CSP that allows nothing).
  */
-export function artifactOperations(artifacts: ArtifactService, publicBaseUrl?: string): OperationHandlers<'getArtifact' | 'downloadArtifact'> {
+export function artifactOperations(
+  artifacts: ArtifactService,
+  publicBaseUrl?: string,
+): OperationHandlers<'getArtifact' | 'downloadArtifact'> {
   return {
     getArtifact: async ({ principal, request, url }, { artifactUid }) =>
       jsonResponse(await artifacts.get(principal.team_uid, artifactUid, publicBaseUrl?.replace(/\/+$/, '') ?? mountedBase(request, url))),

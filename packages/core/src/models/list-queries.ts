@@ -1,5 +1,5 @@
-import { ARTIFACT_TYPES } from '../artifacts/model.js';
 import * as v from 'valibot';
+import { ARTIFACT_TYPES } from '../artifacts/model.js';
 import { AUDIT_EVENT_KINDS } from '../audit/records.js';
 import { RUN_SORT_KEYS } from '../run/list-query.js';
 import { RUN_SOURCES, RUN_STATES } from './run-state.js';

@@ -1,5 +1,5 @@
-import { ArtifactItemSchema } from '../artifacts/model.js';
 import * as v from 'valibot';
+import { ArtifactItemSchema } from '../artifacts/model.js';
 import { RUN_ERROR_CODES } from '../run/error-codes.js';
 import { AmbientAgentConfigSchema } from './config.js';
 import { RequestUsageSchema } from './request-usage.js';

@@ -2,9 +2,9 @@
 // records it keeps, and the rules it must apply exactly as core does (run order and filters,
 // leased and terminal states, notifications). Its conformance suites are `@agentrun/core/testing`.
 
-export type * from '../artifacts/records.js';
 export type { BlobStore, StoredBlob } from '../artifacts/blob-store.js';
 export type { ArtifactItem, ArtifactType } from '../artifacts/model.js';
+export type * from '../artifacts/records.js';
 export type * from '../audit/records.js';
 export * from '../control/records.js';
 export type * from '../definitions/records.js';

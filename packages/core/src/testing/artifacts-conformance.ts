@@ -12,7 +12,11 @@ const pullRequest = (runId: string, teamUid: string, n: number): ArtifactRecord 
   runId,
   teamUid,
   createdAt: `2026-01-01T00:00:0${n}.000Z`,
-  item: { artifact_type: 'PULL_REQUEST', created_at: `2026-01-01T00:00:0${n}.000Z`, data: { url: `https://example.com/pr/${n}`, branch: `b${n}` } },
+  item: {
+    artifact_type: 'PULL_REQUEST',
+    created_at: `2026-01-01T00:00:0${n}.000Z`,
+    data: { url: `https://example.com/pr/${n}`, branch: `b${n}` },
+  },
   blob: null,
 });
 
@@ -83,7 +87,9 @@ export function describeArtifactsConformance(current: () => Store): void {
     it('concurrent adds to one run never exceed the quota', async () => {
       const store = current();
       const run = await created();
-      const results = await Promise.all(Array.from({ length: 8 }, (_, i) => store.artifacts.add(pullRequest(run.id, run.teamUid, i), QUOTA)));
+      const results = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => store.artifacts.add(pullRequest(run.id, run.teamUid, i), QUOTA)),
+      );
       expect(results.filter((r) => r === 'added')).toHaveLength(3);
       expect((await store.runs.get(run.id))?.artifacts).toHaveLength(3);
     });

@@ -72,7 +72,12 @@ export function describeArtifactsHttpConformance(name: string, options: Artifact
         { type: 'PULL_REQUEST', url: 'https://github.com/acme/app/pull/7', branch: 'fix/auth' },
         { type: 'PLAN', title: 'The plan', content: '# Plan\n1. fix' },
         { type: 'SCREENSHOT', filepath: 'shot.png', content: PNG_BYTES, description: 'after' },
-        { type: 'FILE', filepath: 'out/page.html', content: new TextEncoder().encode('<script>alert(1)</script>'), content_type: 'text/html' },
+        {
+          type: 'FILE',
+          filepath: 'out/page.html',
+          content: new TextEncoder().encode('<script>alert(1)</script>'),
+          content_type: 'text/html',
+        },
       ]);
       expect(run.state).toBe('SUCCEEDED');
       expect(results.every((r) => r.accepted)).toBe(true);
@@ -82,14 +87,23 @@ export function describeArtifactsHttpConformance(name: string, options: Artifact
       expect(file).toMatchObject({ filename: 'page.html', filepath: 'out/page.html', mime_type: 'text/html', size_bytes: 25 });
 
       const listed = async (type: string) =>
-        ((await (await call(`/api/v1/agent/runs?artifact_type=${type}`)).json()) as { runs: { run_id: string }[] }).runs.map((r) => r.run_id);
+        ((await (await call(`/api/v1/agent/runs?artifact_type=${type}`)).json()) as { runs: { run_id: string }[] }).runs.map(
+          (r) => r.run_id,
+        );
       expect(await listed('FILE')).toEqual([runId]);
       expect(await listed('EXTERNAL_REFERENCE')).toEqual([]);
 
       const got = await call(`/api/v1/agent/artifacts/${file.artifact_uid}`);
       expect(got.status).toBe(200);
-      const body = (await got.json()) as { artifact_type: string; data: { download_url: string; expires_at: string; content_type: string } };
-      expect(body).toMatchObject({ artifact_type: 'FILE', artifact_uid: file.artifact_uid, data: { content_type: 'text/html', filename: 'page.html' } });
+      const body = (await got.json()) as {
+        artifact_type: string;
+        data: { download_url: string; expires_at: string; content_type: string };
+      };
+      expect(body).toMatchObject({
+        artifact_type: 'FILE',
+        artifact_uid: file.artifact_uid,
+        data: { content_type: 'text/html', filename: 'page.html' },
+      });
       expect(body.data.expires_at).toBe('2026-01-01T00:15:00.000Z');
       const url = new URL(body.data.download_url);
       expect(url.origin).toBe(ORIGIN);
@@ -114,20 +128,28 @@ export function describeArtifactsHttpConformance(name: string, options: Artifact
       const [shot, plan] = (run.artifacts ?? []).map((a) => a.data as { artifact_uid: string });
       const screenshot = (await (await call(`/api/v1/agent/artifacts/${shot?.artifact_uid}`)).json()) as { data: Record<string, unknown> };
       expect(screenshot).toMatchObject({ artifact_type: 'SCREENSHOT', data: { content_type: 'image/png' } });
-      const res = await call(new URL(screenshot.data.download_url as string).pathname + new URL(screenshot.data.download_url as string).search, {}, null);
+      const res = await call(
+        new URL(screenshot.data.download_url as string).pathname + new URL(screenshot.data.download_url as string).search,
+        {},
+        null,
+      );
       expect(res.headers.get('content-type')).toBe('image/png');
       expect(res.headers.get('content-disposition')).toMatch(/^inline; /);
       expect(new Uint8Array(await res.arrayBuffer())).toEqual(PNG_BYTES);
       const planView = (await (await call(`/api/v1/agent/artifacts/${plan?.artifact_uid}`)).json()) as { data: Record<string, unknown> };
       expect(planView).toMatchObject({ artifact_type: 'PLAN', data: { title: 'Plan', content_type: 'text/markdown; charset=utf-8' } });
-      const text = await call(new URL(planView.data.download_url as string).pathname + new URL(planView.data.download_url as string).search, {}, null);
+      const text = await call(
+        new URL(planView.data.download_url as string).pathname + new URL(planView.data.download_url as string).search,
+        {},
+        null,
+      );
       expect(await text.text()).toBe('# Plan');
       expect(text.headers.get('content-disposition')).toMatch(/^attachment; /);
     });
 
     it('refuses a tampered link and an expired one with 403 problems', async () => {
       const { call, clock, run } = await serve([{ type: 'FILE', filepath: 'a.txt', content: new TextEncoder().encode('hello') }]);
-      const uid = (run.artifacts?.[0]?.data as { artifact_uid: string }).artifact_uid;
+      const uid = (run.artifacts?.[0]?.data as { artifact_uid: string } | undefined)?.artifact_uid;
       const view = (await (await call(`/api/v1/agent/artifacts/${uid}`)).json()) as { data: { download_url: string } };
       const url = new URL(view.data.download_url);
       const path = url.pathname;

@@ -49,7 +49,10 @@ export function redactingContext(ctx: ExecutionContext, environment: ResolvedEnv
     ...(reportUsage ? { reportUsage: (usage: Readonly<Record<string, unknown>>) => reportUsage.call(ctx, usage) } : {}),
     // An artifact's text (title, description, path) is scrubbed; its bytes are the agent's file, kept as written.
     ...(reportArtifact
-      ? { reportArtifact: (artifact: ReportedArtifact) => reportArtifact.call(ctx, { ...scrub(withoutBytes(artifact)), ...bytesOf(artifact) } as ReportedArtifact) }
+      ? {
+          reportArtifact: (artifact: ReportedArtifact) =>
+            reportArtifact.call(ctx, { ...scrub(withoutBytes(artifact)), ...bytesOf(artifact) } as ReportedArtifact),
+        }
       : {}),
   };
 }

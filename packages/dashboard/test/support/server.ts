@@ -24,7 +24,12 @@ export async function startDashboardServer(options: { finishMs?: number; reposit
       if (/artifacts/i.test(input.run.prompt)) {
         await context.reportArtifact?.({ type: 'PULL_REQUEST', url: 'https://github.com/acme/app/pull/9', branch: 'fix/flaky' });
         await context.reportArtifact?.({ type: 'SCREENSHOT', filepath: 'home.png', content: ONE_PIXEL_PNG, description: 'The home page' });
-        await context.reportArtifact?.({ type: 'FILE', filepath: 'out/report.txt', content: new TextEncoder().encode('report'), content_type: 'text/plain' });
+        await context.reportArtifact?.({
+          type: 'FILE',
+          filepath: 'out/report.txt',
+          content: new TextEncoder().encode('report'),
+          content_type: 'text/plain',
+        });
         return { status: 'succeeded', message: 'Reported artifacts' };
       }
       if (!/hold/i.test(input.run.prompt)) return demo.execute(input, context);

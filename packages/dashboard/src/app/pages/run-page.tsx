@@ -259,7 +259,11 @@ function ArtifactView({ artifact }: { artifact: Artifact }) {
     case 'FILE':
       return (
         <>
-          <button type="button" class="link" onClick={() => download(artifact.data.artifact_uid, artifact.data.mime_type, artifact.data.filename)}>
+          <button
+            type="button"
+            class="link"
+            onClick={() => download(artifact.data.artifact_uid, artifact.data.mime_type, artifact.data.filename)}
+          >
             Download {artifact.data.filename}
           </button>{' '}
           (<code>{artifact.data.filepath}</code>, {artifact.data.mime_type}
