@@ -1,7 +1,9 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { blobKey } from '@agentrun/core/store';
 import { describeBlobStoreConformance } from '@agentrun/core/testing';
+import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { filesystemBlobStore } from '../src/index.js';
 
@@ -26,6 +28,18 @@ describe('filesystemBlobStore', () => {
       await expect(blobs.get(key), key).rejects.toThrow(TypeError);
     }
     expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('takes every key core makes, whatever the team and run IDs', async () => {
+    const blobs = filesystemBlobStore({ directory: await directory() });
+    await fc.assert(
+      fc.asyncProperty(fc.string(), fc.string({ maxLength: 300 }), fc.uuid(), async (team, run, uid) => {
+        const key = blobKey(team, run, uid);
+        await blobs.put(key, new Uint8Array([1]), 'text/plain');
+        expect((await blobs.get(key))?.bytes).toEqual(new Uint8Array([1]));
+      }),
+      { numRuns: 50 },
+    );
   });
 
   it('leaves no temporary file after a put', async () => {

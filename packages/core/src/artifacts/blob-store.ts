@@ -20,11 +20,17 @@ export interface BlobStore {
   delete(key: string): Promise<void>;
 }
 
-/** The key core stores an artifact's bytes under. */
+/**
+ * The key core stores an artifact's bytes under. The artifact's UID (a UUID) makes it unique; the
+ * team and run segments only group, so each is cut at 100 characters.
+ */
 export const blobKey = (teamUid: string, runId: string, uid: string): string => [teamUid, runId, uid].map(safeSegment).join('/');
 
-/** One key segment: characters outside `[A-Za-z0-9._-]` percent-encoded, `.`/`..` never alone. */
+/** One key segment: characters outside `[A-Za-z0-9._-]` written `_xx`, never `.` or `..`, at most 100 characters. */
 const safeSegment = (s: string) => {
-  const encoded = encodeURIComponent(s).replace(/[!'()*%]/g, (c) => (c === '%' ? '_' : `_${c.charCodeAt(0).toString(16)}`));
+  const encoded = encodeURIComponent(s)
+    .replace(/[!'()*~]/g, (c) => `%${c.charCodeAt(0).toString(16)}`)
+    .replaceAll('%', '_')
+    .slice(0, 100);
   return encoded === '.' || encoded === '..' || encoded === '' ? `_${encoded}` : encoded;
 };

@@ -2,7 +2,7 @@
 // records it keeps, and the rules it must apply exactly as core does (run order and filters,
 // leased and terminal states, notifications). Its conformance suites are `@agentrun/core/testing`.
 
-export type { BlobStore, StoredBlob } from '../artifacts/blob-store.js';
+export { type BlobStore, blobKey, type StoredBlob } from '../artifacts/blob-store.js';
 export type { ArtifactItem, ArtifactType } from '../artifacts/model.js';
 export type * from '../artifacts/records.js';
 export type * from '../audit/records.js';
