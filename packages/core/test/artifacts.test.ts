@@ -1,10 +1,13 @@
+import { createMemoryBlobStore, createMemoryStore } from '@agentrun/store-memory';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { blobKey } from '../src/artifacts/blob-store.js';
+import { ArtifactService } from '../src/artifacts/artifact-service.js';
+import { type BlobStore, blobKey } from '../src/artifacts/blob-store.js';
 import { normalizeContentType, servesInline, sniffImageType } from '../src/artifacts/content-types.js';
 import { DEFAULT_ARTIFACT_LIMITS } from '../src/artifacts/limits.js';
 import { decideArtifact } from '../src/artifacts/report.js';
 import { createDownloadSigner, downloadKey } from '../src/artifacts/signed-url.js';
+import { makeRun } from '../src/testing/fixtures.js';
 import { defaultHmac } from '../src/verify/crypto.js';
 
 const NOW = Date.UTC(2026, 0, 1);
@@ -99,5 +102,42 @@ describe('content types (artifacts/content-types.ts)', () => {
         }
       }),
     );
+  });
+});
+
+describe('the run quota (artifacts/artifact-service.ts)', () => {
+  it('refuses a report past the quota before uploading a byte', async () => {
+    const store = createMemoryStore();
+    const inner = createMemoryBlobStore();
+    let puts = 0;
+    const blobs: BlobStore = { ...inner, put: (...args) => (puts++, inner.put(...args)) };
+    const service = new ArtifactService({
+      store,
+      blobs,
+      signer,
+      clock: { now: () => NOW },
+      limits: { maxFileBytes: 10, maxRunBytes: 25, maxPerRun: 3 },
+      onError: (error) => {
+        throw error;
+      },
+    });
+    const run = makeRun();
+    await store.runs.create({ run, attachments: [] });
+    const file = () => ({ type: 'FILE', filepath: 'f', content: new Uint8Array(10) });
+    const results = [];
+    for (let i = 0; i < 4; i++) results.push(await service.report({ id: run.id, teamUid: run.teamUid }, file()));
+    expect(results.map((r) => r.accepted)).toEqual([true, true, false, false]);
+    expect(puts).toBe(2);
+    expect(
+      await service.report({ id: run.id, teamUid: run.teamUid }, { type: 'PULL_REQUEST', url: 'https://x.test/1', branch: 'b' }),
+    ).toMatchObject({
+      accepted: true,
+    });
+    expect(
+      await service.report({ id: run.id, teamUid: run.teamUid }, { type: 'PULL_REQUEST', url: 'https://x.test/2', branch: 'b' }),
+    ).toMatchObject({
+      accepted: false,
+      reason: expect.stringMatching(/at most 3/),
+    });
   });
 });

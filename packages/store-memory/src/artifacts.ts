@@ -20,6 +20,9 @@ export function createMemoryArtifacts(appendArtifact: (runId: string, item: Arti
       perRun.set(record.runId, { count: held.count + 1, bytes });
       return 'added';
     },
+    async usage(runId) {
+      return { ...(perRun.get(runId) ?? { count: 0, bytes: 0 }) };
+    },
     async get(uid, teamUid) {
       const record = byUid.get(uid);
       return record && (teamUid === undefined || record.teamUid === teamUid) ? clone(record) : undefined;

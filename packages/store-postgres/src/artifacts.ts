@@ -39,6 +39,11 @@ export function createArtifacts(db: Db, t: Tables): ArtifactStore {
           WHERE id = ${record.runId}`.execute(tx);
         return 'added';
       }),
+    async usage(runId) {
+      const { rows } = await sql<{ n: string; bytes: string }>`
+        SELECT count(*) AS n, coalesce(sum(size_bytes), 0) AS bytes FROM ${t.artifacts} WHERE run_id = ${runId}`.execute(db);
+      return { count: Number(rows[0]?.n ?? 0), bytes: Number(rows[0]?.bytes ?? 0) };
+    },
     async get(uid, teamUid) {
       const team = teamUid === undefined ? sql`` : sql` AND team_uid = ${teamUid}`;
       const { rows } = await sql<ArtifactRow>`SELECT * FROM ${t.artifacts} WHERE uid = ${uid}${team}`.execute(db);

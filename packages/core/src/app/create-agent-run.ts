@@ -198,6 +198,7 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
     signer: createDownloadSigner(options.hmac ?? defaultHmac, downloadKey(options.hmac ?? defaultHmac, options)),
     clock,
     limits: { ...DEFAULT_ARTIFACT_LIMITS, ...options.artifactLimits },
+    onError: reportError,
   });
   const surface = createHttpSurface({
     operations: {

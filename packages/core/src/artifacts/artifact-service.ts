@@ -1,11 +1,13 @@
 import { AgentRunError, notFound } from '../errors.js';
+import { appendTranscript } from '../run/transcript.js';
 import type { Store } from '../store/store.js';
 import { type Clock, isoTime } from '../util/clock.js';
 import { newId } from '../util/ids.js';
+import { wellFormedJson } from '../util/well-formed-text.js';
 import { type BlobStore, blobKey, type StoredBlob } from './blob-store.js';
 import { servesInline } from './content-types.js';
 import { type ArtifactLimits, DOWNLOAD_URL_TTL_MS } from './limits.js';
-import type { GetArtifactResponse } from './model.js';
+import type { ArtifactItem, GetArtifactResponse } from './model.js';
 import type { ArtifactRecord } from './records.js';
 import { type ArtifactReportResult, decideArtifact } from './report.js';
 import type { DownloadSigner } from './signed-url.js';
@@ -21,6 +23,8 @@ export interface ArtifactServiceDeps {
   signer: DownloadSigner;
   clock: Clock;
   limits: ArtifactLimits;
+  /** Where a failed transcript write goes (the artifact stands: run/transcript.ts). */
+  onError: (error: unknown) => void;
 }
 
 /** The bytes a signed link opens, and how to serve them. */
@@ -42,6 +46,13 @@ export class ArtifactService {
     const createdAt = isoTime(clock.now());
     const decided = decideArtifact(input, uid, createdAt, limits);
     if (typeof decided === 'string') return { accepted: false, reason: decided };
+    // The agent's text, made what every store can keep (NUL and lone surrogates become U+FFFD).
+    const item = wellFormedJson(decided.item).value as ArtifactItem;
+    // Past the quota already: refused before any byte is uploaded (`add` below still decides).
+    const held = await store.artifacts.usage(run.id);
+    const size = decided.upload?.bytes.byteLength ?? 0;
+    if (held.count + 1 > limits.maxPerRun || held.bytes + size > limits.maxRunBytes)
+      return { accepted: false, reason: quotaReason(limits) };
     let blob: ArtifactRecord['blob'] = null;
     if (decided.upload) {
       if (!blobs) return { accepted: false, reason: 'this server keeps no uploaded artifacts (no blob store configured)' };
@@ -52,7 +63,7 @@ export class ArtifactService {
       };
       await blobs.put(blob.key, decided.upload.bytes, blob.contentType);
     }
-    const record: ArtifactRecord = { uid, runId: run.id, teamUid: run.teamUid, createdAt, item: decided.item, blob };
+    const record: ArtifactRecord = { uid, runId: run.id, teamUid: run.teamUid, createdAt, item, blob };
     let added: Awaited<ReturnType<Store['artifacts']['add']>>;
     try {
       added = await store.artifacts.add(record, { maxCount: limits.maxPerRun, maxBytes: limits.maxRunBytes });
@@ -62,15 +73,9 @@ export class ArtifactService {
     }
     if (added !== 'added') {
       if (blob) await blobs?.delete(blob.key);
-      return {
-        accepted: false,
-        reason:
-          added === 'limit'
-            ? `the run holds its most artifacts (${limits.maxPerRun}, ${limits.maxRunBytes} bytes uploaded)`
-            : 'the run is gone',
-      };
+      return { accepted: false, reason: added === 'limit' ? quotaReason(limits) : 'the run is gone' };
     }
-    await store.runEvents.append(run.id, [{ at: createdAt, type: 'artifact', data: decided.item }]);
+    await appendTranscript(store, this.deps.onError, run.id, [{ at: createdAt, type: 'artifact', data: item }]);
     return { accepted: true, artifact_uid: uid };
   }
 
@@ -115,6 +120,9 @@ export class ArtifactService {
     return { content_type: contentType, download_url, expires_at: isoTime(Number(expires) * 1000) };
   }
 }
+
+const quotaReason = (limits: ArtifactLimits) =>
+  `the run holds its most artifacts (at most ${limits.maxPerRun}, ${limits.maxRunBytes} bytes uploaded in all)`;
 
 const requireLink = <T>(link: T | undefined): T => {
   if (link === undefined) throw new Error('a screenshot or file artifact without stored bytes');

@@ -22,6 +22,11 @@ export interface ArtifactStore {
    * The run's `updated_at` is left as is.
    */
   add(record: ArtifactRecord, quota: ArtifactQuota): Promise<AddArtifactResult>;
+  /**
+   * What a run holds: its artifacts and their uploaded bytes (zero for an unknown run). A check
+   * before uploading, so an agent past its quota costs no upload; `add` still decides.
+   */
+  usage(runId: string): Promise<{ count: number; bytes: number }>;
   /** An artifact by UID; with `teamUid`, only when it belongs to a run of that team. */
   get(uid: string, teamUid?: string): Promise<ArtifactRecord | undefined>;
 }

@@ -73,7 +73,9 @@ export function describeArtifactsConformance(current: () => Store): void {
     it('refuses, adding nothing, past the count or the bytes of the quota', async () => {
       const store = current();
       const run = await created();
+      expect(await store.artifacts.usage(run.id)).toEqual({ count: 0, bytes: 0 });
       expect(await store.artifacts.add(file(run.id, run.teamUid, 60), QUOTA)).toBe('added');
+      expect(await store.artifacts.usage(run.id)).toEqual({ count: 1, bytes: 60 });
       const big = file(run.id, run.teamUid, 41);
       expect(await store.artifacts.add(big, QUOTA)).toBe('limit');
       expect(await store.artifacts.get(big.uid)).toBeUndefined();
@@ -82,6 +84,8 @@ export function describeArtifactsConformance(current: () => Store): void {
       expect(await store.artifacts.add(third, QUOTA)).toBe('added');
       expect(await store.artifacts.add(pullRequest(run.id, run.teamUid, 4), QUOTA)).toBe('limit');
       expect((await store.runs.get(run.id))?.artifacts).toHaveLength(3);
+      expect(await store.artifacts.usage(run.id)).toEqual({ count: 3, bytes: 100 });
+      expect(await store.artifacts.usage('run_missing')).toEqual({ count: 0, bytes: 0 });
     });
 
     it('concurrent adds to one run never exceed the quota', async () => {

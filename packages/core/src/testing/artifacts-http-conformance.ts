@@ -178,6 +178,14 @@ export function describeArtifactsHttpConformance(name: string, options: Artifact
       expect(((await expired.json()) as { detail: string }).detail).toMatch(/expired/);
     });
 
+    it("keeps an agent's text every store can keep: NUL and lone surrogates become U+FFFD", async () => {
+      const { run, results } = await serve([
+        { type: 'FILE', filepath: 'a\u0000b.txt', content: new Uint8Array([1]), description: 'x\u0000y\ud800' },
+      ]);
+      expect(results).toEqual([{ accepted: true, artifact_uid: expect.any(String) }]);
+      expect(run.artifacts?.[0]?.data).toMatchObject({ filepath: 'a\ufffdb.txt', filename: 'a\ufffdb.txt', description: 'x\ufffdy\ufffd' });
+    });
+
     it('stores nothing for an oversized file or a screenshot that is no image, and the run still ends as its executor says', async () => {
       const { run, results } = await serve([
         { type: 'FILE', filepath: 'big.bin', content: new Uint8Array(1001) },
