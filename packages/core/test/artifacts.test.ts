@@ -110,7 +110,13 @@ describe('the run quota (artifacts/artifact-service.ts)', () => {
     const store = createMemoryStore();
     const inner = createMemoryBlobStore();
     let puts = 0;
-    const blobs: BlobStore = { ...inner, put: (...args) => (puts++, inner.put(...args)) };
+    const blobs: BlobStore = {
+      ...inner,
+      put: (...args) => {
+        puts++;
+        return inner.put(...args);
+      },
+    };
     const service = new ArtifactService({
       store,
       blobs,
