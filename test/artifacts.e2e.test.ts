@@ -3,10 +3,9 @@ import type { BlobStore, Executor, Store } from '@agentrun/core';
 import { PNG_BYTES } from '@agentrun/core/testing';
 import { type ReferenceServer, startReferenceServer } from '@agentrun/server';
 import { createMemoryBlobStore, createMemoryStore } from '@agentrun/store-memory';
-import { createPostgresBlobStore, type PostgresStore } from '@agentrun/store-postgres';
+import { createPostgresBlobStore, createPostgresStore } from '@agentrun/store-postgres';
 import OzAPI from 'oz-agent-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestDatabase, type TestDatabase } from '../packages/store-postgres/test/support/database.js';
 
 // Artifacts read by both published clients, unchanged (docs/artifacts.md), against the reference
 // server on memory and on PostgreSQL: the TypeScript client's RunItem.artifacts and
@@ -38,9 +37,23 @@ const kinds: { name: string; open(): Promise<{ store: Store; blobs: BlobStore; c
   {
     name: 'postgres',
     async open() {
-      const database: TestDatabase = await openTestDatabase('artifacts_e2e');
-      const store = (await database.freshStore()) as PostgresStore;
-      return { store, blobs: createPostgresBlobStore(store), close: () => database.close() };
+      // A schema of its own on the shared server (docs/development.md, "PostgreSQL in tests"), dropped after.
+      const url = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
+      const schema = `t_artifacts_e2e_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+      const store = createPostgresStore({ connectionString: url, schema });
+      await store.migrate();
+      return {
+        store,
+        blobs: createPostgresBlobStore(store),
+        async close() {
+          const admin = createPostgresStore({ connectionString: url, listen: false });
+          try {
+            await admin.db.schema.dropSchema(schema).ifExists().cascade().execute();
+          } finally {
+            await admin.close();
+          }
+        },
+      };
     },
   },
 ];
