@@ -16,7 +16,8 @@ const config: KnipConfig = {
   // and the secret hunt's agent trying to mount and to uncover the host's /proc
   // (docs/executors.md, "Isolating the agent").
   // flock (util-linux): @agentrun/git-sources serializes fetches into a shared cache with it, and its tests hold its lock.
-  ignoreBinaries: ['mypy', 'unshare', 'mount', 'umount', 'flock'],
+  // mkfifo (coreutils): the process executor's artifact test puts a FIFO where the agent names a file.
+  ignoreBinaries: ['mypy', 'unshare', 'mount', 'umount', 'flock', 'mkfifo'],
   workspaces: {
     '.': {
       // Started as files, not imported: the README's examples (test/examples.test.ts runs them),

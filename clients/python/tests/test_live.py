@@ -409,6 +409,24 @@ class LiveSuite:
         with self.assertRaises(NotFoundError):
             client.runs.session_redirect("no-such-session")
 
+    def test_lists_gets_and_downloads_a_runs_artifacts(self) -> None:
+        client = self.client(self.finishing)
+        run = client.runs.create(prompt="Make two artifacts")  # the demo agent reports a plan and a file
+        done = client.runs.wait(run["run_id"], poll_interval=0.02)
+        self.assertEqual(done["state"], "SUCCEEDED")
+        artifacts = client.artifacts.list(run["run_id"])
+        self.assertEqual([a["artifact_type"] for a in artifacts], ["PLAN", "FILE"])
+        self.assertIn(run["run_id"], [r["run_id"] for r in client.runs.list(artifact_type="FILE")])
+        self.assertNotIn(run["run_id"], [r["run_id"] for r in client.runs.list(artifact_type="SCREENSHOT")])
+        uid = artifacts[1]["data"]["artifact_uid"]
+        got = client.artifacts.get(uid)
+        self.assertEqual((got["artifact_type"], got["artifact_uid"], got.get("data", {}).get("filename")), ("FILE", uid, "report.txt"))
+        self.assertEqual(client.artifacts.download(uid), b"The demo agent did its three steps.\n")
+        plan = client.artifacts.download(artifacts[0]["data"]["artifact_uid"])
+        self.assertTrue(plan.startswith(b"# Demo plan"))
+        with self.assertRaises(NotFoundError):
+            client.artifacts.get("no-such-artifact")
+
     def test_wait_past_its_timeout_is_a_wait_timeout_error_and_a_missing_run_not_found(self) -> None:
         client = self.client()
         run = client.runs.create(prompt="never finishes")

@@ -41,6 +41,7 @@ class OperationsTest(unittest.TestCase):
         covered = set()
         for resource in (
             client.runs,
+            client.artifacts,
             client.factories,
             client.secrets,
             client.api_keys,

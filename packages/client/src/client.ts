@@ -3,6 +3,7 @@ import { type BodyOf, type ClientOperationId, OPERATIONS, type ParamsOf, type Qu
 import {
   Agents,
   ApiKeys,
+  Artifacts,
   Audit,
   Automations,
   Callbacks,
@@ -73,7 +74,7 @@ export type RequestArgs<K extends ClientOperationId> = RequestOptions &
 
 /**
  * The agentrun client (docs/client.md). `request()` calls any operation of the route table; the
- * resources (`runs`, `factories`, `secrets`, `apiKeys`, `webhooks`, `automations`, `deliveries`, `audit`, `environments`, `sources`, `schedules`, `callbacks`) are thin
+ * resources (`runs`, `artifacts`, `factories`, `secrets`, `apiKeys`, `webhooks`, `automations`, `deliveries`, `audit`, `environments`, `sources`, `schedules`, `callbacks`) are thin
  * methods over it.
  */
 export class AgentRunClient {
@@ -85,6 +86,7 @@ export class AgentRunClient {
   readonly #checkAnswer: AnswerCheck | undefined;
 
   readonly runs: Runs = new Runs(this);
+  readonly artifacts: Artifacts = new Artifacts(this);
   readonly factories: Factories = new Factories(this);
   readonly secrets: Secrets = new Secrets(this);
   readonly apiKeys: ApiKeys = new ApiKeys(this);

@@ -4,6 +4,7 @@ export type { BodyOf, ClientOperationId, ParamsOf, QueryOf, ResponseOf } from '.
 export {
   Agents,
   ApiKeys,
+  Artifacts,
   Audit,
   Automations,
   Callbacks,

@@ -36,6 +36,8 @@ export const OPERATIONS = {
   listRunEvents: { method: 'GET', path: '/api/v1/agent/runs/{runId}/events', content: 'json' },
   getRunTranscript: { method: 'GET', path: '/api/v1/agent/runs/{runId}/transcript', content: 'text' },
   checkSessionRedirect: { method: 'GET', path: '/api/v1/agent/sessions/{sessionUuid}/redirect', content: 'json' },
+  getArtifact: { method: 'GET', path: '/api/v1/agent/artifacts/{artifactUid}', content: 'json' },
+  downloadArtifact: { method: 'GET', path: '/api/v1/artifacts/{artifactUid}/download', content: 'binary' },
   createFactory: { method: 'POST', path: '/api/v1/factories', content: 'json' },
   listFactories: { method: 'GET', path: '/api/v1/factories', content: 'json' },
   getFactory: { method: 'GET', path: '/api/v1/factories/{factoryUid}', content: 'json' },

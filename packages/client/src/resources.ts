@@ -105,6 +105,40 @@ export class Runs extends Resource {
   }
 }
 
+/**
+ * What runs' agents reported (docs/artifacts.md): a run's list is its `artifacts`; a stored one is
+ * read through its signed `download_url`, which needs no API key (docs/client.md, "Artifacts").
+ */
+export class Artifacts extends Resource {
+  static readonly operations = {
+    get: 'getArtifact',
+    download: 'downloadArtifact',
+  } as const satisfies Record<string, ClientOperationId>;
+
+  /** A run's artifacts, in the order its agent reported them (none: an empty list). */
+  async list(runId: string, options?: RequestOptions): Promise<NonNullable<ResponseOf<'getRun'>['artifacts']>> {
+    return (await this.client.runs.get(runId, options)).artifacts ?? [];
+  }
+
+  /** One artifact; a screenshot's, file's or plan's bytes behind `data.download_url` until `data.expires_at`. */
+  get(artifactUid: string, options?: RequestOptions): Promise<ResponseOf<'getArtifact'>> {
+    return this.client.request('getArtifact', { ...options, params: { artifactUid } });
+  }
+
+  /** An artifact's bytes: a fresh signed link asked for, then opened. */
+  async download(artifactUid: string, options?: RequestOptions): Promise<ArrayBuffer> {
+    const artifact = await this.get(artifactUid, options);
+    const link = 'download_url' in artifact.data ? artifact.data.download_url : undefined;
+    if (link === undefined) throw new TypeError(`artifact ${artifactUid} (${artifact.artifact_type}) has no stored content to download`);
+    const query = new URL(link).searchParams;
+    return this.client.request('downloadArtifact', {
+      ...options,
+      params: { artifactUid },
+      query: { expires: query.get('expires') ?? '', signature: query.get('signature') ?? '' },
+    });
+  }
+}
+
 export class Factories extends Resource {
   static readonly operations = {
     create: 'createFactory',

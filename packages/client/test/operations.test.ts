@@ -4,6 +4,7 @@ import {
   AgentRunClient,
   Agents,
   ApiKeys,
+  Artifacts,
   Audit,
   Automations,
   Callbacks,
@@ -31,6 +32,7 @@ const NOT_CLIENT_OPERATIONS = new Set([
 
 const RESOURCES = {
   runs: Runs,
+  artifacts: Artifacts,
   factories: Factories,
   secrets: Secrets,
   apiKeys: ApiKeys,

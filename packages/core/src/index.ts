@@ -7,6 +7,11 @@
 // The composition root and its HTTP surface
 export { type AgentRun, type AgentRunWorkerOptions, createAgentRun } from './app/create-agent-run.js';
 export type { AgentRunOptions, CallbackOptions } from './app/options.js';
+// Artifacts (docs/artifacts.md)
+export type { BlobStore, StoredBlob } from './artifacts/blob-store.js';
+export { type ArtifactLimits, DEFAULT_ARTIFACT_LIMITS } from './artifacts/limits.js';
+export { ARTIFACT_TYPES, type ArtifactItem, type ArtifactType } from './artifacts/model.js';
+export type { ArtifactReportResult, ReportedArtifact } from './artifacts/report.js';
 // Audit (docs/operations.md, "Audit")
 export { type AuditTarget, auditEvent, recordAuditEvent } from './audit/event.js';
 export { AUDIT_EVENT_KINDS, type AuditEventKind, type AuditEventRecord } from './audit/records.js';

@@ -92,7 +92,7 @@ describe('the published oz-agent-sdk routes', () => {
 
   /**
    * The run API routes of the published Python client (warpdotdev/oz-sdk-python,
-   * src/oz_agent_sdk/resources/agent/agent.py `run` and `list`, agent/runs.py `retrieve`, `list`, `cancel`,
+   * src/oz_agent_sdk/resources/agent/agent.py `run`, `list` and `get_artifact`, agent/runs.py `retrieve`, `list`, `cancel`,
    * `submit_followup`, agent/sessions.py `check_redirect`), as test/python-client.e2e.test.ts sends them.
    */
   const PYTHON_CLIENT_RUN_ROUTES = [
@@ -105,6 +105,8 @@ describe('the published oz-agent-sdk routes', () => {
     'GET /api/v1/agent',
     // agent/sessions.py `check_redirect` (client.agent.sessions.check_redirect(session_uuid)).
     'GET /api/v1/agent/sessions/{}/redirect',
+    // agent.py `get_artifact` (client.agent.get_artifact(artifact_uid)).
+    'GET /api/v1/agent/artifacts/{}',
   ];
 
   const served = new Set(table.map(([, spec]) => shape(spec.method, fullPath(spec))));

@@ -98,6 +98,26 @@ describe.runIf(browserAvailable())('dashboard: runs', { timeout: 30_000 }, () =>
     await page.context().close();
   });
 
+  it("shows a run's artifacts: the pull request as a link, the screenshot drawn inline, the file to download", async () => {
+    await signIn();
+    const { run_id } = await client.runs.create({ prompt: 'Report artifacts', title: 'Artifacts run' });
+    await client.runs.wait(run_id, { pollIntervalMs: 50 });
+    await page.goto(`${server.url}/dashboard/runs/${run_id}`);
+    await page.getByRole('heading', { name: 'Artifacts', level: 2 }).waitFor();
+    expect(await page.getByRole('link', { name: 'https://github.com/acme/app/pull/9' }).getAttribute('rel')).toBe('noopener noreferrer');
+    const image = page.getByRole('img', { name: 'The home page' });
+    await image.waitFor();
+    await expect.poll(() => image.evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBe(1);
+    expect(await image.getAttribute('src')).toMatch(/^blob:/);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download report.txt' }).click(),
+    ]);
+    expect(download.suggestedFilename()).toBe('report.txt');
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.context().close();
+  });
+
   it('cancels a running run after asking, with the keyboard only', async () => {
     await signIn();
     const { run_id } = await client.runs.create({ prompt: 'hold until cancelled', title: 'Held run' });

@@ -1,4 +1,5 @@
-import type { ExecutionContext, ExecutionOutcome } from '@agentrun/core';
+import { DEFAULT_ARTIFACT_LIMITS, type ExecutionContext, type ExecutionOutcome } from '@agentrun/core';
+import { artifactReports } from './artifact-reports.js';
 import { boundedLines } from './bounded-lines.js';
 import { type OutputBudget, outputBudget, type Truncation, truncationMessage } from './output-budget.js';
 import { type AgentMessage, PROTOCOL_PREFIX, parseAgentLine } from './protocol.js';
@@ -41,13 +42,35 @@ export interface AgentOutputOptions {
   budget?: OutputBudget;
   /** Every line is output, none a protocol message: a setup command's (prepare-environment.ts). */
   plain?: boolean;
+  /** The run's workspace, which screenshots and files are read from (artifact-file.ts); none: they are refused. */
+  workspace?: string;
+  /** The largest screenshot or file read (core's limit, DEFAULT_ARTIFACT_LIMITS.maxFileBytes, unless set). */
+  maxArtifactBytes?: number;
 }
 
 export function agentOutput(
   context: ExecutionContext,
-  { maxOutputBytes, onError, backpressure, budget = outputBudget(maxOutputBytes), plain = false }: AgentOutputOptions,
+  {
+    maxOutputBytes,
+    onError,
+    backpressure,
+    budget = outputBudget(maxOutputBytes),
+    plain = false,
+    workspace,
+    maxArtifactBytes = DEFAULT_ARTIFACT_LIMITS.maxFileBytes,
+  }: AgentOutputOptions,
 ): AgentOutput {
   const transcript = transcriptWriter(context, onError, { statusIntervalMs: PROGRESS_INTERVAL_MS, backpressure });
+  // Artifacts of the four kinds go to core (artifact-reports.ts); a refusal is a status line.
+  const artifacts = artifactReports(context, {
+    workspace,
+    maxFileBytes: maxArtifactBytes,
+    onError,
+    note: (message) => {
+      const update = { message: message.slice(0, MAX_MESSAGE) };
+      transcript.add({ entry: { type: 'status', data: update }, status: { update, throttled: false } }, true);
+    },
+  });
   const lines = boundedLines(MAX_LINE, (text) => line(text));
   let result: ExecutionOutcome | undefined;
   let stopReason: string | undefined;
@@ -77,6 +100,8 @@ export function agentOutput(
       context.reportUsage?.(usage).catch(onError);
       return;
     }
+    // An artifact core keeps: its event is core's, written when it is accepted (no line of its own).
+    if (message !== undefined && typeof message !== 'string' && message.agentrun === 'artifact' && artifacts.take(message)) return;
     // A blank line leaves no event (and costs no budget).
     if (message === undefined && text.trim() === '') return;
     const bytes = Buffer.byteLength(text) + 1;
@@ -98,7 +123,11 @@ export function agentOutput(
           dropped,
         );
     },
-    close: () => transcript.close(),
+    close: async () => {
+      // Every artifact reported before the run's outcome is written (and before the workspace goes).
+      await artifacts.idle();
+      await transcript.close();
+    },
     get result() {
       return result;
     },

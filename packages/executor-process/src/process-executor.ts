@@ -113,6 +113,7 @@ async function runAgent(
     onError: config.onError,
     backpressure: { pause: () => child.stdout?.pause(), resume: () => child.stdout?.resume() },
     budget,
+    workspace: workspace.dir,
   });
 
   const offStop = stops.on((why) => {

@@ -13,12 +13,20 @@ const amount = v.optional(v.pipe(v.number(), v.finite(), v.minValue(0)));
 const AgentMessageSchema = v.variant('agentrun', [
   v.object({ agentrun: v.literal('status'), message: text }),
   v.object({ agentrun: v.literal('session'), id: v.optional(text), link: v.optional(text) }),
+  // One of the four kinds (docs/executors.md, "Artifacts") is kept by core; any other `type` is a
+  // note in the transcript only, as before artifacts were stored.
   v.object({
     agentrun: v.literal('artifact'),
     type: v.optional(text),
     name: v.optional(text),
     path: v.optional(text),
     url: v.optional(text),
+    branch: v.optional(text),
+    title: v.optional(text),
+    description: v.optional(text),
+    content_type: v.optional(text),
+    /** A plan's text (a line holds at most 64 KiB). */
+    content: v.optional(v.pipe(v.string(), v.maxLength(64 * 1024))),
   }),
   // The run's totals so far (its `request_usage`): core keeps these fields, clamped (models/request-usage.ts).
   v.strictObject({

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
+import { filesystemBlobStore } from '@agentrun/blob-storage';
 import { createSecretCipher } from '@agentrun/core/internal';
 import { gitSources } from '@agentrun/git-sources';
-import { createPostgresStore, isUnavailableError } from '@agentrun/store-postgres';
+import { createPostgresBlobStore, createPostgresStore, isUnavailableError } from '@agentrun/store-postgres';
 import { type ChosenExecutor, executorFromEnvironment } from './agent-executor.js';
 import { servePrometheusMetrics } from './prometheus.js';
 import { resealCommand } from './reseal-command.js';
@@ -63,6 +64,12 @@ const server = await startReferenceServer({
   ...(process.env.AGENTRUN_PUBLIC_URL ? { publicBaseUrl: process.env.AGENTRUN_PUBLIC_URL } : {}),
   ...(process.env.WEBHOOK_BASE_URL ? { webhookBaseUrl: process.env.WEBHOOK_BASE_URL } : {}),
   ...(store ? { store } : {}),
+  // Artifacts' bytes (docs/artifacts.md): files under AGENTRUN_BLOB_DIR, else the database, else memory.
+  ...(process.env.AGENTRUN_BLOB_DIR
+    ? { blobs: filesystemBlobStore({ directory: process.env.AGENTRUN_BLOB_DIR }) }
+    : store
+      ? { blobs: createPostgresBlobStore(store) }
+      : {}),
   ...(chosen.executor ? { executor: chosen.executor } : {}),
   port,
   host: process.env.HOST ?? '0.0.0.0',

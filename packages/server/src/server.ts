@@ -2,6 +2,7 @@ import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   type AgentRun,
+  type BlobStore,
   type CallbackOptions,
   composeMounts,
   createAgentRun,
@@ -17,7 +18,7 @@ import {
 import { sha256Hex } from '@agentrun/core/internal';
 import { createDashboard } from '@agentrun/dashboard';
 import { createNodeListener, handleClientErrors, shutdownGracefully } from '@agentrun/node';
-import { createMemoryStore } from '@agentrun/store-memory';
+import { createMemoryBlobStore, createMemoryStore } from '@agentrun/store-memory';
 
 export interface ReferenceServerOptions {
   /** Port to listen on; 0 picks a free one. Default 8080. */
@@ -31,8 +32,10 @@ export interface ReferenceServerOptions {
   demoDurationMs?: number;
   /** Worker poll interval. Default 1000 ms. */
   pollIntervalMs?: number;
-  /** Seals team secrets; see `createAgentRun`. */
+  /** Seals team secrets, and signs artifacts' download links; see `createAgentRun`. */
   secretKey?: SecretKeyOption;
+  /** Where artifacts' bytes are kept (docs/artifacts.md, "Blob storage"). Default: in memory. */
+  blobs?: BlobStore;
   /**
    * Where people reach this server (`https://agents.example.com`): a run's `session_link` is its
    * dashboard page under it (`<publicBaseUrl>/dashboard/runs/<id>`), and ingress URLs start with
@@ -124,6 +127,7 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
     publicBaseUrl: options.publicBaseUrl ?? `http://localhost:${address.port}`,
     ...(options.webhookBaseUrl !== undefined ? { webhookBaseUrl: options.webhookBaseUrl } : {}),
     ...(options.secretKey !== undefined ? { secretKey: options.secretKey } : {}),
+    blobs: options.blobs ?? createMemoryBlobStore(),
     ...(options.repositories !== undefined ? { repositories: options.repositories } : {}),
     ...(options.sourcePollIntervalMs !== undefined ? { sourcePollIntervalMs: options.sourcePollIntervalMs } : {}),
     ...(options.callbacks !== undefined ? { callbacks: options.callbacks } : {}),

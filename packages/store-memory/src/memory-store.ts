@@ -1,5 +1,6 @@
 import type { Store } from '@agentrun/core';
 import { createMemoryApiKeys } from './api-keys.js';
+import { createMemoryArtifacts } from './artifacts.js';
 import { createMemoryAudit } from './audit.js';
 import { createMemoryCallbacks } from './callbacks.js';
 import { createMemoryControlPlane } from './control-plane.js';
@@ -31,7 +32,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
   const { idempotency, withIdempotency } = createMemoryIdempotency();
   // Each run write also fills the callbacks' outbox, in the same synchronous step (callbacks.ts).
   let outbox: (write: RunWrite) => void = () => {};
-  const { runs, insertRun, hasRun, peekRun } = createMemoryRuns(withIdempotency, (write) => {
+  const { runs, insertRun, hasRun, peekRun, appendArtifact } = createMemoryRuns(withIdempotency, (write) => {
     outbox(write);
     notify.published(write);
   });
@@ -51,6 +52,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
   return {
     runs,
     runEvents: createMemoryRunEvents(hasRun, notify.publish),
+    artifacts: createMemoryArtifacts(appendArtifact),
     idempotency,
     apiKeys: createMemoryApiKeys(),
     ...controlPlane,

@@ -1,4 +1,5 @@
 import type {
+  ArtifactItem,
   AttachmentRecord,
   ClaimRunInput,
   CreateRunInput,
@@ -31,6 +32,8 @@ export function createMemoryRuns(
   hasRun(runId: string): boolean;
   /** The stored run itself, synchronously, to read (never change) in a write's own step (callbacks.ts). */
   peekRun(runId: string): RunRecord | undefined;
+  /** Append to a run's `artifacts`, synchronously (for artifacts.ts); false when the run is gone. */
+  appendArtifact(runId: string, item: ArtifactItem): boolean;
 } {
   const runs = new Map<string, RunRecord>();
   const followups = new Map<string, FollowupRecord[]>();
@@ -162,7 +165,12 @@ export function createMemoryRuns(
     published({ runId: input.run.id, before: undefined, after: input.run.state });
   };
 
-  return { runs: runStore, insertRun, hasRun: (runId) => runs.has(runId), peekRun: (runId) => runs.get(runId) };
+  const appendArtifact = (runId: string, item: ArtifactItem) => {
+    const run = runs.get(runId);
+    run?.artifacts.push(clone(item));
+    return run !== undefined;
+  };
+  return { runs: runStore, insertRun, hasRun: (runId) => runs.has(runId), peekRun: (runId) => runs.get(runId), appendArtifact };
 }
 
 /** A patch's given fields (`undefined` means "leave as is"; `null` clears). */

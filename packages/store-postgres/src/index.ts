@@ -2,6 +2,7 @@ export { describeSchema } from './describe-schema.js';
 export { type MigrateOptions, type MigrateResult, migrate } from './migrate.js';
 export { MIGRATIONS, type Migration } from './migrations/index.js';
 export {
+  createPostgresBlobStore,
   createPostgresStore,
   type PostgresConnectionStringOptions,
   type PostgresListenOption,

@@ -1,8 +1,11 @@
 import type { Store } from '@agentrun/core';
+import type { BlobStore } from '@agentrun/core/store';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { createApiKeys } from './api-keys.js';
+import { createArtifacts } from './artifacts.js';
 import { createAudit } from './audit.js';
+import { createPostgresBlobs } from './blobs.js';
 import { createCallbacks } from './callbacks.js';
 import { createControlPlane } from './control-plane.js';
 import type { Db } from './db.js';
@@ -100,6 +103,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   return {
     runs: createRuns(db, t, idempotently),
     runEvents: createRunEvents(db, t),
+    artifacts: createArtifacts(db, t),
     idempotency,
     apiKeys: createApiKeys(db, t),
     ...createControlPlane(db, t),
@@ -122,6 +126,14 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       if (owned) await db.destroy();
     },
   };
+}
+
+/**
+ * Artifacts' bytes in this store's database and schema, on its pool (blobs.ts; docs/artifacts.md,
+ * "Blob storage"): pass it as `createAgentRun`'s `blobs`.
+ */
+export function createPostgresBlobStore(store: Pick<PostgresStore, 'db' | 'schema'>): BlobStore {
+  return createPostgresBlobs(store.db, tablesIn(store.schema));
 }
 
 /** The default report of a lost connection: one line, the error's message only (never the connection string). */

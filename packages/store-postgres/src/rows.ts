@@ -37,6 +37,8 @@ export interface RunRow {
   schedule: RunRecord['schedule'] | undefined;
   attachments: RunRecord['attachments'];
   request_usage: RunRecord['requestUsage'];
+  /** Not in RUN_COLUMNS: written only by the artifact store (artifacts.ts), '[]' for a new run. */
+  artifacts: RunRecord['artifacts'];
   attempts: number;
   lease_worker_id: string | null;
   lease_expires_at: Date | null;
@@ -105,6 +107,7 @@ export function runFromRow(r: RunRow): RunRecord {
     schedule: r.schedule ?? null,
     attachments: r.attachments,
     requestUsage: r.request_usage,
+    artifacts: r.artifacts,
     attempts: r.attempts,
     lease:
       r.lease_worker_id !== null && r.lease_expires_at !== null

@@ -17,11 +17,11 @@ export function listRunsSql(t: Tables, q: RunListQuery): RawBuilder<unknown> {
 
   if (states.length > 1) {
     const branches = [...new Set(states)].map(
-      (state) => sql`(SELECT * FROM ${t.runs} WHERE ${sql.join(conditions(q, state), sql` AND `)} ${order})`,
+      (state) => sql`(SELECT * FROM ${t.runs} WHERE ${sql.join(conditions(t, q, state), sql` AND `)} ${order})`,
     );
     return sql`SELECT * FROM (${sql.join(branches, sql` UNION ALL `)}) AS page ${order}`;
   }
-  return sql`SELECT * FROM ${t.runs} WHERE ${sql.join(conditions(q, states[0]), sql` AND `)} ${order}`;
+  return sql`SELECT * FROM ${t.runs} WHERE ${sql.join(conditions(t, q, states[0]), sql` AND `)} ${order}`;
 }
 
 /**
@@ -59,7 +59,7 @@ function afterPosition(q: RunListQuery, after: NonNullable<RunListQuery['after']
   return q.sortBy === 'agent' ? sql`(skill_spec IS NULL OR ${strictly})` : strictly;
 }
 
-function conditions(q: RunListQuery, state: string | undefined): RawBuilder<unknown>[] {
+function conditions(t: Tables, q: RunListQuery, state: string | undefined): RawBuilder<unknown>[] {
   const f: RunFilter = q.filter;
   const where: RawBuilder<unknown>[] = [sql`team_uid = ${q.teamUid}`];
   if (state !== undefined) where.push(sql`state = ${state}`);
@@ -84,6 +84,9 @@ function conditions(q: RunListQuery, state: string | undefined): RawBuilder<unkn
   if (f.createdBefore !== undefined) where.push(sql`created_at < ${f.createdBefore}::timestamptz`);
   if (f.updatedAfter !== undefined) where.push(sql`updated_at > ${f.updatedAfter}::timestamptz`);
   if (f.ancestorRunId !== undefined) where.push(sql`ancestor_run_ids @> ARRAY[${f.ancestorRunId}]::text[]`);
+  if (f.artifactType !== undefined) {
+    where.push(sql`EXISTS (SELECT 1 FROM ${t.artifacts} a WHERE a.run_id = ${t.runs}.id AND a.artifact_type = ${f.artifactType})`);
+  }
   if (f.q !== undefined) {
     // strpos, not LIKE: `%` and `_` in the search text are literal, as in core's semantics.
     const needle = sql`lower(${f.q})`;

@@ -25,6 +25,8 @@ export const TABLE_NAMES = [
   'callback_endpoints',
   'callback_deliveries',
   'callback_attempts',
+  'artifacts',
+  'artifact_blobs',
   'agentrun_migrations',
 ] as const;
 

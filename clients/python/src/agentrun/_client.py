@@ -22,6 +22,7 @@ from ._operations import OPERATIONS
 from ._retry import retry_delay, should_retry
 from ._version import __version__
 from .resources.api_keys import ApiKeys
+from .resources.artifacts import Artifacts
 from .resources.callbacks import Callbacks
 from .resources.environments import Environments
 from .resources.schedules import Schedules
@@ -95,6 +96,7 @@ class Client:
         self.max_retries = max_retries
         self.timeout = float(timeout)
         self.runs = Runs(self)
+        self.artifacts = Artifacts(self)
         self.factories = Factories(self)
         self.secrets = Secrets(self)
         self.api_keys = ApiKeys(self)

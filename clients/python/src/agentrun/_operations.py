@@ -33,6 +33,8 @@ OPERATIONS: Dict[str, Operation] = {
     "listRunEvents": Operation("GET", "/api/v1/agent/runs/{runId}/events", "json"),
     "getRunTranscript": Operation("GET", "/api/v1/agent/runs/{runId}/transcript", "text"),
     "checkSessionRedirect": Operation("GET", "/api/v1/agent/sessions/{sessionUuid}/redirect", "json"),
+    "getArtifact": Operation("GET", "/api/v1/agent/artifacts/{artifactUid}", "json"),
+    "downloadArtifact": Operation("GET", "/api/v1/artifacts/{artifactUid}/download", "binary"),
     "createFactory": Operation("POST", "/api/v1/factories", "json"),
     "listFactories": Operation("GET", "/api/v1/factories", "json"),
     "getFactory": Operation("GET", "/api/v1/factories/{factoryUid}", "json"),

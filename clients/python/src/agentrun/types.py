@@ -99,6 +99,26 @@ class SessionRedirect(TypedDict, total=False):
     conversation_id: str
 
 
+class ArtifactItem(TypedDict):
+    """One of a run's ``artifacts`` (docs/artifacts.md): ``PLAN``, ``PULL_REQUEST``, ``SCREENSHOT`` or ``FILE``, its ``data`` by type."""
+
+    artifact_type: Literal["PLAN", "PULL_REQUEST", "SCREENSHOT", "FILE"]
+    created_at: str
+    data: Dict[str, Any]
+
+
+class _ArtifactRequired(TypedDict):
+    artifact_type: Literal["PLAN", "PULL_REQUEST", "SCREENSHOT", "FILE"]
+    artifact_uid: str
+    created_at: str
+
+
+class Artifact(_ArtifactRequired, total=False):
+    """The answer of ``artifacts.get``: ``data`` with ``download_url`` and ``expires_at`` for stored bytes."""
+
+    data: Dict[str, Any]
+
+
 class _RunItemRequired(TypedDict):
     run_id: str
     task_id: str
@@ -127,6 +147,7 @@ class RunItem(_RunItemRequired, total=False):
     agent_skill: Dict[str, Any]
     trigger: Dict[str, Any]
     request_usage: RequestUsage
+    artifacts: List["ArtifactItem"]
     execution_location: Literal["LOCAL", "REMOTE"]
 
 

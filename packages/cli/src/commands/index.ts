@@ -2,6 +2,7 @@
 // new command is its own file in this folder plus one line here (docs/cli.md, "Adding a command").
 
 export { apply } from './apply.js';
+export { artifactsDownload, runsArtifacts } from './artifacts.js';
 export { auditList } from './audit.js';
 export {
   callbacksCreate,

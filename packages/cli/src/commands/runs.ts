@@ -30,7 +30,7 @@ const LIST_FILTERS = {
   automation: ['automation_id', { type: 'string', valueName: 'id', description: 'runs an automation started' }],
   'artifact-type': [
     'artifact_type',
-    { type: 'string', valueName: 'type', description: 'accepted for the published clients; matches nothing' },
+    { type: 'string', valueName: 'type', description: 'runs holding an artifact of this type: PLAN, PULL_REQUEST, SCREENSHOT or FILE' },
   ],
   schedule: ['schedule_id', { type: 'string', valueName: 'id', description: 'accepted for the published clients; matches nothing' }],
   'ancestor-run': ['ancestor_run_id', { type: 'string', valueName: 'id', description: 'runs started by this run, or by runs it started' }],

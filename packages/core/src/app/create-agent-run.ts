@@ -1,3 +1,6 @@
+import { ArtifactService } from '../artifacts/artifact-service.js';
+import { DEFAULT_ARTIFACT_LIMITS } from '../artifacts/limits.js';
+import { createDownloadSigner, downloadKey } from '../artifacts/signed-url.js';
 import { recordAuditEvent } from '../audit/event.js';
 import { apiKeyAuthenticator } from '../auth/api-keys.js';
 import { callbackDispatchTask } from '../callbacks/dispatch-task.js';
@@ -12,6 +15,7 @@ import { type AgentRunEvents, createEvents } from '../events.js';
 import type { Executor } from '../executor/executor.js';
 import { healthOperations } from '../health/health-operations.js';
 import { createWorkerStates } from '../health/worker-states.js';
+import { artifactOperations } from '../http/artifact-operations.js';
 import { auditOperations } from '../http/audit-operations.js';
 import { callbackOperations } from '../http/callback-operations.js';
 import { controlOperations } from '../http/control-operations.js';
@@ -234,9 +238,19 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
     clock,
     ttlMs: options.idempotencyTtlMs ?? DEFAULT_IDEMPOTENCY_TTL_MS,
   });
+  // Artifacts (docs/artifacts.md): reported by the workers' executors, read through the artifact call and signed links.
+  const artifacts = new ArtifactService({
+    store,
+    ...(options.blobs ? { blobs: options.blobs } : {}),
+    signer: createDownloadSigner(options.hmac ?? defaultHmac, downloadKey(options.hmac ?? defaultHmac, options)),
+    clock,
+    limits: { ...DEFAULT_ARTIFACT_LIMITS, ...options.artifactLimits },
+    onError: reportError,
+  });
   const surface = createHttpSurface({
     operations: {
       ...runOperations(runs, readers, { ...DEFAULT_STREAM_LIMITS, ...options.streamLimits }),
+      ...artifactOperations(artifacts, options.publicBaseUrl),
       ...controlOperations(control, readers, idempotent, managementBodyLimits(options)),
       ...keyOperations(apiKeys, readers, managementBodyLimits(options).bodyBytes),
       ...repositoryOperations(skills, clock, readers, idempotent, managementBodyLimits(options).bodyBytes),
@@ -283,6 +297,7 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
         clock,
         maintenance,
         ...(sessionLink ? { sessionLink } : {}),
+        artifacts,
         resolveEnvironment: (run: RunRecord) => resolveEnvironment(store, cipher, run.teamUid, run.config.environment_id),
         ...(telemetry.worker ? { telemetry: telemetry.worker } : {}),
         onError: workerOptions.onError ?? reportError,

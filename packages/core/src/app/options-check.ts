@@ -46,6 +46,22 @@ const OptionsSchema = v.strictObject({
   dashboardPath: v.optional(v.union([v.literal(false), v.pipe(v.string(), v.regex(/^\/[^?#]*$/, dashboardPathRule))], dashboardPathRule)),
   webhookBaseUrl: v.optional(httpUrl),
   maxWebhooksPerFactory: v.optional(positiveInt),
+  blobs: v.optional(withMethods('put', 'get', 'delete')),
+  artifactLimits: v.optional(
+    v.strictObject({ maxFileBytes: v.optional(positiveInt), maxRunBytes: v.optional(positiveInt), maxPerRun: v.optional(positiveInt) }),
+  ),
+  downloadUrlKey: v.optional(
+    v.union(
+      [
+        v.pipe(v.string(), v.minBytes(32)),
+        v.pipe(
+          v.instance(Uint8Array),
+          v.check((k) => k.byteLength >= 32),
+        ),
+      ],
+      'must be at least 32 bytes',
+    ),
+  ),
   hmac: v.optional(v.custom<object>((x) => typeof x === 'object' && x !== null, 'must be an HmacPort')),
   sha256: v.optional(withMethods('sha256')),
   verifiers: v.optional(v.custom<object>((x) => typeof x === 'object' && x !== null, 'must be a VerifierRegistry')),

@@ -1,3 +1,5 @@
+import type { BlobStore } from '../artifacts/blob-store.js';
+import type { ArtifactLimits } from '../artifacts/limits.js';
 import type { Authenticate } from '../auth/api-keys.js';
 import type { CallbackRetryPolicy } from '../callbacks/policy.js';
 import type { CallbackSender } from '../callbacks/sender.js';
@@ -71,6 +73,20 @@ export interface AgentRunOptions {
   webhookBaseUrl?: string;
   /** Default 20. */
   maxWebhooksPerFactory?: number;
+  /**
+   * Where artifacts' bytes (screenshots, files, plans' text) are kept (docs/artifacts.md, "Blob
+   * storage"): `@agentrun/blob-storage`'s filesystem store, `@agentrun/store-postgres`'s
+   * `createPostgresBlobStore`, or your own. Without one, agents can still report pull requests and
+   * plans by URL; uploads are refused, saying why.
+   */
+  blobs?: BlobStore;
+  /** Sizes and counts of uploaded artifacts (docs/artifacts.md, "Limits"). */
+  artifactLimits?: Partial<ArtifactLimits>;
+  /**
+   * The key that signs artifacts' `download_url`s (at least 32 bytes). Default: derived from the
+   * first `secretKey`; without either, a random key per process (links open only on that process).
+   */
+  downloadUrlKey?: string | Uint8Array;
   /** HMAC for signature webhooks. Default: node:crypto on Node, portable @noble/hashes elsewhere. */
   hmac?: HmacPort;
   /** SHA-256 for delivery identities hashed from the body. Default: as for `hmac`. */

@@ -135,7 +135,7 @@ async function secretKeyId(raw: Uint8Array): Promise<string> {
 const importAes = (raw: Uint8Array) =>
   globalThis.crypto.subtle.importKey('raw', raw as Uint8Array<ArrayBuffer>, 'AES-GCM', false, ['encrypt', 'decrypt']);
 
-function rawKey(key: Uint8Array | string): Uint8Array {
+export function rawKey(key: Uint8Array | string): Uint8Array {
   const raw = typeof key === 'string' ? decodeKey(key) : key;
   if (raw?.byteLength !== 32) {
     throw new TypeError('secretKey must be 32 bytes: base64 (openssl rand -base64 32), 64 hex digits, or a Uint8Array');

@@ -1,3 +1,4 @@
+import type { ArtifactReportResult, ReportedArtifact } from '../artifacts/report.js';
 import type { ResolvedEnvironment } from '../environments/resolved.js';
 import type { RunItem } from '../models/run.js';
 import type { FollowupRecord } from '../run/record.js';
@@ -63,6 +64,14 @@ export interface ExecutionContext {
    * line costs at most one write at a time. Optional, like `record`; the worker's always has it.
    */
   reportUsage?(usage: Readonly<Record<string, unknown>>): Promise<void>;
+  /**
+   * Keep an artifact of the run (docs/artifacts.md): a plan, a pull request, or a screenshot's or
+   * file's bytes the executor read from the workspace. Checked by core (shape, sizes, a
+   * screenshot's image type, the run's quota) and, when accepted, added to the run's `artifacts`
+   * and its transcript as an `artifact` event, in order with `record`'s writes. A refusal stores
+   * nothing and says why. Optional, like `record`; the worker's always has it.
+   */
+  reportArtifact?(artifact: ReportedArtifact): Promise<ArtifactReportResult>;
 }
 
 /**

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { ARTIFACT_TYPES } from '../artifacts/model.js';
 import { AUDIT_EVENT_KINDS } from '../audit/records.js';
 import { RUN_SORT_KEYS } from '../run/list-query.js';
 import { RUN_SOURCES, RUN_STATES } from './run-state.js';
@@ -79,10 +80,10 @@ export const ListRunsQuerySchema = v.strictObject({
   ancestor_run_id: filterText,
   /** Runs a schedule started (docs/schedules.md). */
   schedule_id: filterText,
-  // Accepted for the clients; agentrun runs carry no artifacts and run on the host's executor, so
-  // these match nothing except `execution_location=REMOTE` and an `executor` equal to the creator
-  // (docs/run-api.md).
-  artifact_type: v.optional(v.picklist(['PLAN', 'PULL_REQUEST', 'SCREENSHOT', 'FILE', 'EXTERNAL_REFERENCE'])),
+  /** Runs holding an artifact of this type (docs/artifacts.md); `EXTERNAL_REFERENCE`, which agentrun never stores, matches nothing. */
+  artifact_type: v.optional(v.picklist([...ARTIFACT_TYPES, 'EXTERNAL_REFERENCE'])),
+  // Accepted for the clients; agentrun runs run on the host's executor, so these match nothing
+  // except `execution_location=REMOTE` and an `executor` equal to the creator (docs/run-api.md).
   execution_location: v.optional(v.picklist(['LOCAL', 'REMOTE'], 'must be LOCAL or REMOTE')),
   executor: filterText,
 });

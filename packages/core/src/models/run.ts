@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { ArtifactItemSchema } from '../artifacts/model.js';
 import { RUN_ERROR_CODES } from '../run/error-codes.js';
 import { AmbientAgentConfigSchema } from './config.js';
 import { RequestUsageSchema } from './request-usage.js';
@@ -98,6 +99,8 @@ export const RunItemSchema = v.object({
   schedule: v.optional(RunScheduleInfoSchema),
   attachments: v.optional(v.array(AttachmentInfoSchema)),
   request_usage: v.optional(RequestUsageSchema),
+  /** What the run's agent reported (docs/artifacts.md); absent until it reports one. */
+  artifacts: v.optional(v.array(ArtifactItemSchema)),
   /** Always `REMOTE`: a run executes on the host's executor, never on the caller's machine. */
   execution_location: v.optional(v.picklist(['LOCAL', 'REMOTE'])),
 });

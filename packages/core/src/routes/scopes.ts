@@ -20,6 +20,7 @@ export const ROUTE_SCOPES: { [K in ApiKeyOperation]: ApiKeyScope } = {
   listRunEvents: 'read_runs',
   getRunTranscript: 'read_runs',
   checkSessionRedirect: 'read_runs',
+  getArtifact: 'read_runs',
   createFactory: 'manage_factory',
   listFactories: 'read_factory',
   getFactory: 'read_factory',

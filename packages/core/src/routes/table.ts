@@ -1,4 +1,6 @@
 import * as v from 'valibot';
+import { DownloadArtifactQuerySchema } from '../artifacts/download-query.js';
+import { GetArtifactResponseSchema } from '../artifacts/model.js';
 import { AuditListSchema } from '../audit/wire.js';
 import {
   CreateAutomationSchema,
@@ -185,6 +187,29 @@ export const ROUTES = {
       "Whether a run's session should be shown as its conversation instead: the `conversation_id` once the newest run with this `session_id` has ended, `{}` while it runs.",
     params: { sessionUuid: "The session ID (a run's `session_id`)." },
     responses: { 200: json('The conversation to redirect to, or nothing.', SessionRedirectResponseSchema) },
+  }),
+  getArtifact: route({
+    method: 'GET',
+    area: 'api',
+    path: '/agent/artifacts/{artifactUid}',
+    auth: 'api_key',
+    tag: 'runs',
+    summary:
+      "One of the team's artifacts (docs/artifacts.md); a screenshot's, a file's or a plan's stored bytes behind a time-limited signed `download_url` (valid until `expires_at`).",
+    params: { artifactUid: "The artifact's UID (its `artifact_uid`)." },
+    responses: { 200: json('The artifact.', GetArtifactResponseSchema) },
+  }),
+  downloadArtifact: route({
+    method: 'GET',
+    area: 'api',
+    path: '/artifacts/{artifactUid}/download',
+    auth: 'none',
+    tag: 'runs',
+    summary:
+      "An artifact's bytes, through the signed `download_url` the artifact call answers (no API key: the signature is the permission). 403 when the link was altered or has expired.",
+    params: { artifactUid: "The artifact's UID." },
+    query: DownloadArtifactQuerySchema,
+    responses: { 200: { description: "The artifact's bytes, with its content type.", content: 'binary' } },
   }),
   getOpenApi: route({
     method: 'GET',

@@ -1,3 +1,4 @@
+import type { ArtifactType } from '../artifacts/model.js';
 import type { RunSourceType, RunState } from '../models/run-state.js';
 import type { RunRecord } from './record.js';
 
@@ -22,6 +23,8 @@ export interface RunFilter {
   automationId?: string;
   /** Runs started (directly or through other runs) by this run: it is among their `ancestorRunIds`. */
   ancestorRunId?: string;
+  /** Runs holding at least one artifact of this type (docs/artifacts.md). */
+  artifactType?: ArtifactType;
   /** The run's `session_id`, exact (the session redirect; not a query parameter). */
   sessionId?: string;
   /** The schedule that started the run (docs/schedules.md). */
@@ -123,6 +126,7 @@ export function matchesRunFilter(run: RunRecord, f: RunFilter): boolean {
   if (f.factoryUid !== undefined && run.factoryUid !== f.factoryUid) return false;
   if (f.automationId !== undefined && run.trigger?.automation_id !== f.automationId) return false;
   if (f.ancestorRunId !== undefined && !run.ancestorRunIds.includes(f.ancestorRunId)) return false;
+  if (f.artifactType !== undefined && !run.artifacts.some((a) => a.artifact_type === f.artifactType)) return false;
   if (f.sessionId !== undefined && run.sessionId !== f.sessionId) return false;
   if (f.scheduleId !== undefined && run.schedule?.schedule_id !== f.scheduleId) return false;
   if (f.q !== undefined) {

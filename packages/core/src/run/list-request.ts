@@ -27,11 +27,11 @@ export function parseListRequest(input: Record<string, unknown>): ListRequest {
 
 /**
  * The store filter a checked request asks for, or `undefined` when no run can match it: agentrun
- * runs carry no artifacts or metadata, run remotely (on the host's executor), and are executed by
- * their creator (docs/run-api.md, "List runs").
+ * runs carry no `EXTERNAL_REFERENCE` artifacts or metadata, run remotely (on the host's executor),
+ * and are executed by their creator (docs/run-api.md, "List runs").
  */
 export function runFilterOf({ query: q, metadataPairs }: ListRequest): RunFilter | undefined {
-  if (q.artifact_type !== undefined || q.execution_location === 'LOCAL' || metadataPairs > 0) {
+  if (q.artifact_type === 'EXTERNAL_REFERENCE' || q.execution_location === 'LOCAL' || metadataPairs > 0) {
     return undefined;
   }
   if (q.executor !== undefined && q.creator !== undefined && q.executor !== q.creator) return undefined;
@@ -54,6 +54,7 @@ export function runFilterOf({ query: q, metadataPairs }: ListRequest): RunFilter
   if (q.automation_id !== undefined) filter.automationId = q.automation_id;
   if (q.ancestor_run_id !== undefined) filter.ancestorRunId = q.ancestor_run_id;
   if (q.schedule_id !== undefined) filter.scheduleId = q.schedule_id;
+  if (q.artifact_type !== undefined) filter.artifactType = q.artifact_type;
   return filter;
 }
 

@@ -58,6 +58,7 @@ export function newRun(facts: NewRunFacts): RunRecord {
     sessionLink: null,
     conversationId: facts.conversationId ?? newId(),
     parentRunId: facts.parentRunId ?? null,
+    artifacts: [],
     ancestorRunIds: facts.parentRunId ? [facts.parentRunId, ...(facts.parentAncestorRunIds ?? [])] : [],
     agentIdentityUid: facts.agentIdentityUid ?? null,
     factoryUid: facts.factoryUid,

@@ -1,3 +1,4 @@
+import type { ArtifactItem } from '../artifacts/model.js';
 import type { AmbientAgentConfig } from '../models/config.js';
 import type { RequestUsage } from '../models/request-usage.js';
 import type { AgentSkill, AttachmentInfo, RunCreatorInfo, RunItem, RunScheduleInfo, RunStatusMessage, RunTrigger } from '../models/run.js';
@@ -39,6 +40,8 @@ export interface RunRecord {
   /** The schedule that started it, at which due time (docs/schedules.md). */
   schedule: RunScheduleInfo | null;
   attachments: AttachmentInfo[];
+  /** What its agent reported (docs/artifacts.md), in the order added; the store appends (`store.artifacts.add`). */
+  artifacts: ArtifactItem[];
   /** What the agent reported the run cost (models/request-usage.ts); `null` until it reports. */
   requestUsage: RequestUsage | null;
   /** How many times a worker has claimed this run. */
@@ -98,5 +101,6 @@ export function toRunItem(run: RunRecord): RunItem {
   if (run.trigger) item.trigger = run.trigger;
   if (run.requestUsage) item.request_usage = run.requestUsage;
   if (run.schedule) item.schedule = run.schedule;
+  if (run.artifacts.length > 0) item.artifacts = run.artifacts;
   return item;
 }

@@ -2,6 +2,9 @@
 // records it keeps, and the rules it must apply exactly as core does (run order and filters,
 // leased and terminal states, notifications). Its conformance suites are `@agentrun/core/testing`.
 
+export { type BlobStore, blobKey, type StoredBlob } from '../artifacts/blob-store.js';
+export type { ArtifactItem, ArtifactType } from '../artifacts/model.js';
+export type * from '../artifacts/records.js';
 export type * from '../audit/records.js';
 export * from '../callbacks/records.js';
 export * from '../control/records.js';
@@ -38,6 +41,7 @@ export type * from '../schedules/records.js';
 export * from '../sources/records.js';
 export { isoTime } from '../util/clock.js';
 export type * from './api-keys.js';
+export type * from './artifacts.js';
 export type * from './audit.js';
 export type * from './callbacks.js';
 export type * from './control-plane.js';

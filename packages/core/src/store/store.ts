@@ -1,5 +1,6 @@
 import type { Notifications } from '../notify/notification.js';
 import type { ApiKeyStore } from './api-keys.js';
+import type { ArtifactStore } from './artifacts.js';
 import type { AuditStore } from './audit.js';
 import type { CallbackStore } from './callbacks.js';
 import type { AutomationStore, FactoryStore, SecretStore, WebhookStore } from './control-plane.js';
@@ -40,6 +41,8 @@ export interface Store {
   readonly runs: RunStore;
   /** Each run's transcript (docs/stores.md, "Run events"). */
   readonly runEvents: RunEventStore;
+  /** What each run's agent reported: plans, pull requests, screenshots, files (docs/stores.md, "Artifacts"). */
+  readonly artifacts: ArtifactStore;
   readonly idempotency: IdempotencyStore;
   readonly apiKeys: ApiKeyStore;
   readonly factories: FactoryStore;

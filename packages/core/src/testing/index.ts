@@ -2,7 +2,9 @@
  * Test helpers for agentrun and for stores written by others. Imports vitest: use it from tests only.
  */
 
+export { type ArtifactsHttpConformanceOptions, describeArtifactsHttpConformance, PNG_BYTES } from './artifacts-http-conformance.js';
 export { describeAuditConformance, makeAuditEvent } from './audit-conformance.js';
+export { describeBlobStoreConformance } from './blob-store-conformance.js';
 export { type CallbacksConformanceOptions, describeCallbacksConformance } from './callbacks-conformance.js';
 export { makeAutomation, makeFactory, makeSecret, makeWebhook } from './control-plane-conformance.js';
 export { type DefinitionsConformanceOptions, describeDefinitionsConformance } from './definitions-conformance.js';

@@ -2,6 +2,7 @@ import { afterAll, beforeEach, describe } from 'vitest';
 import type { Store } from '../store/store.js';
 import { describeAgentTextConformance } from './agent-text-conformance.js';
 import { describeApiKeysConformance } from './api-keys-conformance.js';
+import { describeArtifactsConformance } from './artifacts-conformance.js';
 import { describeAuditConformance } from './audit-conformance.js';
 import { describeControlPlaneConformance } from './control-plane-conformance.js';
 import { describeFactorySourcesConformance } from './factory-sources-conformance.js';
@@ -58,6 +59,7 @@ export function describeStoreConformance(name: string, options: StoreConformance
     describeSecretResealConformance(current);
     describeIngressConformance(current);
     describeRunEventsConformance(current);
+    describeArtifactsConformance(current);
     describeFactorySourcesConformance(current);
     describeAgentTextConformance(current);
     describeAuditConformance(current);

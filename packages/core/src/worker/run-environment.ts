@@ -1,3 +1,4 @@
+import type { ReportedArtifact } from '../artifacts/report.js';
 import { EnvironmentUnavailable, type ResolvedEnvironment } from '../environments/resolved.js';
 import type { ExecutionContext, ExecutionOutcome } from '../executor/executor.js';
 import type { RunRecord } from '../run/record.js';
@@ -34,7 +35,7 @@ const MIN_REDACTED_LENGTH = 4;
 export function redactingContext(ctx: ExecutionContext, environment: ResolvedEnvironment | undefined): ExecutionContext {
   const scrub = scrubberOf(environment);
   if (!scrub) return ctx;
-  const { record, reportUsage } = ctx;
+  const { record, reportUsage, reportArtifact } = ctx;
   return {
     signal: ctx.signal,
     report: (update) => ctx.report(scrub(update)),
@@ -46,8 +47,18 @@ export function redactingContext(ctx: ExecutionContext, environment: ResolvedEnv
       : {}),
     // Usage is numbers only (models/request-usage.ts): nothing to scrub.
     ...(reportUsage ? { reportUsage: (usage: Readonly<Record<string, unknown>>) => reportUsage.call(ctx, usage) } : {}),
+    // An artifact's text (title, description, path) is scrubbed; its bytes are the agent's file, kept as written.
+    ...(reportArtifact
+      ? {
+          reportArtifact: (artifact: ReportedArtifact) =>
+            reportArtifact.call(ctx, { ...scrub(withoutBytes(artifact)), ...bytesOf(artifact) } as ReportedArtifact),
+        }
+      : {}),
   };
 }
+
+const withoutBytes = (a: ReportedArtifact) => ('content' in a && a.content instanceof Uint8Array ? { ...a, content: undefined } : a);
+const bytesOf = (a: ReportedArtifact) => ('content' in a && a.content instanceof Uint8Array ? { content: a.content } : {});
 
 /** The outcome with the environment's secret values replaced in its message. */
 export function redactedOutcome(outcome: ExecutionOutcome, environment: ResolvedEnvironment | undefined): ExecutionOutcome {

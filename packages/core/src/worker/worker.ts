@@ -1,3 +1,5 @@
+import type { ArtifactService } from '../artifacts/artifact-service.js';
+import type { ArtifactReportResult } from '../artifacts/report.js';
 import { type AgentRunEvents, emitSafely } from '../events.js';
 import type { ExecutionContext, ExecutionOutcome, Executor, ProgressUpdate, TranscriptEntry } from '../executor/executor.js';
 import type { Maintenance } from '../maintenance/maintenance.js';
@@ -41,6 +43,8 @@ export interface WorkerDeps {
   telemetry?: WorkerTelemetry;
   /** Opens a run's environment for the executor (worker/run-environment.ts); from `agentrun.worker()`. */
   resolveEnvironment?: EnvironmentResolver;
+  /** Keeps what agents report as artifacts (docs/artifacts.md); without it `reportArtifact` refuses every report. */
+  artifacts?: ArtifactService;
 }
 
 export interface WorkerOptions extends WorkerDeps {
@@ -91,7 +95,7 @@ export interface Worker {
  */
 export function createWorker(options: WorkerOptions): Worker {
   checkWorkerOptions(options);
-  const { runs: service, store, events, clock, executor, maintenance, sessionLink, telemetry } = options;
+  const { runs: service, store, events, clock, executor, maintenance, sessionLink, telemetry, artifacts } = options;
   const id = options.workerId ?? newId();
   const concurrency = options.concurrency ?? 4;
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
@@ -424,6 +428,13 @@ export function createWorker(options: WorkerOptions): Worker {
       onFollowup: (listener) => execution.inbox.listen(listener),
       record: (entries, options) => record(entries, options?.status, false),
       reportUsage,
+      // In order with the transcript's other writes: an artifact event follows the lines before it.
+      reportArtifact: (artifact) =>
+        inOrder(async (): Promise<ArtifactReportResult> => {
+          if (execution.controller.signal.aborted) return { accepted: false, reason: 'the execution was stopped' };
+          if (!artifacts) return { accepted: false, reason: 'this worker keeps no artifacts' };
+          return await artifacts.report({ id: runId, teamUid: execution.run.teamUid }, artifact);
+        }),
     };
   }
 

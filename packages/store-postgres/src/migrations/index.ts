@@ -14,6 +14,7 @@ import * as m0013 from './0013_environments.js';
 import * as m0014 from './0014_factory_sources.js';
 import * as m0016 from './0016_run_ancestry_usage.js';
 import * as m0017 from './0017_schedules.js';
+import * as m0018 from './0018_artifacts.js';
 import * as m0019 from './0019_callbacks.js';
 
 /**
@@ -56,6 +57,6 @@ export const MIGRATIONS: readonly Migration[] = [
   // 0015 was kept for work that needed none; ids only need to sort.
   { id: '0016_run_ancestry_usage', up: m0016.up },
   { id: '0017_schedules', up: m0017.up },
-  // 0018 belongs to work on another branch (artifacts).
+  { id: '0018_artifacts', up: m0018.up },
   { id: '0019_callbacks', up: m0019.up },
 ];

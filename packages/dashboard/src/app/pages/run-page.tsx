@@ -131,6 +131,8 @@ export function RunPage({ runId }: { runId: string }) {
       )}
       <h2>Attachments</h2>
       <Attachments run={run} />
+      <h2>Artifacts</h2>
+      <Artifacts run={run} />
       <h2>Transcript</h2>
       <Transcript runId={runId} finished={finished} onState={() => void refresh().catch(() => {})} />
       <h2>Send follow-up</h2>
@@ -175,6 +177,130 @@ function Attachments({ run }: { run: Run }) {
       <ErrorText problem={problem} />
     </>
   );
+}
+
+type Artifact = NonNullable<Run['artifacts']>[number];
+
+/** Save bytes as a file named `name`, through a blob URL (the page's CSP allows blob:). */
+function saveAs(bytes: ArrayBuffer, type: string, name: string) {
+  const url = URL.createObjectURL(new Blob([bytes], { type }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+/**
+ * What the run's agent reported (docs/artifacts.md): pull requests and plans by URL as links,
+ * screenshots shown inline (their bytes fetched with the API key into a blob URL, never a page
+ * of theirs), files and plans' text to download.
+ */
+function Artifacts({ run }: { run: Run }) {
+  const artifacts = run.artifacts ?? [];
+  if (artifacts.length === 0) return <p class="empty">No artifacts: an agent reports pull requests, plans, screenshots and files.</p>;
+  return (
+    <ul class="artifacts">
+      {artifacts.map((artifact, i) => (
+        <li key={`${artifact.artifact_type}-${i}`}>
+          <ArtifactView artifact={artifact} />
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function ArtifactView({ artifact }: { artifact: Artifact }) {
+  const client = useClient();
+  const [problem, setProblem] = useState<Problem | undefined>();
+  const download = async (uid: string, type: string, name: string) => {
+    try {
+      saveAs(await client.artifacts.download(uid), type, name);
+    } catch (error) {
+      setProblem(describe(error));
+    }
+  };
+  switch (artifact.artifact_type) {
+    case 'PULL_REQUEST':
+      return (
+        <>
+          Pull request{' '}
+          <a href={artifact.data.url} target="_blank" rel="noopener noreferrer">
+            {artifact.data.url}
+          </a>{' '}
+          (branch <code>{artifact.data.branch}</code>)
+        </>
+      );
+    case 'PLAN': {
+      const { artifact_uid: uid, title, url } = artifact.data;
+      return (
+        <>
+          Plan {title ? <strong>{title}</strong> : null}{' '}
+          {url ? (
+            <a href={url} target="_blank" rel="noopener noreferrer">
+              open
+            </a>
+          ) : uid ? (
+            <button type="button" class="link" onClick={() => download(uid, 'text/markdown', `${title || 'plan'}.md`)}>
+              Download the plan
+            </button>
+          ) : null}
+          <ErrorText problem={problem} />
+        </>
+      );
+    }
+    case 'SCREENSHOT':
+      return (
+        <>
+          <Screenshot uid={artifact.data.artifact_uid} alt={artifact.data.description ?? 'Screenshot'} />
+          {artifact.data.description ? <p>{artifact.data.description}</p> : null}
+        </>
+      );
+    case 'FILE':
+      return (
+        <>
+          <button
+            type="button"
+            class="link"
+            onClick={() => download(artifact.data.artifact_uid, artifact.data.mime_type, artifact.data.filename)}
+          >
+            Download {artifact.data.filename}
+          </button>{' '}
+          (<code>{artifact.data.filepath}</code>, {artifact.data.mime_type}
+          {artifact.data.size_bytes !== undefined ? `, ${formatBytes(artifact.data.size_bytes)}` : ''})
+          <ErrorText problem={problem} />
+        </>
+      );
+  }
+}
+
+/** A screenshot inline: its bytes read with the API key, shown from a blob URL of its image type. */
+function Screenshot({ uid, alt }: { uid: string; alt: string }) {
+  const client = useClient();
+  const [src, setSrc] = useState<string | undefined>();
+  const [problem, setProblem] = useState<Problem | undefined>();
+  useEffect(() => {
+    let url: string | undefined;
+    let live = true;
+    void (async () => {
+      try {
+        const artifact = await client.artifacts.get(uid);
+        const type = 'content_type' in artifact.data && artifact.data.content_type ? artifact.data.content_type : 'image/png';
+        const bytes = await client.artifacts.download(uid);
+        if (!live) return;
+        url = URL.createObjectURL(new Blob([bytes], { type }));
+        setSrc(url);
+      } catch (error) {
+        if (live) setProblem(describe(error));
+      }
+    })();
+    return () => {
+      live = false;
+      if (url) URL.revokeObjectURL(url);
+    };
+  }, [client, uid]);
+  if (problem) return <ErrorText problem={problem} />;
+  return src ? <img class="screenshot" src={src} alt={alt} /> : <span role="status">Loading the screenshot…</span>;
 }
 
 /** The events so far, then live until the run finishes; followed again after a follow-up. */

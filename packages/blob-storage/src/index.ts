@@ -1,0 +1,1 @@
+export { type FilesystemBlobStoreOptions, filesystemBlobStore } from './filesystem-blobs.js';

@@ -1,0 +1,4 @@
+import { describeBlobStoreConformance } from '@agentrun/core/testing';
+import { createMemoryBlobStore } from '../src/index.js';
+
+describeBlobStoreConformance('memory', () => createMemoryBlobStore());
