@@ -94,6 +94,10 @@ export const OPERATIONS = {
   deleteFactorySource: { method: 'DELETE', path: '/api/v1/factories/{factoryUid}/source', content: 'none' },
   listFactorySourceApplies: { method: 'GET', path: '/api/v1/factories/{factoryUid}/source/applies', content: 'json' },
   syncFactorySource: { method: 'POST', path: '/api/v1/factories/{factoryUid}/source/sync', content: 'json' },
+  checkConversationRedirect: { method: 'GET', path: '/api/v1/agent/conversations/{conversationId}/redirect', content: 'json' },
+  listClientFactories: { method: 'GET', path: '/api/v1/factory', content: 'json' },
+  getClientFactory: { method: 'GET', path: '/api/v1/factory/{uid}', content: 'json' },
+  dispatchFactoryRun: { method: 'POST', path: '/api/v1/factory/{uid}/runs', content: 'json' },
 } as const satisfies { [K in ClientOperationId]: OperationEntry<K> };
 
 /** valibot keeps a schema's input and output types under `~types` (types only, never set at run time). */

@@ -27,6 +27,7 @@ export class Runs extends Resource {
     attachment: 'getRunAttachment',
     transcript: 'getRunTranscript',
     sessionRedirect: 'checkSessionRedirect',
+    conversationRedirect: 'checkConversationRedirect',
   } as const satisfies Record<string, ClientOperationId>;
 
   /** Start a run; its `Idempotency-Key` is kept across retries, so a retried create makes one run. */
@@ -99,6 +100,11 @@ export class Runs extends Resource {
     return this.client.request('checkSessionRedirect', { ...options, params: { sessionUuid } });
   }
 
+  /** The live session of a conversation agentrun started, or `{}` (public: no key needed; docs/run-api.md). */
+  conversationRedirect(conversationId: string, options?: RequestOptions): Promise<ResponseOf<'checkConversationRedirect'>> {
+    return this.client.request('checkConversationRedirect', { ...options, params: { conversationId } });
+  }
+
   /** The transcript page, as HTML. */
   transcript(runId: string, options?: RequestOptions): Promise<string> {
     return this.client.request('getRunTranscript', { ...options, params: { runId } });
@@ -111,6 +117,7 @@ export class Factories extends Resource {
     list: 'listFactories',
     get: 'getFactory',
     apply: 'applyDefinitions',
+    dispatch: 'dispatchFactoryRun',
   } as const satisfies Record<string, ClientOperationId>;
 
   create(body: BodyOf<'createFactory'>, options?: RequestOptions): Promise<ResponseOf<'createFactory'>> {
@@ -128,6 +135,11 @@ export class Factories extends Resource {
   /** Apply a factory's definition files as one operation (docs/definitions.md); `dry_run: true` answers the plan only. */
   apply(factoryUid: string, body: BodyOf<'applyDefinitions'>, options?: RequestOptions): Promise<ResponseOf<'applyDefinitions'>> {
     return this.client.request('applyDefinitions', { ...options, params: { factoryUid }, body });
+  }
+
+  /** Start a run of the factory, for its foreman (docs/run-api.md, "Dispatch a run to a factory"). */
+  dispatch(factoryUid: string, body: BodyOf<'dispatchFactoryRun'>, options?: RequestOptions): Promise<ResponseOf<'dispatchFactoryRun'>> {
+    return this.client.request('dispatchFactoryRun', { ...options, params: { uid: factoryUid }, body });
   }
 }
 

@@ -75,6 +75,7 @@ function conditions(q: RunListQuery, state: string | undefined): RawBuilder<unkn
   eq('factory_uid', f.factoryUid);
   eq('automation_id', f.automationId);
   eq('session_id', f.sessionId);
+  eq('conversation_id', f.conversationId);
   eq('schedule_id', f.scheduleId);
   if (f.createdAfter !== undefined) {
     where.push(sql`created_at > ${f.createdAfter}::timestamptz`);

@@ -17,6 +17,7 @@ import { metaOperations } from '../http/meta-operations.js';
 import type { Mountable } from '../http/mountable.js';
 import { DEFAULT_STREAM_LIMITS } from '../http/paced-body.js';
 import { repositoryOperations } from '../http/repository-operations.js';
+import { pythonClientOperations } from '../http/python-client-operations.js';
 import { runOperations } from '../http/run-operations.js';
 import { scheduleOperations } from '../http/schedule-operations.js';
 import { sourceOperations } from '../http/source-operations.js';
@@ -221,6 +222,7 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
       ...auditOperations(store),
       ...environmentOperations(control, readers, idempotent, managementBodyLimits(options).bodyBytes),
       ...sourceOperations(control, readers, managementBodyLimits(options).bodyBytes),
+      ...pythonClientOperations(runs, control, readers),
       ...scheduleOperations(schedules, readers, idempotent, managementBodyLimits(options).bodyBytes),
       ...healthOperations({ store, workers: workerStates, closing: () => closing }),
     },

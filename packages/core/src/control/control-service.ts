@@ -14,6 +14,7 @@ import { createVerifierRegistry, type VerifierRegistry } from '../verify/registr
 import { createAutomation, deleteAutomation, getAutomation, listAutomations, patchAutomation } from './automations.js';
 import type { ControlContext } from './control-context.js';
 import { getDelivery, getDeliveryPayload, listDeliveries } from './deliveries.js';
+import { getClientFactory, listClientFactories } from './client-factories.js';
 import { createFactory, getFactory, listFactories } from './factories.js';
 import { type ResendDeps, resendDelivery } from './resend-delivery.js';
 import { answeringCipher, type SecretCipher } from './secret-cipher.js';
@@ -100,6 +101,15 @@ export class ControlService {
 
   getFactory(p: Principal, factoryUid: string) {
     return getFactory(this.ctx, p, factoryUid);
+  }
+
+  /** `GET /factory` of the Python client (control/client-factories.ts). */
+  listClientFactories(p: Principal, query: Record<string, unknown>, teamHeader: string | null) {
+    return listClientFactories(this.ctx, p, query, teamHeader);
+  }
+
+  getClientFactory(p: Principal, factoryUid: string) {
+    return getClientFactory(this.ctx, p, factoryUid);
   }
 
   // ─────────────────────────────────────────────── environments (environments/service.ts)

@@ -73,6 +73,10 @@ export const ROUTE_SCOPES: { [K in ApiKeyOperation]: ApiKeyScope } = {
   deleteSchedule: 'write_runs',
   pauseSchedule: 'write_runs',
   resumeSchedule: 'write_runs',
+  // The Python client's factories (docs/run-api.md): read as the management API's are; a dispatch starts a run.
+  listClientFactories: 'read_factory',
+  getClientFactory: 'read_factory',
+  dispatchFactoryRun: 'write_runs',
   createApiKey: 'manage_keys',
   listApiKeys: 'manage_keys',
   revokeApiKey: 'manage_keys',

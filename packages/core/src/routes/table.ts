@@ -51,6 +51,7 @@ import { CreateRepositorySchema, ListAgentsQuerySchema } from '../repositories/s
 import { AgentListSchema, RepositoryListSchema, RepositoryViewSchema } from '../repositories/wire.js';
 import { TranscriptQuerySchema } from '../run/transcript-query.js';
 import { ENVIRONMENT_ROUTES } from './environment-routes.js';
+import { PYTHON_CLIENT_ROUTES } from './python-client-routes.js';
 import { type RouteSpec, route } from './route.js';
 import { SCHEDULE_ROUTES } from './schedule-routes.js';
 import { SOURCE_ROUTES } from './source-routes.js';
@@ -582,6 +583,7 @@ export const ROUTES = {
   ...ENVIRONMENT_ROUTES,
   ...SOURCE_ROUTES,
   ...SCHEDULE_ROUTES,
+  ...PYTHON_CLIENT_ROUTES,
 
   // ── Webhook ingress (docs/webhooks.md)
   deliverWebhook: route({

@@ -24,6 +24,8 @@ export interface RunFilter {
   ancestorRunId?: string;
   /** The run's `session_id`, exact (the session redirect; not a query parameter). */
   sessionId?: string;
+  /** The run's `conversation_id`, exact (the conversation redirect; not a query parameter). */
+  conversationId?: string;
   /** The schedule that started the run (docs/schedules.md). */
   scheduleId?: string;
 }
@@ -124,6 +126,7 @@ export function matchesRunFilter(run: RunRecord, f: RunFilter): boolean {
   if (f.automationId !== undefined && run.trigger?.automation_id !== f.automationId) return false;
   if (f.ancestorRunId !== undefined && !run.ancestorRunIds.includes(f.ancestorRunId)) return false;
   if (f.sessionId !== undefined && run.sessionId !== f.sessionId) return false;
+  if (f.conversationId !== undefined && run.conversationId !== f.conversationId) return false;
   if (f.scheduleId !== undefined && run.schedule?.schedule_id !== f.scheduleId) return false;
   if (f.q !== undefined) {
     const needle = f.q.toLowerCase();

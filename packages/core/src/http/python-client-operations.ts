@@ -1,0 +1,32 @@
+import type { ControlService } from '../control/control-service.js';
+import { ROUTES } from '../routes/table.js';
+import { conversationRedirect } from '../run/conversation-redirect.js';
+import { dispatchToFactory } from '../run/factory-dispatch.js';
+import type { RunService } from '../run/run-service.js';
+import { withKey } from './idempotency-key.js';
+import type { JsonReaders } from './json-readers.js';
+import type { OperationHandlers } from './operation.js';
+import { queryObject } from './query.js';
+import { jsonResponse } from './responses.js';
+
+type PythonClientOperation = 'checkConversationRedirect' | 'listClientFactories' | 'getClientFactory' | 'dispatchFactoryRun';
+
+/** The routes only the published Python client calls (routes/python-client-routes.ts; docs/run-api.md). */
+export function pythonClientOperations(
+  runs: RunService,
+  control: ControlService,
+  { readJson, requireBody }: JsonReaders,
+): OperationHandlers<PythonClientOperation> {
+  return {
+    checkConversationRedirect: async (_ctx, { conversationId }) => jsonResponse(await conversationRedirect(runs.store, conversationId)),
+    listClientFactories: async ({ principal, url, request }) =>
+      jsonResponse(await control.listClientFactories(principal, queryObject(url), request.headers.get('x-warp-team-uid'))),
+    getClientFactory: async ({ principal }, { uid }) => jsonResponse(await control.getClientFactory(principal, uid)),
+    dispatchFactoryRun: async ({ principal, request }, { uid }) => {
+      const body = requireBody(await readJson(request, ROUTES.dispatchFactoryRun.body.schema), 'factory run request');
+      const { idempotency } = withKey(request, `dispatch ${uid}`, body);
+      const result = await dispatchToFactory(runs, principal, uid, body, idempotency);
+      return jsonResponse(result.body, result.status, result.replayed ? { 'idempotent-replayed': 'true' } : {});
+    },
+  };
+}

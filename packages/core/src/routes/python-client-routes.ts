@@ -1,0 +1,60 @@
+import type * as v from 'valibot';
+import { ClientFactoryListQuerySchema, ClientFactoryListSchema, ClientFactorySchema } from '../control/client-factories.js';
+import { ConversationRedirectResponseSchema } from '../models/run.js';
+import { FactoryRunRequestSchema, FactoryRunResponseSchema } from '../run/factory-dispatch.js';
+import { route } from './route.js';
+
+// Routes at the paths only the published Python client calls (docs/run-api.md), joined into the
+// route table (table.ts): the public conversation redirect, and factories in that client's shape.
+
+const json = <S extends v.GenericSchema>(description: string, schema: S) => ({ description, schema });
+const uid = { uid: 'The factory UID.' } as const;
+
+export const PYTHON_CLIENT_ROUTES = {
+  checkConversationRedirect: route({
+    method: 'GET',
+    area: 'api',
+    path: '/agent/conversations/{conversationId}/redirect',
+    auth: 'none',
+    tag: 'runs',
+    summary:
+      "Public: the `session_id` of a conversation's live run, or `{}`. Answered only for a conversation agentrun started (named by its first run's ID); `{}` for a name a caller chose, an unknown one, or a finished run.",
+    params: { conversationId: "The conversation ID (a run's `conversation_id`)." },
+    responses: { 200: json('The session to redirect to, or nothing.', ConversationRedirectResponseSchema) },
+  }),
+  listClientFactories: route({
+    method: 'GET',
+    area: 'api',
+    path: '/factory',
+    auth: 'api_key',
+    tag: 'factories',
+    summary:
+      "The team's factories in the Python client's `Factory` shape, oldest first, in pages (`limit` 1–100, 50 by default; `search` a case-insensitive substring of the name).",
+    params: {},
+    query: ClientFactoryListQuerySchema,
+    responses: { 200: json('One page of factories.', ClientFactoryListSchema) },
+  }),
+  getClientFactory: route({
+    method: 'GET',
+    area: 'api',
+    path: '/factory/{uid}',
+    auth: 'api_key',
+    tag: 'factories',
+    summary: "One factory in the Python client's `Factory` shape.",
+    params: uid,
+    responses: { 200: json('The factory.', ClientFactorySchema) },
+  }),
+  dispatchFactoryRun: route({
+    method: 'POST',
+    area: 'api',
+    path: '/factory/{uid}/runs',
+    auth: 'api_key',
+    tag: 'factories',
+    summary:
+      "Dispatch a run to a factory: a run of the factory, with its foreman as the run's agent identity; `ticket_ref` (`<source>:<id>`) answered, or `adhoc:<run_id>`.",
+    params: uid,
+    body: { schema: FactoryRunRequestSchema, presence: 'required' },
+    responses: { 200: json('The dispatched run.', FactoryRunResponseSchema) },
+    idempotent: true,
+  }),
+};
