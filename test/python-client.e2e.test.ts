@@ -43,8 +43,16 @@ interface Sent {
   text: string;
 }
 
-/** One request as the Python client builds it (sync client, first attempt). */
-function pythonRequest(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, json?: unknown): Promise<Sent> {
+/**
+ * One request as the Python client builds it (sync client, first attempt). `extra` headers are a
+ * method's own (`X-Warp-Team-Uid`); `security={}` (a public call) sends no Authorization.
+ */
+function pythonRequest(
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+  path: string,
+  json?: unknown,
+  { extra = {}, security = true }: { extra?: Record<string, string>; security?: boolean } = {},
+): Promise<Sent> {
   const url = new URL(`${server.url}/api/v1${path}`);
   const body = json === undefined ? Buffer.alloc(0) : Buffer.from(JSON.stringify(json), 'utf8');
   const headers: Record<string, string> = {
@@ -61,7 +69,8 @@ function pythonRequest(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, 
     'X-Stainless-Runtime': 'CPython',
     'X-Stainless-Runtime-Version': '3.12.3',
     'X-Stainless-Async': 'false',
-    Authorization: `Bearer ${server.apiKey}`,
+    ...(security ? { Authorization: `Bearer ${server.apiKey}` } : {}),
+    ...extra,
     'x-stainless-retry-count': '0',
     'x-stainless-read-timeout': '60',
     ...(method === 'GET' ? {} : { 'Content-Length': String(body.byteLength) }),
@@ -80,6 +89,11 @@ function pythonRequest(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, 
 
 const ok = (sent: Sent) => {
   expect(sent.status, sent.text).toBe(200);
+  return sent;
+};
+/** A management API create: 201. */
+const ok2 = (sent: Sent) => {
+  expect(sent.status, sent.text).toBe(201);
   return sent;
 };
 const runOf = async (runId: string) => JSON.parse(ok(await pythonRequest('GET', `/agent/runs/${runId}`)).text);
@@ -309,6 +323,101 @@ describe('the Python oz-agent-sdk, request by request', () => {
       expect([JSON.stringify(body), res.status]).toEqual([JSON.stringify(body), 400]);
       expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
     }
+  });
+});
+
+describe('conversations, factories and their runs (resources/agent/conversations.py, resources/factories/*.py)', () => {
+  it('client.agent.conversations.check_redirect(conversation_id): public; a live session only for a conversation agentrun started', async () => {
+    // A conversation agentrun starts is named by its first run's ID.
+    const { run_id } = JSON.parse(ok(await pythonRequest('POST', '/agent/run', { prompt: 'new conversation' })).text);
+    expect((await runOf(run_id)).conversation_id).toBe(run_id);
+    const team = server.principal.team_uid;
+    const first = makeRun({ teamUid: team, state: 'SUCCEEDED' });
+    first.conversationId = first.id;
+    const live = makeRun({ teamUid: team, state: 'INPROGRESS', sessionId: 'sess-live', conversationId: first.id });
+    live.createdAt = new Date(Date.parse(first.createdAt) + 1000).toISOString();
+    // A conversation a caller named: guessable, so never answered, even while its run is live.
+    const named = makeRun({ teamUid: team, state: 'INPROGRESS', sessionId: 'sess-named', conversationId: 'conv-1' });
+    for (const run of [first, live, named]) await server.store.runs.create({ run, attachments: [] });
+
+    const redirect = async (id: string) => {
+      const sent = ok(await pythonRequest('GET', `/agent/conversations/${encodeURIComponent(id)}/redirect`, undefined, { security: false }));
+      return JSON.parse(sent.text);
+    };
+    expect(await redirect(first.id)).toEqual({ session_id: 'sess-live' });
+    expect(await redirect('conv-1')).toEqual({});
+    expect(await redirect(named.id)).toEqual({});
+    expect(await redirect('no-such-conversation')).toEqual({});
+    ok(await pythonRequest('POST', `/agent/runs/${live.id}/cancel`));
+    expect(await redirect(first.id)).toEqual({});
+  });
+
+  it('client.factories.list(...) and .get(uid): the team\'s factories in the Factory shape (types/factory.py), in pages', async () => {
+    const created: { uid: string; name: string }[] = [];
+    for (const name of ['Py Alpha', 'Py Beta', 'py gamma']) {
+      created.push(JSON.parse(ok2(await pythonRequest('POST', '/factories', { name, foreman_agent_identity_uid: `fm-${name}` })).text));
+    }
+    const [alpha] = created as [{ uid: string; name: string }];
+    const got = JSON.parse(ok(await pythonRequest('GET', `/factory/${alpha.uid}`)).text);
+    expect(got).toEqual({
+      uid: alpha.uid,
+      name: 'Py Alpha',
+      team_uid: server.principal.team_uid,
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+      agent_defaults: { default_runner_uid: '', mcp_servers: {}, secrets: [], worker_host: '' },
+      code_forge: 'NONE',
+      code_forges: ['NONE'],
+      credential_strategy: 'EXECUTOR',
+      repositories: [],
+      scoring: {},
+    });
+    expect((await pythonRequest('GET', '/factory/no-such-factory')).status).toBe(404);
+
+    // SyncFactoriesCursorPage: `factories`, `page_info.next_cursor`, sent back as `cursor`.
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const query = `limit=1&search=py${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+      const page = JSON.parse(ok(await pythonRequest('GET', `/factory?${query}`)).text);
+      expect(page.factories.length).toBeLessThanOrEqual(1);
+      seen.push(...page.factories.map((f: { name: string }) => f.name));
+      cursor = page.page_info.has_next_page ? page.page_info.next_cursor : undefined;
+    } while (cursor);
+    expect(seen).toEqual(['Py Alpha', 'Py Beta', 'py gamma']);
+    const beta = JSON.parse(ok(await pythonRequest('GET', '/factory?search=BETA')).text);
+    expect(beta.factories.map((f: { name: string }) => f.name)).toEqual(['Py Beta']);
+    // Only the caller's own team, whatever team is asked for.
+    const mine = `query_team_uid=${server.principal.team_uid}&search=py`;
+    expect(JSON.parse(ok(await pythonRequest('GET', `/factory?${mine}`)).text).factories).toHaveLength(3);
+    expect(JSON.parse(ok(await pythonRequest('GET', '/factory?query_team_uid=other-team')).text)).toEqual({
+      factories: [],
+      page_info: { has_next_page: false },
+    });
+    const viaHeader = await pythonRequest('GET', '/factory', undefined, { extra: { 'X-Warp-Team-Uid': 'other-team' } });
+    expect(JSON.parse(ok(viaHeader).text).factories).toEqual([]);
+    for (const query of ['limit=0', 'limit=101', 'limit=x', 'cursor=not-a-cursor']) {
+      const res = await pythonRequest('GET', `/factory?${query}`);
+      expect([query, res.status]).toEqual([query, 400]);
+    }
+  });
+
+  it('client.factories.runs.create(uid, prompt=..., ticket_ref=..., ticket_url=..., title=...) (types/factories/run_create_*.py)', async () => {
+    const factory = JSON.parse(ok2(await pythonRequest('POST', '/factories', { name: 'Dispatch', foreman_agent_identity_uid: 'fm-d' })).text);
+    const body = { prompt: 'Fix REMOTE-123', ticket_ref: 'linear:REMOTE-123', ticket_url: 'https://linear.app/t/REMOTE-123', title: 'Fix it' };
+    const sent = JSON.parse(ok(await pythonRequest('POST', `/factory/${factory.uid}/runs`, body)).text);
+    expect(sent).toEqual({ factory_uid: factory.uid, foreman_agent: 'fm-d', run_id: expect.any(String), state: 'QUEUED', ticket_ref: 'linear:REMOTE-123' });
+    expect(await runOf(sent.run_id)).toMatchObject({ prompt: 'Fix REMOTE-123', title: 'Fix it', agent_identity_uid: 'fm-d', source: 'API' });
+    const ofFactory = JSON.parse(ok(await pythonRequest('GET', `/agent/runs?factory_uid=${factory.uid}`)).text);
+    expect(ofFactory.runs.map((r: { run_id: string }) => r.run_id)).toEqual([sent.run_id]);
+    // Without a ticket: an adhoc reference is minted.
+    const adhoc = JSON.parse(ok(await pythonRequest('POST', `/factory/${factory.uid}/runs`, { prompt: 'p' })).text);
+    expect(adhoc.ticket_ref).toBe(`adhoc:${adhoc.run_id}`);
+    for (const bad of [{}, { prompt: '  ' }, { prompt: 'p', ticket_ref: 'no-colon' }, { prompt: 'p', ticket_url: 'ftp://x' }, { prompt: 'p', extra: 1 }]) {
+      const res = await pythonRequest('POST', `/factory/${factory.uid}/runs`, bad);
+      expect([JSON.stringify(bad), res.status]).toEqual([JSON.stringify(bad), 400]);
+    }
+    expect((await pythonRequest('POST', '/factory/no-such-factory/runs', { prompt: 'p' })).status).toBe(404);
   });
 });
 
