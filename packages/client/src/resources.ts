@@ -118,6 +118,8 @@ export class Factories extends Resource {
     get: 'getFactory',
     apply: 'applyDefinitions',
     dispatch: 'dispatchFactoryRun',
+    pageAsPythonClient: 'listClientFactories',
+    getAsPythonClient: 'getClientFactory',
   } as const satisfies Record<string, ClientOperationId>;
 
   create(body: BodyOf<'createFactory'>, options?: RequestOptions): Promise<ResponseOf<'createFactory'>> {
@@ -140,6 +142,16 @@ export class Factories extends Resource {
   /** Start a run of the factory, for its foreman (docs/run-api.md, "Dispatch a run to a factory"). */
   dispatch(factoryUid: string, body: BodyOf<'dispatchFactoryRun'>, options?: RequestOptions): Promise<ResponseOf<'dispatchFactoryRun'>> {
     return this.client.request('dispatchFactoryRun', { ...options, params: { uid: factoryUid }, body });
+  }
+
+  /** One page of factories in the Python client's `Factory` shape (`GET /factory`; docs/run-api.md). */
+  pageAsPythonClient(query: QueryOf<'listClientFactories'> = {}, options?: RequestOptions): Promise<ResponseOf<'listClientFactories'>> {
+    return this.client.request('listClientFactories', { ...options, query });
+  }
+
+  /** One factory in the Python client's `Factory` shape (`GET /factory/{uid}`). */
+  getAsPythonClient(factoryUid: string, options?: RequestOptions): Promise<ResponseOf<'getClientFactory'>> {
+    return this.client.request('getClientFactory', { ...options, params: { uid: factoryUid } });
   }
 }
 

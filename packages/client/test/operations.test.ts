@@ -26,9 +26,6 @@ const NOT_CLIENT_OPERATIONS = new Set([
   'getOpenApi',
   'getHealth',
   'getReadiness',
-  // The Python client's shape of the factories that `factories.list` and `factories.get` answer.
-  'listClientFactories',
-  'getClientFactory',
 ]);
 
 const RESOURCES = {
