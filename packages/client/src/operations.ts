@@ -98,6 +98,9 @@ export const OPERATIONS = {
   listClientFactories: { method: 'GET', path: '/api/v1/factory', content: 'json' },
   getClientFactory: { method: 'GET', path: '/api/v1/factory/{uid}', content: 'json' },
   dispatchFactoryRun: { method: 'POST', path: '/api/v1/factory/{uid}/runs', content: 'json' },
+  listInbox: { method: 'GET', path: '/api/v1/factory-inbox', content: 'json' },
+  markInboxRead: { method: 'POST', path: '/api/v1/factory-inbox/notifications/read', content: 'json' },
+  markInboxUnread: { method: 'POST', path: '/api/v1/factory-inbox/notifications/unread', content: 'json' },
 } as const satisfies { [K in ClientOperationId]: OperationEntry<K> };
 
 /** valibot keeps a schema's input and output types under `~types` (types only, never set at run time). */

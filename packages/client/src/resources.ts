@@ -120,6 +120,9 @@ export class Factories extends Resource {
     dispatch: 'dispatchFactoryRun',
     pageAsPythonClient: 'listClientFactories',
     getAsPythonClient: 'getClientFactory',
+    inbox: 'listInbox',
+    markRead: 'markInboxRead',
+    markUnread: 'markInboxUnread',
   } as const satisfies Record<string, ClientOperationId>;
 
   create(body: BodyOf<'createFactory'>, options?: RequestOptions): Promise<ResponseOf<'createFactory'>> {
@@ -147,6 +150,21 @@ export class Factories extends Resource {
   /** One page of factories in the Python client's `Factory` shape (`GET /factory`; docs/run-api.md). */
   pageAsPythonClient(query: QueryOf<'listClientFactories'> = {}, options?: RequestOptions): Promise<ResponseOf<'listClientFactories'>> {
     return this.client.request('listClientFactories', { ...options, query });
+  }
+
+  /** One page of the factory inbox (docs/run-api.md, "The factory inbox"). */
+  inbox(query: QueryOf<'listInbox'> = {}, options?: RequestOptions): Promise<ResponseOf<'listInbox'>> {
+    return this.client.request('listInbox', { ...options, query });
+  }
+
+  /** Mark inbox notifications read for the caller: one outcome per UID, in order. */
+  markRead(notificationUids: string[], options?: RequestOptions): Promise<ResponseOf<'markInboxRead'>> {
+    return this.client.request('markInboxRead', { ...options, body: { notification_uids: notificationUids } });
+  }
+
+  /** Mark inbox notifications unread for the caller. */
+  markUnread(notificationUids: string[], options?: RequestOptions): Promise<ResponseOf<'markInboxUnread'>> {
+    return this.client.request('markInboxUnread', { ...options, body: { notification_uids: notificationUids } });
   }
 
   /** One factory in the Python client's `Factory` shape (`GET /factory/{uid}`). */

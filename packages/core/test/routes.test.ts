@@ -140,9 +140,6 @@ describe('the published oz-agent-sdk routes', () => {
     'GET /api/v1/agent/identities',
     'PUT /api/v1/agent/identities/{}',
     'DELETE /api/v1/agent/identities/{}',
-    'GET /api/v1/factory-inbox',
-    'POST /api/v1/factory-inbox/notifications/read',
-    'POST /api/v1/factory-inbox/notifications/unread',
   ];
 
   const served = new Set(table.map(([, spec]) => shape(spec.method, fullPath(spec))));

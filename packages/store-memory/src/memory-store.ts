@@ -10,6 +10,7 @@ import { createMemoryNotifications } from './notifications.js';
 import { createMemoryRepositories } from './repositories.js';
 import { createMemoryRunEvents } from './run-events.js';
 import { createMemoryRuns } from './runs.js';
+import { createMemoryInboxReads } from './inbox.js';
 import { createMemorySchedules } from './schedules.js';
 
 export interface MemoryStoreOptions {
@@ -47,6 +48,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
     ...ingress,
     repositories: createMemoryRepositories(append),
     factorySources: createMemoryFactorySources(append),
+    inboxReads: createMemoryInboxReads(),
     schedules,
     audit,
     notifications: notify.notifications,

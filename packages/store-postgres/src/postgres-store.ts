@@ -17,6 +17,7 @@ import { createRepositories } from './repositories.js';
 import { createRunEvents } from './run-events.js';
 import { createRuns } from './runs.js';
 import { createSchedules } from './schedules.js';
+import { createInboxReads } from './inbox.js';
 import { schemaOption } from './schema-name.js';
 import { tablesIn } from './tables.js';
 import { isUnavailableError } from './unavailable.js';
@@ -109,6 +110,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     audit: createAudit(db, t),
     repositories: createRepositories(db, t),
     factorySources: createFactorySources(db, t),
+    inboxReads: createInboxReads(db, t),
     db,
     schema,
     migrate: () => migrate(db, { schema }),

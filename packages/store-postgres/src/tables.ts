@@ -22,6 +22,7 @@ export const TABLE_NAMES = [
   'factory_source_applies',
   'schedules',
   'schedule_fires',
+  'inbox_reads',
   'agentrun_migrations',
 ] as const;
 

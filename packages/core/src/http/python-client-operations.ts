@@ -2,6 +2,7 @@ import type { ControlService } from '../control/control-service.js';
 import { ROUTES } from '../routes/table.js';
 import { conversationRedirect } from '../run/conversation-redirect.js';
 import { dispatchToFactory } from '../run/factory-dispatch.js';
+import { listInbox, markInbox } from '../run/inbox.js';
 import type { RunService } from '../run/run-service.js';
 import { withKey } from './idempotency-key.js';
 import type { JsonReaders } from './json-readers.js';
@@ -9,7 +10,14 @@ import type { OperationHandlers } from './operation.js';
 import { queryObject } from './query.js';
 import { jsonResponse } from './responses.js';
 
-type PythonClientOperation = 'checkConversationRedirect' | 'listClientFactories' | 'getClientFactory' | 'dispatchFactoryRun';
+type PythonClientOperation =
+  | 'checkConversationRedirect'
+  | 'listClientFactories'
+  | 'getClientFactory'
+  | 'dispatchFactoryRun'
+  | 'listInbox'
+  | 'markInboxRead'
+  | 'markInboxUnread';
 
 /** The routes only the published Python client calls (routes/python-client-routes.ts; docs/run-api.md). */
 export function pythonClientOperations(
@@ -17,6 +25,8 @@ export function pythonClientOperations(
   control: ControlService,
   { readJson, requireBody }: JsonReaders,
 ): OperationHandlers<PythonClientOperation> {
+  const marks = async (request: Request, operation: 'markInboxRead' | 'markInboxUnread') =>
+    requireBody(await readJson(request, ROUTES[operation].body.schema), 'request');
   return {
     checkConversationRedirect: async (_ctx, { conversationId }) => jsonResponse(await conversationRedirect(runs.store, conversationId)),
     listClientFactories: async ({ principal, url, request }) =>
@@ -28,5 +38,10 @@ export function pythonClientOperations(
       const result = await dispatchToFactory(runs, principal, uid, body, idempotency);
       return jsonResponse(result.body, result.status, result.replayed ? { 'idempotent-replayed': 'true' } : {});
     },
+    listInbox: async ({ principal, url }) => jsonResponse(await listInbox(runs, principal, queryObject(url))),
+    markInboxRead: async ({ principal, request }) =>
+      jsonResponse(await markInbox(runs, principal, await marks(request, 'markInboxRead'), true)),
+    markInboxUnread: async ({ principal, request }) =>
+      jsonResponse(await markInbox(runs, principal, await marks(request, 'markInboxUnread'), false)),
   };
 }

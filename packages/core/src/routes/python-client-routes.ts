@@ -2,10 +2,12 @@ import type * as v from 'valibot';
 import { ClientFactoryListQuerySchema, ClientFactoryListSchema, ClientFactorySchema } from '../control/client-factories.js';
 import { ConversationRedirectResponseSchema } from '../models/run.js';
 import { FactoryRunRequestSchema, FactoryRunResponseSchema } from '../run/factory-dispatch.js';
+import { InboxListQuerySchema, InboxListSchema, InboxMarkResponseSchema, InboxMarkSchema } from '../run/inbox.js';
 import { route } from './route.js';
 
 // Routes at the paths only the published Python client calls (docs/run-api.md), joined into the
-// route table (table.ts): the public conversation redirect, and factories in that client's shape.
+// route table (table.ts): the public conversation redirect, factories in that client's shape, and
+// its factory inbox.
 
 const json = <S extends v.GenericSchema>(description: string, schema: S) => ({ description, schema });
 const uid = { uid: 'The factory UID.' } as const;
@@ -56,5 +58,39 @@ export const PYTHON_CLIENT_ROUTES = {
     body: { schema: FactoryRunRequestSchema, presence: 'required' },
     responses: { 200: json('The dispatched run.', FactoryRunResponseSchema) },
     idempotent: true,
+  }),
+  listInbox: route({
+    method: 'GET',
+    area: 'api',
+    path: '/factory-inbox',
+    auth: 'api_key',
+    tag: 'factories',
+    summary:
+      "The factory inbox (first version): runs of the team's factories that wait on a person (`blocked`) or failed (`failed`), newest first. `scope=mine` (default; a person's key): the caller's runs, with `is_read`; `scope=team`: all.",
+    params: {},
+    query: InboxListQuerySchema,
+    responses: { 200: json('One page of notifications.', InboxListSchema) },
+  }),
+  markInboxRead: route({
+    method: 'POST',
+    area: 'api',
+    path: '/factory-inbox/notifications/read',
+    auth: 'api_key',
+    tag: 'factories',
+    summary: "Mark notifications read for the caller (a person's key): one outcome per UID, in request order; unknown UIDs are successful no-ops.",
+    params: {},
+    body: { schema: InboxMarkSchema, presence: 'required' },
+    responses: { 200: json('The outcomes.', InboxMarkResponseSchema) },
+  }),
+  markInboxUnread: route({
+    method: 'POST',
+    area: 'api',
+    path: '/factory-inbox/notifications/unread',
+    auth: 'api_key',
+    tag: 'factories',
+    summary: "Mark notifications unread for the caller (a person's key): one outcome per UID, in request order; unknown UIDs are successful no-ops.",
+    params: {},
+    body: { schema: InboxMarkSchema, presence: 'required' },
+    responses: { 200: json('The outcomes.', InboxMarkResponseSchema) },
   }),
 };

@@ -77,6 +77,10 @@ export const ROUTE_SCOPES: { [K in ApiKeyOperation]: ApiKeyScope } = {
   listClientFactories: 'read_factory',
   getClientFactory: 'read_factory',
   dispatchFactoryRun: 'write_runs',
+  // The inbox is the team's runs seen as notifications: as readable as they are; a mark changes only the caller's own read state.
+  listInbox: 'read_runs',
+  markInboxRead: 'read_runs',
+  markInboxUnread: 'read_runs',
   createApiKey: 'manage_keys',
   listApiKeys: 'manage_keys',
   revokeApiKey: 'manage_keys',

@@ -19,6 +19,8 @@ export interface RunFilter {
   /** Case-insensitive substring of title, prompt or skill spec. */
   q?: string;
   factoryUid?: string;
+  /** Only runs of some factory (`factoryUid` not null): the factory inbox (run/inbox.ts). */
+  withFactory?: true;
   automationId?: string;
   /** Runs started (directly or through other runs) by this run: it is among their `ancestorRunIds`. */
   ancestorRunId?: string;
@@ -127,6 +129,7 @@ export function matchesRunFilter(run: RunRecord, f: RunFilter): boolean {
   if (f.ancestorRunId !== undefined && !run.ancestorRunIds.includes(f.ancestorRunId)) return false;
   if (f.sessionId !== undefined && run.sessionId !== f.sessionId) return false;
   if (f.conversationId !== undefined && run.conversationId !== f.conversationId) return false;
+  if (f.withFactory && run.factoryUid === null) return false;
   if (f.scheduleId !== undefined && run.schedule?.schedule_id !== f.scheduleId) return false;
   if (f.q !== undefined) {
     const needle = f.q.toLowerCase();

@@ -406,6 +406,7 @@ export function describeRunsConformance(current: () => Store, options: StoreConf
         ancestorRunId: fc.constantFrom('p1', 'p2', 'p9'),
         sessionId: fc.constantFrom('s1', 's2'),
         conversationId: fc.constantFrom('c1', 'c2', 'c9'),
+        withFactory: fc.constant(true as const),
       },
       { requiredKeys: [] },
     );

@@ -6,6 +6,7 @@ import { describeAuditConformance } from './audit-conformance.js';
 import { describeControlPlaneConformance } from './control-plane-conformance.js';
 import { describeFactorySourcesConformance } from './factory-sources-conformance.js';
 import { describeIdempotencyConformance } from './idempotency-conformance.js';
+import { describeInboxConformance } from './inbox-conformance.js';
 import { describeIngressConformance } from './ingress-conformance.js';
 import { describeReadinessConformance } from './readiness-conformance.js';
 import { describeRepositoriesConformance } from './repositories-conformance.js';
@@ -58,6 +59,7 @@ export function describeStoreConformance(name: string, options: StoreConformance
     describeSecretResealConformance(current);
     describeIngressConformance(current);
     describeRunEventsConformance(current);
+    describeInboxConformance(current);
     describeFactorySourcesConformance(current);
     describeAgentTextConformance(current);
     describeAuditConformance(current);

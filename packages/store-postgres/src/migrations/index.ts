@@ -14,6 +14,7 @@ import * as m0013 from './0013_environments.js';
 import * as m0014 from './0014_factory_sources.js';
 import * as m0016 from './0016_run_ancestry_usage.js';
 import * as m0017 from './0017_schedules.js';
+import * as m0020 from './0020_inbox_reads.js';
 
 /**
  * A schema change. Migrations are append-only: never edit one that has shipped; add the next.
@@ -55,4 +56,6 @@ export const MIGRATIONS: readonly Migration[] = [
   // 0015 was kept for work that needed none; ids only need to sort.
   { id: '0016_run_ancestry_usage', up: m0016.up },
   { id: '0017_schedules', up: m0017.up },
+  // 0018 and 0019 are taken by work beside this one (artifacts, run-state callbacks).
+  { id: '0020_inbox_reads', up: m0020.up },
 ];
