@@ -1,4 +1,5 @@
 import { Agent, request as httpRequest } from 'node:http';
+import { createApiKey } from '@agentrun/core';
 import { fakeSkillRepositories, makeRun, seedEnvironments } from '@agentrun/core/testing';
 import { type ReferenceServer, startReferenceServer } from '@agentrun/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -51,7 +52,7 @@ function pythonRequest(
   method: 'GET' | 'POST' | 'PUT' | 'DELETE',
   path: string,
   json?: unknown,
-  { extra = {}, security = true }: { extra?: Record<string, string>; security?: boolean } = {},
+  { extra = {}, security = true, key = server.apiKey }: { extra?: Record<string, string>; security?: boolean; key?: string } = {},
 ): Promise<Sent> {
   const url = new URL(`${server.url}/api/v1${path}`);
   const body = json === undefined ? Buffer.alloc(0) : Buffer.from(JSON.stringify(json), 'utf8');
@@ -69,7 +70,7 @@ function pythonRequest(
     'X-Stainless-Runtime': 'CPython',
     'X-Stainless-Runtime-Version': '3.12.3',
     'X-Stainless-Async': 'false',
-    ...(security ? { Authorization: `Bearer ${server.apiKey}` } : {}),
+    ...(security ? { Authorization: `Bearer ${key}` } : {}),
     ...extra,
     'x-stainless-retry-count': '0',
     'x-stainless-read-timeout': '60',
@@ -418,6 +419,85 @@ describe('conversations, factories and their runs (resources/agent/conversations
       expect([JSON.stringify(bad), res.status]).toEqual([JSON.stringify(bad), 400]);
     }
     expect((await pythonRequest('POST', '/factory/no-such-factory/runs', { prompt: 'p' })).status).toBe(404);
+  });
+});
+
+describe('client.factories.inbox (resources/factories/inbox.py), first version', () => {
+  it('lists runs of factories waiting on a person or failed; mine with is_read, team without; marks per person', async () => {
+    const team = server.principal.team_uid;
+    // `mine` and the marks are a person's: the server's own key is a service account's.
+    const person = { type: 'user' as const, uid: `py-person-${Date.now()}`, team_uid: team, email: 'p@example.com' };
+    const userKey = await createApiKey(server.store.apiKeys, person);
+    const factory = JSON.parse(ok2(await pythonRequest('POST', '/factories', { name: 'Inbox' })).text);
+    const other = JSON.parse(ok2(await pythonRequest('POST', '/factories', { name: 'Inbox other' })).text);
+    const at = (s: number) => new Date(Date.parse('2031-01-01T00:00:00.000Z') + s * 1000).toISOString();
+    const creator = { type: 'user' as const, uid: person.uid, email: person.email };
+    const blocked = makeRun({ teamUid: team, state: 'BLOCKED', factoryUid: factory.uid, creator, title: 'Needs an answer', createdAt: at(1), updatedAt: at(5), statusMessage: { message: 'Which branch?' } });
+    const failed = makeRun({ teamUid: team, state: 'ERROR', factoryUid: factory.uid, creator, createdAt: at(2), updatedAt: at(6) });
+    const someoneElse = makeRun({ teamUid: team, state: 'FAILED', factoryUid: other.uid, creator: { type: 'user', uid: 'py-other' }, createdAt: at(3), updatedAt: at(7) });
+    const running = makeRun({ teamUid: team, state: 'INPROGRESS', factoryUid: factory.uid, creator, createdAt: at(4), updatedAt: at(8) });
+    const noFactory = makeRun({ teamUid: team, state: 'BLOCKED', creator, createdAt: at(4), updatedAt: at(8) });
+    for (const run of [blocked, failed, someoneElse, running, noFactory]) await server.store.runs.create({ run, attachments: [] });
+    const asPerson = { key: userKey };
+    const list = async (query: string, options: { key?: string } = asPerson) =>
+      JSON.parse(ok(await pythonRequest('GET', `/factory-inbox${query}`, undefined, options)).text);
+
+    const mine = await list('');
+    expect(mine.items.map((i: { run_id: string }) => i.run_id)).toEqual([failed.id, blocked.id]);
+    expect(mine.items[1]).toEqual({
+      notification_uid: `blocked:${blocked.id}`,
+      kind: 'blocked',
+      factory_uid: factory.uid,
+      factory_task_uid: blocked.id,
+      run_id: blocked.id,
+      stage: 'IMPLEMENT',
+      title: 'Needs an answer',
+      description: 'Which branch?',
+      created_at: at(5),
+      recipients: [{ uid: person.uid, email: person.email }],
+      is_read: false,
+    });
+    expect(mine.items[0]).toMatchObject({ notification_uid: `failed:${failed.id}`, kind: 'failed', is_read: false });
+    // SyncFactoryInboxCursorPage-style paging: one at a time, the same two.
+    const first = await list('?limit=1');
+    const second = await list(`?limit=1&cursor=${encodeURIComponent(first.page_info.next_cursor)}`);
+    expect([...first.items, ...second.items].map((i: { run_id: string }) => i.run_id)).toEqual([failed.id, blocked.id]);
+    expect(second.page_info).toEqual({ has_next_page: false });
+
+    const teamWide = await list(`?scope=team&factory_uid=${other.uid}`, {});
+    expect(teamWide.items).toHaveLength(1);
+    expect(teamWide.items[0]).not.toHaveProperty('is_read');
+    expect((await list('?scope=team&recipient_uid=py-other', {})).items.map((i: { run_id: string }) => i.run_id)).toEqual([someoneElse.id]);
+    expect((await list(`?scope=mine&recipient_uid=py-other`)).items).toEqual([]);
+
+    // Outcomes in request order: mine (ok), someone else's (not a recipient), unknown (a no-op), no longer notifying.
+    const uids = [`blocked:${blocked.id}`, `failed:${someoneElse.id}`, 'blocked:no-such-run', `blocked:${running.id}`];
+    const marked = JSON.parse(ok(await pythonRequest('POST', '/factory-inbox/notifications/read', { notification_uids: uids }, asPerson)).text);
+    expect(marked).toEqual({
+      outcomes: [
+        { notification_uid: uids[0], ok: true },
+        { notification_uid: uids[1], ok: false },
+        { notification_uid: uids[2], ok: true },
+        { notification_uid: uids[3], ok: false },
+      ],
+    });
+    expect((await list('')).items.map((i: { is_read: boolean }) => i.is_read)).toEqual([false, true]);
+    ok(await pythonRequest('POST', '/factory-inbox/notifications/unread', { notification_uids: [uids[0]] }, asPerson));
+    expect((await list('')).items.map((i: { is_read: boolean }) => i.is_read)).toEqual([false, false]);
+
+    // A service account: `team` only; `mine` and the marks are 403.
+    expect((await pythonRequest('GET', '/factory-inbox')).status).toBe(403);
+    expect((await pythonRequest('POST', '/factory-inbox/notifications/read', { notification_uids: [uids[0]] })).status).toBe(403);
+    for (const [query, body] of [
+      ['?limit=0', undefined],
+      ['?scope=everyone', undefined],
+      ['?cursor=nope', undefined],
+      ['/notifications/read', {}],
+      ['/notifications/read', { notification_uids: Array.from({ length: 101 }, (_, i) => `blocked:${i}`) }],
+    ] as const) {
+      const res = await pythonRequest(body === undefined ? 'GET' : 'POST', `/factory-inbox${query}`, body, asPerson);
+      expect([query, res.status]).toEqual([query, 400]);
+    }
   });
 });
 
