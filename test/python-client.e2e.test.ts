@@ -342,7 +342,9 @@ describe('conversations, factories and their runs (resources/agent/conversations
     for (const run of [first, live, named]) await server.store.runs.create({ run, attachments: [] });
 
     const redirect = async (id: string) => {
-      const sent = ok(await pythonRequest('GET', `/agent/conversations/${encodeURIComponent(id)}/redirect`, undefined, { security: false }));
+      const sent = ok(
+        await pythonRequest('GET', `/agent/conversations/${encodeURIComponent(id)}/redirect`, undefined, { security: false }),
+      );
       return JSON.parse(sent.text);
     };
     expect(await redirect(first.id)).toEqual({ session_id: 'sess-live' });
@@ -353,7 +355,7 @@ describe('conversations, factories and their runs (resources/agent/conversations
     expect(await redirect(first.id)).toEqual({});
   });
 
-  it('client.factories.list(...) and .get(uid): the team\'s factories in the Factory shape (types/factory.py), in pages', async () => {
+  it("client.factories.list(...) and .get(uid): the team's factories in the Factory shape (types/factory.py), in pages", async () => {
     const created: { uid: string; name: string }[] = [];
     for (const name of ['Py Alpha', 'Py Beta', 'py gamma']) {
       created.push(JSON.parse(ok2(await pythonRequest('POST', '/factories', { name, foreman_agent_identity_uid: `fm-${name}` })).text));
@@ -404,17 +406,41 @@ describe('conversations, factories and their runs (resources/agent/conversations
   });
 
   it('client.factories.runs.create(uid, prompt=..., ticket_ref=..., ticket_url=..., title=...) (types/factories/run_create_*.py)', async () => {
-    const factory = JSON.parse(ok2(await pythonRequest('POST', '/factories', { name: 'Dispatch', foreman_agent_identity_uid: 'fm-d' })).text);
-    const body = { prompt: 'Fix REMOTE-123', ticket_ref: 'linear:REMOTE-123', ticket_url: 'https://linear.app/t/REMOTE-123', title: 'Fix it' };
+    const factory = JSON.parse(
+      ok2(await pythonRequest('POST', '/factories', { name: 'Dispatch', foreman_agent_identity_uid: 'fm-d' })).text,
+    );
+    const body = {
+      prompt: 'Fix REMOTE-123',
+      ticket_ref: 'linear:REMOTE-123',
+      ticket_url: 'https://linear.app/t/REMOTE-123',
+      title: 'Fix it',
+    };
     const sent = JSON.parse(ok(await pythonRequest('POST', `/factory/${factory.uid}/runs`, body)).text);
-    expect(sent).toEqual({ factory_uid: factory.uid, foreman_agent: 'fm-d', run_id: expect.any(String), state: 'QUEUED', ticket_ref: 'linear:REMOTE-123' });
-    expect(await runOf(sent.run_id)).toMatchObject({ prompt: 'Fix REMOTE-123', title: 'Fix it', agent_identity_uid: 'fm-d', source: 'API' });
+    expect(sent).toEqual({
+      factory_uid: factory.uid,
+      foreman_agent: 'fm-d',
+      run_id: expect.any(String),
+      state: 'QUEUED',
+      ticket_ref: 'linear:REMOTE-123',
+    });
+    expect(await runOf(sent.run_id)).toMatchObject({
+      prompt: 'Fix REMOTE-123',
+      title: 'Fix it',
+      agent_identity_uid: 'fm-d',
+      source: 'API',
+    });
     const ofFactory = JSON.parse(ok(await pythonRequest('GET', `/agent/runs?factory_uid=${factory.uid}`)).text);
     expect(ofFactory.runs.map((r: { run_id: string }) => r.run_id)).toEqual([sent.run_id]);
     // Without a ticket: an adhoc reference is minted.
     const adhoc = JSON.parse(ok(await pythonRequest('POST', `/factory/${factory.uid}/runs`, { prompt: 'p' })).text);
     expect(adhoc.ticket_ref).toBe(`adhoc:${adhoc.run_id}`);
-    for (const bad of [{}, { prompt: '  ' }, { prompt: 'p', ticket_ref: 'no-colon' }, { prompt: 'p', ticket_url: 'ftp://x' }, { prompt: 'p', extra: 1 }]) {
+    for (const bad of [
+      {},
+      { prompt: '  ' },
+      { prompt: 'p', ticket_ref: 'no-colon' },
+      { prompt: 'p', ticket_url: 'ftp://x' },
+      { prompt: 'p', extra: 1 },
+    ]) {
       const res = await pythonRequest('POST', `/factory/${factory.uid}/runs`, bad);
       expect([JSON.stringify(bad), res.status]).toEqual([JSON.stringify(bad), 400]);
     }
@@ -432,9 +458,25 @@ describe('client.factories.inbox (resources/factories/inbox.py), first version',
     const other = JSON.parse(ok2(await pythonRequest('POST', '/factories', { name: 'Inbox other' })).text);
     const at = (s: number) => new Date(Date.parse('2031-01-01T00:00:00.000Z') + s * 1000).toISOString();
     const creator = { type: 'user' as const, uid: person.uid, email: person.email };
-    const blocked = makeRun({ teamUid: team, state: 'BLOCKED', factoryUid: factory.uid, creator, title: 'Needs an answer', createdAt: at(1), updatedAt: at(5), statusMessage: { message: 'Which branch?' } });
+    const blocked = makeRun({
+      teamUid: team,
+      state: 'BLOCKED',
+      factoryUid: factory.uid,
+      creator,
+      title: 'Needs an answer',
+      createdAt: at(1),
+      updatedAt: at(5),
+      statusMessage: { message: 'Which branch?' },
+    });
     const failed = makeRun({ teamUid: team, state: 'ERROR', factoryUid: factory.uid, creator, createdAt: at(2), updatedAt: at(6) });
-    const someoneElse = makeRun({ teamUid: team, state: 'FAILED', factoryUid: other.uid, creator: { type: 'user', uid: 'py-other' }, createdAt: at(3), updatedAt: at(7) });
+    const someoneElse = makeRun({
+      teamUid: team,
+      state: 'FAILED',
+      factoryUid: other.uid,
+      creator: { type: 'user', uid: 'py-other' },
+      createdAt: at(3),
+      updatedAt: at(7),
+    });
     const running = makeRun({ teamUid: team, state: 'INPROGRESS', factoryUid: factory.uid, creator, createdAt: at(4), updatedAt: at(8) });
     const noFactory = makeRun({ teamUid: team, state: 'BLOCKED', creator, createdAt: at(4), updatedAt: at(8) });
     for (const run of [blocked, failed, someoneElse, running, noFactory]) await server.store.runs.create({ run, attachments: [] });
@@ -472,7 +514,9 @@ describe('client.factories.inbox (resources/factories/inbox.py), first version',
 
     // Outcomes in request order: mine (ok), someone else's (not a recipient), unknown (a no-op), no longer notifying.
     const uids = [`blocked:${blocked.id}`, `failed:${someoneElse.id}`, 'blocked:no-such-run', `blocked:${running.id}`];
-    const marked = JSON.parse(ok(await pythonRequest('POST', '/factory-inbox/notifications/read', { notification_uids: uids }, asPerson)).text);
+    const marked = JSON.parse(
+      ok(await pythonRequest('POST', '/factory-inbox/notifications/read', { notification_uids: uids }, asPerson)).text,
+    );
     expect(marked).toEqual({
       outcomes: [
         { notification_uid: uids[0], ok: true },

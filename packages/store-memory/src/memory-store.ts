@@ -5,12 +5,12 @@ import { createMemoryControlPlane } from './control-plane.js';
 import { createMemoryEnvironments } from './environments.js';
 import { createMemoryFactorySources } from './factory-sources.js';
 import { createMemoryIdempotency } from './idempotency.js';
+import { createMemoryInboxReads } from './inbox.js';
 import { createMemoryIngress } from './ingress.js';
 import { createMemoryNotifications } from './notifications.js';
 import { createMemoryRepositories } from './repositories.js';
 import { createMemoryRunEvents } from './run-events.js';
 import { createMemoryRuns } from './runs.js';
-import { createMemoryInboxReads } from './inbox.js';
 import { createMemorySchedules } from './schedules.js';
 
 export interface MemoryStoreOptions {

@@ -54,7 +54,7 @@ const MAX_LIMIT = 100;
  * (`code_forge: NONE`: a run's repositories come from its environment), no agent defaults, no
  * scoring model, no alias, avatar, description, integrations or creator: those are empty or absent.
  */
-export const clientFactoryView = (f: FactoryRecord): ClientFactory => ({
+const clientFactoryView = (f: FactoryRecord): ClientFactory => ({
   uid: f.uid,
   name: f.name,
   team_uid: f.teamUid,

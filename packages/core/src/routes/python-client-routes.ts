@@ -77,7 +77,8 @@ export const PYTHON_CLIENT_ROUTES = {
     path: '/factory-inbox/notifications/read',
     auth: 'api_key',
     tag: 'factories',
-    summary: "Mark notifications read for the caller (a person's key): one outcome per UID, in request order; unknown UIDs are successful no-ops.",
+    summary:
+      "Mark notifications read for the caller (a person's key): one outcome per UID, in request order; unknown UIDs are successful no-ops.",
     params: {},
     body: { schema: InboxMarkSchema, presence: 'required' },
     responses: { 200: json('The outcomes.', InboxMarkResponseSchema) },
@@ -88,7 +89,8 @@ export const PYTHON_CLIENT_ROUTES = {
     path: '/factory-inbox/notifications/unread',
     auth: 'api_key',
     tag: 'factories',
-    summary: "Mark notifications unread for the caller (a person's key): one outcome per UID, in request order; unknown UIDs are successful no-ops.",
+    summary:
+      "Mark notifications unread for the caller (a person's key): one outcome per UID, in request order; unknown UIDs are successful no-ops.",
     params: {},
     body: { schema: InboxMarkSchema, presence: 'required' },
     responses: { 200: json('The outcomes.', InboxMarkResponseSchema) },

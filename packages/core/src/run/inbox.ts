@@ -18,7 +18,7 @@ const KIND_OF: Partial<Record<RunState, 'blocked' | 'failed'>> = { BLOCKED: 'blo
 const NOTIFYING_STATES = Object.keys(KIND_OF) as RunState[];
 
 /** `InboxItem` (types/factories/inbox_item.py), as far as agentrun has its concepts. */
-export const InboxItemSchema = v.object({
+const InboxItemSchema = v.object({
   notification_uid: v.string(),
   kind: v.picklist(['blocked', 'failed']),
   factory_uid: v.string(),
