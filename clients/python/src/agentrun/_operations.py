@@ -85,4 +85,11 @@ OPERATIONS: Dict[str, Operation] = {
     "deleteFactorySource": Operation("DELETE", "/api/v1/factories/{factoryUid}/source", "none"),
     "listFactorySourceApplies": Operation("GET", "/api/v1/factories/{factoryUid}/source/applies", "json"),
     "syncFactorySource": Operation("POST", "/api/v1/factories/{factoryUid}/source/sync", "json"),
+    "checkConversationRedirect": Operation("GET", "/api/v1/agent/conversations/{conversationId}/redirect", "json"),
+    "listClientFactories": Operation("GET", "/api/v1/factory", "json"),
+    "getClientFactory": Operation("GET", "/api/v1/factory/{uid}", "json"),
+    "dispatchFactoryRun": Operation("POST", "/api/v1/factory/{uid}/runs", "json"),
+    "listInbox": Operation("GET", "/api/v1/factory-inbox", "json"),
+    "markInboxRead": Operation("POST", "/api/v1/factory-inbox/notifications/read", "json"),
+    "markInboxUnread": Operation("POST", "/api/v1/factory-inbox/notifications/unread", "json"),
 }
