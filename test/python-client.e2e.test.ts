@@ -1,6 +1,6 @@
 import { Agent, request as httpRequest } from 'node:http';
 import { createApiKey } from '@agentrun/core';
-import { fakeSkillRepositories, makeRun, seedEnvironments } from '@agentrun/core/testing';
+import { fakeSkillRepositories, makeEnvironment, makeRun, seedEnvironments } from '@agentrun/core/testing';
 import { type ReferenceServer, startReferenceServer } from '@agentrun/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -445,6 +445,45 @@ describe('conversations, factories and their runs (resources/agent/conversations
       expect([JSON.stringify(bad), res.status]).toEqual([JSON.stringify(bad), 400]);
     }
     expect((await pythonRequest('POST', '/factory/no-such-factory/runs', { prompt: 'p' })).status).toBe(404);
+  });
+});
+
+describe('client.agent.list_environments(sort_by=...) (types/cloud_environment.py)', () => {
+  it("answers the team's environments in the CloudEnvironment shape, each with its newest run", async () => {
+    const team = server.principal.team_uid;
+    const repositories = [
+      { repository: 'acme/tools', ref: 'main', directory: 'tools' },
+      { repository: 'https://git.example.com/other.git', ref: 'v1', directory: 'other' },
+    ];
+    const a = makeEnvironment({ id: 'py-env-a', teamUid: team, repositories, setup: ['npm ci'], updatedAt: '2032-01-01T00:00:00.000Z' });
+    const b = makeEnvironment({ id: 'py-env-b', teamUid: team, updatedAt: '2032-01-02T00:00:00.000Z' });
+    for (const e of [a, b]) expect((await server.store.environments.put(e)).ok).toBe(true);
+    // A run that failed before it started: its workspace setup failed.
+    const failed = makeRun({ teamUid: team, state: 'FAILED', config: { environment_id: 'py-env-a' }, title: 'Setup broke' });
+    await server.store.runs.create({ run: failed, attachments: [] });
+
+    const { environments } = JSON.parse(ok(await pythonRequest('GET', '/agent/environments')).text);
+    expect(environments.slice(0, 2).map((e: { uid: string }) => e.uid)).toEqual(['py-env-b', 'py-env-a']);
+    expect(environments[1]).toEqual({
+      uid: 'py-env-a',
+      config: { name: 'py-env-a', setup_commands: ['npm ci'], github_repos: [{ owner: 'acme', repo: 'tools' }] },
+      last_updated: '2032-01-01T00:00:00.000Z',
+      setup_failed: true,
+      scope: { type: 'Team', uid: team },
+      last_task_created: {
+        id: failed.id,
+        title: 'Setup broke',
+        state: 'FAILED',
+        created_at: failed.createdAt,
+        updated_at: failed.updatedAt,
+      },
+    });
+    expect(environments[0]).toMatchObject({ setup_failed: false });
+    expect(environments[0]).not.toHaveProperty('last_task_created');
+    const byName = JSON.parse(ok(await pythonRequest('GET', '/agent/environments?sort_by=name')).text);
+    const names = byName.environments.map((e: { config: { name: string } }) => e.config.name);
+    expect(names).toEqual([...names].sort());
+    expect((await pythonRequest('GET', '/agent/environments?sort_by=size')).status).toBe(400);
   });
 });
 

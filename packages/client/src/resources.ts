@@ -320,7 +320,13 @@ export class Environments extends Resource {
     get: 'getEnvironment',
     replace: 'replaceEnvironment',
     delete: 'deleteEnvironment',
+    listAsPythonClient: 'listCloudEnvironments',
   } as const satisfies Record<string, ClientOperationId>;
+
+  /** The environments in the Python client's `CloudEnvironment` shape, each with its newest run (docs/run-api.md). */
+  listAsPythonClient(query: QueryOf<'listCloudEnvironments'> = {}, options?: RequestOptions): Promise<ResponseOf<'listCloudEnvironments'>> {
+    return this.client.request('listCloudEnvironments', { ...options, query });
+  }
 
   create(body: BodyOf<'createEnvironment'>, options?: RequestOptions): Promise<ResponseOf<'createEnvironment'>> {
     return this.client.request('createEnvironment', { ...options, body });

@@ -1,4 +1,5 @@
 import type { ControlService } from '../control/control-service.js';
+import { listCloudEnvironments } from '../environments/client-environments.js';
 import { ROUTES } from '../routes/table.js';
 import { conversationRedirect } from '../run/conversation-redirect.js';
 import { dispatchToFactory } from '../run/factory-dispatch.js';
@@ -13,6 +14,7 @@ import { jsonResponse } from './responses.js';
 type PythonClientOperation =
   | 'checkConversationRedirect'
   | 'listClientFactories'
+  | 'listCloudEnvironments'
   | 'getClientFactory'
   | 'dispatchFactoryRun'
   | 'listInbox'
@@ -29,6 +31,7 @@ export function pythonClientOperations(
     requireBody(await readJson(request, ROUTES[operation].body.schema), 'request');
   return {
     checkConversationRedirect: async (_ctx, { conversationId }) => jsonResponse(await conversationRedirect(runs.store, conversationId)),
+    listCloudEnvironments: async ({ principal, url }) => jsonResponse(await listCloudEnvironments(runs.store, principal, queryObject(url))),
     listClientFactories: async ({ principal, url, request }) =>
       jsonResponse(await control.listClientFactories(principal, queryObject(url), request.headers.get('x-warp-team-uid'))),
     getClientFactory: async ({ principal }, { uid }) => jsonResponse(await control.getClientFactory(principal, uid)),

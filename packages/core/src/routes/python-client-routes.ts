@@ -1,5 +1,6 @@
 import type * as v from 'valibot';
 import { ClientFactoryListQuerySchema, ClientFactoryListSchema, ClientFactorySchema } from '../control/client-factories.js';
+import { CloudEnvironmentListQuerySchema, CloudEnvironmentListSchema } from '../environments/client-environments.js';
 import { ConversationRedirectResponseSchema } from '../models/run.js';
 import { FactoryRunRequestSchema, FactoryRunResponseSchema } from '../run/factory-dispatch.js';
 import { InboxListQuerySchema, InboxListSchema, InboxMarkResponseSchema, InboxMarkSchema } from '../run/inbox.js';
@@ -23,6 +24,18 @@ export const PYTHON_CLIENT_ROUTES = {
       "Public: the `session_id` of a conversation's live run, or `{}`. Answered only for a conversation agentrun started (named by its first run's ID); `{}` for a name a caller chose, an unknown one, or a finished run.",
     params: { conversationId: "The conversation ID (a run's `conversation_id`)." },
     responses: { 200: json('The session to redirect to, or nothing.', ConversationRedirectResponseSchema) },
+  }),
+  listCloudEnvironments: route({
+    method: 'GET',
+    area: 'api',
+    path: '/agent/environments',
+    auth: 'api_key',
+    tag: 'environments',
+    summary:
+      "The team's environments in the Python client's `CloudEnvironment` shape, with each one's newest run; most recently updated first, or `sort_by=name`.",
+    params: {},
+    query: CloudEnvironmentListQuerySchema,
+    responses: { 200: json('The environments.', CloudEnvironmentListSchema) },
   }),
   listClientFactories: route({
     method: 'GET',

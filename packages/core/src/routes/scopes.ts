@@ -75,6 +75,7 @@ export const ROUTE_SCOPES: { [K in ApiKeyOperation]: ApiKeyScope } = {
   resumeSchedule: 'write_runs',
   // The Python client's factories (docs/run-api.md): read as the management API's are; a dispatch starts a run.
   listClientFactories: 'read_factory',
+  listCloudEnvironments: 'read_factory',
   getClientFactory: 'read_factory',
   dispatchFactoryRun: 'write_runs',
   // The inbox is the team's runs seen as notifications: as readable as they are; a mark changes only the caller's own read state.
