@@ -295,6 +295,12 @@ describe('the Python oz-agent-sdk, request by request', () => {
     expect((await pythonRequest('GET', '/agent/sessions/no-such-session/redirect')).status).toBe(404);
   });
 
+  it('client.agent.runs.list_handoff_attachments(run_id): none, for a run of the team; 404 otherwise', async () => {
+    const { run_id } = JSON.parse(ok(await pythonRequest('POST', '/agent/run', { prompt: 'handoff' })).text);
+    expect(JSON.parse(ok(await pythonRequest('GET', `/agent/runs/${run_id}/handoff/attachments`)).text)).toEqual({ attachments: [] });
+    expect((await pythonRequest('GET', '/agent/runs/no-such-run/handoff/attachments')).status).toBe(404);
+  });
+
   it('cancel with extra_body={} sends `{}`, also the bare ID', async () => {
     const { run_id } = JSON.parse(ok(await pythonRequest('POST', '/agent/run', { prompt: 'long job' })).text);
     expect(ok(await pythonRequest('POST', `/agent/runs/${run_id}/cancel`, {})).text).toBe(run_id);

@@ -98,6 +98,7 @@ export const OPERATIONS = {
   listClientFactories: { method: 'GET', path: '/api/v1/factory', content: 'json' },
   getClientFactory: { method: 'GET', path: '/api/v1/factory/{uid}', content: 'json' },
   dispatchFactoryRun: { method: 'POST', path: '/api/v1/factory/{uid}/runs', content: 'json' },
+  listHandoffAttachments: { method: 'GET', path: '/api/v1/agent/runs/{runId}/handoff/attachments', content: 'json' },
   listCloudEnvironments: { method: 'GET', path: '/api/v1/agent/environments', content: 'json' },
   listInbox: { method: 'GET', path: '/api/v1/factory-inbox', content: 'json' },
   markInboxRead: { method: 'POST', path: '/api/v1/factory-inbox/notifications/read', content: 'json' },

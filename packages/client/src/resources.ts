@@ -28,6 +28,7 @@ export class Runs extends Resource {
     transcript: 'getRunTranscript',
     sessionRedirect: 'checkSessionRedirect',
     conversationRedirect: 'checkConversationRedirect',
+    handoffAttachments: 'listHandoffAttachments',
   } as const satisfies Record<string, ClientOperationId>;
 
   /** Start a run; its `Idempotency-Key` is kept across retries, so a retried create makes one run. */
@@ -98,6 +99,11 @@ export class Runs extends Resource {
    */
   sessionRedirect(sessionUuid: string, options?: RequestOptions): Promise<ResponseOf<'checkSessionRedirect'>> {
     return this.client.request('checkSessionRedirect', { ...options, params: { sessionUuid } });
+  }
+
+  /** The hand-off snapshot files of the run's latest execution: always none in agentrun (docs/run-api.md). */
+  handoffAttachments(runId: string, options?: RequestOptions): Promise<ResponseOf<'listHandoffAttachments'>> {
+    return this.client.request('listHandoffAttachments', { ...options, params: { runId } });
   }
 
   /** The live session of a conversation agentrun started, or `{}` (public: no key needed; docs/run-api.md). */

@@ -134,7 +134,6 @@ describe('the published oz-agent-sdk routes', () => {
    */
   const PYTHON_NOT_SERVED_YET = [
     'GET /api/v1/agent/artifacts/{}',
-    'GET /api/v1/agent/runs/{}/handoff/attachments',
     'POST /api/v1/agent/identities',
     'GET /api/v1/agent/identities',
     'PUT /api/v1/agent/identities/{}',

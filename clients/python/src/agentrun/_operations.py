@@ -87,6 +87,7 @@ OPERATIONS: Dict[str, Operation] = {
     "syncFactorySource": Operation("POST", "/api/v1/factories/{factoryUid}/source/sync", "json"),
     "checkConversationRedirect": Operation("GET", "/api/v1/agent/conversations/{conversationId}/redirect", "json"),
     "listClientFactories": Operation("GET", "/api/v1/factory", "json"),
+    "listHandoffAttachments": Operation("GET", "/api/v1/agent/runs/{runId}/handoff/attachments", "json"),
     "listCloudEnvironments": Operation("GET", "/api/v1/agent/environments", "json"),
     "getClientFactory": Operation("GET", "/api/v1/factory/{uid}", "json"),
     "dispatchFactoryRun": Operation("POST", "/api/v1/factory/{uid}/runs", "json"),

@@ -15,6 +15,7 @@ type PythonClientOperation =
   | 'checkConversationRedirect'
   | 'listClientFactories'
   | 'listCloudEnvironments'
+  | 'listHandoffAttachments'
   | 'getClientFactory'
   | 'dispatchFactoryRun'
   | 'listInbox'
@@ -31,6 +32,11 @@ export function pythonClientOperations(
     requireBody(await readJson(request, ROUTES[operation].body.schema), 'request');
   return {
     checkConversationRedirect: async (_ctx, { conversationId }) => jsonResponse(await conversationRedirect(runs.store, conversationId)),
+    // The run must be the caller's team's (404 otherwise); agentrun's executions leave no hand-off snapshot.
+    listHandoffAttachments: async ({ principal }, { runId }) => {
+      await runs.get(principal, runId);
+      return jsonResponse({ attachments: [] });
+    },
     listCloudEnvironments: async ({ principal, url }) => jsonResponse(await listCloudEnvironments(runs.store, principal, queryObject(url))),
     listClientFactories: async ({ principal, url, request }) =>
       jsonResponse(await control.listClientFactories(principal, queryObject(url), request.headers.get('x-warp-team-uid'))),

@@ -1,4 +1,4 @@
-import type * as v from 'valibot';
+import * as v from 'valibot';
 import { ClientFactoryListQuerySchema, ClientFactoryListSchema, ClientFactorySchema } from '../control/client-factories.js';
 import { CloudEnvironmentListQuerySchema, CloudEnvironmentListSchema } from '../environments/client-environments.js';
 import { ConversationRedirectResponseSchema } from '../models/run.js';
@@ -24,6 +24,26 @@ export const PYTHON_CLIENT_ROUTES = {
       "Public: the `session_id` of a conversation's live run, or `{}`. Answered only for a conversation agentrun started (named by its first run's ID); `{}` for a name a caller chose, an unknown one, or a finished run.",
     params: { conversationId: "The conversation ID (a run's `conversation_id`)." },
     responses: { 200: json('The session to redirect to, or nothing.', ConversationRedirectResponseSchema) },
+  }),
+  listHandoffAttachments: route({
+    method: 'GET',
+    area: 'api',
+    path: '/agent/runs/{runId}/handoff/attachments',
+    auth: 'api_key',
+    tag: 'runs',
+    summary:
+      "The hand-off snapshot files of a run's latest ended execution: always empty, as agentrun's executions upload none (a run's own files are its attachments and artifacts).",
+    params: { runId: 'The run ID.' },
+    responses: {
+      200: json(
+        'No snapshot files.',
+        v.object({
+          attachments: v.array(
+            v.object({ attachment_id: v.string(), download_url: v.string(), filename: v.string(), mime_type: v.optional(v.string()) }),
+          ),
+        }),
+      ),
+    },
   }),
   listCloudEnvironments: route({
     method: 'GET',

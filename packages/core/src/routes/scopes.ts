@@ -74,6 +74,7 @@ export const ROUTE_SCOPES: { [K in ApiKeyOperation]: ApiKeyScope } = {
   pauseSchedule: 'write_runs',
   resumeSchedule: 'write_runs',
   // The Python client's factories (docs/run-api.md): read as the management API's are; a dispatch starts a run.
+  listHandoffAttachments: 'read_runs',
   listClientFactories: 'read_factory',
   listCloudEnvironments: 'read_factory',
   getClientFactory: 'read_factory',

@@ -44,6 +44,7 @@ class Runs(Resource):
         "transcript": "getRunTranscript",
         "session_redirect": "checkSessionRedirect",
         "conversation_redirect": "checkConversationRedirect",
+        "handoff_attachments": "listHandoffAttachments",
     }
     """Each method's operation (tests/test_operations.py proves every operation has a method)."""
 
@@ -283,6 +284,12 @@ class Runs(Resource):
         return cast(
             SessionRedirect,
             self._client.request("checkSessionRedirect", params={"sessionUuid": session_uuid}, timeout=timeout, max_retries=max_retries),
+        )
+
+    def handoff_attachments(self, run_id: str, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Dict[str, Any]:
+        """The hand-off snapshot files of the run's latest execution: ``{"attachments": []}`` in agentrun (docs/run-api.md)."""
+        return cast(
+            Dict[str, Any], self._client.request("listHandoffAttachments", params={"runId": run_id}, timeout=timeout, max_retries=max_retries)
         )
 
     def conversation_redirect(
