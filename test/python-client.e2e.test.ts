@@ -199,6 +199,14 @@ describe('the Python oz-agent-sdk, request by request', () => {
     expect(run.attachments).toEqual([{ file_name: 'image-1.png', mime_type: 'image/png', size: 6 }]);
   });
 
+  it('the newest releases: agent.run() posts to /agent/runs (api.md "post /agent/runs"), the same call', async () => {
+    const { run_id, task_id, state } = JSON.parse(
+      ok(await pythonRequest('POST', '/agent/runs', { prompt: 'via /agent/runs', title: 'Alias' })).text,
+    );
+    expect({ task_id, state }).toEqual({ task_id: run_id, state: 'QUEUED' });
+    expect(await runOf(run_id)).toMatchObject({ prompt: 'via /agent/runs', title: 'Alias' });
+  });
+
   it('the first release: { prompt, config, title } with a harness of its type only', async () => {
     ok(await pythonRequest('POST', '/agent/run', { prompt: 'p', config: { harness: { type: 'oz' } }, title: 't' }));
   });
