@@ -1,5 +1,6 @@
 import { Agent, request as httpRequest } from 'node:http';
-import { fakeSkillRepositories, makeRun, seedEnvironments } from '@agentrun/core/testing';
+import { createApiKey } from '@agentrun/core';
+import { fakeSkillRepositories, makeEnvironment, makeRun, seedEnvironments } from '@agentrun/core/testing';
 import { type ReferenceServer, startReferenceServer } from '@agentrun/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -43,8 +44,16 @@ interface Sent {
   text: string;
 }
 
-/** One request as the Python client builds it (sync client, first attempt). */
-function pythonRequest(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, json?: unknown): Promise<Sent> {
+/**
+ * One request as the Python client builds it (sync client, first attempt). `extra` headers are a
+ * method's own (`X-Warp-Team-Uid`); `security={}` (a public call) sends no Authorization.
+ */
+function pythonRequest(
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+  path: string,
+  json?: unknown,
+  { extra = {}, security = true, key = server.apiKey }: { extra?: Record<string, string>; security?: boolean; key?: string } = {},
+): Promise<Sent> {
   const url = new URL(`${server.url}/api/v1${path}`);
   const body = json === undefined ? Buffer.alloc(0) : Buffer.from(JSON.stringify(json), 'utf8');
   const headers: Record<string, string> = {
@@ -61,7 +70,8 @@ function pythonRequest(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, 
     'X-Stainless-Runtime': 'CPython',
     'X-Stainless-Runtime-Version': '3.12.3',
     'X-Stainless-Async': 'false',
-    Authorization: `Bearer ${server.apiKey}`,
+    ...(security ? { Authorization: `Bearer ${key}` } : {}),
+    ...extra,
     'x-stainless-retry-count': '0',
     'x-stainless-read-timeout': '60',
     ...(method === 'GET' ? {} : { 'Content-Length': String(body.byteLength) }),
@@ -80,6 +90,11 @@ function pythonRequest(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, 
 
 const ok = (sent: Sent) => {
   expect(sent.status, sent.text).toBe(200);
+  return sent;
+};
+/** A management API create: 201. */
+const ok2 = (sent: Sent) => {
+  expect(sent.status, sent.text).toBe(201);
   return sent;
 };
 const runOf = async (runId: string) => JSON.parse(ok(await pythonRequest('GET', `/agent/runs/${runId}`)).text);
@@ -184,6 +199,14 @@ describe('the Python oz-agent-sdk, request by request', () => {
     expect(run.attachments).toEqual([{ file_name: 'image-1.png', mime_type: 'image/png', size: 6 }]);
   });
 
+  it('the newest releases: agent.run() posts to /agent/runs (api.md "post /agent/runs"), the same call', async () => {
+    const { run_id, task_id, state } = JSON.parse(
+      ok(await pythonRequest('POST', '/agent/runs', { prompt: 'via /agent/runs', title: 'Alias' })).text,
+    );
+    expect({ task_id, state }).toEqual({ task_id: run_id, state: 'QUEUED' });
+    expect(await runOf(run_id)).toMatchObject({ prompt: 'via /agent/runs', title: 'Alias' });
+  });
+
   it('the first release: { prompt, config, title } with a harness of its type only', async () => {
     ok(await pythonRequest('POST', '/agent/run', { prompt: 'p', config: { harness: { type: 'oz' } }, title: 't' }));
   });
@@ -280,6 +303,12 @@ describe('the Python oz-agent-sdk, request by request', () => {
     expect((await pythonRequest('GET', '/agent/sessions/no-such-session/redirect')).status).toBe(404);
   });
 
+  it('client.agent.runs.list_handoff_attachments(run_id): none, for a run of the team; 404 otherwise', async () => {
+    const { run_id } = JSON.parse(ok(await pythonRequest('POST', '/agent/run', { prompt: 'handoff' })).text);
+    expect(JSON.parse(ok(await pythonRequest('GET', `/agent/runs/${run_id}/handoff/attachments`)).text)).toEqual({ attachments: [] });
+    expect((await pythonRequest('GET', '/agent/runs/no-such-run/handoff/attachments')).status).toBe(404);
+  });
+
   it('cancel with extra_body={} sends `{}`, also the bare ID', async () => {
     const { run_id } = JSON.parse(ok(await pythonRequest('POST', '/agent/run', { prompt: 'long job' })).text);
     expect(ok(await pythonRequest('POST', `/agent/runs/${run_id}/cancel`, {})).text).toBe(run_id);
@@ -308,6 +337,263 @@ describe('the Python oz-agent-sdk, request by request', () => {
       const res = await pythonRequest('POST', '/agent/run', body);
       expect([JSON.stringify(body), res.status]).toEqual([JSON.stringify(body), 400]);
       expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    }
+  });
+});
+
+describe('conversations, factories and their runs (resources/agent/conversations.py, resources/factories/*.py)', () => {
+  it('client.agent.conversations.check_redirect(conversation_id): public; a live session only for a conversation agentrun started', async () => {
+    // A conversation agentrun starts is named by its first run's ID.
+    const { run_id } = JSON.parse(ok(await pythonRequest('POST', '/agent/run', { prompt: 'new conversation' })).text);
+    expect((await runOf(run_id)).conversation_id).toBe(run_id);
+    const team = server.principal.team_uid;
+    const first = makeRun({ teamUid: team, state: 'SUCCEEDED' });
+    first.conversationId = first.id;
+    const live = makeRun({ teamUid: team, state: 'INPROGRESS', sessionId: 'sess-live', conversationId: first.id });
+    live.createdAt = new Date(Date.parse(first.createdAt) + 1000).toISOString();
+    // A conversation a caller named: guessable, so never answered, even while its run is live.
+    const named = makeRun({ teamUid: team, state: 'INPROGRESS', sessionId: 'sess-named', conversationId: 'conv-1' });
+    for (const run of [first, live, named]) await server.store.runs.create({ run, attachments: [] });
+
+    const redirect = async (id: string) => {
+      const sent = ok(
+        await pythonRequest('GET', `/agent/conversations/${encodeURIComponent(id)}/redirect`, undefined, { security: false }),
+      );
+      return JSON.parse(sent.text);
+    };
+    expect(await redirect(first.id)).toEqual({ session_id: 'sess-live' });
+    expect(await redirect('conv-1')).toEqual({});
+    expect(await redirect(named.id)).toEqual({});
+    expect(await redirect('no-such-conversation')).toEqual({});
+    ok(await pythonRequest('POST', `/agent/runs/${live.id}/cancel`));
+    expect(await redirect(first.id)).toEqual({});
+  });
+
+  it("client.factories.list(...) and .get(uid): the team's factories in the Factory shape (types/factory.py), in pages", async () => {
+    const created: { uid: string; name: string }[] = [];
+    for (const name of ['Py Alpha', 'Py Beta', 'py gamma']) {
+      created.push(JSON.parse(ok2(await pythonRequest('POST', '/factories', { name, foreman_agent_identity_uid: `fm-${name}` })).text));
+    }
+    const [alpha] = created as [{ uid: string; name: string }];
+    const got = JSON.parse(ok(await pythonRequest('GET', `/factory/${alpha.uid}`)).text);
+    expect(got).toEqual({
+      uid: alpha.uid,
+      name: 'Py Alpha',
+      team_uid: server.principal.team_uid,
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+      agent_defaults: { default_runner_uid: '', mcp_servers: {}, secrets: [], worker_host: '' },
+      code_forge: 'NONE',
+      code_forges: ['NONE'],
+      credential_strategy: 'EXECUTOR',
+      repositories: [],
+      scoring: {},
+    });
+    expect((await pythonRequest('GET', '/factory/no-such-factory')).status).toBe(404);
+
+    // SyncFactoriesCursorPage: `factories`, `page_info.next_cursor`, sent back as `cursor`.
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const query = `limit=1&search=py${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+      const page = JSON.parse(ok(await pythonRequest('GET', `/factory?${query}`)).text);
+      expect(page.factories.length).toBeLessThanOrEqual(1);
+      seen.push(...page.factories.map((f: { name: string }) => f.name));
+      cursor = page.page_info.has_next_page ? page.page_info.next_cursor : undefined;
+    } while (cursor);
+    expect(seen).toEqual(['Py Alpha', 'Py Beta', 'py gamma']);
+    const beta = JSON.parse(ok(await pythonRequest('GET', '/factory?search=BETA')).text);
+    expect(beta.factories.map((f: { name: string }) => f.name)).toEqual(['Py Beta']);
+    // Only the caller's own team, whatever team is asked for.
+    const mine = `query_team_uid=${server.principal.team_uid}&search=py`;
+    expect(JSON.parse(ok(await pythonRequest('GET', `/factory?${mine}`)).text).factories).toHaveLength(3);
+    expect(JSON.parse(ok(await pythonRequest('GET', '/factory?query_team_uid=other-team')).text)).toEqual({
+      factories: [],
+      page_info: { has_next_page: false },
+    });
+    const viaHeader = await pythonRequest('GET', '/factory', undefined, { extra: { 'X-Warp-Team-Uid': 'other-team' } });
+    expect(JSON.parse(ok(viaHeader).text).factories).toEqual([]);
+    for (const query of ['limit=0', 'limit=101', 'limit=x', 'cursor=not-a-cursor']) {
+      const res = await pythonRequest('GET', `/factory?${query}`);
+      expect([query, res.status]).toEqual([query, 400]);
+    }
+  });
+
+  it('client.factories.runs.create(uid, prompt=..., ticket_ref=..., ticket_url=..., title=...) (types/factories/run_create_*.py)', async () => {
+    const factory = JSON.parse(
+      ok2(await pythonRequest('POST', '/factories', { name: 'Dispatch', foreman_agent_identity_uid: 'fm-d' })).text,
+    );
+    const body = {
+      prompt: 'Fix REMOTE-123',
+      ticket_ref: 'linear:REMOTE-123',
+      ticket_url: 'https://linear.app/t/REMOTE-123',
+      title: 'Fix it',
+    };
+    const sent = JSON.parse(ok(await pythonRequest('POST', `/factory/${factory.uid}/runs`, body)).text);
+    expect(sent).toEqual({
+      factory_uid: factory.uid,
+      foreman_agent: 'fm-d',
+      run_id: expect.any(String),
+      state: 'QUEUED',
+      ticket_ref: 'linear:REMOTE-123',
+    });
+    expect(await runOf(sent.run_id)).toMatchObject({
+      prompt: 'Fix REMOTE-123',
+      title: 'Fix it',
+      agent_identity_uid: 'fm-d',
+      source: 'API',
+    });
+    const ofFactory = JSON.parse(ok(await pythonRequest('GET', `/agent/runs?factory_uid=${factory.uid}`)).text);
+    expect(ofFactory.runs.map((r: { run_id: string }) => r.run_id)).toEqual([sent.run_id]);
+    // Without a ticket: an adhoc reference is minted.
+    const adhoc = JSON.parse(ok(await pythonRequest('POST', `/factory/${factory.uid}/runs`, { prompt: 'p' })).text);
+    expect(adhoc.ticket_ref).toBe(`adhoc:${adhoc.run_id}`);
+    for (const bad of [
+      {},
+      { prompt: '  ' },
+      { prompt: 'p', ticket_ref: 'no-colon' },
+      { prompt: 'p', ticket_url: 'ftp://x' },
+      { prompt: 'p', extra: 1 },
+    ]) {
+      const res = await pythonRequest('POST', `/factory/${factory.uid}/runs`, bad);
+      expect([JSON.stringify(bad), res.status]).toEqual([JSON.stringify(bad), 400]);
+    }
+    expect((await pythonRequest('POST', '/factory/no-such-factory/runs', { prompt: 'p' })).status).toBe(404);
+  });
+});
+
+describe('client.agent.list_environments(sort_by=...) (types/cloud_environment.py)', () => {
+  it("answers the team's environments in the CloudEnvironment shape, each with its newest run", async () => {
+    const team = server.principal.team_uid;
+    const repositories = [
+      { repository: 'acme/tools', ref: 'main', directory: 'tools' },
+      { repository: 'https://git.example.com/other.git', ref: 'v1', directory: 'other' },
+    ];
+    const a = makeEnvironment({ id: 'py-env-a', teamUid: team, repositories, setup: ['npm ci'], updatedAt: '2032-01-01T00:00:00.000Z' });
+    const b = makeEnvironment({ id: 'py-env-b', teamUid: team, updatedAt: '2032-01-02T00:00:00.000Z' });
+    for (const e of [a, b]) expect((await server.store.environments.put(e)).ok).toBe(true);
+    // A run that failed before it started: its workspace setup failed.
+    const failed = makeRun({ teamUid: team, state: 'FAILED', config: { environment_id: 'py-env-a' }, title: 'Setup broke' });
+    await server.store.runs.create({ run: failed, attachments: [] });
+
+    const { environments } = JSON.parse(ok(await pythonRequest('GET', '/agent/environments')).text);
+    expect(environments.slice(0, 2).map((e: { uid: string }) => e.uid)).toEqual(['py-env-b', 'py-env-a']);
+    expect(environments[1]).toEqual({
+      uid: 'py-env-a',
+      config: { name: 'py-env-a', setup_commands: ['npm ci'], github_repos: [{ owner: 'acme', repo: 'tools' }] },
+      last_updated: '2032-01-01T00:00:00.000Z',
+      setup_failed: true,
+      scope: { type: 'Team', uid: team },
+      last_task_created: {
+        id: failed.id,
+        title: 'Setup broke',
+        state: 'FAILED',
+        created_at: failed.createdAt,
+        updated_at: failed.updatedAt,
+      },
+    });
+    expect(environments[0]).toMatchObject({ setup_failed: false });
+    expect(environments[0]).not.toHaveProperty('last_task_created');
+    const byName = JSON.parse(ok(await pythonRequest('GET', '/agent/environments?sort_by=name')).text);
+    const names = byName.environments.map((e: { config: { name: string } }) => e.config.name);
+    expect(names).toEqual([...names].sort());
+    expect((await pythonRequest('GET', '/agent/environments?sort_by=size')).status).toBe(400);
+  });
+});
+
+describe('client.factories.inbox (resources/factories/inbox.py), first version', () => {
+  it('lists runs of factories waiting on a person or failed; mine with is_read, team without; marks per person', async () => {
+    const team = server.principal.team_uid;
+    // `mine` and the marks are a person's: the server's own key is a service account's.
+    const person = { type: 'user' as const, uid: `py-person-${Date.now()}`, team_uid: team, email: 'p@example.com' };
+    const userKey = await createApiKey(server.store.apiKeys, person);
+    const factory = JSON.parse(ok2(await pythonRequest('POST', '/factories', { name: 'Inbox' })).text);
+    const other = JSON.parse(ok2(await pythonRequest('POST', '/factories', { name: 'Inbox other' })).text);
+    const at = (s: number) => new Date(Date.parse('2031-01-01T00:00:00.000Z') + s * 1000).toISOString();
+    const creator = { type: 'user' as const, uid: person.uid, email: person.email };
+    const blocked = makeRun({
+      teamUid: team,
+      state: 'BLOCKED',
+      factoryUid: factory.uid,
+      creator,
+      title: 'Needs an answer',
+      createdAt: at(1),
+      updatedAt: at(5),
+      statusMessage: { message: 'Which branch?' },
+    });
+    const failed = makeRun({ teamUid: team, state: 'ERROR', factoryUid: factory.uid, creator, createdAt: at(2), updatedAt: at(6) });
+    const someoneElse = makeRun({
+      teamUid: team,
+      state: 'FAILED',
+      factoryUid: other.uid,
+      creator: { type: 'user', uid: 'py-other' },
+      createdAt: at(3),
+      updatedAt: at(7),
+    });
+    const running = makeRun({ teamUid: team, state: 'INPROGRESS', factoryUid: factory.uid, creator, createdAt: at(4), updatedAt: at(8) });
+    const noFactory = makeRun({ teamUid: team, state: 'BLOCKED', creator, createdAt: at(4), updatedAt: at(8) });
+    for (const run of [blocked, failed, someoneElse, running, noFactory]) await server.store.runs.create({ run, attachments: [] });
+    const asPerson = { key: userKey };
+    const list = async (query: string, options: { key?: string } = asPerson) =>
+      JSON.parse(ok(await pythonRequest('GET', `/factory-inbox${query}`, undefined, options)).text);
+
+    const mine = await list('');
+    expect(mine.items.map((i: { run_id: string }) => i.run_id)).toEqual([failed.id, blocked.id]);
+    expect(mine.items[1]).toEqual({
+      notification_uid: `blocked:${blocked.id}`,
+      kind: 'blocked',
+      factory_uid: factory.uid,
+      factory_task_uid: blocked.id,
+      run_id: blocked.id,
+      stage: 'IMPLEMENT',
+      title: 'Needs an answer',
+      description: 'Which branch?',
+      created_at: at(5),
+      recipients: [{ uid: person.uid, email: person.email }],
+      is_read: false,
+    });
+    expect(mine.items[0]).toMatchObject({ notification_uid: `failed:${failed.id}`, kind: 'failed', is_read: false });
+    // SyncFactoryInboxCursorPage-style paging: one at a time, the same two.
+    const first = await list('?limit=1');
+    const second = await list(`?limit=1&cursor=${encodeURIComponent(first.page_info.next_cursor)}`);
+    expect([...first.items, ...second.items].map((i: { run_id: string }) => i.run_id)).toEqual([failed.id, blocked.id]);
+    expect(second.page_info).toEqual({ has_next_page: false });
+
+    const teamWide = await list(`?scope=team&factory_uid=${other.uid}`, {});
+    expect(teamWide.items).toHaveLength(1);
+    expect(teamWide.items[0]).not.toHaveProperty('is_read');
+    expect((await list('?scope=team&recipient_uid=py-other', {})).items.map((i: { run_id: string }) => i.run_id)).toEqual([someoneElse.id]);
+    expect((await list(`?scope=mine&recipient_uid=py-other`)).items).toEqual([]);
+
+    // Outcomes in request order: mine (ok), someone else's (not a recipient), unknown (a no-op), no longer notifying.
+    const uids = [`blocked:${blocked.id}`, `failed:${someoneElse.id}`, 'blocked:no-such-run', `blocked:${running.id}`];
+    const marked = JSON.parse(
+      ok(await pythonRequest('POST', '/factory-inbox/notifications/read', { notification_uids: uids }, asPerson)).text,
+    );
+    expect(marked).toEqual({
+      outcomes: [
+        { notification_uid: uids[0], ok: true },
+        { notification_uid: uids[1], ok: false },
+        { notification_uid: uids[2], ok: true },
+        { notification_uid: uids[3], ok: false },
+      ],
+    });
+    expect((await list('')).items.map((i: { is_read: boolean }) => i.is_read)).toEqual([false, true]);
+    ok(await pythonRequest('POST', '/factory-inbox/notifications/unread', { notification_uids: [uids[0]] }, asPerson));
+    expect((await list('')).items.map((i: { is_read: boolean }) => i.is_read)).toEqual([false, false]);
+
+    // A service account: `team` only; `mine` and the marks are 403.
+    expect((await pythonRequest('GET', '/factory-inbox')).status).toBe(403);
+    expect((await pythonRequest('POST', '/factory-inbox/notifications/read', { notification_uids: [uids[0]] })).status).toBe(403);
+    for (const [query, body] of [
+      ['?limit=0', undefined],
+      ['?scope=everyone', undefined],
+      ['?cursor=nope', undefined],
+      ['/notifications/read', {}],
+      ['/notifications/read', { notification_uids: Array.from({ length: 101 }, (_, i) => `blocked:${i}`) }],
+    ] as const) {
+      const res = await pythonRequest(body === undefined ? 'GET' : 'POST', `/factory-inbox${query}`, body, asPerson);
+      expect([query, res.status]).toEqual([query, 400]);
     }
   });
 });

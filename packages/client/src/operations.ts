@@ -104,6 +104,15 @@ export const OPERATIONS = {
   rotateCallbackSecret: { method: 'POST', path: '/api/v1/callbacks/{callbackId}/rotate-secret', content: 'json' },
   listCallbackDeliveries: { method: 'GET', path: '/api/v1/callbacks/{callbackId}/deliveries', content: 'json' },
   resendCallbackDelivery: { method: 'POST', path: '/api/v1/callbacks/{callbackId}/deliveries/{deliveryId}/resend', content: 'json' },
+  checkConversationRedirect: { method: 'GET', path: '/api/v1/agent/conversations/{conversationId}/redirect', content: 'json' },
+  listClientFactories: { method: 'GET', path: '/api/v1/factory', content: 'json' },
+  getClientFactory: { method: 'GET', path: '/api/v1/factory/{uid}', content: 'json' },
+  dispatchFactoryRun: { method: 'POST', path: '/api/v1/factory/{uid}/runs', content: 'json' },
+  listHandoffAttachments: { method: 'GET', path: '/api/v1/agent/runs/{runId}/handoff/attachments', content: 'json' },
+  listCloudEnvironments: { method: 'GET', path: '/api/v1/agent/environments', content: 'json' },
+  listInbox: { method: 'GET', path: '/api/v1/factory-inbox', content: 'json' },
+  markInboxRead: { method: 'POST', path: '/api/v1/factory-inbox/notifications/read', content: 'json' },
+  markInboxUnread: { method: 'POST', path: '/api/v1/factory-inbox/notifications/unread', content: 'json' },
 } as const satisfies { [K in ClientOperationId]: OperationEntry<K> };
 
 /** valibot keeps a schema's input and output types under `~types` (types only, never set at run time). */

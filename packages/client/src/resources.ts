@@ -27,6 +27,8 @@ export class Runs extends Resource {
     attachment: 'getRunAttachment',
     transcript: 'getRunTranscript',
     sessionRedirect: 'checkSessionRedirect',
+    conversationRedirect: 'checkConversationRedirect',
+    handoffAttachments: 'listHandoffAttachments',
   } as const satisfies Record<string, ClientOperationId>;
 
   /** Start a run; its `Idempotency-Key` is kept across retries, so a retried create makes one run. */
@@ -99,6 +101,16 @@ export class Runs extends Resource {
     return this.client.request('checkSessionRedirect', { ...options, params: { sessionUuid } });
   }
 
+  /** The hand-off snapshot files of the run's latest execution: always none in agentrun (docs/run-api.md). */
+  handoffAttachments(runId: string, options?: RequestOptions): Promise<ResponseOf<'listHandoffAttachments'>> {
+    return this.client.request('listHandoffAttachments', { ...options, params: { runId } });
+  }
+
+  /** The live session of a conversation agentrun started, or `{}` (public: no key needed; docs/run-api.md). */
+  conversationRedirect(conversationId: string, options?: RequestOptions): Promise<ResponseOf<'checkConversationRedirect'>> {
+    return this.client.request('checkConversationRedirect', { ...options, params: { conversationId } });
+  }
+
   /** The transcript page, as HTML. */
   transcript(runId: string, options?: RequestOptions): Promise<string> {
     return this.client.request('getRunTranscript', { ...options, params: { runId } });
@@ -145,6 +157,12 @@ export class Factories extends Resource {
     list: 'listFactories',
     get: 'getFactory',
     apply: 'applyDefinitions',
+    dispatch: 'dispatchFactoryRun',
+    pageAsPythonClient: 'listClientFactories',
+    getAsPythonClient: 'getClientFactory',
+    inbox: 'listInbox',
+    markRead: 'markInboxRead',
+    markUnread: 'markInboxUnread',
   } as const satisfies Record<string, ClientOperationId>;
 
   create(body: BodyOf<'createFactory'>, options?: RequestOptions): Promise<ResponseOf<'createFactory'>> {
@@ -162,6 +180,36 @@ export class Factories extends Resource {
   /** Apply a factory's definition files as one operation (docs/definitions.md); `dry_run: true` answers the plan only. */
   apply(factoryUid: string, body: BodyOf<'applyDefinitions'>, options?: RequestOptions): Promise<ResponseOf<'applyDefinitions'>> {
     return this.client.request('applyDefinitions', { ...options, params: { factoryUid }, body });
+  }
+
+  /** Start a run of the factory, for its foreman (docs/run-api.md, "Dispatch a run to a factory"). */
+  dispatch(factoryUid: string, body: BodyOf<'dispatchFactoryRun'>, options?: RequestOptions): Promise<ResponseOf<'dispatchFactoryRun'>> {
+    return this.client.request('dispatchFactoryRun', { ...options, params: { uid: factoryUid }, body });
+  }
+
+  /** One page of factories in the Python client's `Factory` shape (`GET /factory`; docs/run-api.md). */
+  pageAsPythonClient(query: QueryOf<'listClientFactories'> = {}, options?: RequestOptions): Promise<ResponseOf<'listClientFactories'>> {
+    return this.client.request('listClientFactories', { ...options, query });
+  }
+
+  /** One page of the factory inbox (docs/run-api.md, "The factory inbox"). */
+  inbox(query: QueryOf<'listInbox'> = {}, options?: RequestOptions): Promise<ResponseOf<'listInbox'>> {
+    return this.client.request('listInbox', { ...options, query });
+  }
+
+  /** Mark inbox notifications read for the caller: one outcome per UID, in order. */
+  markRead(notificationUids: string[], options?: RequestOptions): Promise<ResponseOf<'markInboxRead'>> {
+    return this.client.request('markInboxRead', { ...options, body: { notification_uids: notificationUids } });
+  }
+
+  /** Mark inbox notifications unread for the caller. */
+  markUnread(notificationUids: string[], options?: RequestOptions): Promise<ResponseOf<'markInboxUnread'>> {
+    return this.client.request('markInboxUnread', { ...options, body: { notification_uids: notificationUids } });
+  }
+
+  /** One factory in the Python client's `Factory` shape (`GET /factory/{uid}`). */
+  getAsPythonClient(factoryUid: string, options?: RequestOptions): Promise<ResponseOf<'getClientFactory'>> {
+    return this.client.request('getClientFactory', { ...options, params: { uid: factoryUid } });
   }
 }
 
@@ -312,7 +360,13 @@ export class Environments extends Resource {
     get: 'getEnvironment',
     replace: 'replaceEnvironment',
     delete: 'deleteEnvironment',
+    listAsPythonClient: 'listCloudEnvironments',
   } as const satisfies Record<string, ClientOperationId>;
+
+  /** The environments in the Python client's `CloudEnvironment` shape, each with its newest run (docs/run-api.md). */
+  listAsPythonClient(query: QueryOf<'listCloudEnvironments'> = {}, options?: RequestOptions): Promise<ResponseOf<'listCloudEnvironments'>> {
+    return this.client.request('listCloudEnvironments', { ...options, query });
+  }
 
   create(body: BodyOf<'createEnvironment'>, options?: RequestOptions): Promise<ResponseOf<'createEnvironment'>> {
     return this.client.request('createEnvironment', { ...options, body });

@@ -29,7 +29,6 @@ function expectFresh(run: RunRecord, attachments: readonly AttachmentRecord[], n
     attempts: 0,
     lease: null,
   });
-  expect(run.conversationId).toMatch(/^[0-9a-f-]{36}$/);
   expect(run.attachments).toEqual(attachments.map((a) => ({ file_name: a.fileName, mime_type: a.mimeType, size: a.data.byteLength })));
   for (const a of attachments) expect(a.runId).toBe(run.id);
 }
@@ -65,13 +64,14 @@ describe('newRun: the defaults of every new run', () => {
           expectFresh(run, attachments, NOW);
           expect(run).toMatchObject({ id: 'r-1', teamUid: 'team-1', title: 'T', prompt: 'P', config: { name: 'n' }, parentRunId });
           expect(run.agentIdentityUid).toBeNull();
-          if (conversationId !== undefined) expect(run.conversationId).toBe(conversationId);
+          // A conversation the run starts is named by the run's own ID (run/conversation-redirect.ts).
+          expect(run.conversationId).toBe(conversationId ?? 'r-1');
         },
       ),
     );
   });
 
-  it('starts a new conversation for each run that continues none', () => {
+  it('starts a new conversation, named by its own ID, for each run that continues none', () => {
     const facts = {
       id: 'r',
       teamUid: 't',
@@ -86,7 +86,8 @@ describe('newRun: the defaults of every new run', () => {
       attachments: [],
       now: NOW,
     };
-    expect(newRun(facts).conversationId).not.toBe(newRun(facts).conversationId);
+    expect(newRun(facts).conversationId).toBe('r');
+    expect(newRun({ ...facts, id: 'r2' }).conversationId).toBe('r2');
   });
 
   it('is what both the run API and the webhook ingress store', async () => {

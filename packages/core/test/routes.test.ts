@@ -91,22 +91,52 @@ describe('the published oz-agent-sdk routes', () => {
   }
 
   /**
-   * The run API routes of the published Python client (warpdotdev/oz-sdk-python,
-   * src/oz_agent_sdk/resources/agent/agent.py `run`, `list` and `get_artifact`, agent/runs.py `retrieve`, `list`, `cancel`,
-   * `submit_followup`, agent/sessions.py `check_redirect`), as test/python-client.e2e.test.ts sends them.
+   * Every call of the published Python client (warpdotdev/oz-sdk-python, src/oz_agent_sdk/resources/**,
+   * as its api.md lists them), its releases together: which file and method sends each. It is not an
+   * installed package here, so the list is kept by hand from those files;
+   * test/python-client.e2e.test.ts sends each served call as that client writes it.
    */
-  const PYTHON_CLIENT_RUN_ROUTES = [
-    'POST /api/v1/agent/run',
-    'GET /api/v1/agent/runs/{}',
-    'GET /api/v1/agent/runs',
-    'POST /api/v1/agent/runs/{}/cancel',
-    'POST /api/v1/agent/runs/{}/followups',
-    // agent.py `list` (client.agent.list(repo=…, sort_by=…, include_malformed_skills=…, refresh=…)).
-    'GET /api/v1/agent',
-    // agent/sessions.py `check_redirect` (client.agent.sessions.check_redirect(session_uuid)).
-    'GET /api/v1/agent/sessions/{}/redirect',
-    // agent.py `get_artifact` (client.agent.get_artifact(artifact_uid)).
-    'GET /api/v1/agent/artifacts/{}',
+  const PYTHON_CLIENT_ROUTES: Record<string, string> = {
+    'GET /api/v1/agent': 'agent/agent.py list',
+    'POST /api/v1/agent/run': 'agent/agent.py run (earlier releases)',
+    'POST /api/v1/agent/runs': 'agent/agent.py run',
+    'GET /api/v1/agent/artifacts/{}': 'agent/agent.py get_artifact',
+    'GET /api/v1/agent/environments': 'agent/agent.py list_environments',
+    'GET /api/v1/agent/runs': 'agent/runs.py list',
+    'GET /api/v1/agent/runs/{}': 'agent/runs.py retrieve',
+    'POST /api/v1/agent/runs/{}/cancel': 'agent/runs.py cancel',
+    'POST /api/v1/agent/runs/{}/followups': 'agent/runs.py submit_followup',
+    'GET /api/v1/agent/runs/{}/handoff/attachments': 'agent/runs.py list_handoff_attachments',
+    'POST /api/v1/agent/schedules': 'agent/schedules.py create',
+    'GET /api/v1/agent/schedules': 'agent/schedules.py list',
+    'GET /api/v1/agent/schedules/{}': 'agent/schedules.py retrieve',
+    'PUT /api/v1/agent/schedules/{}': 'agent/schedules.py update',
+    'DELETE /api/v1/agent/schedules/{}': 'agent/schedules.py delete',
+    'POST /api/v1/agent/schedules/{}/pause': 'agent/schedules.py pause',
+    'POST /api/v1/agent/schedules/{}/resume': 'agent/schedules.py resume',
+    'GET /api/v1/agent/sessions/{}/redirect': 'agent/sessions.py check_redirect',
+    'GET /api/v1/agent/conversations/{}/redirect': 'agent/conversations.py check_redirect',
+    'POST /api/v1/agent/identities': 'agent/agent_.py create',
+    'GET /api/v1/agent/identities': 'agent/agent_.py list',
+    'PUT /api/v1/agent/identities/{}': 'agent/agent_.py update',
+    'DELETE /api/v1/agent/identities/{}': 'agent/agent_.py delete',
+    'GET /api/v1/factory': 'factories/factories.py list',
+    'GET /api/v1/factory/{}': 'factories/factories.py get',
+    'POST /api/v1/factory/{}/runs': 'factories/runs.py create',
+    'GET /api/v1/factory-inbox': 'factories/inbox.py list',
+    'POST /api/v1/factory-inbox/notifications/read': 'factories/inbox.py mark_read',
+    'POST /api/v1/factory-inbox/notifications/unread': 'factories/inbox.py mark_unread',
+  };
+
+  /**
+   * The Python client's calls agentrun does not serve yet (docs/run-api.md says why for each).
+   * The test below fails when one of them becomes served, so this list only ever shrinks.
+   */
+  const PYTHON_NOT_SERVED_YET = [
+    'POST /api/v1/agent/identities',
+    'GET /api/v1/agent/identities',
+    'PUT /api/v1/agent/identities/{}',
+    'DELETE /api/v1/agent/identities/{}',
   ];
 
   const served = new Set(table.map(([, spec]) => shape(spec.method, fullPath(spec))));
@@ -117,8 +147,9 @@ describe('the published oz-agent-sdk routes', () => {
     expect(client.filter((r) => !served.has(r))).toEqual([]);
   });
 
-  it('the Python client: every run API route is in the table', () => {
-    expect(PYTHON_CLIENT_RUN_ROUTES.filter((r) => !served.has(r))).toEqual([]);
+  it('the Python client: every call it makes is in the table, but those listed as not served yet', () => {
+    const calls = Object.keys(PYTHON_CLIENT_ROUTES);
+    expect(calls.filter((r) => !served.has(r)).sort()).toEqual([...PYTHON_NOT_SERVED_YET].sort());
   });
 });
 

@@ -7,6 +7,7 @@ import { createMemoryControlPlane } from './control-plane.js';
 import { createMemoryEnvironments } from './environments.js';
 import { createMemoryFactorySources } from './factory-sources.js';
 import { createMemoryIdempotency } from './idempotency.js';
+import { createMemoryInboxReads } from './inbox.js';
 import { createMemoryIngress } from './ingress.js';
 import { createMemoryNotifications, type RunWrite } from './notifications.js';
 import { createMemoryRepositories } from './repositories.js';
@@ -60,6 +61,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
     ...ingress,
     repositories: createMemoryRepositories(append),
     factorySources: createMemoryFactorySources(append),
+    inboxReads: createMemoryInboxReads(),
     schedules,
     audit,
     callbacks,

@@ -13,6 +13,7 @@ import { createDefinitions } from './definitions.js';
 import { createEnvironments } from './environments.js';
 import { createFactorySources } from './factory-sources.js';
 import { createIdempotency } from './idempotency.js';
+import { createInboxReads } from './inbox.js';
 import { createIngress } from './ingress.js';
 import { type MigrateResult, migrate } from './migrate.js';
 import { createPostgresNotifications } from './notifications.js';
@@ -115,6 +116,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     audit: createAudit(db, t),
     repositories: createRepositories(db, t),
     factorySources: createFactorySources(db, t),
+    inboxReads: createInboxReads(db, t),
     db,
     schema,
     migrate: () => migrate(db, { schema }),

@@ -75,6 +75,8 @@ function conditions(t: Tables, q: RunListQuery, state: string | undefined): RawB
   eq('factory_uid', f.factoryUid);
   eq('automation_id', f.automationId);
   eq('session_id', f.sessionId);
+  eq('conversation_id', f.conversationId);
+  if (f.withFactory) where.push(sql`factory_uid IS NOT NULL`);
   eq('schedule_id', f.scheduleId);
   if (f.createdAfter !== undefined) {
     where.push(sql`created_at > ${f.createdAfter}::timestamptz`);

@@ -27,6 +27,7 @@ export const TABLE_NAMES = [
   'callback_attempts',
   'artifacts',
   'artifact_blobs',
+  'inbox_reads',
   'agentrun_migrations',
 ] as const;
 

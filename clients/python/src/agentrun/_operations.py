@@ -95,4 +95,13 @@ OPERATIONS: Dict[str, Operation] = {
     "rotateCallbackSecret": Operation("POST", "/api/v1/callbacks/{callbackId}/rotate-secret", "json"),
     "listCallbackDeliveries": Operation("GET", "/api/v1/callbacks/{callbackId}/deliveries", "json"),
     "resendCallbackDelivery": Operation("POST", "/api/v1/callbacks/{callbackId}/deliveries/{deliveryId}/resend", "json"),
+    "checkConversationRedirect": Operation("GET", "/api/v1/agent/conversations/{conversationId}/redirect", "json"),
+    "listClientFactories": Operation("GET", "/api/v1/factory", "json"),
+    "listHandoffAttachments": Operation("GET", "/api/v1/agent/runs/{runId}/handoff/attachments", "json"),
+    "listCloudEnvironments": Operation("GET", "/api/v1/agent/environments", "json"),
+    "getClientFactory": Operation("GET", "/api/v1/factory/{uid}", "json"),
+    "dispatchFactoryRun": Operation("POST", "/api/v1/factory/{uid}/runs", "json"),
+    "listInbox": Operation("GET", "/api/v1/factory-inbox", "json"),
+    "markInboxRead": Operation("POST", "/api/v1/factory-inbox/notifications/read", "json"),
+    "markInboxUnread": Operation("POST", "/api/v1/factory-inbox/notifications/unread", "json"),
 }

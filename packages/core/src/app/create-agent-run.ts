@@ -26,6 +26,7 @@ import { keyOperations } from '../http/key-operations.js';
 import { metaOperations } from '../http/meta-operations.js';
 import type { Mountable } from '../http/mountable.js';
 import { DEFAULT_STREAM_LIMITS } from '../http/paced-body.js';
+import { pythonClientOperations } from '../http/python-client-operations.js';
 import { repositoryOperations } from '../http/repository-operations.js';
 import { runOperations } from '../http/run-operations.js';
 import { scheduleOperations } from '../http/schedule-operations.js';
@@ -260,6 +261,7 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
       ...environmentOperations(control, readers, idempotent, managementBodyLimits(options).bodyBytes),
       ...callbackOperations(callbacks, readers, idempotent, managementBodyLimits(options).bodyBytes),
       ...sourceOperations(control, readers, managementBodyLimits(options).bodyBytes),
+      ...pythonClientOperations(runs, control, readers),
       ...scheduleOperations(schedules, readers, idempotent, managementBodyLimits(options).bodyBytes),
       ...healthOperations({ store, workers: workerStates, closing: () => closing }),
     },

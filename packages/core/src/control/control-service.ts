@@ -12,6 +12,7 @@ import type { Store } from '../store/store.js';
 import { type Clock, systemClock } from '../util/clock.js';
 import { createVerifierRegistry, type VerifierRegistry } from '../verify/registry.js';
 import { createAutomation, deleteAutomation, getAutomation, listAutomations, patchAutomation } from './automations.js';
+import { getClientFactory, listClientFactories } from './client-factories.js';
 import type { ControlContext } from './control-context.js';
 import { getDelivery, getDeliveryPayload, listDeliveries } from './deliveries.js';
 import { createFactory, getFactory, listFactories } from './factories.js';
@@ -100,6 +101,15 @@ export class ControlService {
 
   getFactory(p: Principal, factoryUid: string) {
     return getFactory(this.ctx, p, factoryUid);
+  }
+
+  /** `GET /factory` of the Python client (control/client-factories.ts). */
+  listClientFactories(p: Principal, query: Record<string, unknown>, teamHeader: string | null) {
+    return listClientFactories(this.ctx, p, query, teamHeader);
+  }
+
+  getClientFactory(p: Principal, factoryUid: string) {
+    return getClientFactory(this.ctx, p, factoryUid);
   }
 
   // ─────────────────────────────────────────────── environments (environments/service.ts)

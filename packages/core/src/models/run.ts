@@ -139,3 +139,9 @@ export const SessionRedirectResponseSchema = v.object({
   conversation_id: v.optional(v.string()),
 });
 export type SessionRedirectResponse = v.InferOutput<typeof SessionRedirectResponseSchema>;
+
+/** `GET /agent/conversations/{conversationId}/redirect`: the live session to show, or nothing. */
+export const ConversationRedirectResponseSchema = v.object({
+  session_id: v.optional(v.string()),
+});
+export type ConversationRedirectResponse = v.InferOutput<typeof ConversationRedirectResponseSchema>;

@@ -83,6 +83,16 @@ export const ROUTE_SCOPES: { [K in ApiKeyOperation]: ApiKeyScope } = {
   rotateCallbackSecret: 'manage_factory',
   listCallbackDeliveries: 'read_factory',
   resendCallbackDelivery: 'manage_factory',
+  // The Python client's factories (docs/run-api.md): read as the management API's are; a dispatch starts a run.
+  listHandoffAttachments: 'read_runs',
+  listClientFactories: 'read_factory',
+  listCloudEnvironments: 'read_factory',
+  getClientFactory: 'read_factory',
+  dispatchFactoryRun: 'write_runs',
+  // The inbox is the team's runs seen as notifications: as readable as they are; a mark changes only the caller's own read state.
+  listInbox: 'read_runs',
+  markInboxRead: 'read_runs',
+  markInboxUnread: 'read_runs',
   createApiKey: 'manage_keys',
   listApiKeys: 'manage_keys',
   revokeApiKey: 'manage_keys',

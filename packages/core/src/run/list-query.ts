@@ -20,6 +20,8 @@ export interface RunFilter {
   /** Case-insensitive substring of title, prompt or skill spec. */
   q?: string;
   factoryUid?: string;
+  /** Only runs of some factory (`factoryUid` not null): the factory inbox (run/inbox.ts). */
+  withFactory?: true;
   automationId?: string;
   /** Runs started (directly or through other runs) by this run: it is among their `ancestorRunIds`. */
   ancestorRunId?: string;
@@ -27,6 +29,8 @@ export interface RunFilter {
   artifactType?: ArtifactType;
   /** The run's `session_id`, exact (the session redirect; not a query parameter). */
   sessionId?: string;
+  /** The run's `conversation_id`, exact (the conversation redirect; not a query parameter). */
+  conversationId?: string;
   /** The schedule that started the run (docs/schedules.md). */
   scheduleId?: string;
 }
@@ -128,6 +132,8 @@ export function matchesRunFilter(run: RunRecord, f: RunFilter): boolean {
   if (f.ancestorRunId !== undefined && !run.ancestorRunIds.includes(f.ancestorRunId)) return false;
   if (f.artifactType !== undefined && !run.artifacts.some((a) => a.artifact_type === f.artifactType)) return false;
   if (f.sessionId !== undefined && run.sessionId !== f.sessionId) return false;
+  if (f.conversationId !== undefined && run.conversationId !== f.conversationId) return false;
+  if (f.withFactory && run.factoryUid === null) return false;
   if (f.scheduleId !== undefined && run.schedule?.schedule_id !== f.scheduleId) return false;
   if (f.q !== undefined) {
     const needle = f.q.toLowerCase();

@@ -1,7 +1,6 @@
 import type { AmbientAgentConfig } from '../models/config.js';
 import type { AgentSkill, RunCreatorInfo, RunScheduleInfo, RunTrigger } from '../models/run.js';
 import type { RunSourceType } from '../models/run-state.js';
-import { newId } from '../util/ids.js';
 import type { AttachmentRecord, RunRecord } from './record.js';
 
 /**
@@ -20,7 +19,10 @@ export interface NewRunFacts {
   /** The resolved configuration (skill and name applied). */
   config: AmbientAgentConfig;
   skill: AgentSkill | null;
-  /** The conversation this run continues; a new one when absent. */
+  /**
+   * The conversation this run continues; when absent, a new one named by the run's own ID, so a
+   * conversation agentrun started can be told from one a caller named (run/conversation-redirect.ts).
+   */
   conversationId?: string | undefined;
   parentRunId?: string | null | undefined;
   /** The parent's own ancestors (nearest first); the new run's are the parent and these. */
@@ -56,7 +58,7 @@ export function newRun(facts: NewRunFacts): RunRecord {
     config: facts.config,
     sessionId: null,
     sessionLink: null,
-    conversationId: facts.conversationId ?? newId(),
+    conversationId: facts.conversationId ?? facts.id,
     parentRunId: facts.parentRunId ?? null,
     artifacts: [],
     ancestorRunIds: facts.parentRunId ? [facts.parentRunId, ...(facts.parentAncestorRunIds ?? [])] : [],

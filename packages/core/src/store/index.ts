@@ -50,6 +50,7 @@ export type * from './environments.js';
 export type * from './factory-sources.js';
 export { SOURCE_APPLIES_KEPT } from './factory-sources.js';
 export type * from './idempotency.js';
+export type * from './inbox.js';
 export type * from './ingress.js';
 export type * from './repositories.js';
 export type * from './run-events.js';

@@ -8,6 +8,7 @@ import type { DefinitionStore } from './definitions.js';
 import type { EnvironmentStore } from './environments.js';
 import type { FactorySourceStore } from './factory-sources.js';
 import type { IdempotencyStore } from './idempotency.js';
+import type { InboxReadStore } from './inbox.js';
 import type { DeliveryStore, RateLimitStore } from './ingress.js';
 import type { RepositoryStore } from './repositories.js';
 import type { RunEventStore } from './run-events.js';
@@ -61,6 +62,8 @@ export interface Store {
   /** Factories backed by a source repository, and the commits applied from each (docs/repositories.md, "Factories from a repository"). */
   readonly factorySources: FactorySourceStore;
   readonly rateLimits: RateLimitStore;
+  /** Who read which factory inbox notification (docs/run-api.md, "The factory inbox"). */
+  readonly inboxReads: InboxReadStore;
   /** The audit log (docs/operations.md, "Audit"). */
   readonly audit: AuditStore;
   /** Run-state callbacks: endpoints, the outbox and its delivery log (docs/callbacks.md). */

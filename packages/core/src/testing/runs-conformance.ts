@@ -361,6 +361,7 @@ export function describeRunsConformance(current: () => Store, options: StoreConf
       automation: fc.constantFrom('a1', 'a2', null),
       ancestors: fc.constantFrom([], ['p1'], ['p2', 'p1'], ['p3']),
       session: fc.constantFrom('s1', 's2', null),
+      conversation: fc.constantFrom('c1', 'c2'),
     });
     const toRecord = (
       r: fc.Arbitrary<unknown> extends never ? never : typeof arbRun extends fc.Arbitrary<infer T> ? T : never,
@@ -384,6 +385,7 @@ export function describeRunsConformance(current: () => Store, options: StoreConf
         parentRunId: r.ancestors[0] ?? null,
         ancestorRunIds: [...r.ancestors],
         sessionId: r.session,
+        conversationId: r.conversation,
         trigger: r.automation === null ? null : { factory_uid: 'f1', automation_id: r.automation, webhook_uid: 'w', delivery_id: 'd' },
       });
     const arbFilter: fc.Arbitrary<RunFilter> = fc.record(
@@ -403,6 +405,8 @@ export function describeRunsConformance(current: () => Store, options: StoreConf
         automationId: fc.constantFrom('a1', 'a2'),
         ancestorRunId: fc.constantFrom('p1', 'p2', 'p9'),
         sessionId: fc.constantFrom('s1', 's2'),
+        conversationId: fc.constantFrom('c1', 'c2', 'c9'),
+        withFactory: fc.constant(true as const),
       },
       { requiredKeys: [] },
     );

@@ -7,6 +7,7 @@ import { describeAuditConformance } from './audit-conformance.js';
 import { describeControlPlaneConformance } from './control-plane-conformance.js';
 import { describeFactorySourcesConformance } from './factory-sources-conformance.js';
 import { describeIdempotencyConformance } from './idempotency-conformance.js';
+import { describeInboxConformance } from './inbox-conformance.js';
 import { describeIngressConformance } from './ingress-conformance.js';
 import { describeReadinessConformance } from './readiness-conformance.js';
 import { describeRepositoriesConformance } from './repositories-conformance.js';
@@ -60,6 +61,7 @@ export function describeStoreConformance(name: string, options: StoreConformance
     describeIngressConformance(current);
     describeRunEventsConformance(current);
     describeArtifactsConformance(current);
+    describeInboxConformance(current);
     describeFactorySourcesConformance(current);
     describeAgentTextConformance(current);
     describeAuditConformance(current);

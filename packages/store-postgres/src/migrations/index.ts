@@ -16,6 +16,7 @@ import * as m0016 from './0016_run_ancestry_usage.js';
 import * as m0017 from './0017_schedules.js';
 import * as m0018 from './0018_artifacts.js';
 import * as m0019 from './0019_callbacks.js';
+import * as m0020 from './0020_inbox_reads.js';
 
 /**
  * A schema change. Migrations are append-only: never edit one that has shipped; add the next.
@@ -59,4 +60,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { id: '0017_schedules', up: m0017.up },
   { id: '0018_artifacts', up: m0018.up },
   { id: '0019_callbacks', up: m0019.up },
+  { id: '0020_inbox_reads', up: m0020.up },
 ];

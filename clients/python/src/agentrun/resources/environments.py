@@ -16,6 +16,7 @@ class Environments(Resource):
         "get": "getEnvironment",
         "replace": "replaceEnvironment",
         "delete": "deleteEnvironment",
+        "list_as_python_client": "listCloudEnvironments",
     }
     """Each method's operation (tests/test_operations.py proves every operation has a method)."""
 
@@ -28,6 +29,13 @@ class Environments(Resource):
     def list(self, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Dict[str, Any]:
         """The team's environments, by name: ``{environments: [...]}``."""
         return cast(Dict[str, Any], self._client.request("listEnvironments", timeout=timeout, max_retries=max_retries))
+
+    def list_as_python_client(
+        self, *, sort_by: Optional[str] = None, timeout: Optional[float] = None, max_retries: Optional[int] = None
+    ) -> Dict[str, Any]:
+        """The environments in the published Python client's ``CloudEnvironment`` shape, each with its newest run."""
+        query = {"sort_by": sort_by} if sort_by is not None else None
+        return cast(Dict[str, Any], self._client.request("listCloudEnvironments", query=query, timeout=timeout, max_retries=max_retries))
 
     def get(self, environment_id: str, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Dict[str, Any]:
         """One environment."""

@@ -43,6 +43,8 @@ class Runs(Resource):
         "attachment": "getRunAttachment",
         "transcript": "getRunTranscript",
         "session_redirect": "checkSessionRedirect",
+        "conversation_redirect": "checkConversationRedirect",
+        "handoff_attachments": "listHandoffAttachments",
     }
     """Each method's operation (tests/test_operations.py proves every operation has a method)."""
 
@@ -284,6 +286,26 @@ class Runs(Resource):
         return cast(
             SessionRedirect,
             self._client.request("checkSessionRedirect", params={"sessionUuid": session_uuid}, timeout=timeout, max_retries=max_retries),
+        )
+
+    def handoff_attachments(self, run_id: str, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Dict[str, Any]:
+        """The hand-off snapshot files of the run's latest execution: ``{"attachments": []}`` in agentrun (docs/run-api.md)."""
+        return cast(
+            Dict[str, Any], self._client.request("listHandoffAttachments", params={"runId": run_id}, timeout=timeout, max_retries=max_retries)
+        )
+
+    def conversation_redirect(
+        self, conversation_id: str, *, timeout: Optional[float] = None, max_retries: Optional[int] = None
+    ) -> Dict[str, Any]:
+        """
+        The live session of a conversation agentrun started: ``{"session_id": …}`` while its newest
+        run is not finished, else ``{}`` (a public call; docs/run-api.md, "Conversation redirect").
+        """
+        return cast(
+            Dict[str, Any],
+            self._client.request(
+                "checkConversationRedirect", params={"conversationId": conversation_id}, timeout=timeout, max_retries=max_retries
+            ),
         )
 
     def transcript(self, run_id: str, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> str:
