@@ -11,7 +11,7 @@ import { makeRun } from '../src/testing/fixtures.js';
 import { defaultHmac } from '../src/verify/crypto.js';
 
 const NOW = Date.UTC(2026, 0, 1);
-const signer = createDownloadSigner(defaultHmac, Promise.resolve(new Uint8Array(32).fill(3)));
+const signer = createDownloadSigner(defaultHmac, async () => new Uint8Array(32).fill(3));
 
 describe('signed download links (artifacts/signed-url.ts)', () => {
   it('opens its own artifact until it expires, and nothing else', async () => {

@@ -67,7 +67,11 @@ describe.runIf(browserAvailable())('dashboard: callbacks', { timeout: 30_000 }, 
     expect(res.status).toBe(200);
     await row.getByRole('link', { name: 'https://hooks.example.com/agentrun' }).click();
     await page.getByRole('heading', { name: /Callback https:\/\/hooks\.example\.com/, level: 1 }).waitFor();
-    const done = page.getByRole('row').filter({ hasText: '→ SUCCEEDED' }).filter({ hasText: 'succeeded' });
+    // A regular expression: a string would match case-insensitively, and "SUCCEEDED" contains "succeeded".
+    const done = page
+      .getByRole('row')
+      .filter({ hasText: '→ SUCCEEDED' })
+      .filter({ hasText: /succeeded/ });
     for (;;) {
       await page.getByRole('button', { name: 'Refresh deliveries' }).click();
       if ((await done.count()) > 0) break;

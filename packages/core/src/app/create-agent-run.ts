@@ -243,7 +243,7 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
   const artifacts = new ArtifactService({
     store,
     ...(options.blobs ? { blobs: options.blobs } : {}),
-    signer: createDownloadSigner(options.hmac ?? defaultHmac, downloadKey(options.hmac ?? defaultHmac, options)),
+    signer: createDownloadSigner(options.hmac ?? defaultHmac, () => downloadKey(options.hmac ?? defaultHmac, options)),
     clock,
     limits: { ...DEFAULT_ARTIFACT_LIMITS, ...options.artifactLimits },
     onError: reportError,

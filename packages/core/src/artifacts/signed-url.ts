@@ -37,8 +37,16 @@ export async function downloadKey(hmac: HmacPort, option: { downloadUrlKey?: str
   return globalThis.crypto.getRandomValues(new Uint8Array(32));
 }
 
-export function createDownloadSigner(hmac: HmacPort, key: Promise<Uint8Array>): DownloadSigner {
-  const mac = async (uid: string, expires: string) => await hmac.hmacSha256(await key, encoder.encode(`${uid}\n${expires}`));
+/**
+ * Signs and checks download links. The key is made at the first link (`key` is called once): an
+ * agentrun that never serves an artifact computes nothing for it.
+ */
+export function createDownloadSigner(hmac: HmacPort, key: () => Promise<Uint8Array>): DownloadSigner {
+  let made: Promise<Uint8Array> | undefined;
+  const mac = async (uid: string, expires: string) => {
+    made ??= key();
+    return await hmac.hmacSha256(await made, encoder.encode(`${uid}\n${expires}`));
+  };
   return {
     async sign(uid, expiresAtMs) {
       const expires = String(Math.floor(expiresAtMs / 1000));
