@@ -1,6 +1,7 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIResponseError, APIUserAbortError, errorForStatus } from './errors.js';
 import { type BodyOf, type ClientOperationId, OPERATIONS, type ParamsOf, type QueryOf, type ResponseOf } from './operations.js';
 import {
+  AgentIdentities,
   Agents,
   ApiKeys,
   Artifacts,
@@ -74,7 +75,7 @@ export type RequestArgs<K extends ClientOperationId> = RequestOptions &
 
 /**
  * The agentrun client (docs/client.md). `request()` calls any operation of the route table; the
- * resources (`runs`, `artifacts`, `factories`, `secrets`, `apiKeys`, `webhooks`, `automations`, `deliveries`, `audit`, `environments`, `sources`, `schedules`, `callbacks`) are thin
+ * resources (`runs`, `artifacts`, `factories`, `secrets`, `apiKeys`, `webhooks`, `automations`, `deliveries`, `audit`, `environments`, `agentIdentities`, `sources`, `schedules`, `callbacks`) are thin
  * methods over it.
  */
 export class AgentRunClient {
@@ -96,6 +97,7 @@ export class AgentRunClient {
   readonly audit: Audit = new Audit(this);
   readonly repositories: Repositories = new Repositories(this);
   readonly agents: Agents = new Agents(this);
+  readonly agentIdentities: AgentIdentities = new AgentIdentities(this);
   readonly environments: Environments = new Environments(this);
   readonly callbacks: Callbacks = new Callbacks(this);
   readonly sources: Sources = new Sources(this);

@@ -389,6 +389,32 @@ export class Environments extends Resource {
   }
 }
 
+/** The team's agent identities (docs/run-api.md, "Agent identities"): what a run's `agent_identity_uid` names. */
+export class AgentIdentities extends Resource {
+  static readonly operations = {
+    create: 'createAgentIdentity',
+    list: 'listAgentIdentities',
+    update: 'updateAgentIdentity',
+    delete: 'deleteAgentIdentity',
+  } as const satisfies Record<string, ClientOperationId>;
+
+  create(body: BodyOf<'createAgentIdentity'>, options?: RequestOptions): Promise<ResponseOf<'createAgentIdentity'>> {
+    return this.client.request('createAgentIdentity', { ...options, body });
+  }
+
+  list(options?: RequestOptions): Promise<ResponseOf<'listAgentIdentities'>> {
+    return this.client.request('listAgentIdentities', { ...options });
+  }
+
+  update(identityUid: string, body: BodyOf<'updateAgentIdentity'>, options?: RequestOptions): Promise<ResponseOf<'updateAgentIdentity'>> {
+    return this.client.request('updateAgentIdentity', { ...options, params: { identityUid }, body });
+  }
+
+  delete(identityUid: string, options?: RequestOptions): Promise<void> {
+    return this.client.request('deleteAgentIdentity', { ...options, params: { identityUid } });
+  }
+}
+
 /** The team's schedules (docs/schedules.md): cron expressions that start runs. */
 export class Schedules extends Resource {
   static readonly operations = {

@@ -4,6 +4,7 @@ import { createMemoryArtifacts } from './artifacts.js';
 import { createMemoryAudit } from './audit.js';
 import { createMemoryCallbacks } from './callbacks.js';
 import { createMemoryControlPlane } from './control-plane.js';
+import { createMemoryAgentIdentities } from './agent-identities.js';
 import { createMemoryEnvironments } from './environments.js';
 import { createMemoryFactorySources } from './factory-sources.js';
 import { createMemoryIdempotency } from './idempotency.js';
@@ -58,6 +59,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
     apiKeys: createMemoryApiKeys(),
     ...controlPlane,
     environments,
+    agentIdentities: createMemoryAgentIdentities(append),
     ...ingress,
     repositories: createMemoryRepositories(append),
     factorySources: createMemoryFactorySources(append),

@@ -10,6 +10,7 @@ import { createCallbacks } from './callbacks.js';
 import { createControlPlane } from './control-plane.js';
 import type { Db } from './db.js';
 import { createDefinitions } from './definitions.js';
+import { createAgentIdentities } from './agent-identities.js';
 import { createEnvironments } from './environments.js';
 import { createFactorySources } from './factory-sources.js';
 import { createIdempotency } from './idempotency.js';
@@ -110,6 +111,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     ...createControlPlane(db, t),
     definitions: createDefinitions(db, t),
     environments: createEnvironments(db, t),
+    agentIdentities: createAgentIdentities(db, t),
     schedules: createSchedules(db, t),
     callbacks: createCallbacks(db, t),
     ...createIngress(db, t),

@@ -28,6 +28,7 @@ export const TABLE_NAMES = [
   'artifacts',
   'artifact_blobs',
   'inbox_reads',
+  'agent_identities',
   'agentrun_migrations',
 ] as const;
 

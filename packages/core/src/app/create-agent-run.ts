@@ -20,6 +20,7 @@ import { auditOperations } from '../http/audit-operations.js';
 import { callbackOperations } from '../http/callback-operations.js';
 import { controlOperations } from '../http/control-operations.js';
 import { environmentOperations } from '../http/environment-operations.js';
+import { identityOperations } from '../http/identity-operations.js';
 import { idempotentWrites } from '../http/idempotent-write.js';
 import { jsonReaders } from '../http/json-readers.js';
 import { keyOperations } from '../http/key-operations.js';
@@ -259,6 +260,7 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
       ...metaOperations(),
       ...auditOperations(store),
       ...environmentOperations(control, readers, idempotent, managementBodyLimits(options).bodyBytes),
+      ...identityOperations(control, readers, idempotent, managementBodyLimits(options).bodyBytes),
       ...callbackOperations(callbacks, readers, idempotent, managementBodyLimits(options).bodyBytes),
       ...sourceOperations(control, readers, managementBodyLimits(options).bodyBytes),
       ...pythonClientOperations(runs, control, readers),

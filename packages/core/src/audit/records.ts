@@ -17,6 +17,8 @@ export const AUDIT_EVENT_KINDS = [
   'definitions.applied',
   'environment.written',
   'environment.deleted',
+  'agent_identity.written',
+  'agent_identity.deleted',
   'schedule.created',
   'schedule.updated',
   'schedule.paused',

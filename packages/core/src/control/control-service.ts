@@ -1,6 +1,12 @@
 import type { Principal } from '../auth/principal.js';
 import { applyDefinitions } from '../definitions/apply.js';
 import type { ApplyResult } from '../definitions/wire.js';
+import {
+  createAgentIdentity,
+  deleteAgentIdentity,
+  listAgentIdentities,
+  updateAgentIdentity,
+} from '../identities/service.js';
 import { createEnvironment, deleteEnvironment, getEnvironment, listEnvironments, replaceEnvironment } from '../environments/service.js';
 import type { AgentRunEvents } from '../events.js';
 import { createDeliveryRuns, type DeliveryRuns } from '../ingress/delivery-runs.js';
@@ -132,6 +138,24 @@ export class ControlService {
 
   deleteEnvironment(p: Principal, id: string) {
     return deleteEnvironment(this.ctx, p, id);
+  }
+
+  // ─────────────────────────────────────────────── agent identities (identities/service.ts)
+
+  createAgentIdentity(p: Principal, input: unknown) {
+    return createAgentIdentity(this.ctx, p, input);
+  }
+
+  listAgentIdentities(p: Principal) {
+    return listAgentIdentities(this.ctx, p);
+  }
+
+  updateAgentIdentity(p: Principal, uid: string, input: unknown) {
+    return updateAgentIdentity(this.ctx, p, uid, input);
+  }
+
+  deleteAgentIdentity(p: Principal, uid: string) {
+    return deleteAgentIdentity(this.ctx, p, uid);
   }
 
   // ─────────────────────────────────────────────── team secrets (team-secrets.ts)

@@ -49,7 +49,8 @@ export interface RouteSpec<P extends string = string, A extends RouteAuth = Rout
     | 'repositories'
     | 'environments'
     | 'schedules'
-    | 'callbacks';
+    | 'callbacks'
+    | 'agent identities';
   summary: string;
   /** A description of every path param (the type requires one for each `{name}` in `path`). */
   params: { [K in PathParamNames<P>]: string };

@@ -60,6 +60,10 @@ export const ROUTE_SCOPES: { [K in ApiKeyOperation]: ApiKeyScope } = {
   getEnvironment: 'read_factory',
   replaceEnvironment: 'manage_factory',
   deleteEnvironment: 'manage_factory',
+  createAgentIdentity: 'manage_factory',
+  listAgentIdentities: 'read_runs',
+  updateAgentIdentity: 'manage_factory',
+  deleteAgentIdentity: 'manage_factory',
   // A factory's source (docs/repositories.md, "Factories from a repository"): a sync applies, so it needs manage_factory.
   putFactorySource: 'manage_factory',
   getFactorySource: 'read_factory',

@@ -54,6 +54,7 @@ import { AgentListSchema, RepositoryListSchema, RepositoryViewSchema } from '../
 import { TranscriptQuerySchema } from '../run/transcript-query.js';
 import { CALLBACK_ROUTES } from './callback-routes.js';
 import { ENVIRONMENT_ROUTES } from './environment-routes.js';
+import { IDENTITY_ROUTES } from './identity-routes.js';
 import { PYTHON_CLIENT_ROUTES } from './python-client-routes.js';
 import { type RouteSpec, route } from './route.js';
 import { SCHEDULE_ROUTES } from './schedule-routes.js';
@@ -607,6 +608,7 @@ export const ROUTES = {
   }),
 
   ...ENVIRONMENT_ROUTES,
+  ...IDENTITY_ROUTES,
   ...SOURCE_ROUTES,
   ...SCHEDULE_ROUTES,
   ...CALLBACK_ROUTES,

@@ -40,6 +40,8 @@ export { CANCELLABLE_STATES, isTerminal, LEASED_STATES, nextUpdatedAt, TERMINAL_
 export type * from '../schedules/records.js';
 export * from '../sources/records.js';
 export { isoTime } from '../util/clock.js';
+export type * from '../identities/records.js';
+export type * from './agent-identities.js';
 export type * from './api-keys.js';
 export type * from './artifacts.js';
 export type * from './audit.js';

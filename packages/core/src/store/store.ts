@@ -5,6 +5,7 @@ import type { AuditStore } from './audit.js';
 import type { CallbackStore } from './callbacks.js';
 import type { AutomationStore, FactoryStore, SecretStore, WebhookStore } from './control-plane.js';
 import type { DefinitionStore } from './definitions.js';
+import type { AgentIdentityStore } from './agent-identities.js';
 import type { EnvironmentStore } from './environments.js';
 import type { FactorySourceStore } from './factory-sources.js';
 import type { IdempotencyStore } from './idempotency.js';
@@ -54,6 +55,8 @@ export interface Store {
   readonly definitions: DefinitionStore;
   /** What runs' workspaces are prepared from (docs/repositories.md, "Environments"). */
   readonly environments: EnvironmentStore;
+  /** Named agent identities runs may name by `agent_identity_uid` (docs/run-api.md, "Agent identities"). */
+  readonly agentIdentities: AgentIdentityStore;
   /** Cron schedules that start runs, and the due times they claimed (docs/schedules.md). */
   readonly schedules: ScheduleStore;
   readonly deliveries: DeliveryStore;

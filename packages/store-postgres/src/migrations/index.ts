@@ -17,6 +17,7 @@ import * as m0017 from './0017_schedules.js';
 import * as m0018 from './0018_artifacts.js';
 import * as m0019 from './0019_callbacks.js';
 import * as m0020 from './0020_inbox_reads.js';
+import * as m0021 from './0021_agent_identities.js';
 
 /**
  * A schema change. Migrations are append-only: never edit one that has shipped; add the next.
@@ -61,4 +62,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { id: '0018_artifacts', up: m0018.up },
   { id: '0019_callbacks', up: m0019.up },
   { id: '0020_inbox_reads', up: m0020.up },
+  { id: '0021_agent_identities', up: m0021.up },
 ];

@@ -36,6 +36,8 @@ const KINDS = [
   'repository.created',
   'repository.deleted',
   'delivery.resent',
+  'agent_identity.written',
+  'agent_identity.deleted',
   'callback.created',
   'callback.updated',
   'callback.rotated',
