@@ -262,6 +262,47 @@ describe('the Python oz-agent-sdk, request by request', () => {
     expect((await pythonRequest('POST', '/agent/schedules', { cron_schedule: '@daily', name: 'Nothing to do' })).status).toBe(400);
   });
 
+  it('client.agent.agent_: create, list, update, delete of agent identities (resources/agent/agent_.py)', async () => {
+    // create(name=..., description=..., base_model=..., prompt=...): omitted arguments are left out.
+    const created = JSON.parse(
+      ok2(await pythonRequest('POST', '/agent/identities', { name: 'Triage bot', base_model: 'gpt-x', description: 'Triages', prompt: 'Be brief' })).text,
+    );
+    // AgentResponse: uid, name, available, created_at (RFC 3339); the optional fields agentrun keeps.
+    expect(created).toEqual({
+      uid: expect.any(String),
+      name: 'Triage bot',
+      available: true,
+      description: 'Triages',
+      base_model: 'gpt-x',
+      prompt: 'Be brief',
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      updated_at: expect.any(String),
+    });
+    const other = JSON.parse(ok2(await pythonRequest('POST', '/agent/identities', { name: 'Reviewer' })).text);
+    expect(other).toMatchObject({ description: null, base_model: null, prompt: null });
+    // list(): ListAgentIdentitiesResponse { agents }, oldest first; list(factory_uid=...) has none linked.
+    const listed = JSON.parse(ok(await pythonRequest('GET', '/agent/identities')).text);
+    expect(listed.agents.map((a: { uid: string }) => a.uid)).toEqual(expect.arrayContaining([created.uid, other.uid]));
+    expect(JSON.parse(ok(await pythonRequest('GET', '/agent/identities?factory_uid=f-1')).text)).toEqual({ agents: [] });
+    // update(uid, name=..., description=None, prompt=''): null leaves a field, "" clears it.
+    const updated = JSON.parse(
+      ok(await pythonRequest('PUT', `/agent/identities/${created.uid}`, { name: 'Triage', description: null, prompt: '' })).text,
+    );
+    expect(updated).toMatchObject({ uid: created.uid, name: 'Triage', description: 'Triages', base_model: 'gpt-x', prompt: null });
+    expect(updated.created_at).toBe(created.created_at);
+    // delete(uid): Accept */*, no body read (cast_to=NoneType).
+    const deleted = await pythonRequest('DELETE', `/agent/identities/${created.uid}`, undefined, { extra: { Accept: '*/*' } });
+    expect(deleted.status).toBe(204);
+    expect(deleted.text).toBe('');
+    expect((await pythonRequest('DELETE', `/agent/identities/${created.uid}`)).status).toBe(404);
+    expect((await pythonRequest('PUT', `/agent/identities/${created.uid}`, { name: 'Gone' })).status).toBe(404);
+    // Fields of the client agentrun does not keep are refused by name, not dropped.
+    const refused = await pythonRequest('POST', '/agent/identities', { name: 'With secrets', secrets: [{ name: 'K' }] });
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain('secrets');
+    expect((await pythonRequest('POST', '/agent/identities', { name: '' })).status).toBe(400);
+  });
+
   it('a follow-up: { message, mode } (types/agent/run_submit_followup_params.py)', async () => {
     const { run_id } = JSON.parse(ok(await pythonRequest('POST', '/agent/run', { prompt: 'keep going' })).text);
     const res = ok(await pythonRequest('POST', `/agent/runs/${run_id}/followups`, { message: 'and the docs', mode: 'plan' }));

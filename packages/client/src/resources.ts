@@ -402,8 +402,8 @@ export class AgentIdentities extends Resource {
     return this.client.request('createAgentIdentity', { ...options, body });
   }
 
-  list(options?: RequestOptions): Promise<ResponseOf<'listAgentIdentities'>> {
-    return this.client.request('listAgentIdentities', { ...options });
+  list(query: QueryOf<'listAgentIdentities'> = {}, options?: RequestOptions): Promise<ResponseOf<'listAgentIdentities'>> {
+    return this.client.request('listAgentIdentities', { ...options, query });
   }
 
   update(identityUid: string, body: BodyOf<'updateAgentIdentity'>, options?: RequestOptions): Promise<ResponseOf<'updateAgentIdentity'>> {

@@ -128,17 +128,6 @@ describe('the published oz-agent-sdk routes', () => {
     'POST /api/v1/factory-inbox/notifications/unread': 'factories/inbox.py mark_unread',
   };
 
-  /**
-   * The Python client's calls agentrun does not serve yet (docs/run-api.md says why for each).
-   * The test below fails when one of them becomes served, so this list only ever shrinks.
-   */
-  const PYTHON_NOT_SERVED_YET = [
-    'POST /api/v1/agent/identities',
-    'GET /api/v1/agent/identities',
-    'PUT /api/v1/agent/identities/{}',
-    'DELETE /api/v1/agent/identities/{}',
-  ];
-
   const served = new Set(table.map(([, spec]) => shape(spec.method, fullPath(spec))));
 
   it('the TypeScript client: every route it calls is in the table', () => {
@@ -147,9 +136,9 @@ describe('the published oz-agent-sdk routes', () => {
     expect(client.filter((r) => !served.has(r))).toEqual([]);
   });
 
-  it('the Python client: every call it makes is in the table, but those listed as not served yet', () => {
+  it('the Python client: every call it makes is in the table', () => {
     const calls = Object.keys(PYTHON_CLIENT_ROUTES);
-    expect(calls.filter((r) => !served.has(r)).sort()).toEqual([...PYTHON_NOT_SERVED_YET].sort());
+    expect(calls.filter((r) => !served.has(r))).toEqual([]);
   });
 });
 

@@ -146,8 +146,8 @@ export class ControlService {
     return createAgentIdentity(this.ctx, p, input);
   }
 
-  listAgentIdentities(p: Principal) {
-    return listAgentIdentities(this.ctx, p);
+  listAgentIdentities(p: Principal, query: Record<string, unknown>) {
+    return listAgentIdentities(this.ctx, p, query);
   }
 
   updateAgentIdentity(p: Principal, uid: string, input: unknown) {

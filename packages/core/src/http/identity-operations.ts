@@ -4,6 +4,7 @@ import { withKey } from './idempotency-key.js';
 import type { IdempotentWrite } from './idempotent-write.js';
 import type { JsonReaders } from './json-readers.js';
 import type { OperationHandlers } from './operation.js';
+import { queryObject } from './query.js';
 import { jsonResponse } from './responses.js';
 
 type IdentityOperation = 'createAgentIdentity' | 'listAgentIdentities' | 'updateAgentIdentity' | 'deleteAgentIdentity';
@@ -26,7 +27,7 @@ export function identityOperations(
         body: await control.createAgentIdentity(ctx.principal, input),
       }));
     },
-    listAgentIdentities: async ({ principal }) => jsonResponse(await control.listAgentIdentities(principal)),
+    listAgentIdentities: async ({ principal, url }) => jsonResponse(await control.listAgentIdentities(principal, queryObject(url))),
     updateAgentIdentity: async ({ principal, request }, { identityUid }) =>
       jsonResponse(await control.updateAgentIdentity(principal, identityUid, await body(request, 'updateAgentIdentity'))),
     deleteAgentIdentity: async ({ principal }, { identityUid }) => {

@@ -21,3 +21,9 @@ export type CreateAgentIdentity = v.InferOutput<typeof CreateAgentIdentitySchema
 /** `PUT /agent/identities/{uid}`: omitted or `null` leaves a field unchanged; `""` clears an optional one. */
 export const UpdateAgentIdentitySchema = jsonObject({ name: v.optional(NameSchema), ...optionalFields });
 export type UpdateAgentIdentity = v.InferOutput<typeof UpdateAgentIdentitySchema>;
+
+/**
+ * `GET /agent/identities?factory_uid=…`: the client's filter to identities linked to a factory.
+ * agentrun links no identity to a factory, so with it the list is empty.
+ */
+export const ListAgentIdentitiesQuerySchema = v.object({ factory_uid: v.optional(v.pipe(v.string(), v.minLength(1))) });

@@ -6,7 +6,7 @@ import { notFound } from '../errors.js';
 import { parseOrThrow } from '../models/validate.js';
 import { newId } from '../util/ids.js';
 import type { AgentIdentityRecord } from './records.js';
-import { CreateAgentIdentitySchema, UpdateAgentIdentitySchema } from './schemas.js';
+import { CreateAgentIdentitySchema, ListAgentIdentitiesQuerySchema, UpdateAgentIdentitySchema } from './schemas.js';
 import { type AgentIdentityView, agentIdentityView } from './view.js';
 
 // The agent identities' API (docs/run-api.md, "Agent identities"): team-wide, read with
@@ -51,7 +51,9 @@ export async function updateAgentIdentity(ctx: ControlContext, p: Principal, uid
   return agentIdentityView(record);
 }
 
-export async function listAgentIdentities(ctx: ControlContext, p: Principal) {
+/** The team's identities, oldest first; none with `factory_uid` (no identity is linked to a factory here). */
+export async function listAgentIdentities(ctx: ControlContext, p: Principal, query: unknown) {
+  if (parseOrThrow(ListAgentIdentitiesQuerySchema, query, 'query').factory_uid !== undefined) return { agents: [] };
   return { agents: (await ctx.store.agentIdentities.list(p.team_uid)).map(agentIdentityView) };
 }
 

@@ -1,5 +1,5 @@
 import type * as v from 'valibot';
-import { CreateAgentIdentitySchema, UpdateAgentIdentitySchema } from '../identities/schemas.js';
+import { CreateAgentIdentitySchema, ListAgentIdentitiesQuerySchema, UpdateAgentIdentitySchema } from '../identities/schemas.js';
 import { AgentIdentityListSchema, AgentIdentityViewSchema } from '../identities/view.js';
 import { route } from './route.js';
 
@@ -28,8 +28,9 @@ export const IDENTITY_ROUTES = {
     path: '/agent/identities',
     auth: 'api_key',
     tag: 'agent identities',
-    summary: "The team's agent identities, oldest first.",
+    summary: "The team's agent identities, oldest first; none with factory_uid (agentrun links no identity to a factory).",
     params: {},
+    query: ListAgentIdentitiesQuerySchema,
     responses: { 200: json('The agent identities.', AgentIdentityListSchema) },
   }),
   updateAgentIdentity: route({
