@@ -5,7 +5,7 @@ import { createPostgresStore, type PostgresStore } from '@agentrun/store-postgre
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-// The Python client's conversation, factory and inbox calls against the reference server on
+// The Python client's conversation, factory, inbox and agent identity calls against the reference server on
 // Postgres (docs/run-api.md): the requests as that client writes them (test/python-client.e2e.test.ts
 // sends them byte for byte on the memory store, with every case). In a schema of this file's own,
 // dropped at the end.
@@ -44,7 +44,7 @@ afterAll(async () => {
 });
 
 /** A request as the Python client sends it; `key: null` is a public call (`security={}`). */
-const python = async (method: 'GET' | 'POST', path: string, json?: unknown, key: string | null = server.apiKey) => {
+const python = async (method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, json?: unknown, key: string | null = server.apiKey) => {
   const res = await fetch(`${server.url}/api/v1${path}`, {
     method,
     headers: {
@@ -56,11 +56,12 @@ const python = async (method: 'GET' | 'POST', path: string, json?: unknown, key:
     },
     ...(method === 'GET' ? {} : { body: json === undefined ? '' : JSON.stringify(json) }),
   });
+  const text = await res.text();
   // biome-ignore lint/suspicious/noExplicitAny: the answers are read field by field below.
-  return { status: res.status, json: (await res.json()) as any };
+  return { status: res.status, json: (text === '' ? undefined : JSON.parse(text)) as any };
 };
 
-describe.runIf(reachable)('the Python client’s conversation, factory and inbox calls on Postgres', () => {
+describe.runIf(reachable)('the Python client’s conversation, factory, inbox and agent identity calls on Postgres', () => {
   it('conversations.check_redirect: a live session only for a conversation agentrun started', async () => {
     const team = server.principal.team_uid;
     const first = makeRun({ teamUid: team, state: 'SUCCEEDED', createdAt: '2031-01-01T00:00:00.000Z' });
@@ -127,5 +128,17 @@ describe.runIf(reachable)('the Python client’s conversation, factory and inbox
     expect((await python('GET', '/factory-inbox?scope=team')).json.items).toEqual([
       expect.not.objectContaining({ is_read: expect.anything() }),
     ]);
+  });
+
+  it('agent_.create/list/update/delete: agent identities (migration 0021)', async () => {
+    const made = await python('POST', '/agent/identities', { name: 'PG agent', base_model: 'm-1' });
+    expect(made.status).toBe(201);
+    expect(made.json).toMatchObject({ name: 'PG agent', available: true, base_model: 'm-1', description: null, prompt: null });
+    expect((await python('GET', '/agent/identities')).json.agents).toEqual([made.json]);
+    const changed = await python('PUT', `/agent/identities/${made.json.uid}`, { description: 'Described', base_model: '' });
+    expect(changed.json).toMatchObject({ uid: made.json.uid, name: 'PG agent', description: 'Described', base_model: null });
+    expect(changed.json.created_at).toBe(made.json.created_at);
+    expect((await python('DELETE', `/agent/identities/${made.json.uid}`)).status).toBe(204);
+    expect((await python('GET', '/agent/identities')).json.agents).toEqual([]);
   });
 });

@@ -2,6 +2,7 @@
  * Test helpers for agentrun and for stores written by others. Imports vitest: use it from tests only.
  */
 
+export { type AgentIdentitiesConformanceOptions, describeAgentIdentitiesConformance } from './agent-identities-conformance.js';
 export { type ArtifactsHttpConformanceOptions, describeArtifactsHttpConformance, PNG_BYTES } from './artifacts-http-conformance.js';
 export { describeAuditConformance, makeAuditEvent } from './audit-conformance.js';
 export { describeBlobStoreConformance } from './blob-store-conformance.js';
