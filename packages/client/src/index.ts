@@ -2,6 +2,7 @@ export { AgentRunClient, type AnswerCheck, type ClientOptions, type Fetch, type 
 export * from './errors.js';
 export type { BodyOf, ClientOperationId, ParamsOf, QueryOf, ResponseOf } from './operations.js';
 export {
+  AgentIdentities,
   Agents,
   ApiKeys,
   Artifacts,

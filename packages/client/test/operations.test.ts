@@ -2,6 +2,7 @@ import { AREA_BASE, ROUTES, type RouteSpec } from '@agentrun/core/api';
 import { describe, expect, it } from 'vitest';
 import {
   AgentRunClient,
+  AgentIdentities,
   Agents,
   ApiKeys,
   Artifacts,
@@ -42,6 +43,7 @@ const RESOURCES = {
   audit: Audit,
   repositories: Repositories,
   agents: Agents,
+  agentIdentities: AgentIdentities,
   environments: Environments,
   sources: Sources,
   schedules: Schedules,
