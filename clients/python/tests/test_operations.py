@@ -52,6 +52,7 @@ class OperationsTest(unittest.TestCase):
             client.repositories,
             client.agents,
             client.environments,
+            client.agent_identities,
             client.sources,
             client.schedules,
             client.callbacks,

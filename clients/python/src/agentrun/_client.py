@@ -1,7 +1,7 @@
 """
 The agentrun client (docs/python.md): ``Client.request()`` calls any operation of the route table
 with retries, timeouts, idempotency keys and the error classes; the resources (``runs``,
-``factories``, ``secrets``, ``api_keys``, ``webhooks``, ``automations``, ``deliveries``, ``audit``, ``repositories``, ``agents``, ``environments``, ``sources``, ``schedules``, ``callbacks``) are thin methods over it.
+``factories``, ``secrets``, ``api_keys``, ``webhooks``, ``automations``, ``deliveries``, ``audit``, ``repositories``, ``agents``, ``agent_identities``, ``environments``, ``sources``, ``schedules``, ``callbacks``) are thin methods over it.
 The TypeScript twin is packages/client/src/client.ts.
 """
 
@@ -21,6 +21,7 @@ from ._omitted import OMITTED
 from ._operations import OPERATIONS
 from ._retry import retry_delay, should_retry
 from ._version import __version__
+from .resources.agent_identities import AgentIdentities
 from .resources.api_keys import ApiKeys
 from .resources.artifacts import Artifacts
 from .resources.callbacks import Callbacks
@@ -63,6 +64,7 @@ class Client:
     secrets: Secrets
     api_keys: ApiKeys
     environments: Environments
+    agent_identities: AgentIdentities
     callbacks: Callbacks
     sources: Sources
     schedules: Schedules
@@ -107,6 +109,7 @@ class Client:
         self.automations = Automations(self)
         self.deliveries = Deliveries(self)
         self.environments = Environments(self)
+        self.agent_identities = AgentIdentities(self)
         self.sources = Sources(self)
         self.schedules = Schedules(self)
         self.callbacks = Callbacks(self)
