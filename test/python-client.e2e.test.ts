@@ -265,7 +265,14 @@ describe('the Python oz-agent-sdk, request by request', () => {
   it('client.agent.agent_: create, list, update, delete of agent identities (resources/agent/agent_.py)', async () => {
     // create(name=..., description=..., base_model=..., prompt=...): omitted arguments are left out.
     const created = JSON.parse(
-      ok2(await pythonRequest('POST', '/agent/identities', { name: 'Triage bot', base_model: 'gpt-x', description: 'Triages', prompt: 'Be brief' })).text,
+      ok2(
+        await pythonRequest('POST', '/agent/identities', {
+          name: 'Triage bot',
+          base_model: 'gpt-x',
+          description: 'Triages',
+          prompt: 'Be brief',
+        }),
+      ).text,
     );
     // AgentResponse: uid, name, available, created_at (RFC 3339); the optional fields agentrun keeps.
     expect(created).toEqual({

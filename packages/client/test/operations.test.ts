@@ -1,8 +1,8 @@
 import { AREA_BASE, ROUTES, type RouteSpec } from '@agentrun/core/api';
 import { describe, expect, it } from 'vitest';
 import {
-  AgentRunClient,
   AgentIdentities,
+  AgentRunClient,
   Agents,
   ApiKeys,
   Artifacts,

@@ -1,5 +1,4 @@
-import type { AgentIdentityStore, AuditEventRecord } from '@agentrun/core/store';
-import type { AgentIdentityRecord } from '@agentrun/core/store';
+import type { AgentIdentityRecord, AgentIdentityStore, AuditEventRecord } from '@agentrun/core/store';
 import { copy } from './copy.js';
 
 /** The team's agent identities in memory (docs/run-api.md, "Agent identities"); `append` is the audit log's. */

@@ -1,10 +1,10 @@
 import type { Store } from '@agentrun/core';
+import { createMemoryAgentIdentities } from './agent-identities.js';
 import { createMemoryApiKeys } from './api-keys.js';
 import { createMemoryArtifacts } from './artifacts.js';
 import { createMemoryAudit } from './audit.js';
 import { createMemoryCallbacks } from './callbacks.js';
 import { createMemoryControlPlane } from './control-plane.js';
-import { createMemoryAgentIdentities } from './agent-identities.js';
 import { createMemoryEnvironments } from './environments.js';
 import { createMemoryFactorySources } from './factory-sources.js';
 import { createMemoryIdempotency } from './idempotency.js';

@@ -31,7 +31,8 @@ const fromRow = (r: AgentIdentityRow): AgentIdentityRecord => ({
 export function createAgentIdentities(db: Db, t: Tables): AgentIdentityStore {
   return {
     async get(teamUid, uid) {
-      const { rows } = await sql<AgentIdentityRow>`SELECT * FROM ${t.agent_identities} WHERE team_uid = ${teamUid} AND uid = ${uid}`.execute(db);
+      const { rows } =
+        await sql<AgentIdentityRow>`SELECT * FROM ${t.agent_identities} WHERE team_uid = ${teamUid} AND uid = ${uid}`.execute(db);
       return rows[0] ? fromRow(rows[0]) : undefined;
     },
     async list(teamUid) {
@@ -53,7 +54,9 @@ export function createAgentIdentities(db: Db, t: Tables): AgentIdentityStore {
     },
     async delete(teamUid, uid, audit) {
       const write = async (q: Db | Tx) =>
-        Number((await sql`DELETE FROM ${t.agent_identities} WHERE team_uid = ${teamUid} AND uid = ${uid}`.execute(q)).numAffectedRows ?? 0) > 0;
+        Number(
+          (await sql`DELETE FROM ${t.agent_identities} WHERE team_uid = ${teamUid} AND uid = ${uid}`.execute(q)).numAffectedRows ?? 0,
+        ) > 0;
       return withAudit(db, t, audit, write, (deleted) => deleted);
     },
   };

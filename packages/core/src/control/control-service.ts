@@ -1,14 +1,9 @@
 import type { Principal } from '../auth/principal.js';
 import { applyDefinitions } from '../definitions/apply.js';
 import type { ApplyResult } from '../definitions/wire.js';
-import {
-  createAgentIdentity,
-  deleteAgentIdentity,
-  listAgentIdentities,
-  updateAgentIdentity,
-} from '../identities/service.js';
 import { createEnvironment, deleteEnvironment, getEnvironment, listEnvironments, replaceEnvironment } from '../environments/service.js';
 import type { AgentRunEvents } from '../events.js';
+import { createAgentIdentity, deleteAgentIdentity, listAgentIdentities, updateAgentIdentity } from '../identities/service.js';
 import { createDeliveryRuns, type DeliveryRuns } from '../ingress/delivery-runs.js';
 import { SkillCatalog } from '../skills/skill-catalog.js';
 import { deleteSource, getSource, listSourceApplies, putSource, syncSourceNow } from '../sources/management.js';

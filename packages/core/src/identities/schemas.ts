@@ -16,11 +16,9 @@ const optionalFields = {
 
 /** `POST /agent/identities`. */
 export const CreateAgentIdentitySchema = jsonObject({ name: NameSchema, ...optionalFields });
-export type CreateAgentIdentity = v.InferOutput<typeof CreateAgentIdentitySchema>;
 
 /** `PUT /agent/identities/{uid}`: omitted or `null` leaves a field unchanged; `""` clears an optional one. */
 export const UpdateAgentIdentitySchema = jsonObject({ name: v.optional(NameSchema), ...optionalFields });
-export type UpdateAgentIdentity = v.InferOutput<typeof UpdateAgentIdentitySchema>;
 
 /**
  * `GET /agent/identities?factory_uid=…`: the client's filter to identities linked to a factory.

@@ -11,6 +11,7 @@ export * from '../control/records.js';
 export type * from '../definitions/records.js';
 export type * from '../environments/records.js';
 export { AgentRunError, isAgentRunError } from '../errors.js';
+export type * from '../identities/records.js';
 export * from '../ingress/records.js';
 export { RUN_SOURCES, RUN_STATES, type RunSourceType, type RunState } from '../models/run-state.js';
 export {
@@ -40,7 +41,6 @@ export { CANCELLABLE_STATES, isTerminal, LEASED_STATES, nextUpdatedAt, TERMINAL_
 export type * from '../schedules/records.js';
 export * from '../sources/records.js';
 export { isoTime } from '../util/clock.js';
-export type * from '../identities/records.js';
 export type * from './agent-identities.js';
 export type * from './api-keys.js';
 export type * from './artifacts.js';

@@ -1,11 +1,11 @@
 import type { Notifications } from '../notify/notification.js';
+import type { AgentIdentityStore } from './agent-identities.js';
 import type { ApiKeyStore } from './api-keys.js';
 import type { ArtifactStore } from './artifacts.js';
 import type { AuditStore } from './audit.js';
 import type { CallbackStore } from './callbacks.js';
 import type { AutomationStore, FactoryStore, SecretStore, WebhookStore } from './control-plane.js';
 import type { DefinitionStore } from './definitions.js';
-import type { AgentIdentityStore } from './agent-identities.js';
 import type { EnvironmentStore } from './environments.js';
 import type { FactorySourceStore } from './factory-sources.js';
 import type { IdempotencyStore } from './idempotency.js';

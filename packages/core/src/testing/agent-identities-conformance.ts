@@ -64,7 +64,12 @@ export function describeAgentIdentitiesConformance(name: string, options: AgentI
 
     it('a put of a known uid replaces it, keeping created_at; its audit event is stored with it', async () => {
       await store.agentIdentities.put(identity(), event('agent_identity.written', 'id-1', 'e1'));
-      const changed = identity({ name: 'Renamed', prompt: 'p', createdAt: '2026-02-01T00:00:00.000Z', updatedAt: '2026-02-01T00:00:00.000Z' });
+      const changed = identity({
+        name: 'Renamed',
+        prompt: 'p',
+        createdAt: '2026-02-01T00:00:00.000Z',
+        updatedAt: '2026-02-01T00:00:00.000Z',
+      });
       await store.agentIdentities.put(changed, event('agent_identity.written', 'id-1', 'e2'));
       expect(await store.agentIdentities.get('team-1', 'id-1')).toEqual({ ...changed, createdAt: '2026-01-01T00:00:00.000Z' });
       expect(await events()).toEqual(['agent_identity.written id-1', 'agent_identity.written id-1']);
