@@ -449,7 +449,12 @@ describe('conversations, factories and their runs (resources/agent/conversations
       seen.push(...page.factories.map((f: { name: string }) => f.name));
       cursor = page.page_info.has_next_page ? page.page_info.next_cursor : undefined;
     } while (cursor);
-    expect(seen).toEqual(['Py Alpha', 'Py Beta', 'py gamma']);
+    // Oldest first, then by uid: factories made within one millisecond order by their uid.
+    const position = (f: { uid: string; created_at: string }) => `${f.created_at} ${f.uid}`;
+    const oldestFirst = [...(created as { uid: string; name: string; created_at: string }[])].sort((a, b) =>
+      position(a) < position(b) ? -1 : 1,
+    );
+    expect(seen).toEqual(oldestFirst.map((f) => f.name));
     const beta = JSON.parse(ok(await pythonRequest('GET', '/factory?search=BETA')).text);
     expect(beta.factories.map((f: { name: string }) => f.name)).toEqual(['Py Beta']);
     // Only the caller's own team, whatever team is asked for.
