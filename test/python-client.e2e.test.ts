@@ -303,6 +303,13 @@ describe('the Python oz-agent-sdk, request by request', () => {
     expect(deleted.text).toBe('');
     expect((await pythonRequest('DELETE', `/agent/identities/${created.uid}`)).status).toBe(404);
     expect((await pythonRequest('PUT', `/agent/identities/${created.uid}`, { name: 'Gone' })).status).toBe(404);
+    // Each change is in the audit log, newest first.
+    const audit = JSON.parse(ok(await pythonRequest('GET', `/audit/events?target=${created.uid}`)).text);
+    expect(audit.events.map((e: { kind: string }) => e.kind)).toEqual([
+      'agent_identity.deleted',
+      'agent_identity.written',
+      'agent_identity.written',
+    ]);
     // Fields of the client agentrun does not keep are refused by name, not dropped.
     const refused = await pythonRequest('POST', '/agent/identities', { name: 'With secrets', secrets: [{ name: 'K' }] });
     expect(refused.status).toBe(400);
