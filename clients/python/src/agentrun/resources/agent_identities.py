@@ -1,4 +1,4 @@
-"""``client.agent_identities``: the team's agent identities (docs/run-api.md, "Agent identities"): named records a run's ``agent_identity_uid`` may name."""
+"""``client.agent_identities``: the team's agent identities (docs/run-api.md, "Agent identities")."""
 
 from __future__ import annotations
 
