@@ -187,6 +187,7 @@ describe('the message', () => {
         toState: 'FAILED',
         statusMessage: { message: 'tests failed' },
         occurredAt: '2026-01-01T00:00:00.000Z',
+        artifact: null,
         status: 'pending',
         attempts: 0,
         roundAttempts: 0,

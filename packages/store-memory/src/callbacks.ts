@@ -1,4 +1,5 @@
 import type {
+  ArtifactRecord,
   AuditEventRecord,
   CallbackAttemptRecord,
   CallbackDeliveryRecord,
@@ -25,6 +26,7 @@ interface StoredDelivery extends CallbackDeliveryRecord {
 export function createMemoryCallbacks(append: (event: AuditEventRecord | undefined) => void): {
   callbacks: CallbackStore;
   recordRunWrite(write: RunWrite, run: RunRecord): void;
+  recordArtifact(artifact: ArtifactRecord, run: RunRecord): void;
 } {
   const endpoints = new Map<string, CallbackEndpointRecord>();
   const deliveries = new Map<string, StoredDelivery>();
@@ -39,18 +41,7 @@ export function createMemoryCallbacks(append: (event: AuditEventRecord | undefin
     return copy(rest);
   };
 
-  const recordRunWrite = (write: RunWrite, run: RunRecord) => {
-    if (write.before === write.after) return;
-    const event: RunCallbackEvent = {
-      eventType: write.before === undefined ? 'run.created' : 'run.state_changed',
-      teamUid: run.teamUid,
-      factoryUid: run.factoryUid,
-      runId: run.id,
-      fromState: write.before ?? null,
-      toState: write.after,
-      statusMessage: run.statusMessage,
-      occurredAt: write.before === undefined ? run.createdAt : run.updatedAt,
-    };
+  const record = (event: RunCallbackEvent) => {
     for (const endpoint of endpoints.values()) {
       if (!endpointWants(endpoint, event)) continue;
       seq += 1;
@@ -71,6 +62,35 @@ export function createMemoryCallbacks(append: (event: AuditEventRecord | undefin
       });
     }
   };
+
+  const recordRunWrite = (write: RunWrite, run: RunRecord) => {
+    if (write.before === write.after) return;
+    record({
+      eventType: write.before === undefined ? 'run.created' : 'run.state_changed',
+      teamUid: run.teamUid,
+      factoryUid: run.factoryUid,
+      runId: run.id,
+      fromState: write.before ?? null,
+      toState: write.after,
+      statusMessage: run.statusMessage,
+      occurredAt: write.before === undefined ? run.createdAt : run.updatedAt,
+      artifact: null,
+    });
+  };
+
+  // Called by the artifact store in the step that appends the artifact (memory-store.ts).
+  const recordArtifact = (artifact: ArtifactRecord, run: RunRecord) =>
+    record({
+      eventType: 'run.artifact_added',
+      teamUid: run.teamUid,
+      factoryUid: run.factoryUid,
+      runId: run.id,
+      fromState: null,
+      toState: run.state,
+      statusMessage: run.statusMessage,
+      occurredAt: artifact.createdAt,
+      artifact: { ...artifact.item, uid: artifact.uid },
+    });
 
   const callbacks: CallbackStore = {
     async createEndpoint(record, maxPerTeam, audit) {
@@ -195,5 +215,5 @@ export function createMemoryCallbacks(append: (event: AuditEventRecord | undefin
       return removed;
     },
   };
-  return { callbacks, recordRunWrite };
+  return { callbacks, recordRunWrite, recordArtifact };
 }

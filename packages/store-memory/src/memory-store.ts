@@ -43,7 +43,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
   const { audit, append } = createMemoryAudit(() => deliveryLog());
   const { environments, writes: environmentWrites } = createMemoryEnvironments(append);
   const { schedules, write: scheduleWrites } = createMemorySchedules(append, insertRun);
-  const { callbacks, recordRunWrite } = createMemoryCallbacks(append);
+  const { callbacks, recordRunWrite, recordArtifact } = createMemoryCallbacks(append);
   outbox = (write) => {
     const run = peekRun(write.runId);
     if (run) recordRunWrite(write, run);
@@ -54,7 +54,13 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
   return {
     runs,
     runEvents: createMemoryRunEvents(hasRun, notify.publish),
-    artifacts: createMemoryArtifacts(appendArtifact),
+    // An artifact and its `run.artifact_added` deliveries are written in one synchronous step.
+    artifacts: createMemoryArtifacts((record) => {
+      if (!appendArtifact(record.runId, record.item)) return false;
+      const run = peekRun(record.runId);
+      if (run) recordArtifact(record, run);
+      return true;
+    }),
     idempotency,
     apiKeys: createMemoryApiKeys(),
     ...controlPlane,

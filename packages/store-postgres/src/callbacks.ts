@@ -40,6 +40,7 @@ interface DeliveryRow {
   to_state: string;
   status_message: CallbackDeliveryRecord['statusMessage'];
   occurred_at: Date;
+  artifact: CallbackDeliveryRecord['artifact'];
   status: string;
   attempts: number;
   round_attempts: number;
@@ -85,6 +86,7 @@ const deliveryFromRow = (r: DeliveryRow): CallbackDeliveryRecord => ({
   toState: r.to_state as CallbackDeliveryRecord['toState'],
   statusMessage: r.status_message,
   occurredAt: iso(r.occurred_at),
+  artifact: r.artifact,
   status: r.status as CallbackDeliveryRecord['status'],
   attempts: r.attempts,
   roundAttempts: r.round_attempts,
@@ -104,7 +106,7 @@ const attemptFromRow = (r: AttemptRow): CallbackAttemptRecord => ({
 });
 
 const DELIVERY_COLUMNS = sql`d.seq, d.id, d.endpoint_id, d.team_uid, d.event_type, d.run_id, d.factory_uid, d.from_state, d.to_state,
-  d.status_message, d.occurred_at, d.status, d.attempts, d.round_attempts, d.window_started_at, d.next_attempt_at, d.updated_at`;
+  d.status_message, d.occurred_at, d.artifact, d.status, d.attempts, d.round_attempts, d.window_started_at, d.next_attempt_at, d.updated_at`;
 
 /** The tables of 0019 (docs/callbacks.md); the outbox itself is filled by that migration's triggers on `runs`. */
 export function createCallbacks(db: Db, t: Tables): CallbackStore {

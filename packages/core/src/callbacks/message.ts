@@ -1,4 +1,4 @@
-import type { CallbackDeliveryRecord } from './records.js';
+import type { CallbackArtifact, CallbackDeliveryRecord } from './records.js';
 
 /**
  * The body of a callback (docs/callbacks.md, "Events"): the Standard Webhooks shape
@@ -17,6 +17,8 @@ export interface CallbackMessage {
     state: CallbackDeliveryRecord['toState'];
     status_message: CallbackDeliveryRecord['statusMessage'];
     occurred_at: string;
+    /** Only in `run.artifact_added`: the artifact as the run's `artifacts` shows it, with its UID (no bytes, no URL). */
+    artifact?: { artifact_uid: string; artifact_type: CallbackArtifact['artifact_type']; created_at: string; data: CallbackArtifact['data'] };
   };
 }
 
@@ -31,6 +33,16 @@ export const callbackMessage = (d: CallbackDeliveryRecord): CallbackMessage => (
     state: d.toState,
     status_message: d.statusMessage,
     occurred_at: d.occurredAt,
+    ...(d.artifact
+      ? {
+          artifact: {
+            artifact_uid: d.artifact.uid,
+            artifact_type: d.artifact.artifact_type,
+            created_at: d.artifact.created_at,
+            data: d.artifact.data,
+          },
+        }
+      : {}),
   },
 });
 

@@ -1,3 +1,4 @@
+import type { ArtifactItem } from '../artifacts/model.js';
 import type { RunStatusMessage } from '../models/run.js';
 import type { RunState } from '../models/run-state.js';
 
@@ -7,9 +8,12 @@ import type { RunState } from '../models/run-state.js';
  * log of each delivery's attempts. Timestamps are RFC 3339 UTC strings with milliseconds.
  */
 
-/** The events a callback endpoint can ask for. Artifacts' events come with artifacts (docs/callbacks.md). */
-export const CALLBACK_EVENT_TYPES = ['run.created', 'run.state_changed'] as const;
+/** The events a callback endpoint can ask for (docs/callbacks.md, "Events"). */
+export const CALLBACK_EVENT_TYPES = ['run.created', 'run.state_changed', 'run.artifact_added'] as const;
 export type CallbackEventType = (typeof CALLBACK_EVENT_TYPES)[number];
+
+/** The artifact a `run.artifact_added` event carries: its UID and what the run's `artifacts` shows (no bytes, no URL). */
+export type CallbackArtifact = ArtifactItem & { uid: string };
 
 /** Why an endpoint is disabled: by a caller, or by the failing rule (policy.ts `shouldDisable`). */
 export type CallbackDisabledReason = 'manual' | 'failing';
@@ -46,12 +50,15 @@ export interface CallbackDeliveryRecord {
   eventType: CallbackEventType;
   runId: string;
   factoryUid: string | null;
-  /** `null` for `run.created`. */
+  /** `null` for `run.created` and `run.artifact_added`. */
   fromState: RunState | null;
+  /** The run's state after the change (when the artifact was added, for `run.artifact_added`). */
   toState: RunState;
   statusMessage: RunStatusMessage | null;
-  /** The run's `updated_at` after the change (its `created_at` for `run.created`). */
+  /** The run's `updated_at` after the change (its `created_at` for `run.created`, the artifact's for `run.artifact_added`). */
   occurredAt: string;
+  /** The artifact of a `run.artifact_added`; `null` for the other events. */
+  artifact: CallbackArtifact | null;
   status: CallbackDeliveryStatus;
   /** Attempts made in all (the log's numbering). */
   attempts: number;
@@ -93,6 +100,7 @@ export interface RunCallbackEvent {
   toState: RunState;
   statusMessage: RunStatusMessage | null;
   occurredAt: string;
+  artifact: CallbackArtifact | null;
 }
 
 /**

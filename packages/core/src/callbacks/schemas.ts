@@ -65,6 +65,8 @@ export const CallbackDeliveryViewSchema = v.object({
   to: v.string(),
   status_message: v.nullable(RunStatusMessageSchema),
   occurred_at: v.string(),
+  /** The artifact of a `run.artifact_added` (its UID; the message carries the whole item); else `null`. */
+  artifact_uid: v.nullable(v.string()),
   status: v.picklist(['pending', 'succeeded', 'failed']),
   attempts: v.array(CallbackAttemptViewSchema),
   next_attempt_at: v.nullable(v.string()),

@@ -24,6 +24,7 @@ export const callbackDeliveryView = (d: CallbackDeliveryWithAttempts): v.InferOu
   to: d.toState,
   status_message: d.statusMessage,
   occurred_at: d.occurredAt,
+  artifact_uid: d.artifact?.uid ?? null,
   status: d.status,
   attempts: d.attemptLog.map((a) => ({
     attempt: a.attempt,
