@@ -4,7 +4,7 @@ import { createApiKey } from '../auth/api-keys.js';
 import type { CallbackRequest, CallbackResponse } from '../callbacks/sender.js';
 import type { Store } from '../store/store.js';
 import { isoTime } from '../util/clock.js';
-import { base64UrlEncode } from '../util/ids.js';
+import { base64UrlEncode, newId } from '../util/ids.js';
 import { standardWebhooksVerifier } from '../verify/standard-webhooks.js';
 import { makeRun, testPrincipal } from './fixtures.js';
 
@@ -234,6 +234,69 @@ export function describeCallbacksConformance(name: string, options: CallbacksCon
         [4, 200, true, null],
       ]);
       expect((await ok('GET', `/callbacks/${id}`)).failing_since).toBeNull();
+    });
+
+    it('sends run.artifact_added once per artifact to endpoints that asked for it, signed, with the artifact and no bytes', async () => {
+      const wanted = await ok('POST', '/callbacks', { url: 'https://hooks.example.com/art', event_types: ['run.artifact_added'] });
+      const states = (await ok('POST', '/callbacks', { url: 'https://hooks.example.com/st', event_types: ['run.state_changed'] })).callback
+        .id as string;
+      const run = await newRun();
+      const uids = [newId(), newId()];
+      const items = [
+        { artifact_type: 'PULL_REQUEST' as const, created_at: isoTime(now + 1), data: { url: 'https://example.com/pr/1', branch: 'b1' } },
+        {
+          artifact_type: 'FILE' as const,
+          created_at: isoTime(now + 2),
+          data: { artifact_uid: uids[1] as string, filename: 'a.txt', filepath: 'out/a.txt', mime_type: 'text/plain', size_bytes: 3 },
+        },
+      ];
+      for (const [i, item] of items.entries()) {
+        const uid = uids[i] as string;
+        const blob = item.artifact_type === 'FILE' ? { key: `${team}/${run.id}/${uid}`, contentType: 'text/plain', sizeBytes: 3 } : null;
+        const added = await store.artifacts.add(
+          { uid, runId: run.id, teamUid: team, createdAt: item.created_at, item, blob },
+          { maxCount: 10, maxBytes: 100 },
+        );
+        expect(added).toBe('added');
+      }
+      expect(await deliveries(states)).toEqual([]);
+      now += 1000;
+      await dispatch();
+
+      expect(received).toHaveLength(2);
+      expect(new Set(received.map((r) => r.url))).toEqual(new Set(['https://hooks.example.com/art']));
+      const messages = [];
+      for (const r of received) {
+        const check = await standardWebhooksVerifier().verify({
+          body: new TextEncoder().encode(r.body),
+          headers: new Headers(r.headers),
+          secret: wanted.secret,
+          now,
+        });
+        expect(check).toMatchObject({ ok: true });
+        messages.push(JSON.parse(r.body) as Json);
+      }
+      messages.sort((a, b) => String(a.data.occurred_at).localeCompare(String(b.data.occurred_at)));
+      expect(messages).toEqual(
+        items.map((item, i) => ({
+          type: 'run.artifact_added',
+          timestamp: item.created_at,
+          data: {
+            run_id: run.id,
+            factory_uid: null,
+            from: null,
+            to: 'QUEUED',
+            state: 'QUEUED',
+            status_message: null,
+            occurred_at: item.created_at,
+            artifact: { artifact_uid: uids[i], artifact_type: item.artifact_type, created_at: item.created_at, data: item.data },
+          },
+        })),
+      );
+      const log = await deliveries(wanted.callback.id as string);
+      expect(log.map((d) => [d.event_type, d.artifact_uid, d.status]).sort()).toEqual(
+        uids.map((uid) => ['run.artifact_added', uid, 'succeeded']).sort(),
+      );
     });
 
     it('gives up after the attempts allowed; a resend sends the same webhook-id again in a new window; a pending one is a 409', async () => {
