@@ -18,7 +18,7 @@ export const callbacksCreate: Command = {
       type: 'string',
       multiple: true,
       valueName: 'type',
-      description: 'run.created or run.state_changed (repeatable; default: all)',
+      description: 'run.created, run.state_changed or run.artifact_added (repeatable; default: all)',
     },
     description: { type: 'string', valueName: 'text', description: 'a note for people' },
   },
@@ -30,7 +30,7 @@ export const callbacksCreate: Command = {
     const created = await context.client().callbacks.create({
       url: context.positionals[0] as string,
       ...(factory !== undefined ? { factory_uid: factory } : {}),
-      ...(events.length > 0 ? { event_types: events as ('run.created' | 'run.state_changed')[] } : {}),
+      ...(events.length > 0 ? { event_types: events as ('run.created' | 'run.state_changed' | 'run.artifact_added')[] } : {}),
       ...(description !== undefined ? { description } : {}),
     });
     if (context.json) context.printJson(created);

@@ -18,7 +18,12 @@ export interface CallbackMessage {
     status_message: CallbackDeliveryRecord['statusMessage'];
     occurred_at: string;
     /** Only in `run.artifact_added`: the artifact as the run's `artifacts` shows it, with its UID (no bytes, no URL). */
-    artifact?: { artifact_uid: string; artifact_type: CallbackArtifact['artifact_type']; created_at: string; data: CallbackArtifact['data'] };
+    artifact?: {
+      artifact_uid: string;
+      artifact_type: CallbackArtifact['artifact_type'];
+      created_at: string;
+      data: CallbackArtifact['data'];
+    };
   };
 }
 
