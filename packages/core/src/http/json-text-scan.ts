@@ -20,7 +20,8 @@ export interface JsonTextScan {
 interface JsonTextScanResult {
   /** Brackets nest deeper than `maxDepth`. */
   tooDeep: boolean;
-  /** The first count over the budget, as `jsonCountsExceed` finds it. */
+  /** The first count over the budget, as `jsonCountsExceed` finds it; undefined when too deep,
+   *  which is refused first (body.ts) and stops the scan wherever the piece ends. */
   over: JsonCountOver | undefined;
   /** A `\u` escape of NUL or a surrogate appears in a string. */
   suspectEscape: boolean;
@@ -167,7 +168,7 @@ export function createJsonTextScan(maxDepth: number, budget: JsonBudget | undefi
       }
       base += piece.length;
     },
-    result: () => ({ tooDeep, over, suspectEscape, ...(spans ? { spans: spans.result() } : {}) }),
+    result: () => ({ tooDeep, over: tooDeep ? undefined : over, suspectEscape, ...(spans ? { spans: spans.result() } : {}) }),
   };
 }
 
