@@ -14,7 +14,7 @@ import {
   type RunState,
   type Worker,
 } from '../src/index.js';
-import { MAX_BACKOFF_MS } from '../src/worker/worker.js';
+import { MAX_BACKOFF_MS } from '../src/worker/poll-backoff.js';
 
 const principal = testPrincipal();
 

@@ -1,0 +1,158 @@
+import type { ExecutionOutcome } from '../executor/executor.js';
+import type { RunRecord } from '../run/record.js';
+import { toRunItem } from '../run/record.js';
+import { wellFormedOutcome } from './agent-text.js';
+import { executionContext } from './execution-context.js';
+import type { FollowupInbox } from './followup-inbox.js';
+import { startHeartbeat } from './lease-heartbeat.js';
+import { redactedOutcome, redactingContext, runEnvironment } from './run-environment.js';
+import type { Execution, RunWorkContext } from './worker-context.js';
+
+/**
+ * The outcome of a run whose own outcome the store refused for a reason other than an outage
+ * (docs/executors.md, "Text a store cannot keep").
+ */
+const STORE_REJECTED_OUTPUT = {
+  message: "The store refused the agent's outcome; it was not kept",
+  error_code: 'store_rejected_output',
+  retryable: false,
+};
+
+/**
+ * One execution of a claimed run, from its start to its outcome's write (docs/executors.md): the
+ * lease renewed meanwhile, its environment opened, the executor driven with its context, and a
+ * follow-up it never received queued again. Never throws: failures are the worker's `onError`.
+ */
+export async function executeRun(ctx: RunWorkContext, claimed: RunRecord, execution: Execution): Promise<void> {
+  const { service, store, id, onError, executor, telemetry, sessionLink } = ctx;
+  const { controller } = execution;
+  const stopHeartbeat = startHeartbeat(ctx, claimed.id, execution);
+  try {
+    const start = await service.applyEvent(
+      claimed.id,
+      { type: 'start' },
+      {
+        workerId: id,
+        current: claimed,
+        patch: (r) => ({
+          statusMessage: { message: 'Started' },
+          // The run's own session (an agent's report) wins; until then, the session is the run
+          // itself and its link the run's page in the dashboard, when agentrun knows where that is.
+          ...(r.sessionId === null ? { sessionId: r.id } : {}),
+          ...(r.sessionLink === null && sessionLink ? { sessionLink: sessionLink(r.id) } : {}),
+        }),
+      },
+    );
+    if (start.kind !== 'applied') return;
+    execution.run = start.run;
+
+    const followups = await store.runs.listFollowups(claimed.id);
+    execution.inbox.begin(followups);
+    const context = executionContext(ctx, claimed.id, execution);
+    let outcome: ExecutionOutcome;
+    try {
+      const { teamUid } = start.run;
+      const readAttachment = async (fileName: string) => (await store.runs.getAttachment(teamUid, claimed.id, fileName))?.data;
+      const prepared = await runEnvironment(ctx.resolveEnvironment, start.run);
+      if ('outcome' in prepared) outcome = prepared.outcome;
+      else {
+        const input = {
+          run: toRunItem(start.run),
+          followups,
+          attempt: start.run.attempts,
+          readAttachment,
+          ...(prepared.environment ? { environment: prepared.environment } : {}),
+        };
+        // The environment's secret values never reach the transcript or a status (run-environment.ts).
+        const scrubbed = redactingContext(context, prepared.environment);
+        outcome = redactedOutcome(
+          await (telemetry ? telemetry.execution(start.run, () => executor.execute(input, scrubbed)) : executor.execute(input, scrubbed)),
+          prepared.environment,
+        );
+      }
+    } catch (error) {
+      execution.inbox.close();
+      // Aborted because of a cancel, a lost lease or a stop: the run's state already says why.
+      if (controller.signal.aborted) return;
+      onError(error);
+      await service.applyEvent(
+        claimed.id,
+        { type: 'error' },
+        {
+          workerId: id,
+          current: execution.run,
+          patch: () => ({
+            lease: null,
+            statusMessage: { message: 'The executor failed', error_code: 'executor_error', retryable: true },
+          }),
+        },
+      );
+      return;
+    }
+    execution.inbox.close();
+    // What the execution still had queued (a usage report it did not wait for) lands before the
+    // outcome; with nothing queued, no turn is spent waiting.
+    if (execution.queuedWrites > 0) await execution.writes;
+    if (controller.signal.aborted) return;
+    await finish(ctx, claimed.id, execution, wellFormedOutcome(outcome));
+  } catch (error) {
+    onError(error);
+  } finally {
+    stopHeartbeat();
+  }
+}
+
+/** The outcome's write, and a follow-up the execution never received queued again. */
+async function finish(ctx: RunWorkContext, runId: string, execution: Execution, outcome: ExecutionOutcome): Promise<void> {
+  const { service, store, id, onError } = ctx;
+  const statusMessage =
+    outcome.status === 'succeeded'
+      ? { message: outcome.message ?? 'Succeeded' }
+      : {
+          message: outcome.message,
+          ...(outcome.error_code !== undefined ? { error_code: outcome.error_code } : {}),
+          ...(outcome.retryable !== undefined ? { retryable: outcome.retryable } : {}),
+        };
+  const event = { type: outcome.status === 'succeeded' ? 'succeed' : 'fail' } as const;
+  const finished = await service
+    .applyEvent(runId, event, { workerId: id, current: execution.run, patch: () => ({ lease: null, statusMessage }) })
+    .catch(async (error: unknown) => {
+      // The store is out of reach: the lease lapses and the run is tried again, as for a worker
+      // that died. Any other failure is the store refusing what the agent left (a value it
+      // cannot keep, well formed as it is): that would fail the same way on every attempt, so
+      // the run ends now with a message of our own (docs/executors.md, "Text a store cannot keep").
+      if (store.isUnavailable?.(error)) throw error;
+      onError(error);
+      return service.applyEvent(
+        runId,
+        { type: 'fail' },
+        { workerId: id, patch: () => ({ lease: null, statusMessage: STORE_REJECTED_OUTPUT }) },
+      );
+    });
+  if (finished.kind === 'applied') await requeueForUndelivered(ctx, finished.run, execution.inbox);
+}
+
+/**
+ * A follow-up the run accepted while active but its execution never received (it came as the
+ * execution ended, or the executor did not listen) is not dropped: the run, just finished, is
+ * queued again as a follow-up to a finished run would queue it, and the next execution has it
+ * in its input (docs/executors.md, "Follow-ups"). Read after the outcome's write, which a
+ * follow-up's own write cannot overtake (both are compare-and-sets on the run): one accepted
+ * before it is in this read; one after it found the run finished and queued it itself.
+ */
+async function requeueForUndelivered(ctx: RunWorkContext, run: RunRecord, inbox: FollowupInbox): Promise<void> {
+  if (inbox.undelivered(await ctx.store.runs.listFollowups(run.id)).length === 0) return;
+  await ctx.service.applyEvent(
+    run.id,
+    { type: 'followup' },
+    {
+      current: run,
+      // As RunService.followup: only a finished run is re-queued (a fresh execution); one a
+      // follow-up re-queued meanwhile is left as it is.
+      patch: (r) =>
+        r.state === 'SUCCEEDED' || r.state === 'FAILED'
+          ? { lease: null, attempts: 0, statusMessage: { message: 'Re-queued for a follow-up its execution did not receive' } }
+          : {},
+    },
+  );
+}

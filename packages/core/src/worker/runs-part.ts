@@ -1,0 +1,95 @@
+import { emitSafely } from '../events.js';
+import type { Notification } from '../notify/notification.js';
+import type { RunRecord } from '../run/record.js';
+import { toRunItem } from '../run/record.js';
+import { isTerminal } from '../run/state-machine.js';
+import { appendTranscript, stateEvent } from '../run/transcript.js';
+import { isoTime } from '../util/clock.js';
+import { executeRun } from './execute-run.js';
+import { followupInbox } from './followup-inbox.js';
+import { handBack, recoverExpiredLeases } from './lease-recovery.js';
+import type { Execution, RunWorkContext } from './worker-context.js';
+import type { PartHost, WorkerPart } from './worker-part.js';
+
+/**
+ * The pool's first kind of work (worker-part.ts): claim queued runs up to `concurrency` and
+ * execute each (execute-run.ts); hear cancels and follow-ups of the runs it holds; sweep expired
+ * leases; on stop, hand what it holds back to the queue (docs/executors.md, "Worker parts").
+ */
+export function runsPart(ctx: RunWorkContext, host: PartHost): WorkerPart {
+  const { store, events, clock, id, onError, running, concurrency, telemetry } = ctx;
+
+  const onStateChange = (runId: string, to: RunRecord['state'], wake: () => void) => {
+    if (to === 'QUEUED') wake();
+    const execution = running.get(runId);
+    if (execution && isTerminal(to)) execution.controller.abort(new Error(`run is ${to}`));
+  };
+  const onFollowupAdded = (runId: string) => {
+    const execution = running.get(runId);
+    if (execution) void store.runs.listFollowups(runId).then((all) => execution.inbox.offer(all), onError);
+  };
+
+  async function take(): Promise<number> {
+    let claimed = 0;
+    while (!host.stopping() && running.size < concurrency) {
+      const run = await store.runs.claimNext({
+        workerId: id,
+        now: isoTime(clock.now()),
+        leaseExpiresAt: isoTime(clock.now() + ctx.leaseMs),
+      });
+      if (!run) break;
+      claimed++;
+      telemetry?.claimed(run);
+      emitSafely(events, onError, 'run.state_changed', { run: toRunItem(run), team_uid: run.teamUid, from: 'QUEUED', to: 'CLAIMED' });
+      await appendTranscript(store, onError, run.id, [stateEvent('QUEUED', run, run.updatedAt)]);
+      const execution: Execution = {
+        run,
+        controller: new AbortController(),
+        inbox: followupInbox(onError),
+        writes: Promise.resolve(),
+        queuedWrites: 0,
+        done: Promise.resolve(),
+      };
+      running.set(run.id, execution);
+      execution.done = executeRun(ctx, run, execution).finally(() => {
+        // Only its own entry: the run, queued again by a follow-up as this execution ended, may
+        // already be claimed anew under the same id.
+        if (running.get(run.id) === execution) running.delete(run.id);
+        if (host.started()) host.wake();
+      });
+    }
+    return claimed;
+  }
+
+  return {
+    take,
+    hear(n: Notification, wake) {
+      if (n.type === 'run.queued') wake();
+      else if (n.type === 'run.changed') onStateChange(n.runId, n.state, wake);
+      else if (n.type === 'run.followup') onFollowupAdded(n.runId);
+      else if (n.type === 'resync') {
+        // Notifications may have been missed (the store's listener reconnected): look now rather
+        // than at the next poll and heartbeat, for new runs and for cancels and follow-ups of our own.
+        wake();
+        for (const runId of running.keys())
+          void store.runs.get(runId).then((run) => {
+            if (run) onStateChange(runId, run.state, wake);
+            onFollowupAdded(runId);
+          }, onError);
+      }
+    },
+    sweep: () => recoverExpiredLeases(ctx),
+    held: () => running.size,
+    settled: async () => void (await Promise.all([...running.values()].map((e) => e.done))),
+    async release() {
+      const executions = [...running.entries()];
+      for (const [, execution] of executions) execution.controller.abort(new Error('worker stopping'));
+      await Promise.all(executions.map(([, e]) => e.done));
+      await handBack(
+        ctx,
+        id,
+        executions.map(([runId]) => runId),
+      );
+    },
+  };
+}
