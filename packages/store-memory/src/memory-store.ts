@@ -1,4 +1,5 @@
 import type { Store } from '@agentrun/core';
+import type { NewRunEvent } from '@agentrun/core/store';
 import { createMemoryAgentIdentities } from './agent-identities.js';
 import { createMemoryApiKeys } from './api-keys.js';
 import { createMemoryArtifacts } from './artifacts.js';
@@ -34,10 +35,18 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
   const { idempotency, withIdempotency } = createMemoryIdempotency();
   // Each run write also fills the callbacks' outbox, in the same synchronous step (callbacks.ts).
   let outbox: (write: RunWrite) => void = () => {};
-  const { runs, insertRun, hasRun, peekRun, appendArtifact } = createMemoryRuns(withIdempotency, (write) => {
-    outbox(write);
-    notify.published(write);
-  });
+  // A run write's transcript lines are appended in its own step (run-events.ts `appendNow`).
+  let appendEvents: (runId: string, events: readonly NewRunEvent[]) => void = () => {};
+  const { runs, insertRun, hasRun, peekRun, appendArtifact } = createMemoryRuns(
+    withIdempotency,
+    (write) => {
+      outbox(write);
+      notify.published(write);
+    },
+    (runId, events) => appendEvents(runId, events),
+  );
+  const { runEvents, appendNow } = createMemoryRunEvents(hasRun, notify.publish);
+  appendEvents = appendNow;
   // Control-plane writes append their audit event in the same synchronous step as the change.
   // The audit log reads the delivery log for ingress outcomes (made below, read only when asked).
   const { audit, append } = createMemoryAudit(() => deliveryLog());
@@ -53,7 +62,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
   const { deliveryLog, ...ingress } = createMemoryIngress(insertRun, webhookSnapshot);
   return {
     runs,
-    runEvents: createMemoryRunEvents(hasRun, notify.publish),
+    runEvents,
     // An artifact and its `run.artifact_added` deliveries are written in one synchronous step.
     artifacts: createMemoryArtifacts((record) => {
       if (!appendArtifact(record.runId, record.item)) return false;

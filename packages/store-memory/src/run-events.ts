@@ -8,24 +8,34 @@ import { copy as clone } from './copy.js';
  * PostgreSQL store's `agentrun_append_run_events` does. Appends are synchronous, so atomic;
  * `hasRun` is the run store's (an unknown run gets nothing) and `publish` the notifications hub.
  */
-export function createMemoryRunEvents(hasRun: (runId: string) => boolean, publish: (notification: Notification) => void): RunEventStore {
+export function createMemoryRunEvents(
+  hasRun: (runId: string) => boolean,
+  publish: (notification: Notification) => void,
+): {
+  runEvents: RunEventStore;
+  /** `append`, synchronously: for a run write that records its own events in its step (runs.ts). */
+  appendNow(runId: string, events: readonly NewRunEvent[]): void;
+} {
   const logs = new Map<string, RunEventRecord[]>();
-  return {
-    async append(runId, events: readonly NewRunEvent[]) {
-      if (events.length === 0 || !hasRun(runId)) return;
-      const log = logs.get(runId) ?? [];
-      logs.set(runId, log);
-      const before = log.length;
-      for (const event of events) {
-        if (log.length >= RUN_EVENTS_PER_RUN) break;
-        const id = log.length + 1;
-        if (id === RUN_EVENTS_PER_RUN) {
-          log.push({ id, runId, at: event.at, type: 'truncated', data: { limit: RUN_EVENTS_PER_RUN } });
-          break;
-        }
-        log.push({ id, runId, at: event.at, type: event.type, data: clone(event.data ?? null) });
+  const appendNow = (runId: string, events: readonly NewRunEvent[]) => {
+    if (events.length === 0 || !hasRun(runId)) return;
+    const log = logs.get(runId) ?? [];
+    logs.set(runId, log);
+    const before = log.length;
+    for (const event of events) {
+      if (log.length >= RUN_EVENTS_PER_RUN) break;
+      const id = log.length + 1;
+      if (id === RUN_EVENTS_PER_RUN) {
+        log.push({ id, runId, at: event.at, type: 'truncated', data: { limit: RUN_EVENTS_PER_RUN } });
+        break;
       }
-      if (log.length > before) publish({ type: 'run.event', runId, eventId: log.length });
+      log.push({ id, runId, at: event.at, type: event.type, data: clone(event.data ?? null) });
+    }
+    if (log.length > before) publish({ type: 'run.event', runId, eventId: log.length });
+  };
+  const runEvents: RunEventStore = {
+    async append(runId, events: readonly NewRunEvent[]) {
+      appendNow(runId, events);
     },
     async list(runId, query) {
       const log = logs.get(runId) ?? [];
@@ -33,4 +43,5 @@ export function createMemoryRunEvents(hasRun: (runId: string) => boolean, publis
       return log.slice(after, after + query.limit).map(clone);
     },
   };
+  return { runEvents, appendNow };
 }

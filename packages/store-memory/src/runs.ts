@@ -4,14 +4,16 @@ import type {
   ClaimRunInput,
   CreateRunInput,
   FollowupRecord,
+  NewRunEvent,
   RenewLeaseInput,
   RunListQuery,
   RunRecord,
+  RunState,
   RunStore,
   TransitionOutcome,
   TransitionRunInput,
 } from '@agentrun/core/store';
-import { compareRuns, isAfterPosition, LEASED_STATES, matchesRunFilter, nextUpdatedAt } from '@agentrun/core/store';
+import { CLAIM, compareRuns, isAfterPosition, LEASED_STATES, matchesRunFilter, nextUpdatedAt, stateEvent } from '@agentrun/core/store';
 import { copy as clone } from './copy.js';
 import type { WithIdempotency } from './idempotency.js';
 import type { RunWrite } from './notifications.js';
@@ -25,6 +27,8 @@ import type { RunWrite } from './notifications.js';
 export function createMemoryRuns(
   withIdempotency: WithIdempotency,
   published: (write: RunWrite) => void,
+  /** Appends to a run's transcript in the write's own step (run-events.ts `appendNow`). */
+  appendEvents: (runId: string, events: readonly NewRunEvent[]) => void,
 ): {
   runs: RunStore;
   insertRun(input: CreateRunInput, copyBytes: (bytes: Uint8Array) => Uint8Array): void;
@@ -91,6 +95,12 @@ export function createMemoryRuns(
             list.push(clone(input.followup));
             followups.set(run.id, list);
           }
+          // The transcript's lines first, then the change's notifications, in the order PostgreSQL
+          // sends them (its triggers' come at the end of the statement).
+          appendEvents(run.id, [
+            ...(input.transcript?.state && run.state !== before ? [stateEvent(before, run.state, run.statusMessage, run.updatedAt)] : []),
+            ...(input.transcript?.events ?? []),
+          ]);
           published({ runId: run.id, before, after: run.state, followupId: input.followup?.id });
           return { applied: true, run: clone(run) };
         },
@@ -99,17 +109,37 @@ export function createMemoryRuns(
     },
 
     async claimNext(input: ClaimRunInput) {
+      // The path is the state machine's (state-machine.ts `CLAIM`, `CLAIM_AND_START`).
+      const path = input.path ?? CLAIM;
+      const from = path[0] as RunState;
+      const to = path[path.length - 1] as RunState;
       let next: RunRecord | undefined;
       for (const run of runs.values()) {
-        if (run.state !== 'QUEUED') continue;
+        if (run.state !== from) continue;
         if (!next || run.createdAt < next.createdAt || (run.createdAt === next.createdAt && run.id < next.id)) next = run;
       }
       if (!next) return undefined;
-      next.state = 'CLAIMED';
+      const statusBefore = next.statusMessage;
+      next.state = to;
       next.attempts += 1;
       next.lease = { workerId: input.workerId, expiresAt: input.leaseExpiresAt };
       next.updatedAt = nextUpdatedAt(next.updatedAt, input.now);
-      published({ runId: next.id, before: 'QUEUED', after: 'CLAIMED' });
+      const { start } = input;
+      if (start) {
+        next.statusMessage = clone(start.statusMessage);
+        next.startedAt ??= start.startedAt;
+        next.sessionId ??= next.id;
+        if (start.sessionLinkBase !== undefined) next.sessionLink ??= start.sessionLinkBase + next.id;
+      }
+      const at = next.updatedAt;
+      // One event per step; each tells the status the run had then (the start's only at the end).
+      appendEvents(
+        next.id,
+        path
+          .slice(1)
+          .map((state, i) => stateEvent(path[i] as RunState, state, i === path.length - 2 ? next.statusMessage : statusBefore, at)),
+      );
+      published({ runId: next.id, before: from, after: to });
       return clone(next);
     },
 

@@ -1,4 +1,5 @@
-import type { CreateRunInput, RunPatch, TransitionRunInput } from '@agentrun/core/store';
+import type { ClaimRunInput, CreateRunInput, RunPatch, RunState, TransitionRunInput } from '@agentrun/core/store';
+import { RUN_EVENTS_PER_RUN } from '@agentrun/core/store';
 import { type RawBuilder, sql } from 'kysely';
 import { json, RUN_COLUMNS, RUN_JSON_COLUMNS, runToValues } from './rows.js';
 import type { Tables } from './tables.js';
@@ -25,24 +26,134 @@ export function insertRunSql(t: Tables, input: CreateRunInput): RawBuilder<unkno
     SELECT * FROM inserted`;
 }
 
-/** The UPDATE of a compare-and-set transition; RETURNING the run when it applied. */
+/**
+ * The UPDATE of a compare-and-set transition; RETURNING the run when it applied. Its transcript
+ * lines (`input.transcript`) are appended by the same statement (`withEvents`).
+ */
 export function transitionSql(t: Tables, input: TransitionRunInput): RawBuilder<unknown> {
   const sets = patchAssignments(input.patch);
-  sets.push(sql`updated_at = GREATEST(updated_at, ${input.now}::timestamptz)`);
-  const where = [sql`id = ${input.runId}`, sql`state = ${input.expect.state}`];
-  if (input.teamUid !== undefined) where.push(sql`team_uid = ${input.teamUid}`);
-  if (input.expect.workerId !== undefined) where.push(sql`lease_worker_id = ${input.expect.workerId}`);
-  if (input.expect.leaseExpiredBy !== undefined) where.push(sql`lease_expires_at <= ${input.expect.leaseExpiredBy}::timestamptz`);
-  const update = sql`UPDATE ${t.runs} SET ${sql.join(sets)} WHERE ${sql.join(where, sql` AND `)} RETURNING *`;
+  sets.push(sql`updated_at = GREATEST(r.updated_at, ${input.now}::timestamptz)`);
+  const where = [sql`r.id = ${input.runId}`, sql`r.state = ${input.expect.state}`];
+  if (input.teamUid !== undefined) where.push(sql`r.team_uid = ${input.teamUid}`);
+  if (input.expect.workerId !== undefined) where.push(sql`r.lease_worker_id = ${input.expect.workerId}`);
+  if (input.expect.leaseExpiredBy !== undefined) where.push(sql`r.lease_expires_at <= ${input.expect.leaseExpiredBy}::timestamptz`);
+  const changesState = input.transcript?.state === true && input.patch.state !== undefined && input.patch.state !== input.expect.state;
+  const events: RawBuilder<unknown>[] = [
+    ...(changesState ? [stateEventJson(sql`${input.expect.state}::text`, sql`w.state`, sql`w.status_message`)] : []),
+    ...(input.transcript?.events ?? []).map((e) => sql`${json({ at: e.at, type: e.type, data: e.data ?? null })}::jsonb`),
+  ];
   const f = input.followup;
-  if (!f) return update;
   // The follow-up is written only if the update applied: it selects from the updated row.
-  return sql`WITH updated AS (${update}),
-    followup AS (
+  const followup = f
+    ? [
+        sql`followup AS (
       INSERT INTO ${t.run_followups} (id, run_id, message, created_at, creator_uid)
-      SELECT ${f.id}, id, ${f.message}, ${f.createdAt}::timestamptz, ${f.creatorUid} FROM updated
-    )
-    SELECT * FROM updated`;
+      SELECT ${f.id}, id, ${f.message}, ${f.createdAt}::timestamptz, ${f.creatorUid} FROM w
+    )`,
+      ]
+    : [];
+  if (events.length === 0) {
+    const update = sql`UPDATE ${t.runs} r SET ${sql.join(sets)} WHERE ${sql.join(where, sql` AND `)} RETURNING r.*`;
+    if (!f) return update;
+    return sql`WITH w AS (${update}), ${sql.join(followup)} SELECT * FROM w`;
+  }
+  // The counter is read from the row this statement locks first: see withEvents.
+  sets.push(sql`last_event_id = ${eventsAfter(sql`o.last_event_id`, events.length)}`);
+  const locked = sql`o AS MATERIALIZED (SELECT id, last_event_id FROM ${t.runs} WHERE id = ${input.runId} FOR NO KEY UPDATE)`;
+  const update = sql`UPDATE ${t.runs} r SET ${sql.join(sets)} FROM o
+    WHERE r.id = o.id AND ${sql.join(where, sql` AND `)}
+    RETURNING r.*, o.last_event_id AS events_before`;
+  return withEvents(t, locked, update, events, followup);
+}
+
+/**
+ * The claim (`RunStore.claimNext`): the oldest run in the path's first state, locked with SKIP
+ * LOCKED so concurrent claimers each take a different one, moved to the path's last state with
+ * the start's fields when given, and a `state` event per step of the path appended, in one statement.
+ */
+export function claimSql(t: Tables, input: ClaimRunInput, path: readonly RunState[]): RawBuilder<unknown> {
+  const from = path[0] as RunState;
+  const to = path[path.length - 1] as RunState;
+  const steps = path.length - 1;
+  const sets = [
+    sql`state = ${to}`,
+    sql`attempts = r.attempts + 1`,
+    sql`lease_worker_id = ${input.workerId}`,
+    sql`lease_expires_at = ${input.leaseExpiresAt}::timestamptz`,
+    sql`updated_at = GREATEST(r.updated_at, ${input.now}::timestamptz)`,
+    sql`last_event_id = ${eventsAfter(sql`next.last_event_id`, steps)}`,
+  ];
+  const { start } = input;
+  if (start) {
+    sets.push(sql`status_message = ${json(start.statusMessage)}::jsonb`);
+    sets.push(sql`started_at = COALESCE(r.started_at, ${start.startedAt}::timestamptz)`);
+    sets.push(sql`session_id = COALESCE(r.session_id, r.id)`);
+    if (start.sessionLinkBase !== undefined) sets.push(sql`session_link = COALESCE(r.session_link, ${start.sessionLinkBase} || r.id)`);
+  }
+  // Each step tells the status the run had then: the one before the claim, the start's at the end.
+  const events = path
+    .slice(1)
+    .map((state, i) =>
+      stateEventJson(
+        sql`${path[i] as RunState}::text`,
+        sql`${state}::text`,
+        i === steps - 1 ? sql`w.status_message` : sql`w.status_before`,
+      ),
+    );
+  // Materialized: a subquery joined in the UPDATE's FROM may be scanned again per row, and with
+  // SKIP LOCKED a second scan finds another run.
+  const next = sql`next AS MATERIALIZED (
+      SELECT id, last_event_id, status_message FROM ${t.runs} WHERE state = ${from}
+      ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED
+    )`;
+  const update = sql`UPDATE ${t.runs} r SET ${sql.join(sets)} FROM next
+    WHERE r.id = next.id AND r.state = ${from}
+    RETURNING r.*, next.last_event_id AS events_before, next.status_message AS status_before`;
+  return withEvents(t, next, update, events, []);
+}
+
+/** A `state` event as JSON, from SQL expressions over the written row `w` (run/transcript.ts `stateEvent`). */
+const stateEventJson = (from: RawBuilder<unknown>, to: RawBuilder<unknown>, status: RawBuilder<unknown>) =>
+  sql`jsonb_build_object('at', w.updated_at, 'type', 'state', 'data',
+    jsonb_build_object('from', ${from}, 'to', ${to}, 'status_message', ${status}->>'message'))`;
+
+/** The last event id after appending `n` events to a log whose last is `before`: capped as 0008's function caps it. */
+const eventsAfter = (before: RawBuilder<unknown>, n: number) =>
+  sql`CASE WHEN ${before} >= ${RUN_EVENTS_PER_RUN} THEN ${before}
+    WHEN ${n} > GREATEST(${RUN_EVENTS_PER_RUN - 1} - ${before}, 0) THEN ${RUN_EVENTS_PER_RUN}
+    ELSE ${before} + ${n} END`;
+
+/**
+ * A run write (`update` over the row `locked` selects, RETURNING the row and `events_before`, its last event id before) with
+ * its transcript lines appended by the same statement, as `agentrun_append_run_events` (0008,
+ * 0024) appends them: numbered from the counter on the run's row (read from the row the statement
+ * locked, so no append of another transaction can come between), capped at `RUN_EVENTS_PER_RUN`
+ * with one `truncated` marker, and `run.event` notified. Nothing is appended when the write did
+ * not apply. `w` is the written row in the event expressions.
+ */
+function withEvents(
+  t: Tables,
+  locked: RawBuilder<unknown>,
+  update: RawBuilder<unknown>,
+  events: readonly RawBuilder<unknown>[],
+  more: readonly RawBuilder<unknown>[],
+) {
+  const cap = RUN_EVENTS_PER_RUN;
+  return sql`WITH ${locked}, w AS (${update}),
+    appended AS (
+      INSERT INTO ${t.run_events} (run_id, id, at, type, data)
+      SELECT w.id, w.events_before + e.ord, (e.value->>'at')::timestamptz, e.value->>'type', e.value->'data'
+      FROM w, jsonb_array_elements(jsonb_build_array(${sql.join(events)})) WITH ORDINALITY AS e (value, ord)
+      WHERE w.events_before + e.ord <= ${cap - 1}
+      UNION ALL
+      SELECT w.id, ${cap}, w.updated_at, 'truncated', jsonb_build_object('limit', ${cap}::bigint)
+      FROM w WHERE w.last_event_id = ${cap} AND w.events_before < ${cap}
+    )${more.length > 0 ? sql`, ${sql.join(more)}` : sql``}
+    SELECT w.* FROM w, (
+      SELECT count(pg_notify(${t.fn('agentrun_notify_channel')}(),
+        json_build_object('type', 'run.event', 'runId', w.id, 'eventId', w.last_event_id)::text)) AS notified
+      FROM w WHERE w.last_event_id > w.events_before
+    ) n`;
 }
 
 /** SET assignments for the fields a patch gives (`undefined` leaves a field, `null` clears it). */

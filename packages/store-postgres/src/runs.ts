@@ -1,11 +1,11 @@
 import type { Idempotent, RunRecord, RunStore, TransitionOutcome } from '@agentrun/core/store';
-import { LEASED_STATES } from '@agentrun/core/store';
+import { CLAIM, LEASED_STATES } from '@agentrun/core/store';
 import { type RawBuilder, sql } from 'kysely';
 import type { Db, Tx } from './db.js';
 import type { Idempotently } from './idempotency.js';
 import { type FollowupRow, followupFromRow, iso, type RunRow, runFromRow } from './rows.js';
 import { listRunsSql } from './runs-list-sql.js';
-import { insertRunSql, transitionSql } from './runs-sql.js';
+import { claimSql, insertRunSql, transitionSql } from './runs-sql.js';
 import type { Tables } from './tables.js';
 
 const LEASED = [...LEASED_STATES];
@@ -70,15 +70,8 @@ export function createRuns(db: Db, t: Tables, idempotently: Idempotently): RunSt
     },
 
     async claimNext(input) {
-      // SKIP LOCKED: concurrent claimers each lock a different queued run instead of waiting.
-      const [row] = await rows<RunRow>(sql`
-        UPDATE ${t.runs} SET state = 'CLAIMED', attempts = attempts + 1,
-          lease_worker_id = ${input.workerId}, lease_expires_at = ${input.leaseExpiresAt}::timestamptz,
-          updated_at = GREATEST(updated_at, ${input.now}::timestamptz)
-        WHERE id = (
-          SELECT id FROM ${t.runs} WHERE state = 'QUEUED' ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED
-        ) AND state = 'QUEUED'
-        RETURNING *`);
+      // The path is the state machine's (state-machine.ts `CLAIM`, `CLAIM_AND_START`).
+      const [row] = await rows<RunRow>(claimSql(t, input, input.path ?? CLAIM));
       return row ? runFromRow(row) : undefined;
     },
 

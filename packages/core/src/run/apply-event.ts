@@ -7,7 +7,7 @@ import { type Clock, isoTime } from '../util/clock.js';
 import type { FollowupRecord, RunRecord } from './record.js';
 import { toRunItem } from './record.js';
 import { type RefusalReason, type RunEvent, startedAtAfter, transition } from './state-machine.js';
-import { appendTranscript, followupEvent, stateEvent } from './transcript.js';
+import { followupEvent } from './transcript.js';
 
 /** Options of `applyEvent`, the one way any run changes state. */
 export interface ApplyEventOptions {
@@ -52,8 +52,8 @@ const MAX_CAS_ATTEMPTS = 8;
 /**
  * Apply `event` to a run: read it, ask the state machine, and write with compare-and-set on the
  * state read (and the lease holder, for worker writes). If the run changed in between, read it
- * again and decide again. Appends the change and the follow-up to the run's transcript
- * (run/transcript.ts), and emits `run.state_changed` when the state changed (docs/state-machine.md:
+ * again and decide again. The change and the follow-up go to the run's transcript in the same
+ * write (run/transcript.ts, `TransitionRunInput.transcript`), and it emits `run.state_changed` when the state changed (docs/state-machine.md:
  * stores apply the machine's answer only if the run is still in the state it was read in).
  */
 export async function applyRunEvent(
@@ -102,14 +102,12 @@ export async function applyRunEvent(
       now,
       ...(options.followup ? { followup: options.followup } : {}),
       ...(options.idempotency ? { idempotency: options.idempotency } : {}),
+      // The transcript's lines of this change, in the write that makes it (run/transcript.ts).
+      transcript: { state: true, ...(options.followup ? { events: [followupEvent(options.followup)] } : {}) },
     });
     if (outcome.replayed) return { kind: 'replayed', record: outcome.replayed };
     if (outcome.result.applied) {
       const next = outcome.result.run;
-      const told = [];
-      if (next.state !== run.state) told.push(stateEvent(run.state, next, next.updatedAt));
-      if (options.followup) told.push(followupEvent(options.followup));
-      await appendTranscript(deps.store, deps.onError, runId, told);
       if (next.state !== run.state) {
         emitSafely(deps.events, deps.onError, 'run.state_changed', {
           run: toRunItem(next),

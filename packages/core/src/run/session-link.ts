@@ -25,5 +25,14 @@ export function sessionLinkFor(options: SessionLinkOptions): ((runId: string) =>
   const { publicBaseUrl, dashboardPath = DEFAULT_DASHBOARD_PATH } = options;
   if (publicBaseUrl === undefined || dashboardPath === false) return undefined;
   const base = `${publicBaseUrl.replace(/\/+$/, '')}${dashboardPath.replace(/\/+$/, '')}/runs/`;
-  return (runId) => base + encodeURIComponent(runId);
+  return Object.assign((runId: string) => base + encodeURIComponent(runId), { [BASE]: base });
 }
+
+const BASE = Symbol('session link base');
+
+/**
+ * The base a link of `sessionLinkFor` puts before a run's id, so a store can write the link in the
+ * claim that starts the run (worker/runs-part.ts); undefined for a link made otherwise. Run ids
+ * are UUIDs (util/ids.ts), which `encodeURIComponent` leaves as they are.
+ */
+export const sessionLinkBase = (link: (runId: string) => string): string | undefined => (link as { [BASE]?: string })[BASE];

@@ -91,6 +91,30 @@ export function transition(from: RunState, event: RunEvent, ctx: TransitionConte
 }
 
 /**
+ * The states a run goes through when `events` apply in turn from `from`, as the machine decides
+ * them (`transition`); a step the machine refuses is a programming error, thrown at load.
+ */
+function pathOf(from: RunState, events: readonly RunEventType[]): readonly RunState[] {
+  const states = [from];
+  for (const type of events) {
+    const step = transition(states[states.length - 1] as RunState, { type } as RunEvent, { attempts: 0, maxAttempts: 1 });
+    if (!step.ok) throw new Error(`state machine: ${type} does not apply after ${states.join(' → ')}`);
+    states.push(step.to);
+  }
+  return states;
+}
+
+/**
+ * What a claim does to a run, as the stores apply it (`RunStore.claimNext`, docs/state-machine.md,
+ * "Claims"): the first state is the one a run is claimed from, the last the one it is left in, and
+ * every step between is a `state` event of its transcript, written with the claim. `CLAIM` leases
+ * the run; `CLAIM_AND_START` also starts it, for a worker whose executor starts at once: one write
+ * instead of two, with both events (QUEUED → CLAIMED → INPROGRESS).
+ */
+export const CLAIM: readonly RunState[] = pathOf('QUEUED', ['claim']);
+export const CLAIM_AND_START: readonly RunState[] = pathOf('QUEUED', ['claim', 'start']);
+
+/**
  * `started_at` of a run entering `to` at `now`: set the first time it goes `INPROGRESS` (the agent
  * started working), kept after (a resume, a follow-up's new execution). One decider, applied by
  * run/apply-event.ts to every transition.

@@ -5,13 +5,23 @@ import { wellFormedJson } from '../util/well-formed-text.js';
 import type { FollowupRecord, RunRecord } from './record.js';
 
 // What core writes to a run's transcript (docs/run-api.md, "Run events"): one event per change
-// it makes, written right after the change committed. The data shapes here are the API's.
+// it makes. A change of state and a follow-up are written by the store in the write that makes
+// them (`TransitionRunInput.transcript`, `ClaimRunInput.path`); an executor's lines right after
+// their status applied. The data shapes here are the API's.
 
-/** A change of state: where from, where to, and the status message the change left. */
-export const stateEvent = (from: RunRecord['state'], run: RunRecord, at: string): NewRunEvent => ({
+/**
+ * A change of state: where from, where to, and the status message the change left. Stores write
+ * it with the change, in this shape (store-memory builds it here; store-postgres in SQL, runs-sql.ts).
+ */
+export const stateEvent = (
+  from: RunRecord['state'],
+  to: RunRecord['state'],
+  statusMessage: RunRecord['statusMessage'],
+  at: string,
+): NewRunEvent => ({
   at,
   type: 'state',
-  data: { from, to: run.state, status_message: run.statusMessage?.message ?? null },
+  data: { from, to, status_message: statusMessage?.message ?? null },
 });
 
 /** A follow-up added to the run. */

@@ -37,7 +37,16 @@ export {
   sortValue,
 } from '../run/list-query.js';
 export { type AttachmentRecord, type FollowupRecord, type RunLease, type RunRecord, toRunItem } from '../run/record.js';
-export { CANCELLABLE_STATES, isTerminal, LEASED_STATES, nextUpdatedAt, TERMINAL_STATES } from '../run/state-machine.js';
+export {
+  CANCELLABLE_STATES,
+  CLAIM,
+  CLAIM_AND_START,
+  isTerminal,
+  LEASED_STATES,
+  nextUpdatedAt,
+  TERMINAL_STATES,
+} from '../run/state-machine.js';
+export { stateEvent } from '../run/transcript.js';
 export type * from '../schedules/records.js';
 export * from '../sources/records.js';
 export { isoTime } from '../util/clock.js';

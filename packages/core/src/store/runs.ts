@@ -2,6 +2,7 @@ import type { RunState } from '../models/run-state.js';
 import type { RunListQuery } from '../run/list-query.js';
 import type { AttachmentRecord, FollowupRecord, RunLease, RunRecord } from '../run/record.js';
 import type { IdempotencyWrite, Idempotent } from './idempotency.js';
+import type { NewRunEvent } from './run-events.js';
 
 // The runs part of the Store port (docs/stores.md, "The shape of the interface"): runs with their
 // follow-ups and attachments, compare-and-set transitions, claims and leases.
@@ -48,6 +49,12 @@ export interface TransitionRunInput {
   followup?: FollowupRecord;
   /** Recorded (with `respond(run after the write)`) only if the transition applies. */
   idempotency?: IdempotencyWrite<RunRecord>;
+  /**
+   * Appended to the run's transcript in the same write, only if it applies (docs/stores.md, "Run
+   * events"): with `state`, a `state` event when the patch changes the state (from `expect.state`
+   * to the new one, with the status message the write left, at the new `updatedAt`); then `events`.
+   */
+  transcript?: { state?: boolean; events?: readonly NewRunEvent[] };
 }
 
 /** `applied: false` carries the run as it is now (`undefined` if it does not exist). */
@@ -57,6 +64,18 @@ export interface ClaimRunInput {
   workerId: string;
   now: string;
   leaseExpiresAt: string;
+  /**
+   * The states the claim takes the run through, from the state machine (state-machine.ts `CLAIM`,
+   * the default, or `CLAIM_AND_START`): claimed from the first, left in the last, and a `state`
+   * event per step appended to its transcript in the same write, each at the new `updatedAt`.
+   */
+  path?: readonly RunState[];
+  /**
+   * For a path that starts the run: the status it is left with, `started_at` set to `startedAt`
+   * if it had none (state-machine.ts `startedAtAfter`), and its session the run itself when it has
+   * none: `sessionId` its id, `sessionLink` `sessionLinkBase` followed by its id (when given).
+   */
+  start?: { statusMessage: NonNullable<RunRecord['statusMessage']>; startedAt: string; sessionLinkBase?: string };
 }
 
 export interface RenewLeaseInput {
@@ -88,8 +107,10 @@ export interface RunStore {
   transition(input: TransitionRunInput): Promise<Idempotent<TransitionOutcome>>;
 
   /**
-   * Lease the oldest `QUEUED` run (by `createdAt`, then id) to a worker: state `CLAIMED`,
-   * `attempts + 1`, the lease set, `updatedAt` advanced. Two concurrent claims never get one run.
+   * Lease the oldest run in the path's first state (`QUEUED`; by `createdAt`, then id) to a worker:
+   * the path's last state (`CLAIMED` by default), `attempts + 1`, the lease set, `updatedAt`
+   * advanced, the `start` fields when given, and a `state` event per step of the path, all in one
+   * write. Two concurrent claims never get one run.
    */
   claimNext(input: ClaimRunInput): Promise<RunRecord | undefined>;
 

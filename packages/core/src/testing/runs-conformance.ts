@@ -11,6 +11,7 @@ import {
   sortValue,
 } from '../run/list-query.js';
 import type { RunRecord } from '../run/record.js';
+import { CLAIM_AND_START } from '../run/state-machine.js';
 import type { Store } from '../store/store.js';
 import { isoTime } from '../util/clock.js';
 import { newId } from '../util/ids.js';
@@ -282,6 +283,98 @@ export function describeRunsConformance(current: () => Store, options: StoreConf
       expect(await store.runs.get(older.id)).toEqual(claimed);
       expect((await store.runs.claimNext({ workerId: 'w1', now: at(101), leaseExpiresAt: at(30_101) }))?.id).toBe(newer.id);
       expect(await store.runs.claimNext({ workerId: 'w1', now: at(102), leaseExpiresAt: at(30_102) })).toBeUndefined();
+    });
+
+    it('a claim that starts the run (CLAIM_AND_START) leaves it INPROGRESS with its start, and writes both state events in the claim', async () => {
+      const store = current();
+      const fresh = makeRun({ createdAt: at(10), updatedAt: at(10), statusMessage: { message: 'was re-queued' } });
+      const reported = makeRun({
+        createdAt: at(20),
+        updatedAt: at(20),
+        sessionId: 'own',
+        sessionLink: 'https://agent.example/s',
+        startedAt: at(5),
+      });
+      for (const run of [fresh, reported]) await store.runs.create({ run, attachments: [] });
+      const start = {
+        statusMessage: { message: 'Started' },
+        startedAt: at(100),
+        sessionLinkBase: 'https://agentrun.example/dashboard/runs/',
+      };
+      const claimed = await store.runs.claimNext({
+        workerId: 'w1',
+        now: at(100),
+        leaseExpiresAt: at(30_100),
+        path: CLAIM_AND_START,
+        start,
+      });
+      expect(claimed).toMatchObject({
+        id: fresh.id,
+        state: 'INPROGRESS',
+        attempts: 1,
+        lease: { workerId: 'w1', expiresAt: at(30_100) },
+        updatedAt: at(100),
+        startedAt: at(100),
+        statusMessage: { message: 'Started' },
+        sessionId: fresh.id,
+        sessionLink: `https://agentrun.example/dashboard/runs/${fresh.id}`,
+      });
+      expect(await store.runs.get(fresh.id)).toEqual(claimed);
+      expect((await store.runEvents.list(fresh.id, { limit: 10 })).map(({ type, data, at }) => ({ type, data, at }))).toEqual([
+        { type: 'state', at: at(100), data: { from: 'QUEUED', to: 'CLAIMED', status_message: 'was re-queued' } },
+        { type: 'state', at: at(100), data: { from: 'CLAIMED', to: 'INPROGRESS', status_message: 'Started' } },
+      ]);
+      // What the run already has is kept: its session, its link, when it first started.
+      const second = await store.runs.claimNext({ workerId: 'w1', now: at(101), leaseExpiresAt: at(30_101), path: CLAIM_AND_START, start });
+      expect(second).toMatchObject({ id: reported.id, sessionId: 'own', sessionLink: 'https://agent.example/s', startedAt: at(5) });
+      // The plain claim (the default) writes its one event.
+      const third = makeRun({ createdAt: at(30) });
+      await store.runs.create({ run: third, attachments: [] });
+      expect(await store.runs.claimNext({ workerId: 'w1', now: at(102), leaseExpiresAt: at(30_102) })).toMatchObject({ state: 'CLAIMED' });
+      expect((await store.runEvents.list(third.id, { limit: 10 })).map((e) => e.data)).toEqual([
+        { from: 'QUEUED', to: 'CLAIMED', status_message: null },
+      ]);
+    });
+
+    it('a transition with a transcript writes its state event (and a follow-up) only when it applies, numbered after the others', async () => {
+      const store = current();
+      const run = makeRun({ state: 'INPROGRESS', lease: { workerId: 'w1', expiresAt: at(1000) } });
+      await store.runs.create({ run, attachments: [] });
+      await store.runEvents.append(run.id, [{ at: at(1), type: 'output', data: { text: 'hi' } }]);
+      const followup = { id: newId(), runId: run.id, message: 'more', createdAt: at(2), creatorUid: 'u1' };
+      const told = { at: at(2), type: 'followup' as const, data: { followup_id: followup.id, message: 'more', creator_uid: 'u1' } };
+      // Same state: the follow-up's line only.
+      await store.runs.transition({
+        runId: run.id,
+        expect: { state: 'INPROGRESS' },
+        patch: {},
+        now: at(2),
+        followup,
+        transcript: { state: true, events: [told] },
+      });
+      // Refused (wrong state): nothing.
+      await store.runs.transition({
+        runId: run.id,
+        expect: { state: 'BLOCKED' },
+        patch: { state: 'INPROGRESS' },
+        now: at(3),
+        transcript: { state: true },
+      });
+      await store.runs.transition({
+        runId: run.id,
+        expect: { state: 'INPROGRESS', workerId: 'w1' },
+        patch: { state: 'SUCCEEDED', lease: null, statusMessage: { message: 'done' } },
+        now: at(4),
+        transcript: { state: true },
+      });
+      expect((await store.runEvents.list(run.id, { limit: 10 })).map(({ id, type, data }) => ({ id, type, data }))).toEqual([
+        { id: 1, type: 'output', data: { text: 'hi' } },
+        { id: 2, type: 'followup', data: told.data },
+        { id: 3, type: 'state', data: { from: 'INPROGRESS', to: 'SUCCEEDED', status_message: 'done' } },
+      ]);
+      // An append after them goes on from there.
+      await store.runEvents.append(run.id, [{ at: at(5), type: 'output', data: { text: 'late' } }]);
+      expect((await store.runEvents.list(run.id, { after: 3, limit: 10 })).map((e) => e.id)).toEqual([4]);
     });
 
     it("queueStats: the QUEUED runs of every team and the oldest one's creation, as claims take them", async () => {

@@ -8,6 +8,9 @@ import { startHeartbeat } from './lease-heartbeat.js';
 import { redactedOutcome, redactingContext, runEnvironment } from './run-environment.js';
 import type { Execution, RunWorkContext } from './worker-context.js';
 
+/** The status of a run its executor started (the claim's, when it starts the run, runs-part.ts). */
+export const STARTED = { message: 'Started' };
+
 /**
  * The outcome of a run whose own outcome the store refused for a reason other than an outage
  * (docs/executors.md, "Text a store cannot keep").
@@ -28,21 +31,25 @@ export async function executeRun(ctx: RunWorkContext, claimed: RunRecord, execut
   const { controller } = execution;
   const stopHeartbeat = startHeartbeat(ctx, claimed.id, execution);
   try {
-    const start = await service.applyEvent(
-      claimed.id,
-      { type: 'start' },
-      {
-        workerId: id,
-        current: claimed,
-        patch: (r) => ({
-          statusMessage: { message: 'Started' },
-          // The run's own session (an agent's report) wins; until then, the session is the run
-          // itself and its link the run's page in the dashboard, when agentrun knows where that is.
-          ...(r.sessionId === null ? { sessionId: r.id } : {}),
-          ...(r.sessionLink === null && sessionLink ? { sessionLink: sessionLink(r.id) } : {}),
-        }),
-      },
-    );
+    // Started by its claim already (runs-part.ts), or started now.
+    const start =
+      claimed.state === 'INPROGRESS'
+        ? { kind: 'applied' as const, run: claimed }
+        : await service.applyEvent(
+            claimed.id,
+            { type: 'start' },
+            {
+              workerId: id,
+              current: claimed,
+              patch: (r) => ({
+                statusMessage: STARTED,
+                // The run's own session (an agent's report) wins; until then, the session is the run
+                // itself and its link the run's page in the dashboard, when agentrun knows where that is.
+                ...(r.sessionId === null ? { sessionId: r.id } : {}),
+                ...(r.sessionLink === null && sessionLink ? { sessionLink: sessionLink(r.id) } : {}),
+              }),
+            },
+          );
     if (start.kind !== 'applied') return;
     execution.run = start.run;
 

@@ -1,11 +1,12 @@
 import { emitSafely } from '../events.js';
+import type { RunState } from '../models/run-state.js';
 import type { Notification } from '../notify/notification.js';
 import type { RunRecord } from '../run/record.js';
 import { toRunItem } from '../run/record.js';
-import { isTerminal } from '../run/state-machine.js';
-import { appendTranscript, stateEvent } from '../run/transcript.js';
+import { sessionLinkBase } from '../run/session-link.js';
+import { CLAIM, CLAIM_AND_START, isTerminal, startedAtAfter } from '../run/state-machine.js';
 import { isoTime } from '../util/clock.js';
-import { executeRun } from './execute-run.js';
+import { executeRun, STARTED } from './execute-run.js';
 import { followupInbox } from './followup-inbox.js';
 import { handBack, recoverExpiredLeases } from './lease-recovery.js';
 import type { Execution, RunWorkContext } from './worker-context.js';
@@ -29,19 +30,41 @@ export function runsPart(ctx: RunWorkContext, host: PartHost): WorkerPart {
     if (execution) void store.runs.listFollowups(runId).then((all) => execution.inbox.offer(all), onError);
   };
 
+  // Claimed and started in one write (state-machine.ts `CLAIM_AND_START`) when the worker can give
+  // the run its whole start there: the status, `started_at`, and the session defaults, whose link
+  // must then be a base and the id (run/session-link.ts). Otherwise claimed, then started by
+  // execute-run.ts as its own write.
+  const linkBase = ctx.sessionLink === undefined ? undefined : sessionLinkBase(ctx.sessionLink);
+  const startsAtOnce = ctx.sessionLink === undefined || linkBase !== undefined;
+  const claim = (now: string) =>
+    startsAtOnce
+      ? {
+          path: CLAIM_AND_START,
+          start: {
+            statusMessage: STARTED,
+            startedAt: startedAtAfter(null, CLAIM_AND_START[CLAIM_AND_START.length - 1] as RunState, now) ?? now,
+            ...(linkBase !== undefined ? { sessionLinkBase: linkBase } : {}),
+          },
+        }
+      : { path: CLAIM };
+
   async function take(): Promise<number> {
     let claimed = 0;
     while (!host.stopping() && running.size < concurrency) {
-      const run = await store.runs.claimNext({
-        workerId: id,
-        now: isoTime(clock.now()),
-        leaseExpiresAt: isoTime(clock.now() + ctx.leaseMs),
-      });
+      const now = isoTime(clock.now());
+      const run = await store.runs.claimNext({ workerId: id, now, leaseExpiresAt: isoTime(clock.now() + ctx.leaseMs), ...claim(now) });
       if (!run) break;
       claimed++;
       telemetry?.claimed(run);
-      emitSafely(events, onError, 'run.state_changed', { run: toRunItem(run), team_uid: run.teamUid, from: 'QUEUED', to: 'CLAIMED' });
-      await appendTranscript(store, onError, run.id, [stateEvent('QUEUED', run, run.updatedAt)]);
+      // One event per step of the path, as the transcript tells it (the store wrote those).
+      const path = startsAtOnce ? CLAIM_AND_START : CLAIM;
+      for (let i = 1; i < path.length; i++)
+        emitSafely(events, onError, 'run.state_changed', {
+          run: toRunItem(run),
+          team_uid: run.teamUid,
+          from: path[i - 1] as RunState,
+          to: path[i] as RunState,
+        });
       const execution: Execution = {
         run,
         controller: new AbortController(),
