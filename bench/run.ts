@@ -10,6 +10,7 @@ import { ingressTelemetryGroup } from './ingress-telemetry.js';
 import { notifyGroup } from './notify.js';
 import { postgresGroup } from './postgres.js';
 import { postgresIngressGroup } from './postgres-ingress.js';
+import { queueGroup } from './queue.js';
 import { runsGroup } from './runs.js';
 import { transcriptGroup } from './transcript.js';
 import { validationGroup } from './validation.js';
@@ -33,6 +34,7 @@ const groups: BenchGroup[] = [
   ingressCoreGroup,
   ingressTelemetryGroup,
   notifyGroup,
+  queueGroup,
   executorGroup,
   transcriptGroup,
   validationGroup,
