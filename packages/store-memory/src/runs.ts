@@ -140,7 +140,7 @@ export function createMemoryRuns(
           .map((state, i) => stateEvent(path[i] as RunState, state, i === path.length - 2 ? next.statusMessage : statusBefore, at)),
       );
       published({ runId: next.id, before: from, after: to });
-      return clone(next);
+      return input.followups ? { ...clone(next), followups: (followups.get(next.id) ?? []).map(clone) } : clone(next);
     },
 
     async queueStats() {

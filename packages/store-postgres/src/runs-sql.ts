@@ -109,7 +109,13 @@ export function claimSql(t: Tables, input: ClaimRunInput, path: readonly RunStat
   const update = sql`UPDATE ${t.runs} r SET ${sql.join(sets)} FROM next
     WHERE r.id = next.id AND r.state = ${from}
     RETURNING r.*, next.last_event_id AS events_before, next.status_message AS status_before`;
-  return withEvents(t, next, update, events, []);
+  // The follow-ups, when asked, as one JSON column of the answer (runs.ts turns them into records).
+  const followups = input.followups
+    ? [
+        sql`(SELECT coalesce(jsonb_agg(f ORDER BY f.seq), '[]'::jsonb) FROM ${t.run_followups} f WHERE f.run_id = w.id) AS claimed_followups`,
+      ]
+    : [];
+  return withEvents(t, next, update, events, [], followups);
 }
 
 /** A `state` event as JSON, from SQL expressions over the written row `w` (run/transcript.ts `stateEvent`). */
@@ -137,6 +143,7 @@ function withEvents(
   update: RawBuilder<unknown>,
   events: readonly RawBuilder<unknown>[],
   more: readonly RawBuilder<unknown>[],
+  columns: readonly RawBuilder<unknown>[] = [],
 ) {
   const cap = RUN_EVENTS_PER_RUN;
   return sql`WITH ${locked}, w AS (${update}),
@@ -149,7 +156,7 @@ function withEvents(
       SELECT w.id, ${cap}, w.updated_at, 'truncated', jsonb_build_object('limit', ${cap}::bigint)
       FROM w WHERE w.last_event_id = ${cap} AND w.events_before < ${cap}
     )${more.length > 0 ? sql`, ${sql.join(more)}` : sql``}
-    SELECT w.* FROM w, (
+    SELECT w.*${columns.length > 0 ? sql`, ${sql.join(columns)}` : sql``} FROM w, (
       SELECT count(pg_notify(${t.fn('agentrun_notify_channel')}(),
         json_build_object('type', 'run.event', 'runId', w.id, 'eventId', w.last_event_id)::text)) AS notified
       FROM w WHERE w.last_event_id > w.events_before

@@ -71,8 +71,10 @@ export function createRuns(db: Db, t: Tables, idempotently: Idempotently): RunSt
 
     async claimNext(input) {
       // The path is the state machine's (state-machine.ts `CLAIM`, `CLAIM_AND_START`).
-      const [row] = await rows<RunRow>(claimSql(t, input, input.path ?? CLAIM));
-      return row ? runFromRow(row) : undefined;
+      const [row] = await rows<RunRow & { claimed_followups?: FollowupRow[] }>(claimSql(t, input, input.path ?? CLAIM));
+      if (!row) return undefined;
+      const run = runFromRow(row);
+      return row.claimed_followups ? { ...run, followups: row.claimed_followups.map(followupFromRow) } : run;
     },
 
     async queueStats() {

@@ -76,7 +76,12 @@ export interface ClaimRunInput {
    * none: `sessionId` its id, `sessionLink` `sessionLinkBase` followed by its id (when given).
    */
   start?: { statusMessage: NonNullable<RunRecord['statusMessage']>; startedAt: string; sessionLinkBase?: string };
+  /** Also answer the claimed run's follow-ups (oldest first), read in the claim: a worker's input without a read of its own. */
+  followups?: boolean;
 }
+
+/** A claimed run; `followups` only when the claim asked for them. */
+export type ClaimedRun = RunRecord & { followups?: FollowupRecord[] };
 
 export interface RenewLeaseInput {
   runId: string;
@@ -112,7 +117,7 @@ export interface RunStore {
    * advanced, the `start` fields when given, and a `state` event per step of the path, all in one
    * write. Two concurrent claims never get one run.
    */
-  claimNext(input: ClaimRunInput): Promise<RunRecord | undefined>;
+  claimNext(input: ClaimRunInput): Promise<ClaimedRun | undefined>;
 
   /**
    * Extend the lease if `workerId` still holds it; returns the run as it is now either way

@@ -336,6 +336,24 @@ export function describeRunsConformance(current: () => Store, options: StoreConf
       ]);
     });
 
+    it('a claim that asks for follow-ups answers them, oldest first; one that does not, answers the run alone', async () => {
+      const store = current();
+      const run = makeRun({ createdAt: at(10) });
+      await store.runs.create({ run, attachments: [] });
+      const followups = [1, 2].map((i) => ({ id: newId(), runId: run.id, message: `f${i}`, createdAt: at(10 + i), creatorUid: 'u1' }));
+      for (const followup of followups)
+        await store.runs.transition({ runId: run.id, expect: { state: 'QUEUED' }, patch: {}, now: followup.createdAt, followup });
+      const claimed = await store.runs.claimNext({ workerId: 'w1', now: at(100), leaseExpiresAt: at(200), followups: true });
+      expect(claimed?.followups).toEqual(followups);
+      const { followups: _, ...alone } = claimed as NonNullable<typeof claimed>;
+      expect(await store.runs.get(run.id)).toEqual(alone);
+      const other = makeRun({ createdAt: at(20) });
+      await store.runs.create({ run: other, attachments: [] });
+      const plain = await store.runs.claimNext({ workerId: 'w1', now: at(101), leaseExpiresAt: at(201) });
+      expect(plain).toEqual(await store.runs.get(other.id));
+      expect(plain && 'followups' in plain).toBe(false);
+    });
+
     it('a transition with a transcript writes its state event (and a follow-up) only when it applies, numbered after the others', async () => {
       const store = current();
       const run = makeRun({ state: 'INPROGRESS', lease: { workerId: 'w1', expiresAt: at(1000) } });

@@ -1,5 +1,5 @@
 import type { ExecutionOutcome } from '../executor/executor.js';
-import type { RunRecord } from '../run/record.js';
+import type { FollowupRecord, RunRecord } from '../run/record.js';
 import { toRunItem } from '../run/record.js';
 import { wellFormedOutcome } from './agent-text.js';
 import { executionContext } from './execution-context.js';
@@ -26,7 +26,13 @@ const STORE_REJECTED_OUTPUT = {
  * lease renewed meanwhile, its environment opened, the executor driven with its context, and a
  * follow-up it never received queued again. Never throws: failures are the worker's `onError`.
  */
-export async function executeRun(ctx: RunWorkContext, claimed: RunRecord, execution: Execution): Promise<void> {
+export async function executeRun(
+  ctx: RunWorkContext,
+  claimed: RunRecord,
+  execution: Execution,
+  /** Read with the claim, when it was (runs-part.ts); else read here. */
+  claimedFollowups?: FollowupRecord[],
+): Promise<void> {
   const { service, store, id, onError, executor, telemetry, sessionLink } = ctx;
   const { controller } = execution;
   const stopHeartbeat = startHeartbeat(ctx, claimed.id, execution);
@@ -53,7 +59,10 @@ export async function executeRun(ctx: RunWorkContext, claimed: RunRecord, execut
     if (start.kind !== 'applied') return;
     execution.run = start.run;
 
-    const followups = await store.runs.listFollowups(claimed.id);
+    // Read with the claim, unless the run was started as a write of its own (a follow-up may have
+    // come between): then read now.
+    const followups =
+      claimedFollowups !== undefined && claimed.state === 'INPROGRESS' ? claimedFollowups : await store.runs.listFollowups(claimed.id);
     execution.inbox.begin(followups);
     const context = executionContext(ctx, claimed.id, execution);
     let outcome: ExecutionOutcome;

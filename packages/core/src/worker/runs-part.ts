@@ -52,8 +52,19 @@ export function runsPart(ctx: RunWorkContext, host: PartHost): WorkerPart {
     let claimed = 0;
     while (!host.stopping() && running.size < concurrency) {
       const now = isoTime(clock.now());
-      const run = await store.runs.claimNext({ workerId: id, now, leaseExpiresAt: isoTime(clock.now() + ctx.leaseMs), ...claim(now) });
-      if (!run) break;
+      // The follow-ups come with the claim: the executor's input needs no read of its own. (On
+      // PostgreSQL one committed while the claim was under way, after its snapshot, can be missed
+      // there: its notification finds no execution yet; the execution then ends without it and
+      // the run is queued again for it, execute-run.ts `requeueForUndelivered`.)
+      const claimedRun = await store.runs.claimNext({
+        workerId: id,
+        now,
+        leaseExpiresAt: isoTime(clock.now() + ctx.leaseMs),
+        followups: true,
+        ...claim(now),
+      });
+      if (!claimedRun) break;
+      const { followups, ...run } = claimedRun;
       claimed++;
       telemetry?.claimed(run);
       // One event per step of the path, as the transcript tells it (the store wrote those).
@@ -74,7 +85,7 @@ export function runsPart(ctx: RunWorkContext, host: PartHost): WorkerPart {
         done: Promise.resolve(),
       };
       running.set(run.id, execution);
-      execution.done = executeRun(ctx, run, execution).finally(() => {
+      execution.done = executeRun(ctx, run, execution, followups).finally(() => {
         // Only its own entry: the run, queued again by a follow-up as this execution ended, may
         // already be claimed anew under the same id.
         if (running.get(run.id) === execution) running.delete(run.id);
