@@ -95,6 +95,21 @@ describe.skipIf(!db.multiConnection)('two reference servers running agents with 
     const runner = servers.findIndex((s) => running.some((p) => p.ppid === s.pid));
     expect(runner).toBeGreaterThanOrEqual(0);
     expect((await a.agent.runs.retrieve(run_id)).state).toBe('INPROGRESS');
+    // The agent printed its status line before it started `sleep`, but the runner's worker writes
+    // it when it reads it: wait until it is stored, or the cancel below can come first and the
+    // line is rightly never written (a run's lines are written only while its worker holds it).
+    const first = servers[0] as ServerProcess;
+    await waitUntil(
+      async () => {
+        const page = await fetch(`${first.url}/api/v1/agent/runs/${run_id}/events?limit=1000`, {
+          headers: { authorization: `Bearer ${first.apiKey}` },
+        });
+        return ((await page.json()) as { events: { type: string; data: { message?: string } }[] }).events;
+      },
+      (events) => events.some((e) => e.type === 'status' && /^Read the prompt/.test(e.data.message ?? '')),
+      `the agent's first status line of ${run_id} to be stored`,
+      10_000,
+    );
 
     // Follow its transcript live from the server that is not running it (docs/run-api.md, "Run
     // events"): the stream sees what the runner writes, and ends once the run is terminal.

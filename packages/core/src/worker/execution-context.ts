@@ -4,6 +4,7 @@ import { mergeUsage, type RequestUsage } from '../models/request-usage.js';
 import type { RunRecord } from '../run/record.js';
 import { isTerminal } from '../run/state-machine.js';
 import { appendTranscript, executorEvent } from '../run/transcript.js';
+import type { NewRunEvent } from '../store/run-events.js';
 import type { RunPatch } from '../store/runs.js';
 import { isoTime } from '../util/clock.js';
 import { agentText, wellFormedUpdate } from './agent-text.js';
@@ -16,7 +17,7 @@ import type { Execution, RunWorkContext } from './worker-context.js';
  */
 export function executionContext(ctx: RunWorkContext, runId: string, execution: Execution): ExecutionContext {
   const { service, store, clock, id, onError, artifacts } = ctx;
-  const write = async (event: 'block' | 'resume' | null, patch: () => RunPatch) => {
+  const write = async (event: 'block' | 'resume' | null, patch: () => RunPatch, told: readonly NewRunEvent[] = []) => {
     if (event) {
       const result = await service.applyEvent(runId, { type: event }, { workerId: id, current: execution.run, patch });
       if (result.kind === 'applied') execution.run = result.run;
@@ -28,7 +29,16 @@ export function executionContext(ctx: RunWorkContext, runId: string, execution: 
     for (let attempt = 0; attempt < 2; attempt++) {
       if (!run || run.lease?.workerId !== id || isTerminal(run.state)) return false;
       const now = isoTime(clock.now());
-      const { result } = await store.runs.transition({ runId, expect: { state: run.state, workerId: id }, patch: patch(), now });
+      // The lines that go with this status are written by the same statement (`transcript`): a
+      // cancel committed meanwhile leaves neither, never the status without its line nor a line
+      // after the run's last state event.
+      const { result } = await store.runs.transition({
+        runId,
+        expect: { state: run.state, workerId: id },
+        patch: patch(),
+        now,
+        ...(told.length > 0 ? { transcript: { events: told } } : {}),
+      });
       if (!result) return false;
       if (result.run) execution.run = result.run;
       if (result.applied) return true;
@@ -61,28 +71,28 @@ export function executionContext(ctx: RunWorkContext, runId: string, execution: 
     });
     return usageWrite;
   };
-  // An entry goes in only once its status (if any) was applied: the transcript keeps every
-  // report, where status_message keeps only the last.
+  // An entry with a status goes in with it, in its write, only if it applies: the transcript keeps
+  // every report, where status_message keeps only the last.
   const record = (entries: readonly TranscriptEntry[], given: ProgressUpdate | undefined, afterAbort: boolean) =>
     inOrder(async () => {
       // Agent text, made well formed before a store sees it (agent-text.ts); entries in executorEvent.
       const status = given === undefined ? undefined : wellFormedUpdate(given);
       if (!afterAbort && execution.controller.signal.aborted) return;
-      const applied =
-        status === undefined ||
-        (await write(null, () => ({
+      const at = isoTime(clock.now());
+      const told = entries.map((entry) => executorEvent(entry, at));
+      if (status === undefined) {
+        await appendTranscript(store, onError, runId, told);
+        return;
+      }
+      await write(
+        null,
+        () => ({
           statusMessage: { message: status.message },
           ...(status.session_id !== undefined ? { sessionId: status.session_id } : {}),
           ...(status.session_link !== undefined ? { sessionLink: status.session_link } : {}),
-        })));
-      const at = isoTime(clock.now());
-      if (applied)
-        await appendTranscript(
-          store,
-          onError,
-          runId,
-          entries.map((entry) => executorEvent(entry, at)),
-        );
+        }),
+        told,
+      );
     });
   return {
     signal: execution.controller.signal,
