@@ -1,4 +1,5 @@
 import { hasAttemptsLeft } from '../run/attempts.js';
+import type { RunRecord } from '../run/record.js';
 import type { RunService } from '../run/run-service.js';
 import type { Store } from '../store/store.js';
 import type { Clock } from '../util/clock.js';
@@ -40,15 +41,17 @@ export async function recoverExpiredLeases(deps: { service: RunService; store: S
 export async function handBack(
   deps: { service: RunService; onError: (error: unknown) => void },
   workerId: string,
-  runIds: readonly string[],
+  runs: readonly RunRecord[],
 ) {
-  for (const runId of runIds) {
+  for (const run of runs) {
     await deps.service
       .applyEvent(
-        runId,
+        run.id,
         { type: 'lease_expired' },
         {
           workerId,
+          // As this worker last wrote it: no read first (a stale one costs only the read it saved).
+          current: run,
           patch: () => ({ lease: null, statusMessage: { message: 'The worker stopped; the run was re-queued', retryable: true } }),
         },
       )

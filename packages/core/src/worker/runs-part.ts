@@ -122,7 +122,7 @@ export function runsPart(ctx: RunWorkContext, host: PartHost): WorkerPart {
       await handBack(
         ctx,
         id,
-        executions.map(([runId]) => runId),
+        executions.map(([, e]) => e.run),
       );
     },
   };
