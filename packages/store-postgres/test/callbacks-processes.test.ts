@@ -112,9 +112,10 @@ describe.skipIf(!db.multiConnection)('callbacks when a server dies between a sta
         'every callback to be delivered by server B',
         30_000,
       );
-      // QUEUED → CLAIMED → … → SUCCEEDED: each state change has its delivery (oldest first here).
+      // QUEUED → INPROGRESS (the claim starts the run, one write) → … → SUCCEEDED: each state
+      // change has its delivery (oldest first here).
       const changes = log.map((d) => [d.from, d.to]).reverse();
-      expect(changes[0]).toEqual(['QUEUED', 'CLAIMED']);
+      expect(changes[0]).toEqual(['QUEUED', 'INPROGRESS']);
       expect(changes.at(-1)?.[1]).toBe('SUCCEEDED');
       for (const [i, [from]] of changes.slice(1).entries()) expect(from).toBe(changes[i]?.[1]);
 
