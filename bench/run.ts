@@ -10,6 +10,7 @@ import { ingressTelemetryGroup } from './ingress-telemetry.js';
 import { notifyGroup } from './notify.js';
 import { postgresGroup } from './postgres.js';
 import { postgresIngressGroup } from './postgres-ingress.js';
+import { runIndexesGroup } from './run-indexes.js';
 import { runsGroup } from './runs.js';
 import { transcriptGroup } from './transcript.js';
 import { validationGroup } from './validation.js';
@@ -27,6 +28,7 @@ export interface BenchGroup {
 const groups: BenchGroup[] = [
   runsGroup,
   postgresGroup,
+  runIndexesGroup,
   postgresIngressGroup,
   filterGroup,
   ingressGroup,
