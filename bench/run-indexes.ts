@@ -11,20 +11,42 @@ import type { BenchGroup } from './run.js';
  * partial index takes the row (the costliest case; a run without them skips those indexes). Then,
  * in rounds, a batch of BATCH runs is inserted in one statement with every index, and once with
  * each index dropped, inside a transaction that is rolled back (so the next round meets the same
- * table). An index's cost is the difference: the time per run (server side) and the WAL bytes per
- * run. The least over ROUNDS rounds: noise (other work, a checkpoint's full-page images) only adds.
+ * table). An index's cost is the difference in shared buffers the INSERT touched per run (steady:
+ * its own work, not other sessions'); the server's time per run (EXPLAIN ANALYZE) is given for
+ * the whole sets, as one index's share of it drowns in a shared machine's noise. The least over
+ * ROUNDS rounds: noise only adds.
  *
  * Then whether the run's two kinds of UPDATE are HOT (heap-only: no index touched): a heartbeat
  * (`lease_expires_at`) and a state change (`state`, `updated_at`), counted by
  * `pg_stat_xact_user_tables` in the transaction that made them.
  */
 const PRELOAD = 100_000;
+/**
+ * What `runs` had before migration 0025 (0001, 0017) and no longer has: the second phase adds these
+ * (the first two under other names, beside their partial successors) to compare both sets in one run.
+ */
+const DROPPED_BY_0025 = [
+  'CREATE INDEX old_environment_created ON {runs} (team_uid, environment_id, created_at, id)',
+  'CREATE INDEX old_skill_created ON {runs} (team_uid, skill_spec, created_at, id)',
+  'CREATE INDEX old_state_created ON {runs} (team_uid, state, created_at, id)',
+  'CREATE INDEX old_name_created ON {runs} (team_uid, config_name, created_at, id)',
+  'CREATE INDEX old_model_updated ON {runs} (team_uid, model_id, updated_at, id)',
+  'CREATE INDEX old_model_created ON {runs} (team_uid, model_id, created_at, id)',
+  'CREATE INDEX old_creator_created ON {runs} (team_uid, creator_uid, created_at, id)',
+  'CREATE INDEX old_source_created ON {runs} (team_uid, source, created_at, id)',
+  'CREATE INDEX old_environment_updated ON {runs} (team_uid, environment_id, updated_at, id)',
+  'CREATE INDEX old_skill_updated ON {runs} (team_uid, skill_spec, updated_at, id)',
+  'CREATE INDEX old_factory_created ON {runs} (team_uid, factory_uid, created_at, id) WHERE factory_uid IS NOT NULL',
+  'CREATE INDEX old_automation_created ON {runs} (team_uid, automation_id, created_at, id) WHERE automation_id IS NOT NULL',
+];
+/** What 0025 added: dropped in the second phase to measure the set before it. */
+const ADDED_BY_0025 = ['runs_environment_created', 'runs_skill_created', 'runs_inbox'];
 const BATCH = 2_000;
 const ROUNDS = 5;
 
 export const runIndexesGroup: BenchGroup = {
   name: 'indexes',
-  description: 'what each index of runs costs an INSERT (time and WAL per run), and which UPDATEs stay HOT, PostgreSQL store',
+  description: 'what each index of runs costs an INSERT (time and buffers per run), and which UPDATEs stay HOT, PostgreSQL store',
   run: () => inScratchSchema('bench_idx', measure),
 };
 
@@ -60,18 +82,23 @@ async function measure(url: string, schema: string): Promise<Record<string, numb
     console.log(`${PRELOAD} runs, ${indexes.length} indexes besides the primary key; ${ROUNDS} rounds of ${BATCH} inserts`);
 
     let next = PRELOAD + 1;
-    /** One batch inserted in a rolled-back transaction, with `drop` dropped first: µs and WAL bytes per run. */
-    const batch = async (drop: string[]): Promise<{ us: number; wal: number }> => {
+    /**
+     * One batch inserted in a rolled-back transaction, with `drop` dropped first: per run, the
+     * server's time and the shared buffers the INSERT touched (its own, not other sessions').
+     */
+    const batch = async (drop: string[]): Promise<{ us: number; buffers: number }> => {
       await client.query('BEGIN');
       try {
         for (const name of drop) await client.query(`DROP INDEX ${schema}.${name}`);
-        const before = (await client.query<{ lsn: string }>('SELECT pg_current_wal_insert_lsn()::text AS lsn')).rows[0]?.lsn;
-        const t = performance.now();
-        await client.query(insertSql(schema), [next, next + BATCH - 1]);
-        const ms = performance.now() - t;
-        const wal = await client.query<{ bytes: string }>(`SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), $1) AS bytes`, [before]);
+        const explained = await client.query<{ 'QUERY PLAN': ExplainJson }>(
+          `EXPLAIN (ANALYZE, BUFFERS, TIMING OFF, FORMAT JSON) ${insertSql(schema)}`,
+          [next, next + BATCH - 1],
+        );
         next += BATCH;
-        return { us: (ms * 1000) / BATCH, wal: Number(wal.rows[0]?.bytes) / BATCH };
+        const [top] = explained.rows[0]?.['QUERY PLAN'] ?? [];
+        if (!top) throw new Error('EXPLAIN gave no plan');
+        const buffers = top.Plan['Shared Hit Blocks'] + top.Plan['Shared Read Blocks'];
+        return { us: (top['Execution Time'] * 1000) / BATCH, buffers: buffers / BATCH };
       } finally {
         await client.query('ROLLBACK');
       }
@@ -82,36 +109,54 @@ async function measure(url: string, schema: string): Promise<Record<string, numb
       { label: 'none', drop: indexes.map((i) => i.name) },
       ...indexes.map((i) => ({ label: i.name, drop: [i.name] })),
     ];
-    const samples = new Map<string, { us: number[]; wal: number[] }>(variants.map((v) => [v.label, { us: [], wal: [] }]));
-    await batch([]); // warm up
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const v of variants) {
-        const s = await batch(v.drop);
-        samples.get(v.label)?.us.push(s.us);
-        samples.get(v.label)?.wal.push(s.wal);
+    const samples = new Map<string, { us: number[]; buffers: number[] }>(
+      [...variants.map((v) => v.label), 'before_0025', 'after_0025'].map((label) => [label, { us: [], buffers: [] }]),
+    );
+    const rounds = async (which: { label: string; drop: string[] }[]) => {
+      for (let round = 0; round < ROUNDS; round++) {
+        await client.query(`VACUUM ${runs}`); // the rolled-back rows out of the way
+        await batch([]); // untimed: the first batch after VACUUM pays for what it left
+        // Each round starts at another variant, so none is always the first.
+        for (let k = 0; k < which.length; k++) {
+          const v = which[(round + k) % which.length] as (typeof which)[number];
+          const s = await batch(v.drop);
+          samples.get(v.label)?.us.push(s.us);
+          samples.get(v.label)?.buffers.push(s.buffers);
+        }
       }
-      await client.query(`VACUUM ${runs}`); // the rolled-back rows out of the way
-    }
-    const least = (label: string, key: 'us' | 'wal') => Math.min(...(samples.get(label)?.[key] ?? [Number.NaN]));
+    };
+    await rounds(variants);
+    const hot = await hotUpdates(client, runs);
+    // Both sets in one table: the old indexes added back, then each set measured without the other's.
+    for (const def of DROPPED_BY_0025) await client.query(def.replace('{runs}', runs));
+    const old = DROPPED_BY_0025.map((d) => /INDEX (\w+)/.exec(d)?.[1] as string);
+    await rounds([
+      { label: 'before_0025', drop: ADDED_BY_0025 },
+      { label: 'after_0025', drop: old },
+    ]);
+    const least = (label: string, key: 'us' | 'buffers') => Math.min(...(samples.get(label)?.[key] ?? [Number.NaN]));
     const figures: Record<string, number> = {
       'indexes.count': indexes.length + 1,
       'indexes.insert_us_per_run': least('all', 'us'),
-      'indexes.insert_wal_bytes_per_run': least('all', 'wal'),
+      'indexes.insert_buffers_per_run': least('all', 'buffers'),
+      'indexes.before_0025_us_per_run': least('before_0025', 'us'),
+      'indexes.after_0025_us_per_run': least('after_0025', 'us'),
+      'indexes.before_0025_buffers_per_run': least('before_0025', 'buffers'),
+      'indexes.after_0025_buffers_per_run': least('after_0025', 'buffers'),
       'indexes.heap_only_us_per_run': least('none', 'us'),
-      'indexes.heap_only_wal_bytes_per_run': least('none', 'wal'),
+      'indexes.heap_only_buffers_per_run': least('none', 'buffers'),
     };
     const rows = indexes.map((i) => ({
       index: i.name,
-      us_per_run: least('all', 'us') - least(i.name, 'us'),
-      wal_bytes_per_run: least('all', 'wal') - least(i.name, 'wal'),
+      buffers_per_run: least('all', 'buffers') - least(i.name, 'buffers'),
       definition: i.def.replace(/^CREATE INDEX \S+ ON \S+ USING btree /, ''),
     }));
-    console.table(
-      rows.map((r) => ({ ...r, us_per_run: Number(r.us_per_run.toFixed(2)), wal_bytes_per_run: Math.round(r.wal_bytes_per_run) })),
-    );
-    for (const r of rows) figures[`indexes.${r.index}_us`] = r.us_per_run;
+    console.table(rows.map((r) => ({ ...r, buffers_per_run: Number(r.buffers_per_run.toFixed(2)) })));
+    for (const r of rows) {
+      figures[`indexes.${r.index}_buffers`] = r.buffers_per_run;
+    }
 
-    Object.assign(figures, await hotUpdates(client, runs));
+    Object.assign(figures, hot);
     return figures;
   } finally {
     await client.end();
@@ -149,3 +194,5 @@ async function hotUpdates(client: pg.Client, runs: string): Promise<Record<strin
   }
   return figures;
 }
+
+interface ExplainJson extends Array<{ 'Execution Time': number; Plan: { 'Shared Hit Blocks': number; 'Shared Read Blocks': number } }> {}

@@ -12,6 +12,7 @@ import { postgresGroup } from './postgres.js';
 import { postgresIngressGroup } from './postgres-ingress.js';
 import { runIndexesGroup } from './run-indexes.js';
 import { runsGroup } from './runs.js';
+import { sseGroup } from './sse.js';
 import { transcriptGroup } from './transcript.js';
 import { validationGroup } from './validation.js';
 
@@ -35,6 +36,7 @@ const groups: BenchGroup[] = [
   ingressCoreGroup,
   ingressTelemetryGroup,
   notifyGroup,
+  sseGroup,
   executorGroup,
   transcriptGroup,
   validationGroup,
