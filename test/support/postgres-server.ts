@@ -8,7 +8,7 @@ import pg from 'pg';
 // it, and a reference server on a store in a schema of the file's own, dropped when it closes.
 
 /** `DATABASE_URL`, else the local server the tests use. */
-export const testPostgresUrl = (): string => process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
+const testPostgresUrl = (): string => process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 
 /**
  * Whether the server answers. Outside CI a machine without one skips the file, with a warning
