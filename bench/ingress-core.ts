@@ -25,9 +25,11 @@ export const ingressCoreGroup: BenchGroup = {
   description: `webhook deliveries through the core handler alone (no HTTP), memory store, ${IN_FLIGHT} in flight`,
   async run() {
     const { handler, targets } = await agentrunHandler();
-    const deliver = deliveries(handler, targets, evaluatorOf(handler));
+    const evaluator = evaluatorOf(handler);
+    const deliver = deliveries(handler, targets, evaluator);
     await deliver(Math.round(DELIVERIES / 3));
     const usPerDelivery = await deliver(DELIVERIES - Math.round(DELIVERIES / 3));
+    await evaluator?.stop();
     return { 'ingress.core_us_per_delivery': usPerDelivery, 'ingress.core_per_s': 1e6 / usPerDelivery };
   },
 };

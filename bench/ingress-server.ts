@@ -130,14 +130,21 @@ export async function agentrunHandler(
   return { handler, targets, automations };
 }
 
+interface BenchEvaluator {
+  start(): void;
+  /** Closes the `start` above; the loop's timer would keep a bench process alive. */
+  stop(): Promise<void>;
+  drain(): Promise<number>;
+}
+
 /**
  * The evaluation of accepted deliveries (`handler.app.evaluator`, issue 24), where the core under
  * test has it; `undefined` for a core whose accept still creates the runs itself.
  * TODO(lead): once the accept-evaluate branch is merged, `handler.app.evaluator` is always there:
  * drop this cast and `?.` (here and in ingress-core.ts).
  */
-export function evaluatorOf(handler: { app: object }): { start(): void; drain(): Promise<number> } | undefined {
-  return (handler.app as { evaluator?: { start(): void; drain(): Promise<number> } }).evaluator;
+export function evaluatorOf(handler: { app: object }): BenchEvaluator | undefined {
+  return (handler.app as { evaluator?: BenchEvaluator }).evaluator;
 }
 
 const bareReply = () => ({ delivery_id: randomUUID() });

@@ -175,6 +175,7 @@ export const ingressTelemetryGroup: BenchGroup = {
     );
     console.log(`sdk variant: ${spansPerDelivery} span(s) exported per delivery`);
     console.log(`no-sdk cost ${(noSdk * 100).toFixed(2)} % (criterion ≤ ${CRITERION * 100} %): ${noSdk <= CRITERION ? 'PASS' : 'FAIL'}`);
+    for (const n of names) await evaluatorOf(variants[n].handler)?.stop();
     return {
       'ingress.telemetry_before_us_per_delivery': median(us.before as number[]),
       'ingress.telemetry_no_sdk_us_per_delivery': median(us['no-sdk'] as number[]),
