@@ -56,6 +56,17 @@ describe('canonicalJson', () => {
     expect(canonicalJson({ b: 1, 10: 2, 9: 3, A: 4, é: 5, '': 6 })).toBe('{"":6,"10":2,"9":3,"A":4,"b":1,"é":5}');
   });
 
+  it('prints an own __proto__ key (as JSON.parse makes one) as the library does, sorted or not', () => {
+    for (const text of [
+      '{"b":1,"__proto__":{"y":1,"x":[2]}}',
+      '{"__proto__":{"y":1,"x":2},"a":1}',
+      '{"a":{"__proto__":[{"b":1,"a":2}]}}',
+    ]) {
+      const value = JSON.parse(text);
+      expect(canonicalJson(value)).toBe(stableStringify(value));
+    }
+  });
+
   it('throws on a cycle, as the library does', () => {
     const cyclic: Record<string, unknown> = { a: 1 };
     cyclic.self = cyclic;
