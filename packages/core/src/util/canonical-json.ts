@@ -81,7 +81,9 @@ function inKeyOrder(node: unknown, left: number): unknown {
     for (let i = 0; i < node.length; i++) {
       const item = node[i];
       const ordered = inKeyOrder(item, left - 1);
-      if (ordered !== item) (out ??= node.slice())[i] = ordered;
+      if (ordered === item) continue;
+      out ??= node.slice();
+      out[i] = ordered;
     }
     return out ?? node;
   }
