@@ -79,7 +79,7 @@ export function deliveries(
  * bytes), not by encoding 1 KB of text per delivery: the counter's digits between two parts
  * encoded once. The same bytes as encoding `bodyTemplate()(n)`.
  */
-export function bodyBytes(): (n: number) => Uint8Array {
+function bodyBytes(): (n: number) => Uint8Array {
   const [head, tail] = bodyTemplate()(0).split('"number":0') as [string, string];
   const encoder = new TextEncoder();
   const before = encoder.encode(`${head}"number":`);
