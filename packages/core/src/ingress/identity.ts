@@ -86,9 +86,10 @@ const VENDOR_HEADER = /^x-[!#$%&'*+.^_`|~0-9a-z-]+-delivery-id$/;
  * A configured header name that is not an HTTP token (the control plane refuses those, but the
  * record may come from elsewhere) counts as no setting rather than throwing from `Headers.get`.
  *
- * The body hash walks the body recursively (fast-json-stable-stringify recurses once per level).
- * The ingress refuses bodies nested deeper than {@link MAX_JSON_DEPTH} before parsing; this
- * function checks again, without recursion, and answers a deeper body with the same 400, so no
+ * The body hash walks the body recursively, once per level (util/canonical-json.ts). The ingress
+ * refuses bodies nested deeper than {@link MAX_JSON_DEPTH} before parsing; this function checks
+ * again, on that walk, which stops one level past the bound (or, for a value that is not plain
+ * data, first by a walk without recursion), and answers a deeper body with the same 400, so no
  * caller can overflow the stack through it.
  */
 export function resolveDeliveryIdentity(input: ResolveDeliveryIdentityInput): DeliveryIdentity {
