@@ -6,7 +6,7 @@ import type { createAgentRunHandler } from '@agentrun/core';
 import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, BatchSpanProcessor, InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { deliveries } from './ingress-core.js';
-import { agentrunHandler } from './ingress-server.js';
+import { agentrunHandler, evaluatorOf } from './ingress-server.js';
 import type { BenchGroup } from './run.js';
 
 /**
@@ -132,10 +132,9 @@ export const ingressTelemetryGroup: BenchGroup = {
       sdk: await agentrunHandler(false, now, { telemetry }),
     };
     const names = Object.keys(variants) as (keyof typeof variants)[];
-    const send = Object.fromEntries(names.map((n) => [n, deliveries(variants[n].handler, variants[n].targets)])) as Record<
-      keyof typeof variants,
-      (count: number) => Promise<number>
-    >;
+    const send = Object.fromEntries(
+      names.map((n) => [n, deliveries(variants[n].handler, variants[n].targets, evaluatorOf(variants[n].handler))]),
+    ) as Record<keyof typeof variants, (count: number) => Promise<number>>;
     await processor.forceFlush(); // the setup's request spans, out of the count below
     spans.reset();
     for (const n of names) await send[n](PER_ROUND);
@@ -176,6 +175,7 @@ export const ingressTelemetryGroup: BenchGroup = {
     );
     console.log(`sdk variant: ${spansPerDelivery} span(s) exported per delivery`);
     console.log(`no-sdk cost ${(noSdk * 100).toFixed(2)} % (criterion ≤ ${CRITERION * 100} %): ${noSdk <= CRITERION ? 'PASS' : 'FAIL'}`);
+    for (const n of names) await evaluatorOf(variants[n].handler)?.stop();
     return {
       'ingress.telemetry_before_us_per_delivery': median(us.before as number[]),
       'ingress.telemetry_no_sdk_us_per_delivery': median(us['no-sdk'] as number[]),

@@ -11,7 +11,9 @@ import { notifyGroup } from './notify.js';
 import { postgresGroup } from './postgres.js';
 import { postgresIngressGroup } from './postgres-ingress.js';
 import { queueGroup } from './queue.js';
+import { runIndexesGroup } from './run-indexes.js';
 import { runsGroup } from './runs.js';
+import { sseGroup } from './sse.js';
 import { transcriptGroup } from './transcript.js';
 import { validationGroup } from './validation.js';
 
@@ -28,6 +30,7 @@ export interface BenchGroup {
 const groups: BenchGroup[] = [
   runsGroup,
   postgresGroup,
+  runIndexesGroup,
   postgresIngressGroup,
   filterGroup,
   ingressGroup,
@@ -35,6 +38,7 @@ const groups: BenchGroup[] = [
   ingressTelemetryGroup,
   notifyGroup,
   queueGroup,
+  sseGroup,
   executorGroup,
   transcriptGroup,
   validationGroup,

@@ -27,6 +27,8 @@ export function createMemoryNotifications(onError: ((error: unknown) => void) | 
   return {
     notifications: { listen: (listener) => hub.listen(listener) },
     published(write) {
+      // Most writes have nobody listening (a server without workers or streams in this process).
+      if (hub.size === 0) return;
       for (const n of runWriteNotifications(write)) hub.publish(n);
     },
     publish: (notification) => hub.publish(notification),

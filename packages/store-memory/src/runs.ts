@@ -15,6 +15,7 @@ import type {
 } from '@agentrun/core/store';
 import { CLAIM, compareRuns, isAfterPosition, LEASED_STATES, matchesRunFilter, nextUpdatedAt, stateEvent } from '@agentrun/core/store';
 import { copy as clone } from './copy.js';
+import { copyRun } from './copy-run.js';
 import type { WithIdempotency } from './idempotency.js';
 import type { RunWrite } from './notifications.js';
 
@@ -50,10 +51,10 @@ export function createMemoryRuns(
         input.idempotency,
         () => {
           if (runs.has(input.run.id)) throw new Error(`run ${input.run.id} already exists`);
-          runs.set(input.run.id, clone(input.run));
+          runs.set(input.run.id, copyRun(input.run));
           if (input.attachments.length > 0) attachments.set(input.run.id, input.attachments.map(clone));
           published({ runId: input.run.id, before: undefined, after: input.run.state });
-          return clone(input.run);
+          return copyRun(input.run);
         },
         (run) => run,
       );
@@ -61,7 +62,7 @@ export function createMemoryRuns(
 
     async get(runId, teamUid) {
       const run = runs.get(runId);
-      return run && (teamUid === undefined || run.teamUid === teamUid) ? clone(run) : undefined;
+      return run && (teamUid === undefined || run.teamUid === teamUid) ? copyRun(run) : undefined;
     },
 
     async list(query: RunListQuery) {
@@ -72,7 +73,7 @@ export function createMemoryRuns(
         if (!isAfterPosition(run, query)) continue;
         if (matchesRunFilter(run, query.filter)) out.push(run);
       }
-      return out.sort(compareRuns(query.sortBy, query.order)).slice(0, query.limit).map(clone);
+      return out.sort(compareRuns(query.sortBy, query.order)).slice(0, query.limit).map(copyRun);
     },
 
     async transition(input: TransitionRunInput) {
@@ -85,7 +86,7 @@ export function createMemoryRuns(
           const leaseOk =
             (expect.workerId === undefined || run.lease?.workerId === expect.workerId) &&
             (expect.leaseExpiredBy === undefined || (run.lease !== null && run.lease.expiresAt <= expect.leaseExpiredBy));
-          if (run.state !== expect.state || !leaseOk) return { applied: false, run: clone(run) };
+          if (run.state !== expect.state || !leaseOk) return { applied: false, run: copyRun(run) };
           const before = run.state;
           const patch = clone(input.patch);
           Object.assign(run, definedOnly(patch));
@@ -102,7 +103,7 @@ export function createMemoryRuns(
             ...(input.transcript?.events ?? []),
           ]);
           published({ runId: run.id, before, after: run.state, followupId: input.followup?.id });
-          return { applied: true, run: clone(run) };
+          return { applied: true, run: copyRun(run) };
         },
         (outcome) => (outcome.applied ? outcome.run : undefined),
       );
@@ -140,7 +141,7 @@ export function createMemoryRuns(
           .map((state, i) => stateEvent(path[i] as RunState, state, i === path.length - 2 ? next.statusMessage : statusBefore, at)),
       );
       published({ runId: next.id, before: from, after: to });
-      return input.followups ? { ...clone(next), followups: (followups.get(next.id) ?? []).map(clone) } : clone(next);
+      return input.followups ? { ...copyRun(next), followups: (followups.get(next.id) ?? []).map(clone) } : copyRun(next);
     },
 
     async queueStats() {
@@ -160,7 +161,7 @@ export function createMemoryRuns(
       if (LEASED_STATES.has(run.state) && run.lease?.workerId === input.workerId) {
         run.lease = { workerId: input.workerId, expiresAt: input.leaseExpiresAt };
       }
-      return clone(run);
+      return copyRun(run);
     },
 
     async listExpiredLeases(now, limit) {
@@ -168,7 +169,7 @@ export function createMemoryRuns(
         .filter((r) => LEASED_STATES.has(r.state) && r.lease !== null && r.lease.expiresAt <= now)
         .sort((a, b) => (a.lease?.expiresAt ?? '').localeCompare(b.lease?.expiresAt ?? '') || a.id.localeCompare(b.id))
         .slice(0, limit)
-        .map(clone);
+        .map(copyRun);
     },
 
     async listFollowups(runId) {
@@ -186,7 +187,7 @@ export function createMemoryRuns(
   // AttachmentRecord is flat but for its bytes, which the ingress copies (once per delivery).
   const insertRun = (input: CreateRunInput, copyBytes: (bytes: Uint8Array) => Uint8Array) => {
     if (runs.has(input.run.id)) throw new Error(`run ${input.run.id} already exists`);
-    runs.set(input.run.id, clone(input.run));
+    runs.set(input.run.id, copyRun(input.run));
     if (input.attachments.length > 0)
       attachments.set(
         input.run.id,

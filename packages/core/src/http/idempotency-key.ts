@@ -1,6 +1,7 @@
 import { invalidRequest } from '../errors.js';
 import type { IdempotencyContext } from '../run/idempotency.js';
-import { canonicalJson, sha256Hex } from '../util/hash.js';
+import { canonicalJson } from '../util/canonical-json.js';
+import { sha256Hex } from '../util/hash.js';
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 

@@ -1,6 +1,8 @@
+import stableStringify from 'fast-json-stable-stringify';
 import { invalidRequest } from '../errors.js';
 import { MAX_JSON_DEPTH } from '../http/body.js';
-import { canonicalJson, sha256HexWith } from '../util/hash.js';
+import { NOT_PLAIN, plainCanonicalJson, TOO_DEEP } from '../util/canonical-json.js';
+import { sha256HexWith } from '../util/hash.js';
 import { defaultSha256, type Sha256Port } from '../verify/crypto.js';
 
 /**
@@ -84,9 +86,10 @@ const VENDOR_HEADER = /^x-[!#$%&'*+.^_`|~0-9a-z-]+-delivery-id$/;
  * A configured header name that is not an HTTP token (the control plane refuses those, but the
  * record may come from elsewhere) counts as no setting rather than throwing from `Headers.get`.
  *
- * The body hash walks the body recursively (fast-json-stable-stringify recurses once per level).
- * The ingress refuses bodies nested deeper than {@link MAX_JSON_DEPTH} before parsing; this
- * function checks again, without recursion, and answers a deeper body with the same 400, so no
+ * The body hash walks the body recursively, once per level (util/canonical-json.ts). The ingress
+ * refuses bodies nested deeper than {@link MAX_JSON_DEPTH} before parsing; this function checks
+ * again, on that walk, which stops one level past the bound (or, for a value that is not plain
+ * data, first by a walk without recursion), and answers a deeper body with the same 400, so no
  * caller can overflow the stack through it.
  */
 export function resolveDeliveryIdentity(input: ResolveDeliveryIdentityInput): DeliveryIdentity {
@@ -127,14 +130,22 @@ function usable(raw: string | null | undefined): string | null {
 }
 
 /**
- * Canonical JSON of the body. Numbers print as JSON numbers (`1.0` parsed is `1`; `-0` prints as
- * `0`), so textual variants of one value are one identity. No body (`undefined`; the ingress
- * refuses it as invalid JSON first) hashes the empty text, which is no JSON value's canonical form.
+ * Canonical JSON of the body (util/canonical-json.ts). Numbers print as JSON numbers (`1.0` parsed
+ * is `1`; `-0` prints as `0`), so textual variants of one value are one identity. No body
+ * (`undefined`; the ingress refuses it as invalid JSON first) hashes the empty text, which is no
+ * JSON value's canonical form. A parsed body is printed with its nesting checked on the way; a
+ * value that is not plain data (a `toJSON`: not from JSON.parse) is checked first, then printed by
+ * the library, as it always was.
  */
 function bodyText(body: unknown): string {
-  if (nestingExceeds(body, MAX_JSON_DEPTH)) throw invalidRequest(`the request body nests deeper than ${MAX_JSON_DEPTH} levels`);
-  return (canonicalJson(body) as string | undefined) ?? '';
+  const text = plainCanonicalJson(body, MAX_JSON_DEPTH);
+  if (text === TOO_DEEP) throw tooDeep();
+  if (text !== NOT_PLAIN) return text ?? '';
+  if (nestingExceeds(body, MAX_JSON_DEPTH)) throw tooDeep();
+  return (stableStringify(body) as string | undefined) ?? '';
 }
+
+const tooDeep = () => invalidRequest(`the request body nests deeper than ${MAX_JSON_DEPTH} levels`);
 
 /** Whether arrays and objects nest deeper than `max` (a top-level container is level 1). Iterative. */
 function nestingExceeds(value: unknown, max: number): boolean {

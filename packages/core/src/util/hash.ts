@@ -1,5 +1,4 @@
 import { utf8ToBytes } from '@noble/hashes/utils.js';
-import stableStringify from 'fast-json-stable-stringify';
 import { defaultSha256, type Sha256Port } from '../verify/crypto.js';
 
 /** SHA-256 of a UTF-8 string, lowercase hex, on the default port (node:crypto on Node, @noble elsewhere). */
@@ -27,6 +26,3 @@ export function toHex(bytes: Uint8Array): string {
   for (let i = 0; i < codes.length; i += 8192) out += String.fromCharCode(...codes.slice(i, i + 8192));
   return out;
 }
-
-/** Canonical JSON: keys sorted at every depth, so equal values hash equally. */
-export const canonicalJson = (value: unknown): string => stableStringify(value);
