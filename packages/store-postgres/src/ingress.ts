@@ -1,5 +1,5 @@
-import type { Store } from '@agentrun/core';
-import type { CreateRunInput, DeliveryRecord, DeliveryStore, RateAdmission, RateLimitStore } from '@agentrun/core/store';
+import { EVENT_PAYLOAD_FILE, type Store } from '@agentrun/core';
+import type { CreateRunInput, DeliveryRecord, DeliveryStore, PendingDelivery, RateAdmission, RateLimitStore } from '@agentrun/core/store';
 import { type RawBuilder, sql } from 'kysely';
 import type { Db, Tx } from './db.js';
 import {
@@ -79,7 +79,8 @@ export function createIngress(db: Db, t: Tables): Pick<Store, 'deliveries' | 'ra
       const [result] = await readCommitted<{ outcome: string; duplicate_of: string | null; window_oldest: Date | null }>(sql`
         SELECT * FROM ${t.fn('agentrun_accept_delivery')}(${d.id}, ${d.teamUid}, ${d.factoryUid}, ${d.webhookUid}, ${d.identity}, ${d.size},
           ${d.receivedAt}::timestamptz, ${d.payload === null ? null : Buffer.from(d.payload)}::bytea,
-          ${JSON.stringify(runs.map((r) => runToRow(r.run)))}::jsonb, ${JSON.stringify(attachmentRows(runs, d.payload))}::jsonb,
+          ${runs ? JSON.stringify(runs.map((r) => runToRow(r.run))) : null}::jsonb,
+          ${runs ? JSON.stringify(attachmentRows(runs, d.payload)) : null}::jsonb,
           ${admit?.key ?? null}, ${admit?.limit ?? null}::integer,
           ${admit ? windowStart(admit.now, admit.windowMs) : null}::timestamptz, ${admit?.now ?? null}::timestamptz)`);
       if (result?.outcome === 'accepted') return { accepted: true };
@@ -88,6 +89,57 @@ export function createIngress(db: Db, t: Tables): Pick<Store, 'deliveries' | 'ra
         return { accepted: false, rateLimited: true, retryAfterMs: retryAfterMs(result.window_oldest, admit) };
       }
       throw new Error(`delivery ${d.id}: unexpected outcome ${JSON.stringify(result)}`);
+    },
+
+    async claimEvaluations({ limit, leaseMs, now }) {
+      // The partial index deliveries_evaluation_due holds only deliveries awaiting evaluation;
+      // SKIP LOCKED lets concurrent claimers take different ones without waiting on each other.
+      const claimed = await rows<DeliveryRow>(sql`
+        UPDATE ${t.deliveries} d SET evaluation_due_at = ${new Date(Date.parse(now) + leaseMs).toISOString()}::timestamptz
+        FROM (SELECT id FROM ${t.deliveries} WHERE evaluation_due_at <= ${now}::timestamptz
+          ORDER BY evaluation_due_at LIMIT ${limit} FOR UPDATE SKIP LOCKED) c
+        WHERE d.id = c.id
+        RETURNING d.id, d.team_uid, d.factory_uid, d.webhook_uid, d.identity, d.size, d.received_at, d.status, d.payload`);
+      return claimed
+        .map((row) => deliveryFromRow(row) as PendingDelivery)
+        .filter((d) => d.payload !== null)
+        .sort((a, b) => (a.receivedAt < b.receivedAt ? -1 : a.receivedAt > b.receivedAt ? 1 : a.id < b.id ? -1 : 1));
+    },
+
+    async completeEvaluations(evaluations) {
+      if (evaluations.length === 0) return [];
+      // One statement: mark the deliveries still awaiting evaluation as evaluated, then insert the
+      // runs (and attachments) of exactly those. A concurrent completer of the same delivery waits
+      // on its row and then finds it evaluated (READ COMMITTED re-checks the WHERE), so its runs
+      // are not inserted: a delivery's runs are created once, by the store, whatever the timing.
+      // An attachment without bytes is the delivery's payload, taken from its row, not resent.
+      const ids = evaluations.map((e) => e.deliveryId);
+      const runs = evaluations.flatMap((e) => e.runs);
+      const done = await rows<{ id: string }>(sql`
+        WITH done AS (
+          UPDATE ${t.deliveries} SET evaluation_due_at = NULL
+          WHERE id = ANY(${ids}::text[]) AND evaluation_due_at IS NOT NULL
+          RETURNING id, payload
+        ), created AS (
+          INSERT INTO ${t.runs} (id, team_uid, title, prompt, state, created_at, updated_at, started_at, status_message, source,
+              creator, config, session_id, session_link, conversation_id, parent_run_id, agent_identity_uid, factory_uid,
+              skill, trigger, attachments, attempts, lease_worker_id, lease_expires_at)
+            SELECT r.id, r.team_uid, r.title, r.prompt, r.state, r.created_at, r.updated_at, r.started_at, r.status_message, r.source,
+              r.creator, r.config, r.session_id, r.session_link, r.conversation_id, r.parent_run_id, r.agent_identity_uid, r.factory_uid,
+              r.skill, r.trigger, r.attachments, r.attempts, r.lease_worker_id, r.lease_expires_at
+            FROM jsonb_populate_recordset(NULL::${t.runs}, ${JSON.stringify(runs.map((r) => runToRow(r.run)))}::jsonb) r
+            JOIN done ON done.id = r.trigger->>'delivery_id'
+            RETURNING id, trigger->>'delivery_id' AS delivery_id
+        ), attached AS (
+          INSERT INTO ${t.run_attachments} (run_id, file_name, mime_type, data)
+            SELECT f.run_id, f.file_name, f.mime_type, coalesce(decode(f.data_hex, 'hex'), done.payload)
+            FROM jsonb_to_recordset(${JSON.stringify(attachmentRows(runs, null, true))}::jsonb)
+              AS f (run_id text, file_name text, mime_type text, data_hex text)
+            JOIN created ON created.id = f.run_id
+            JOIN done ON done.id = created.delivery_id
+        )
+        SELECT id FROM done`);
+      return done.map((r) => r.id);
     },
 
     async log(entry, admit) {
@@ -181,13 +233,16 @@ export function createIngress(db: Db, t: Tables): Pick<Store, 'deliveries' | 'ra
  * delivery's own payload (the `event-payload.json` of every run) travel once, as the payload;
  * any others as hex.
  */
-function attachmentRows(runs: readonly CreateRunInput[], payload: Uint8Array | null) {
+function attachmentRows(runs: readonly CreateRunInput[], payload: Uint8Array | null, eventPayloadIsDelivery = false) {
   return runs.flatMap(({ attachments }) =>
     attachments.map((a) => ({
       run_id: a.runId,
       file_name: a.fileName,
       mime_type: a.mimeType,
-      data_hex: a.data === payload ? null : Buffer.from(a.data.buffer, a.data.byteOffset, a.data.byteLength).toString('hex'),
+      data_hex:
+        a.data === payload || (eventPayloadIsDelivery && a.fileName === EVENT_PAYLOAD_FILE)
+          ? null
+          : Buffer.from(a.data.buffer, a.data.byteOffset, a.data.byteLength).toString('hex'),
     })),
   );
 }

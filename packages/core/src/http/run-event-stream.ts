@@ -77,7 +77,7 @@ async function* sseFrames(
     endWait?.();
   };
   const woken = (n: Notification) => {
-    if (n.type === 'resync' || (n.runId === runId && (n.type === 'run.event' || n.type === 'run.changed'))) wake();
+    if (n.type === 'resync' || ((n.type === 'run.event' || n.type === 'run.changed') && n.runId === runId)) wake();
   };
   let stopListening: (() => Promise<void>) | undefined;
   const wait = (ms: number) =>

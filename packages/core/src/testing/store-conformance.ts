@@ -8,6 +8,7 @@ import { describeControlPlaneConformance } from './control-plane-conformance.js'
 import { describeFactorySourcesConformance } from './factory-sources-conformance.js';
 import { describeIdempotencyConformance } from './idempotency-conformance.js';
 import { describeInboxConformance } from './inbox-conformance.js';
+import { describeEvaluationConformance } from './evaluation-conformance.js';
 import { describeIngressConformance } from './ingress-conformance.js';
 import { describeReadinessConformance } from './readiness-conformance.js';
 import { describeRepositoriesConformance } from './repositories-conformance.js';
@@ -59,6 +60,7 @@ export function describeStoreConformance(name: string, options: StoreConformance
     describeControlPlaneConformance(current);
     describeSecretResealConformance(current);
     describeIngressConformance(current);
+    describeEvaluationConformance(current);
     describeRunEventsConformance(current);
     describeArtifactsConformance(current);
     describeInboxConformance(current);
