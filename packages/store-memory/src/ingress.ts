@@ -1,4 +1,4 @@
-import type { Notification } from '@agentrun/core';
+import { EVENT_PAYLOAD_FILE, type Notification } from '@agentrun/core';
 import type {
   AutomationRecord,
   CreateRunInput,
@@ -166,8 +166,11 @@ export function createMemoryIngress(
         for (const { deliveryId, runs } of evaluations) {
           // Evaluated already (or swept): its runs exist, or it is gone; none are made again.
           if (!pending.delete(deliveryId)) continue;
-          const copyBytes = sharedCopies();
-          for (const run of runs) createRun(run, copyBytes);
+          // Each run's `event-payload.json` is the stored payload itself: kept once, whatever the
+          // number of runs, and alive with them after retention drops the log entry.
+          const stored = log.get(deliveryId)?.payload ?? undefined;
+          const copyBytes = sharedCopies(stored);
+          for (const run of runs) createRun(stored ? withStoredPayload(run, stored) : run, copyBytes);
           done.push(deliveryId);
         }
         return done;
@@ -201,10 +204,10 @@ export function createMemoryIngress(
         let removed = 0;
         for (const entries of byWebhook.values()) {
           for (const d of entries.sort(newestFirst).slice(keepNewest)) {
-            if (d.receivedAt >= olderThan) continue;
+            // One awaiting evaluation waits for a later sweep (as on PostgreSQL).
+            if (d.receivedAt >= olderThan || pending.has(d.id)) continue;
             log.delete(d.id);
             if (d.status === 'Accepted') accepted.delete(`${d.webhookUid}\u0000${d.identity}`);
-            pending.delete(d.id);
             removed++;
           }
         }
@@ -223,9 +226,13 @@ export function createMemoryIngress(
   };
 }
 
-/** One copy per distinct source array: a delivery's runs all attach the same payload bytes. */
-function sharedCopies(): (bytes: Uint8Array) => Uint8Array {
+/**
+ * One copy per distinct source array: a delivery's runs all attach the same payload bytes.
+ * `stored`: bytes the store holds already (never written to), shared rather than copied.
+ */
+function sharedCopies(stored?: Uint8Array): (bytes: Uint8Array) => Uint8Array {
   const copies = new Map<Uint8Array, Uint8Array>();
+  if (stored) copies.set(stored, stored);
   const copy = (bytes: Uint8Array) => {
     let c = copies.get(bytes);
     if (c === undefined) {
@@ -236,6 +243,12 @@ function sharedCopies(): (bytes: Uint8Array) => Uint8Array {
   };
   return copy;
 }
+
+/** A run of an evaluated delivery whose `event-payload.json` is the delivery's stored payload. */
+const withStoredPayload = (input: CreateRunInput, stored: Uint8Array): CreateRunInput => ({
+  ...input,
+  attachments: input.attachments.map((a) => (a.fileName === EVENT_PAYLOAD_FILE ? { ...a, data: stored } : a)),
+});
 
 /** Enabled automations selecting a webhook. */
 export const selectsWebhook = (a: AutomationRecord, webhookUid: string) =>

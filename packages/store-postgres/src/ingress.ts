@@ -112,14 +112,15 @@ export function createIngress(db: Db, t: Tables): Pick<Store, 'deliveries' | 'ra
       // runs (and attachments) of exactly those. A concurrent completer of the same delivery waits
       // on its row and then finds it evaluated (READ COMMITTED re-checks the WHERE), so its runs
       // are not inserted: a delivery's runs are created once, by the store, whatever the timing.
-      // An attachment without bytes is the delivery's payload, taken from its row, not resent.
+      // The `event-payload.json` of each run names the delivery instead of holding its bytes
+      // (0023): the payload is stored once, in the delivery's row, whatever the number of runs.
       const ids = evaluations.map((e) => e.deliveryId);
       const runs = evaluations.flatMap((e) => e.runs);
       const done = await rows<{ id: string }>(sql`
         WITH done AS (
           UPDATE ${t.deliveries} SET evaluation_due_at = NULL
           WHERE id = ANY(${ids}::text[]) AND evaluation_due_at IS NOT NULL
-          RETURNING id, payload
+          RETURNING id
         ), created AS (
           INSERT INTO ${t.runs} (id, team_uid, title, prompt, state, created_at, updated_at, started_at, status_message, source,
               creator, config, session_id, session_link, conversation_id, parent_run_id, agent_identity_uid, factory_uid,
@@ -131,12 +132,11 @@ export function createIngress(db: Db, t: Tables): Pick<Store, 'deliveries' | 'ra
             JOIN done ON done.id = r.trigger->>'delivery_id'
             RETURNING id, trigger->>'delivery_id' AS delivery_id
         ), attached AS (
-          INSERT INTO ${t.run_attachments} (run_id, file_name, mime_type, data)
-            SELECT f.run_id, f.file_name, f.mime_type, coalesce(decode(f.data_hex, 'hex'), done.payload)
+          INSERT INTO ${t.run_attachments} (run_id, file_name, mime_type, data, delivery_id)
+            SELECT f.run_id, f.file_name, f.mime_type, decode(f.data_hex, 'hex'), CASE WHEN f.data_hex IS NULL THEN created.delivery_id END
             FROM jsonb_to_recordset(${JSON.stringify(attachmentRows(runs, null, true))}::jsonb)
               AS f (run_id text, file_name text, mime_type text, data_hex text)
             JOIN created ON created.id = f.run_id
-            JOIN done ON done.id = created.delivery_id
         )
         SELECT id FROM done`);
       return done.map((r) => r.id);
@@ -189,14 +189,24 @@ export function createIngress(db: Db, t: Tables): Pick<Store, 'deliveries' | 'ra
       // One statement: each entry's rank within its webhook, newest first (the order of
       // deliveries_webhook_received, so no sort), then every old entry past the newest N goes.
       // It reads the whole log, which retention itself keeps to about a week of entries.
-      const result = await sql`
+      // Runs outlive the log: an attachment naming a delivery that goes gets the payload's bytes
+      // first (0023), in the same statement, so the run API serves it as before. Only evaluated
+      // deliveries go: one evaluated in this statement's snapshot had its runs and attachments
+      // committed with that (completeEvaluations), so the copy sees them all, and nothing changes
+      // an evaluated delivery's row after. One awaiting evaluation waits for a later sweep.
+      const [result] = await rows<{ n: number }>(sql`
         WITH ranked AS (
           SELECT id, received_at, row_number() OVER (PARTITION BY webhook_uid ORDER BY received_at DESC, id DESC) AS rank
           FROM ${t.deliveries}
+        ), gone AS (
+          DELETE FROM ${t.deliveries} d USING ranked r
+          WHERE d.id = r.id AND r.rank > ${keepNewest} AND r.received_at < ${olderThan}::timestamptz AND d.evaluation_due_at IS NULL
+          RETURNING d.id, d.payload
+        ), kept AS (
+          UPDATE ${t.run_attachments} a SET data = gone.payload, delivery_id = NULL FROM gone WHERE a.delivery_id = gone.id
         )
-        DELETE FROM ${t.deliveries} d USING ranked r
-        WHERE d.id = r.id AND r.rank > ${keepNewest} AND r.received_at < ${olderThan}::timestamptz`.execute(db);
-      return Number(result.numAffectedRows ?? 0);
+        SELECT count(*)::int AS n FROM gone`);
+      return result?.n ?? 0;
     },
   };
 

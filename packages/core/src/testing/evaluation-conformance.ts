@@ -140,11 +140,22 @@ export function describeEvaluationConformance(current: () => Store): void {
       }
     });
 
-    it('forgets a delivery awaiting evaluation once retention sweeps it', async () => {
+    it('keeps a delivery awaiting evaluation through retention, and its runs their payload once it is swept', async () => {
       const store = current();
-      await accept(store, { receivedAt: at(0) });
+      const delivery = await accept(store, { receivedAt: at(0) });
+      expect(await store.deliveries.sweep(at(1000), 0)).toBe(0);
+      const [claimed] = await claim(store, 1);
+      expect(claimed?.id).toBe(delivery.id);
+      const runs = runsOf(claimed as PendingDelivery);
+      await store.deliveries.completeEvaluations([{ deliveryId: delivery.id, runs }]);
       expect(await store.deliveries.sweep(at(1000), 0)).toBe(1);
-      expect(await claim(store, LEASE * 10)).toEqual([]);
+      expect(await store.deliveries.get('team-1', 'w1', delivery.id)).toBeUndefined();
+      // The runs outlive the log, each with the payload byte-exact.
+      for (const { run } of runs) {
+        const attached = await store.runs.getAttachment('team-1', run.id, 'event-payload.json');
+        expect(attached).toMatchObject({ fileName: 'event-payload.json', mimeType: 'application/json' });
+        expect([...(attached?.data ?? [])]).toEqual([123, 125, 10]);
+      }
     });
 
     it('signals an accepted delivery on the notifications port', async () => {

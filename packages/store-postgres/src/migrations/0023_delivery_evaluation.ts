@@ -9,6 +9,12 @@
  * next be claimed: its arrival, then the end of each claim's lease. The partial index holds only
  * deliveries awaiting evaluation, so it stays as small as the backlog.
  *
+ * The payload is stored once per delivery (issue 24): a run's `event-payload.json` made by an
+ * evaluation is a `run_attachments` row without bytes of its own, naming the delivery whose
+ * payload it is (`delivery_id`); reads take the bytes from the delivery. The retention sweep,
+ * before it deletes a delivery, copies its payload into the attachments that still name it, so
+ * a run keeps its attachment as long as it exists. The partial index finds those at the sweep.
+ *
  * agentrun_accept_delivery keeps its signature: a NULL p_runs (the ingress) leaves the delivery
  * awaiting evaluation and NOTIFYs `delivery.accepted` on the store's channel (0007), delivered at
  * commit; given runs (a resend, which answers with them) it creates them at once, as before.
@@ -16,6 +22,11 @@
 export const up = `
 ALTER TABLE deliveries ADD COLUMN evaluation_due_at timestamptz(3);
 CREATE INDEX deliveries_evaluation_due ON deliveries (evaluation_due_at) WHERE evaluation_due_at IS NOT NULL;
+
+ALTER TABLE run_attachments ALTER COLUMN data DROP NOT NULL;
+ALTER TABLE run_attachments ADD COLUMN delivery_id text COLLATE "C";
+ALTER TABLE run_attachments ADD CONSTRAINT run_attachments_bytes_or_delivery CHECK ((data IS NULL) <> (delivery_id IS NULL));
+CREATE INDEX run_attachments_delivery ON run_attachments (delivery_id) WHERE delivery_id IS NOT NULL;
 
 CREATE OR REPLACE FUNCTION agentrun_accept_delivery(
   p_id text, p_team_uid text, p_factory_uid text, p_webhook_uid text, p_identity text, p_size integer,
