@@ -175,6 +175,12 @@ export function createMemoryIngress(
         }
         return done;
       },
+      async selections(webhookUids) {
+        return webhookUids.flatMap((uid) => {
+          const snapshot = webhookSnapshot(uid);
+          return snapshot ? [{ webhook: snapshot.webhook, automations: snapshot.automations }] : [];
+        });
+      },
       async log(entry, admit) {
         const refused = admit && refusal(admit);
         if (refused) return { logged: false, ...refused };

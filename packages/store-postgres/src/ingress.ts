@@ -142,6 +142,18 @@ export function createIngress(db: Db, t: Tables): Pick<Store, 'deliveries' | 'ra
       return done.map((r) => r.id);
     },
 
+    async selections(webhookUids) {
+      if (webhookUids.length === 0) return [];
+      // One statement for a batch's webhooks; the automations as in context() (GIN containment).
+      const found = await rows<WebhookRow & { automations: AutomationRow[] }>(sql`
+        SELECT w.*,
+          (SELECT coalesce(jsonb_agg(to_jsonb(a) ORDER BY a.created_at, a.id), '[]'::jsonb) FROM ${t.automations} a
+            WHERE a.enabled AND a.triggers @> jsonb_build_array(jsonb_build_object('provider', 'webhook',
+              'filter', jsonb_build_object('webhook_ids', jsonb_build_array(w.uid))))) AS automations
+        FROM ${t.webhooks} w WHERE w.uid = ANY(${[...webhookUids]}::text[])`);
+      return found.map((row) => ({ webhook: webhookFromRow(row), automations: row.automations.map(automationFromRow) }));
+    },
+
     async log(entry, admit) {
       if (!admit) {
         await insertDelivery(entry).execute(db);

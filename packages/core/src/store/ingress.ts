@@ -42,6 +42,9 @@ export interface DeliveryContext {
 /** An accepted delivery awaiting evaluation, as claimed: its payload is set. */
 export type PendingDelivery = DeliveryRecord & { payload: Uint8Array };
 
+/** A webhook and the enabled automations selecting it (see {@link DeliveryStore.selections}). */
+export type WebhookSelection = Pick<DeliveryContext, 'webhook' | 'automations'>;
+
 /** The runs one evaluated delivery starts (none: evaluated, nothing matched). */
 export interface DeliveryEvaluation {
   deliveryId: string;
@@ -77,6 +80,13 @@ export interface DeliveryStore {
    * timing. Returns the IDs of the deliveries this call evaluated.
    */
   completeEvaluations(evaluations: readonly DeliveryEvaluation[]): Promise<string[]>;
+  /**
+   * What evaluating deliveries to these webhooks reads, as it is now, in one step: each webhook
+   * that exists (deleted and disabled ones included: the caller decides) with the enabled
+   * automations selecting it, as {@link AutomationStore.listForWebhook}. Webhooks with no record
+   * are left out.
+   */
+  selections(webhookUids: readonly string[]): Promise<WebhookSelection[]>;
   /** A rejected entry (metadata only), after the `admit` admission if given (refused: not logged). */
   log(entry: DeliveryRecord, admit?: RateAdmission): Promise<{ logged: true } | ({ logged: false } & RateRefusal)>;
   /** A webhook's log, newest first (by `receivedAt`, then id), after the keyset position. */

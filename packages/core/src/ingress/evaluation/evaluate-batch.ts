@@ -1,8 +1,7 @@
-import type { AutomationRecord, WebhookRecord } from '../../control/records.js';
 import { type AgentRunEvents, emitSafely } from '../../events.js';
 import { strictUtf8 } from '../../http/body.js';
 import { toRunItem } from '../../run/record.js';
-import type { DeliveryEvaluation, PendingDelivery } from '../../store/ingress.js';
+import type { DeliveryEvaluation, PendingDelivery, WebhookSelection } from '../../store/ingress.js';
 import type { Store } from '../../store/store.js';
 import type { DeliveryRuns } from '../delivery-runs.js';
 
@@ -16,12 +15,9 @@ export interface EvaluateDeps {
   onEvaluated?: ((deliveryId: string, runIds: readonly string[]) => void) | undefined;
 }
 
-/** A webhook and the automations selecting it, as they are at evaluation time; `undefined`: no webhook. */
-type Selection = { webhook: WebhookRecord; automations: AutomationRecord[] } | undefined;
-
 /**
- * Evaluate claimed deliveries (docs/webhooks.md, "When runs start"): each webhook and its
- * automations are read once per batch, as they are now, and each delivery's runs decided by the
+ * Evaluate claimed deliveries (docs/webhooks.md, "When runs start"): the webhooks and their
+ * automations are read in one step per batch, as they are now, and each delivery's runs decided by the
  * one decider the resend shares (delivery-runs.ts); then every delivery's runs are created, and
  * the deliveries marked evaluated, in one store step. A webhook disabled or deleted since the
  * accept starts nothing, as it would take no delivery now. Returns how many this call evaluated
@@ -29,21 +25,13 @@ type Selection = { webhook: WebhookRecord; automations: AutomationRecord[] } | u
  */
 export async function evaluateBatch(deps: EvaluateDeps, claimed: readonly PendingDelivery[]): Promise<number> {
   const { store, deliveryRuns } = deps;
-  const selections = new Map<string, Promise<Selection>>();
-  const selectionOf = (d: PendingDelivery): Promise<Selection> => {
-    let found = selections.get(d.webhookUid);
-    if (found === undefined) {
-      found = Promise.all([store.webhooks.get(d.teamUid, d.factoryUid, d.webhookUid), store.automations.listForWebhook(d.webhookUid)]).then(
-        ([webhook, automations]) => (webhook ? { webhook, automations } : undefined),
-      );
-      selections.set(d.webhookUid, found);
-    }
-    return found;
-  };
+  // Every webhook of the batch and its automations, in one read.
+  const found = await store.deliveries.selections([...new Set(claimed.map((d) => d.webhookUid))]);
+  const selections = new Map<string, WebhookSelection>(found.map((s) => [s.webhook.uid, s]));
 
   const evaluations: DeliveryEvaluation[] = [];
   for (const delivery of claimed) {
-    const selection = await selectionOf(delivery);
+    const selection = selections.get(delivery.webhookUid);
     const webhook = selection?.webhook;
     if (!selection || !webhook || webhook.deletedAt !== null || !webhook.enabled) {
       evaluations.push({ deliveryId: delivery.id, runs: [] });
