@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type pg from 'pg';
-import { load, startServer, stopServer } from './ingress.js';
-import { PG_POOL_ENV, PG_SCHEMA_ENV, PG_URL_ENV } from './ingress-server.js';
+import { bodyTemplate, load, startServer, stopServer } from './ingress.js';
+import { type IngressTarget, PG_POOL_ENV, PG_SCHEMA_ENV, PG_URL_ENV } from './ingress-server.js';
 import { connectAdmin, DEFAULT_DATABASE_URL, redact, scratchSchema } from './pg-admin.js';
 import type { BenchGroup } from './run.js';
 
@@ -24,7 +24,8 @@ import type { BenchGroup } from './run.js';
  * per accepted delivery over that window (accept and evaluation both): statements the server sent
  * and transactions committed, and the backends' active time (pg_stat_database.active_time, the
  * whole database: on a shared server other sessions count too); and `postgres.ingress_p99_ms`,
- * the ingress's p99 with PG_P99_CONNECTIONS (50) connections.
+ * the ingress's p99 with PG_P99_CONNECTIONS (50) connections; and, idle, the time from a 202 to
+ * the delivery's runs existing (`postgres.evaluation_latency_ms`, median of 20; `…_max_ms`).
  *
  * Knobs (environment): PG_INGRESS_CONNECTIONS (16), PG_INGRESS_SECONDS (10), PG_INGRESS_WARMUP (3),
  * PG_EVALUATED_SECONDS (30), PG_P99_CONNECTIONS (50), DATABASE_URL (else the local server the tests
@@ -81,6 +82,8 @@ export async function measurePostgresIngress(baseUrl: string): Promise<Record<st
       'postgres.commits_per_delivery': measured.commitsPerDelivery,
       'postgres.backend_ms_per_delivery': measured.backendMsPerDelivery,
       'postgres.ingress_p99_ms': measured.p99Ms,
+      'postgres.evaluation_latency_ms': measured.evaluationLatencyMs,
+      'postgres.evaluation_latency_max_ms': measured.evaluationLatencyMaxMs,
     };
   } finally {
     await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch((error) => console.error(`could not drop ${schema}:`, error));
@@ -91,6 +94,8 @@ export async function measurePostgresIngress(baseUrl: string): Promise<Record<st
 }
 
 interface Measured {
+  evaluationLatencyMs: number;
+  evaluationLatencyMaxMs: number;
   perSecond: number;
   evaluatedPerSecond: number;
   backlog: number;
@@ -149,7 +154,14 @@ async function ingressPerSecond(url: string, schema: string, admin: pg.Client): 
     const p99 = await load(ready.port, ready.targets, SECONDS, counter, P99_CONNECTIONS);
     check('p99', p99);
     progress(`ingress with ${P99_CONNECTIONS} connections: ${p99.requests.average.toFixed(0)}/s, p99 ${p99.latency.p99} ms`);
+
+    // Idle: from the 202 to the delivery's runs existing, one delivery at a time.
+    await settle(admin, schema);
+    const latencies = await idleLatencies(ready.port, ready.targets[0] as IngressTarget, admin, schema, counter);
+    progress(`idle, 202 to runs: median ${latencies.median.toFixed(1)} ms, max ${latencies.max.toFixed(1)} ms`);
     return {
+      evaluationLatencyMs: latencies.median,
+      evaluationLatencyMaxMs: latencies.max,
       perSecond: result.requests.average,
       evaluatedPerSecond,
       backlog: after.pending,
@@ -203,6 +215,34 @@ async function settle(admin: pg.Client, schema: string, child?: ChildProcess): P
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/**
+ * 20 deliveries one at a time to an idle server: for each, the time from its 202 until the
+ * database shows it evaluated (its runs are written in the same transaction), polled every
+ * millisecond. Median and max, in ms.
+ */
+async function idleLatencies(port: number, target: IngressTarget, admin: pg.Client, schema: string, counter: { n: number }) {
+  const body = bodyTemplate();
+  const times: number[] = [];
+  for (let i = 0; i < 20; i++) {
+    const res = await fetch(`http://127.0.0.1:${port}${target.path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: target.authorization },
+      body: body(counter.n++),
+    });
+    const answered = performance.now();
+    const { delivery_id } = (await res.json()) as { delivery_id: string };
+    for (;;) {
+      const { rows } = await admin.query(`SELECT 1 FROM ${schema}.deliveries WHERE id = $1 AND evaluation_due_at IS NULL`, [delivery_id]);
+      if (rows.length > 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    times.push(performance.now() - answered);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  times.sort((a, b) => a - b);
+  return { median: times[10] as number, max: times[19] as number };
 }
 
 /** Statements the bench server has sent so far (ingress-server.ts counts them). */
