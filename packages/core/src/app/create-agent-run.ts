@@ -340,10 +340,13 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
         stop: async (...args: Parameters<Worker['stop']>) => {
           try {
             if (scheduler) schedulers.delete(scheduler);
-            await scheduler?.stop();
-            if (evaluating) await evaluator.stop();
+            // The evaluation stops beside the worker, not before it: the worker's stop begins at
+            // once (it claims nothing new from then on), as it did before there was one.
+            const evaluation = evaluating ? evaluator.stop() : undefined;
             evaluating = false;
+            await scheduler?.stop();
             await stop(...args);
+            await evaluation;
           } finally {
             await keyUsage.flush();
           }
