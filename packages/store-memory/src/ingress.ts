@@ -122,7 +122,7 @@ export function createMemoryIngress(
     deliveries: {
       async context({ webhookUid, authBudgetKey, windowMs, now }) {
         const snapshot = webhookSnapshot(webhookUid);
-        return snapshot && { ...snapshot, authFailures: peek(authBudgetKey, windowMs, now) };
+        return snapshot && { webhook: snapshot.webhook, secret: snapshot.secret, authFailures: peek(authBudgetKey, windowMs, now) };
       },
       async accept({ delivery, runs, admit }) {
         const refused = admit && refusal(admit);

@@ -7,7 +7,6 @@ import {
   automationFromRow,
   type DeliveryRow,
   deliveryFromRow,
-  json,
   runToRow,
   type SecretRow,
   secretFromRow,
@@ -52,14 +51,8 @@ export function createIngress(db: Db, t: Tables): Pick<Store, 'deliveries' | 'ra
 
   const deliveries: DeliveryStore = {
     async context({ webhookUid, authBudgetKey, windowMs, now }) {
-      // The automations query is listForWebhook's (containment on the GIN index automations_triggers).
-      const selecting = json([{ provider: 'webhook', filter: { webhook_ids: [webhookUid] } }]);
-      const [row] = await rows<
-        WebhookRow & { secret: SecretRow | null; auth_count: number; auth_oldest: Date | null; automations: AutomationRow[] }
-      >(sql`
-        SELECT w.*, to_jsonb(s) AS secret, f.n AS auth_count, f.oldest AS auth_oldest,
-          (SELECT coalesce(jsonb_agg(to_jsonb(a) ORDER BY a.created_at, a.id), '[]'::jsonb) FROM ${t.automations} a
-            WHERE a.enabled AND a.triggers @> ${selecting}::jsonb) AS automations
+      const [row] = await rows<WebhookRow & { secret: SecretRow | null; auth_count: number; auth_oldest: Date | null }>(sql`
+        SELECT w.*, to_jsonb(s) AS secret, f.n AS auth_count, f.oldest AS auth_oldest
         FROM ${t.webhooks} w
         LEFT JOIN ${t.team_secrets} s ON s.team_uid = w.team_uid AND s.name = w.secret_name
         CROSS JOIN LATERAL (SELECT count(*)::int AS n, min(at) AS oldest FROM ${t.rate_limit_events}
@@ -70,7 +63,6 @@ export function createIngress(db: Db, t: Tables): Pick<Store, 'deliveries' | 'ra
         webhook: webhookFromRow(row),
         secret: row.secret ? secretFromRow(row.secret) : undefined,
         authFailures: { count: row.auth_count, retryAfterMs: retryAfterMs(row.auth_oldest, { windowMs, now }) },
-        automations: row.automations.map(automationFromRow),
       };
     },
 
@@ -144,7 +136,8 @@ export function createIngress(db: Db, t: Tables): Pick<Store, 'deliveries' | 'ra
 
     async selections(webhookUids) {
       if (webhookUids.length === 0) return [];
-      // One statement for a batch's webhooks; the automations as in context() (GIN containment).
+      // One statement for a batch's webhooks; the automations as listForWebhook finds them
+      // (containment on the GIN index automations_triggers).
       const found = await rows<WebhookRow & { automations: AutomationRow[] }>(sql`
         SELECT w.*,
           (SELECT coalesce(jsonb_agg(to_jsonb(a) ORDER BY a.created_at, a.id), '[]'::jsonb) FROM ${t.automations} a

@@ -25,8 +25,8 @@ export type AcceptDeliveryResult = { accepted: true } | { accepted: false; dupli
 
 /**
  * Everything the ingress reads about one webhook to judge a delivery, in one step (one round trip
- * on a database): checks 1 to 3 of docs/webhooks.md ("Answers, log labels and limits") and the
- * automations of step 9 need nothing else.
+ * on a database): checks 1 to 3 of docs/webhooks.md ("Answers, log labels and limits") need
+ * nothing else. The automations are read by the evaluation, after the 202 ({@link DeliveryStore.selections}).
  */
 export interface DeliveryContext {
   /** Deleted and disabled ones included: the caller decides. */
@@ -35,15 +35,18 @@ export interface DeliveryContext {
   secret: SecretRecord | undefined;
   /** The failed-auth budget's window (the events under `authBudgetKey`), as {@link RateLimitStore.peek} counts it. */
   authFailures: { count: number; retryAfterMs: number };
-  /** As {@link AutomationStore.listForWebhook}: enabled automations selecting the webhook, oldest first. */
-  automations: AutomationRecord[];
 }
 
 /** An accepted delivery awaiting evaluation, as claimed: its payload is set. */
 export type PendingDelivery = DeliveryRecord & { payload: Uint8Array };
 
 /** A webhook and the enabled automations selecting it (see {@link DeliveryStore.selections}). */
-export type WebhookSelection = Pick<DeliveryContext, 'webhook' | 'automations'>;
+export interface WebhookSelection {
+  /** Deleted and disabled ones included: the caller decides. */
+  webhook: WebhookRecord;
+  /** As {@link AutomationStore.listForWebhook}: enabled automations selecting the webhook, oldest first. */
+  automations: AutomationRecord[];
+}
 
 /** The runs one evaluated delivery starts (none: evaluated, nothing matched). */
 export interface DeliveryEvaluation {

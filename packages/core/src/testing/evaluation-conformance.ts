@@ -162,7 +162,9 @@ export function describeEvaluationConformance(current: () => Store): void {
       const store = current();
       const [a, b] = [makeWebhook(), makeWebhook({ enabled: false })] as const;
       for (const webhook of [a, b]) expect((await store.webhooks.create({ webhook, maxPerFactory: 20 })).created).toBe(true);
-      const selecting = (...uids: string[]) => [{ provider: 'webhook' as const, event: 'received' as const, filter: { webhook_ids: uids } }];
+      const selecting = (...uids: string[]) => [
+        { provider: 'webhook' as const, event: 'received' as const, filter: { webhook_ids: uids } },
+      ];
       const both = makeAutomation({ name: 'both', triggers: selecting(a.uid, b.uid) });
       const onlyA = makeAutomation({ name: 'only a', triggers: selecting(a.uid) });
       const off = makeAutomation({ name: 'off', enabled: false, triggers: selecting(a.uid) });
@@ -171,7 +173,12 @@ export function describeEvaluationConformance(current: () => Store): void {
       const byUid = new Map(found.map((s) => [s.webhook.uid, s]));
       expect([...byUid.keys()].sort()).toEqual([a.uid, b.uid].sort());
       expect(byUid.get(a.uid)?.webhook).toEqual(a);
-      expect(byUid.get(a.uid)?.automations.map((x) => x.id).sort()).toEqual([both.id, onlyA.id].sort());
+      expect(
+        byUid
+          .get(a.uid)
+          ?.automations.map((x) => x.id)
+          .sort(),
+      ).toEqual([both.id, onlyA.id].sort());
       // A disabled webhook is returned as it is: the evaluator decides.
       expect(byUid.get(b.uid)?.webhook.enabled).toBe(false);
       expect(byUid.get(b.uid)?.automations.map((x) => x.id)).toEqual([both.id]);
