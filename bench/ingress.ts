@@ -140,7 +140,7 @@ async function measure(variant: IngressVariant): Promise<Measured & { automation
  * User + system CPU seconds a process has used, from /proc (Linux); NaN elsewhere. The ratio says
  * how fast; this says what a request costs the server, which the client's own limits cannot blur.
  */
-async function cpuSeconds(pid: number | undefined): Promise<number> {
+export async function cpuSeconds(pid: number | undefined): Promise<number> {
   try {
     const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
     // Fields after the command name (which may hold spaces) start at the state, field 3: utime is 14, stime 15.

@@ -19,6 +19,8 @@ const TEAM = 'acme';
 const BASE = 'http://bench.local/api/v1';
 /** The measured query: one state, newest first by `updated_at`, a page of 20. */
 const LIST_PATH = '/agent/runs?state=SUCCEEDED&sort_by=updated_at&limit=20';
+/** The same without a filter: the team's runs, newest change first (the dashboard's first page). */
+const UNFILTERED_PATH = '/agent/runs?sort_by=updated_at&limit=20';
 /** Pages walked by cursor before the deep page is timed. */
 const DEEP_PAGES = 25;
 /** Timed requests per query and table size (after WARMUP untimed ones). */
@@ -109,6 +111,7 @@ async function measure(url: string, schema: string): Promise<Record<string, numb
       await settle(loader, runs);
       progress(`${await count(loader, runs)} runs`);
       const small = await measureLists('10k runs');
+      const smallUnfiltered = await timeRequests(() => list(UNFILTERED_PATH));
 
       const started = performance.now();
       for (let from = SMALL + 1; from <= LARGE; from += LOAD_BATCH) {
@@ -123,6 +126,10 @@ async function measure(url: string, schema: string): Promise<Record<string, numb
       );
       progress(`${await count(loader, runs)} runs: table ${sizes.rows[0]?.heap}, its indexes ${sizes.rows[0]?.indexes}`);
       const large = await measureLists('1M runs');
+      const largeUnfiltered = await timeRequests(() => list(UNFILTERED_PATH));
+      progress(
+        `without a filter: first page median ${smallUnfiltered.median.toFixed(2)} ms at 10k, ${largeUnfiltered.median.toFixed(2)} ms at 1M`,
+      );
 
       // The plans of the SQL the store sent for the two measured requests, run again under EXPLAIN.
       for (const [title, path] of [
@@ -144,6 +151,7 @@ async function measure(url: string, schema: string): Promise<Record<string, numb
           console.log('  !! the plan scans or sorts: see store-postgres/src/runs-list-sql.ts and the indexes');
       }
       console.log('');
+      await explainFilters(loader, capture, list, schema);
 
       progress(`creating ${CREATES} runs, ${CREATE_CONCURRENCY} in flight, pool of ${POOL_SIZE}`);
       const createPerS = await createRuns(handler, headers);
@@ -156,6 +164,7 @@ async function measure(url: string, schema: string): Promise<Record<string, numb
         'runs.list_1m_ms': large.first.median,
         'runs.list_1m_p95_ms': large.first.p95,
         'runs.list_1m_vs_10k': large.first.median / small.first.median,
+        'runs.list_unfiltered_1m_vs_10k': largeUnfiltered.median / smallUnfiltered.median,
         'runs.list_deep_10k_ms': small.deep.median,
         'runs.list_deep_10k_p95_ms': small.deep.p95,
         'runs.list_deep_1m_ms': large.deep.median,
@@ -169,6 +178,60 @@ async function measure(url: string, schema: string): Promise<Record<string, numb
     await store.close(); // does nothing: the pool is ours
     await pool.end();
   }
+}
+
+/**
+ * The list filters people combine (docs/production.md, "What each index serves"), each planned
+ * and run at 1M runs: the index it reads, the buffers it touched and its time in the database. A
+ * plan that scans the table, or sorts more than a page, is flagged.
+ */
+const FILTER_PATHS = [
+  '/agent/runs?limit=20',
+  '/agent/runs?limit=20&state=FAILED',
+  '/agent/runs?limit=20&state=BLOCKED&state=FAILED',
+  '/agent/runs?limit=20&name=triage',
+  '/agent/runs?limit=20&name=triage&state=SUCCEEDED',
+  '/agent/runs?limit=20&creator=user-7',
+  '/agent/runs?limit=20&creator=user-7&state=FAILED',
+  '/agent/runs?limit=20&source=GITHUB_ACTION',
+  '/agent/runs?limit=20&factory_uid=fac_3',
+  '/agent/runs?limit=20&automation_id=aut_17',
+  '/agent/runs?limit=20&model_id=gpt-5',
+  '/agent/runs?limit=20&environment_id=env_5',
+  '/agent/runs?limit=20&created_after=2026-09-01T00:00:00Z',
+  '/agent/runs?limit=20&sort_by=created_at',
+  '/agent/runs?limit=20&sort_by=created_at&state=FAILED',
+  '/agent/runs?limit=20&sort_by=created_at&state=BLOCKED',
+  '/agent/runs?limit=20&sort_by=created_at&name=triage',
+  '/agent/runs?limit=20&sort_by=created_at&creator=user-7',
+  '/agent/runs?limit=20&sort_by=created_at&factory_uid=fac_3',
+  '/agent/runs?limit=1&sort_by=created_at&skill_spec=acme/skills:skill-3',
+  '/agent/runs?limit=1&sort_by=created_at&environment_id=env_5',
+];
+
+async function explainFilters(
+  loader: pg.Client,
+  capture: ReturnType<typeof captureQueries>,
+  list: (path: string) => Promise<unknown>,
+  schema: string,
+): Promise<void> {
+  console.log('\nEXPLAIN (ANALYZE, BUFFERS) of each list filter at 1M runs (team acme):');
+  for (const path of FILTER_PATHS) {
+    const [query] = await capture(
+      () => list(path),
+      (text) => text.includes(`FROM "${schema}"."runs"`),
+    );
+    if (!query) throw new Error(`${path} sent no query on runs`);
+    const plan = await loader.query(`EXPLAIN (ANALYZE, BUFFERS) ${query.text}`, query.values);
+    const lines = plan.rows.map((r: Record<string, string>) => String(r['QUERY PLAN']));
+    const indexes = [...new Set(lines.flatMap((l) => [...l.matchAll(/using (\w+)/g)].map((m) => m[1])))].join(', ');
+    const buffers = /shared hit=(\d+)(?: read=(\d+))?/.exec(lines.find((l) => l.includes('Buffers')) ?? '');
+    const ms = /Execution Time: ([\d.]+)/.exec(lines.at(-1) ?? '')?.[1];
+    const flag = lines.some((l) => /Seq Scan|Sort Method/.test(l)) ? '  !! scans or sorts' : '';
+    const read = buffers ? Number(buffers[1]) + Number(buffers[2] ?? 0) : Number.NaN;
+    console.log(`  ${path.replace('/agent/runs?', '')}: ${indexes || '(no index)'}; ${read} buffers; ${ms} ms${flag}`);
+  }
+  console.log('');
 }
 
 async function createRuns(handler: (request: Request) => Promise<Response>, headers: Record<string, string>): Promise<number> {
@@ -224,7 +287,7 @@ async function timeRequests(request: () => Promise<unknown>): Promise<Timing> {
  */
 const loadSql = (schema: string) => `
 INSERT INTO ${schema}.runs (id, team_uid, title, prompt, state, created_at, updated_at, started_at, status_message, source, creator, config,
-                  conversation_id, attempts, lease_worker_id, lease_expires_at)
+                  conversation_id, attempts, lease_worker_id, lease_expires_at, factory_uid, trigger)
 SELECT gen_random_uuid()::text, team_uid, title, title || '. ' || detail || ' Ticket #' || i || '.', state, created_at, updated_at,
        CASE WHEN state IN ('QUEUED', 'PENDING') THEN NULL ELSE created_at + (updated_at - created_at) / 10 END,
        CASE state
@@ -241,13 +304,16 @@ SELECT gen_random_uuid()::text, team_uid, title, title || '. ' || detail || ' Ti
          'name', (ARRAY['nightly-fixes','triage','dependency-bumps','docs','release-notes','flaky-tests','security-audit',
                         'migrations','code-review','perf','onboarding','incident-followup'])[1 + floor(r_name ^ 2 * 12)::int],
          'model_id', (ARRAY['claude-sonnet-4','claude-opus-4','gpt-5','gpt-5-mini','gemini-2.5-pro','claude-haiku-4'])[1 + floor(r_model * 6)::int],
-         'environment_id', CASE WHEN r_env < 0.7 THEN 'env_' || floor(r_env * 28.6)::int END)),
+         'environment_id', CASE WHEN r_env < 0.7 THEN 'env_' || floor(r_env * 28.6)::int END,
+         'skill_spec', CASE WHEN r_title < 0.2 THEN 'acme/skills:skill-' || floor(r_title * 50)::int END)),
        gen_random_uuid()::text,
        CASE WHEN state = 'QUEUED' THEN 0 ELSE 1 END,
        CASE WHEN state IN ('CLAIMED', 'PENDING', 'INPROGRESS', 'BLOCKED') THEN 'worker-' || (i % 8) END,
-       CASE WHEN state IN ('CLAIMED', 'PENDING', 'INPROGRESS', 'BLOCKED') THEN now() + interval '30 seconds' END
+       CASE WHEN state IN ('CLAIMED', 'PENDING', 'INPROGRESS', 'BLOCKED') THEN now() + interval '30 seconds' END,
+       CASE WHEN r_factory < 0.3 THEN 'fac_' || floor(r_factory * 33.3)::int END,
+       CASE WHEN r_factory < 0.3 THEN jsonb_build_object('automation_id', 'aut_' || floor(r_factory * 133.3)::int) END
 FROM (
-  SELECT i, r_name, r_model, r_env, created_at, state, finished,
+  SELECT i, r_name, r_model, r_env, r_factory, r_title, created_at, state, finished,
          CASE WHEN state = 'QUEUED' THEN created_at WHEN finished THEN created_at + took * interval '1 second'
               ELSE created_at + (now() - created_at) / 2 END AS updated_at,
          CASE WHEN r_team < 0.4 THEN 'acme' WHEN r_team < 0.6 THEN 'globex' ELSE 'team-' || (3 + floor((r_team - 0.6) * 20)::int) END AS team_uid,
@@ -263,7 +329,8 @@ FROM (
          floor(r_creator ^ 3 * 400)::int AS creator_n
   FROM (
     SELECT i, random() AS r_team, random() AS r_state, random() AS r_jitter, random() AS r_took, random() AS r_name, random() AS r_model,
-           random() AS r_env, random() AS r_title, random() AS r_area, random() AS r_detail, random() AS r_source, random() AS r_creator
+           random() AS r_env, random() AS r_title, random() AS r_area, random() AS r_detail, random() AS r_source, random() AS r_creator,
+           random() AS r_factory
     FROM generate_series($1::int, $2::int) AS g(i)
     OFFSET 0
   ) AS draws

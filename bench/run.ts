@@ -10,7 +10,9 @@ import { ingressTelemetryGroup } from './ingress-telemetry.js';
 import { notifyGroup } from './notify.js';
 import { postgresGroup } from './postgres.js';
 import { postgresIngressGroup } from './postgres-ingress.js';
+import { runIndexesGroup } from './run-indexes.js';
 import { runsGroup } from './runs.js';
+import { sseGroup } from './sse.js';
 import { transcriptGroup } from './transcript.js';
 import { validationGroup } from './validation.js';
 
@@ -27,12 +29,14 @@ export interface BenchGroup {
 const groups: BenchGroup[] = [
   runsGroup,
   postgresGroup,
+  runIndexesGroup,
   postgresIngressGroup,
   filterGroup,
   ingressGroup,
   ingressCoreGroup,
   ingressTelemetryGroup,
   notifyGroup,
+  sseGroup,
   executorGroup,
   transcriptGroup,
   validationGroup,

@@ -1,46 +1,28 @@
 import { createApiKey } from '@agentrun/core';
 import { makeRun } from '@agentrun/core/testing';
-import { type ReferenceServer, startReferenceServer } from '@agentrun/server';
-import { createPostgresStore, type PostgresStore } from '@agentrun/store-postgres';
-import pg from 'pg';
+import type { ReferenceServer } from '@agentrun/server';
+import type { PostgresStore } from '@agentrun/store-postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type PostgresReferenceServer, postgresReachable, startPostgresReferenceServer } from './support/postgres-server.js';
 
 // The Python client's conversation, factory, inbox and agent identity calls against the reference server on
 // Postgres (docs/run-api.md): the requests as that client writes them (test/python-client.e2e.test.ts
 // sends them byte for byte on the memory store, with every case). In a schema of this file's own,
-// dropped at the end.
-const url = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
-const schema = `t_python_calls_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+// dropped at the end (test/support/postgres-server.ts).
+let pgServer: PostgresReferenceServer;
 let store: PostgresStore;
 let server: ReferenceServer;
 /** Outside CI, a machine without the server skips this file (CI=true fails it). */
-const reachable = await (async () => {
-  const probe = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
-  try {
-    await probe.connect();
-    return true;
-  } catch (error) {
-    if (process.env.CI === 'true') throw error;
-    console.warn(`[python-client-postgres.e2e] no PostgreSQL at ${url}: skipped`);
-    return false;
-  } finally {
-    await probe.end().catch(() => {});
-  }
-})();
+const reachable = await postgresReachable('python-client-postgres.e2e');
 beforeAll(async () => {
   if (!reachable) return;
-  store = createPostgresStore({ connectionString: url, schema });
-  await store.migrate();
   // Runs stay queued: the worker's demo runs take a minute, and the cases below store their own.
-  server = await startReferenceServer({ port: 0, store, pollIntervalMs: 50, demoDurationMs: 60_000 });
+  pgServer = await startPostgresReferenceServer('python_calls', { pollIntervalMs: 50, demoDurationMs: 60_000 });
+  ({ server, store } = pgServer);
 });
 afterAll(async () => {
   if (!reachable) return;
-  await server?.close();
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-  await client.end();
+  await pgServer?.close();
 });
 
 /** A request as the Python client sends it; `key: null` is a public call (`security={}`). */

@@ -1,46 +1,26 @@
-import { type ReferenceServer, startReferenceServer } from '@agentrun/server';
-import { createPostgresStore, type PostgresStore } from '@agentrun/store-postgres';
+import type { ReferenceServer } from '@agentrun/server';
 import OzAPI, { BadRequestError, NotFoundError } from 'oz-agent-sdk';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type PostgresReferenceServer, postgresReachable, startPostgresReferenceServer } from './support/postgres-server.js';
 
 // Both published clients' schedule calls against the reference server on Postgres (docs/schedules.md):
 // the TypeScript `oz-agent-sdk` itself, and the Python one's requests as it writes them (bodies in
 // the order of resources/agent/schedules.py, `Content-Length: 0` on a POST without content;
 // test/python-client.e2e.test.ts does the same on the memory store, byte for byte).
-// The server CI and developer machines have (packages/store-postgres/test/support/database.ts), in
-// a schema of this file's own, dropped at the end.
-const url = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
-const schema = `t_schedules_clients_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
-let store: PostgresStore;
+// The server CI and developer machines have (test/support/postgres-server.ts), in a schema of this
+// file's own, dropped at the end.
+let pgServer: PostgresReferenceServer;
 let server: ReferenceServer;
 /** Outside CI, a machine without the server skips this file (CI=true fails it). */
-const reachable = await (async () => {
-  const probe = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
-  try {
-    await probe.connect();
-    return true;
-  } catch (error) {
-    if (process.env.CI === 'true') throw error;
-    console.warn(`[schedules-postgres.e2e] no PostgreSQL at ${url}: skipped`);
-    return false;
-  } finally {
-    await probe.end().catch(() => {});
-  }
-})();
+const reachable = await postgresReachable('schedules-postgres.e2e');
 beforeAll(async () => {
   if (!reachable) return;
-  store = createPostgresStore({ connectionString: url, schema });
-  await store.migrate();
-  server = await startReferenceServer({ port: 0, store, pollIntervalMs: 50 });
+  pgServer = await startPostgresReferenceServer('schedules_clients', { pollIntervalMs: 50 });
+  server = pgServer.server;
 });
 afterAll(async () => {
   if (!reachable) return;
-  await server?.close();
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-  await client.end();
+  await pgServer?.close();
 });
 
 const python = async (method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, json?: unknown) => {

@@ -1,49 +1,30 @@
 import { fakeSkillRepositories } from '@agentrun/core/testing';
-import { type ReferenceServer, startReferenceServer } from '@agentrun/server';
-import { createPostgresStore, type PostgresStore } from '@agentrun/store-postgres';
+import type { ReferenceServer } from '@agentrun/server';
 import OzAPI, { BadRequestError } from 'oz-agent-sdk';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type PostgresReferenceServer, postgresReachable, startPostgresReferenceServer } from './support/postgres-server.js';
 
 // The published TypeScript client's run calls on Postgres, the ones no other Postgres test makes
 // (test/sdk.e2e.test.ts makes every call on the memory store; test/schedules-postgres.e2e.test.ts
 // and test/artifacts.e2e.test.ts the schedule and artifact calls on Postgres): agent.list, run,
-// runs.retrieve, runs.cancel and a follow-up. A schema of this file's own, dropped at the end.
-const url = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
-const schema = `t_sdk_pg_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
-let store: PostgresStore;
+// runs.retrieve, runs.cancel and a follow-up. A schema of this file's own, dropped at the end
+// (test/support/postgres-server.ts).
+let pgServer: PostgresReferenceServer;
 let server: ReferenceServer;
 let client: OzAPI;
 /** Outside CI, a machine without the server skips this file (CI=true fails it). */
-const reachable = await (async () => {
-  const probe = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
-  try {
-    await probe.connect();
-    return true;
-  } catch (error) {
-    if (process.env.CI === 'true') throw error;
-    console.warn(`[sdk-postgres.e2e] no PostgreSQL at ${url}: skipped`);
-    return false;
-  } finally {
-    await probe.end().catch(() => {});
-  }
-})();
+const reachable = await postgresReachable('sdk-postgres.e2e');
 const skills = fakeSkillRepositories(['acme/tools:deploy']);
 beforeAll(async () => {
   if (!reachable) return;
-  store = createPostgresStore({ connectionString: url, schema });
-  await store.migrate();
-  server = await startReferenceServer({ port: 0, store, demoDurationMs: 1500, pollIntervalMs: 50, repositories: skills.reader });
+  pgServer = await startPostgresReferenceServer('sdk_pg', { demoDurationMs: 1500, pollIntervalMs: 50, repositories: skills.reader });
+  server = pgServer.server;
   await skills.register(server.store, server.principal.team_uid);
   client = new OzAPI({ apiKey: server.apiKey, baseURL: `${server.url}/api/v1`, maxRetries: 0 });
 });
 afterAll(async () => {
   if (!reachable) return;
-  await server?.close();
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-  await admin.end();
+  await pgServer?.close();
 });
 
 const waitFor = async (runId: string, states: string[]) => {

@@ -3,9 +3,10 @@ import { type RawBuilder, sql } from 'kysely';
 import type { Tables } from './tables.js';
 
 /**
- * `runs.list` as one SQL statement. Each equality filter has a keyset index on
- * `(team_uid, <column>, <sort key>, id)`, and the position is a row comparison on the last two,
- * so Postgres reads the index from the cursor on and stops after `limit` rows.
+ * `runs.list` as one SQL statement. Each equality filter people combine has a keyset index on
+ * `(team_uid, <column>, updated_at, id)` (the default sort), the team one on `created_at` too
+ * (docs/production.md, "What each index serves"), and the position is a row comparison on the
+ * last two, so Postgres reads the index from the cursor on and stops after `limit` rows.
  *
  * Several states cannot share one ordered index range, so they become one ordered, limited
  * branch per state under UNION ALL, merged by the outer ORDER BY: the cost stays

@@ -1,7 +1,7 @@
 import { invalidRequest } from '../errors.js';
 import type { RunState } from '../models/run-state.js';
-import type { Notification } from '../notify/notification.js';
-import { renderedEventReader } from '../run/rendered-events.js';
+import type { RunRecord } from '../run/record.js';
+import { followRunEvents } from '../run/run-event-feed.js';
 import { requireTeamRun, toRunEventView } from '../run/run-events.js';
 import { isTerminal } from '../run/state-machine.js';
 import type { RunEventRecord } from '../store/run-events.js';
@@ -14,10 +14,8 @@ import { DEFAULT_STREAM_LIMITS, pacedBody, type StreamLimits } from './paced-bod
 // (paced-body.ts): a client that stops reading stops the store reads, and one that stays behind
 // is dropped.
 
-/** A comment line every 15 s keeps proxies from closing an idle stream; each also re-reads the log. */
+/** A comment line every 15 s keeps proxies from closing an idle stream (the feed re-reads the log as often). */
 const HEARTBEAT_MS = 15_000;
-/** Without notifications (a store without the port), how often the stream looks. */
-const POLL_MS = 1_000;
 /**
  * A run's last state event is appended just after its terminal state committed: a stream that
  * sees the run terminal without that event waits this long for it (a truncated log never gets it).
@@ -46,8 +44,8 @@ export async function runEventStream(
   request: Request,
   limits: StreamLimits = DEFAULT_STREAM_LIMITS,
 ): Promise<Response> {
-  await requireTeamRun(store, teamUid, runId);
-  const body = pacedBody((stopped) => sseFrames(store, teamUid, runId, after, [stopped, request.signal]), limits);
+  const run = await requireTeamRun(store, teamUid, runId);
+  const body = pacedBody((stopped) => sseFrames(store, run, after, limits.queueBytes, [stopped, request.signal]), limits);
   return new Response(body, {
     headers: {
       'content-type': 'text/event-stream; charset=utf-8',
@@ -58,73 +56,47 @@ export async function runEventStream(
 }
 
 /**
- * The frames, each produced when the body has room for it. It listens for notifications while it
- * runs and stops listening when it ends, is cancelled, or its client is dropped.
+ * The frames, each produced when the body has room for it, from the run's shared feed
+ * (run-event-feed.ts): the stream reads the store only while it is behind the feed.
  */
 async function* sseFrames(
   store: Store,
-  teamUid: string,
-  runId: string,
+  run: RunRecord,
   after: number,
+  queueBytes: number,
   signals: readonly (AbortSignal | undefined)[],
 ): AsyncGenerator<string, void, undefined> {
   const closed = () => signals.some((s) => s?.aborted);
-  // `dirty`: something may have changed since the last read; a wait ends at once when it is set.
-  let dirty = true;
-  let endWait: (() => void) | undefined;
-  const wake = () => {
-    dirty = true;
-    endWait?.();
-  };
-  const woken = (n: Notification) => {
-    if (n.type === 'resync' || ((n.type === 'run.event' || n.type === 'run.changed') && n.runId === runId)) wake();
-  };
-  let stopListening: (() => Promise<void>) | undefined;
-  const wait = (ms: number) =>
-    new Promise<void>((resolve) => {
-      if (dirty || closed()) return resolve();
-      const done = () => {
-        clearTimeout(timer);
-        endWait = undefined;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      endWait = done;
-    });
-  for (const s of signals) s?.addEventListener('abort', wake);
+  const follower = await followRunEvents(store, run.id, run.state, after, sseFrame, queueBytes);
+  const interrupt = () => follower.interrupt();
+  for (const s of signals) s?.addEventListener('abort', interrupt);
   try {
-    stopListening = store.notifications ? await store.notifications.listen(woken) : undefined;
-    const read = renderedEventReader(store, runId, sseFrame);
-    let cursor = after;
     let lastSent = Date.now();
     let terminalSeen = false;
     let settleBy: number | undefined;
     while (!closed()) {
-      dirty = false;
-      for await (const { event, text } of read(cursor)) {
+      for await (const { event, text } of follower.drain()) {
         yield text;
         lastSent = Date.now();
-        cursor = event.id;
         if (event.type === 'state') terminalSeen = isTerminal((event.data as { to?: RunState }).to ?? 'QUEUED');
       }
-      const run = await store.runs.get(runId, teamUid);
-      if (!run) return;
-      let ms = store.notifications ? HEARTBEAT_MS : POLL_MS;
-      if (isTerminal(run.state)) {
+      const state = follower.state();
+      if (state === undefined) return;
+      let ms = HEARTBEAT_MS - (Date.now() - lastSent);
+      if (isTerminal(state)) {
         if (terminalSeen) return;
         settleBy ??= Date.now() + SETTLE_MS;
         if (Date.now() >= settleBy) return;
-        ms = settleBy - Date.now();
+        ms = Math.min(ms, settleBy - Date.now());
       } else settleBy = undefined;
-      await wait(ms);
+      await follower.wait(ms);
       if (!closed() && Date.now() - lastSent >= HEARTBEAT_MS) {
         yield ': heartbeat\n\n';
         lastSent = Date.now();
       }
     }
   } finally {
-    for (const s of signals) s?.removeEventListener('abort', wake);
-    // A failure to unlisten is the notification port's to report; the stream has ended either way.
-    await stopListening?.().catch(() => {});
+    for (const s of signals) s?.removeEventListener('abort', interrupt);
+    follower.close();
   }
 }

@@ -210,6 +210,64 @@ export function describeRunEventsHttpConformance(name: string, options: RunEvent
       expect((await call(handler, 'GET', '/agent/runs/no-such-run/transcript')).status).toBe(404);
     });
 
+    it('many streams of one run share the reads: each gets every event once, in order', async () => {
+      const runId = await newRun();
+      await writer.runEvents.append(runId, [output(1)]);
+      const streams = [];
+      for (let i = 0; i < 10; i++) {
+        const stream = frames(await call(handler, 'GET', `/agent/runs/${runId}/events`, { accept: 'text/event-stream' }));
+        expect(await stream.next()).toMatchObject({ id: '1' });
+        streams.push(stream);
+      }
+      let reads = 0;
+      const list = store.runEvents.list.bind(store.runEvents);
+      store.runEvents.list = (id, query) => {
+        reads++;
+        return list(id, query);
+      };
+      const appends = 8;
+      try {
+        for (let n = 2; n <= appends + 1; n++) {
+          await writer.runEvents.append(runId, [output(n)]);
+          for (const stream of streams) expect(await stream.next()).toMatchObject({ id: String(n), data: { data: { text: `line ${n}` } } });
+        }
+      } finally {
+        store.runEvents.list = list;
+      }
+      // One read per event for all ten (each stream reading would be ten), plus at most one
+      // catch-up read per stream that had not yet joined the shared read.
+      expect(reads).toBeLessThanOrEqual(appends * 2 + streams.length);
+      expect((await call(writerHandler, 'POST', `/agent/runs/${runId}/cancel`)).status).toBe(200);
+      for (const stream of streams) expect((await stream.rest()).map((f) => f.event)).toEqual(['state']);
+    });
+
+    it('a slow stream, a late joiner and a stream that leaves each get what they should, none holding up the others', async () => {
+      const runId = await newRun();
+      // A queue of 512 bytes: the slow stream overflows it many times over.
+      const small = createAgentRunHandler({ store, streamLimits: { queueBytes: 512 }, onError: (e) => errors.push(e) });
+      const open = async (path = `/agent/runs/${runId}/events`) => frames(await call(small, 'GET', path, { accept: 'text/event-stream' }));
+      const fast = await open();
+      const slow = await open(); // reads nothing until the end
+      const leaving = await open();
+      let late: ReturnType<typeof frames> | undefined;
+      const text = (n: number) => `line ${n} ${'x'.repeat(200)}`;
+      const total = 30;
+      for (let n = 1; n <= total; n++) {
+        await writer.runEvents.append(runId, [{ at: at(n), type: 'output', data: { text: text(n) } }]);
+        expect(await fast.next()).toMatchObject({ id: String(n), data: { data: { text: text(n) } } });
+        if (n === 10) await leaving.cancel();
+        if (n === 15) late = await open(`/agent/runs/${runId}/events?after=5`);
+      }
+      expect((await call(writerHandler, 'POST', `/agent/runs/${runId}/cancel`)).status).toBe(200);
+      const ids = (fs: Frame[]) => fs.filter((f) => f.comment === undefined).map((f) => Number(f.id));
+      const all = Array.from({ length: total + 1 }, (_, i) => i + 1);
+      expect(ids(await fast.rest())).toEqual([total + 1]);
+      expect(ids(await slow.rest())).toEqual(all);
+      expect(ids(await (late as ReturnType<typeof frames>).rest())).toEqual(all.slice(5));
+      // A stream opened after the others left still starts where it is told.
+      expect(ids(await (await open(`/agent/runs/${runId}/events?after=29`)).rest())).toEqual([30, 31]);
+    });
+
     it('a client that goes away ends the stream', async () => {
       const runId = await newRun();
       const res = await call(handler, 'GET', `/agent/runs/${runId}/events`, { accept: 'text/event-stream' });

@@ -20,6 +20,7 @@ import * as m0020 from './0020_inbox_reads.js';
 import * as m0021 from './0021_agent_identities.js';
 import * as m0022 from './0022_artifact_callbacks.js';
 import * as m0023 from './0023_delivery_evaluation.js';
+import * as m0025 from './0025_lean_run_indexes.js';
 
 /**
  * A schema change. Migrations are append-only: never edit one that has shipped; add the next.
@@ -67,4 +68,6 @@ export const MIGRATIONS: readonly Migration[] = [
   { id: '0021_agent_identities', up: m0021.up },
   { id: '0022_artifact_callbacks', up: m0022.up },
   { id: '0023_delivery_evaluation', up: m0023.up },
+  // 0024 is taken by work in parallel (issue 24); ids only need to sort.
+  { id: '0025_lean_run_indexes', up: m0025.up },
 ];
