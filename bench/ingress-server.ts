@@ -8,6 +8,7 @@ import { createMemoryStore } from '@agentrun/store-memory';
 import { createPostgresStore } from '@agentrun/store-postgres';
 import express from 'express';
 import Fastify from 'fastify';
+import pg from 'pg';
 
 /**
  * One server of the `ingress` bench, in a process of its own so that autocannon (in the parent)
@@ -41,6 +42,19 @@ export interface IngressServerReady {
   port: number;
   targets: IngressTarget[];
   automations: number;
+}
+
+/**
+ * Statements this process has sent to PostgreSQL (every `pg` client's `query`, the pool's included):
+ * the parent asks with the IPC message `stats` (bench/postgres-ingress.ts, where the time goes).
+ */
+let statements = 0;
+function countStatements(): void {
+  const query = pg.Client.prototype.query;
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    statements++;
+    return (query as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof query;
 }
 
 /** 50 factories × 20 webhooks (the default per-factory maximum) = 1,000 webhooks. */
@@ -124,8 +138,9 @@ export async function agentrunHandler(
       automations++;
     }
   }
-  // Accepted deliveries' runs are made after the 202 by the evaluator (issue 24): a server runs it,
-  // so the figures count evaluation keeping up with the accepts.
+  // Accepted deliveries' runs are made after the 202 by the evaluator (docs/webhooks.md, "When runs
+  // start"): it runs here, in the serving process, as it does beside a worker, so the figures count
+  // evaluation keeping up with the accepts.
   evaluatorOf(handler)?.start();
   return { handler, targets, automations };
 }
@@ -138,10 +153,9 @@ interface BenchEvaluator {
 }
 
 /**
- * The evaluation of accepted deliveries (`handler.app.evaluator`, issue 24), where the core under
- * test has it; `undefined` for a core whose accept still creates the runs itself.
- * TODO(lead): once the accept-evaluate branch is merged, `handler.app.evaluator` is always there:
- * drop this cast and `?.` (here and in ingress-core.ts).
+ * The evaluation of accepted deliveries (`handler.app.evaluator`), where the core under test has
+ * it; `undefined` for a core at an older commit (the telemetry bench's baseline), whose accept
+ * still creates the runs itself.
  */
 export function evaluatorOf(handler: { app: object }): BenchEvaluator | undefined {
   return (handler.app as { evaluator?: BenchEvaluator }).evaluator;
@@ -188,11 +202,13 @@ async function start(variant: IngressVariant): Promise<IngressServerReady> {
 // A server only when forked by the bench (with an IPC channel): importing this module for its
 // constants and types must not start one in the importing process.
 if (process.send) {
+  if (process.argv[2] === 'fastify-postgres') countStatements();
   const ready = await start(process.argv[2] as IngressVariant);
   process.send(ready);
   // Exit normally (so that `--cpu-prof` writes its profile) when the parent says so or goes away.
   process.on('message', (message) => {
     if (message === 'stop') process.exit(0);
+    if (message === 'stats') process.send?.({ statements });
   });
   process.on('disconnect', () => process.exit(0));
 }

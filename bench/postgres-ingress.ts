@@ -1,10 +1,11 @@
-import { execFile } from 'node:child_process';
+import { type ChildProcess, execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { load, startServer, stopServer } from './ingress.js';
-import { PG_POOL_ENV, PG_SCHEMA_ENV, PG_URL_ENV } from './ingress-server.js';
+import type pg from 'pg';
+import { bodyTemplate, load, startServer, stopServer } from './ingress.js';
+import { type IngressTarget, PG_POOL_ENV, PG_SCHEMA_ENV, PG_URL_ENV } from './ingress-server.js';
 import { connectAdmin, DEFAULT_DATABASE_URL, redact, scratchSchema } from './pg-admin.js';
 import type { BenchGroup } from './run.js';
 
@@ -16,13 +17,26 @@ import type { BenchGroup } from './run.js';
  * ingress is from the database's own insert rate. The server runs in a child process; schema and
  * table live in a scratch schema dropped at the end, even on failure.
  *
+ * Then, on the same server (whose evaluator makes the runs after each 202, docs/webhooks.md "When
+ * runs start"): `postgres.evaluated_vs_pgbench`, deliveries per second whose runs all exist over a
+ * sustained PG_EVALUATED_SECONDS of load at the same connections, with the backlog left at the end
+ * (`postgres.evaluation_backlog`: deliveries accepted and not yet evaluated); where the time goes,
+ * per accepted delivery over that window (accept and evaluation both): statements the server sent
+ * and transactions committed, and the backends' active time (pg_stat_database.active_time, the
+ * whole database: on a shared server other sessions count too); and `postgres.ingress_p99_ms`,
+ * the ingress's p99 with PG_P99_CONNECTIONS (50) connections; and, idle, the time from a 202 to
+ * the delivery's runs existing (`postgres.evaluation_latency_ms`, median of 20; `…_max_ms`).
+ *
  * Knobs (environment): PG_INGRESS_CONNECTIONS (16), PG_INGRESS_SECONDS (10), PG_INGRESS_WARMUP (3),
- * DATABASE_URL (else the local server the tests use; without one the group is skipped).
+ * PG_EVALUATED_SECONDS (30), PG_P99_CONNECTIONS (50), DATABASE_URL (else the local server the tests
+ * use; without one the group is skipped).
  */
 const CONNECTIONS = Number(process.env.PG_INGRESS_CONNECTIONS ?? 16);
 const SECONDS = Number(process.env.PG_INGRESS_SECONDS ?? 10);
 const WARMUP = Number(process.env.PG_INGRESS_WARMUP ?? 3);
 const PGBENCH = process.env.PGBENCH ?? 'pgbench';
+const EVALUATED_SECONDS = Number(process.env.PG_EVALUATED_SECONDS ?? 30);
+const P99_CONNECTIONS = Number(process.env.PG_P99_CONNECTIONS ?? 50);
 
 export const postgresIngressGroup: BenchGroup = {
   name: 'postgres-ingress',
@@ -37,7 +51,8 @@ export async function measurePostgresIngress(baseUrl: string): Promise<Record<st
   const dir = await mkdtemp(join(tmpdir(), 'agentrun-pgbench-'));
   try {
     progress(`schema ${schema} on ${redact(baseUrl)}`);
-    const ingress = await ingressPerSecond(baseUrl, schema); // the server's migrate() creates the schema
+    const measured = await ingressPerSecond(baseUrl, schema, admin); // the server's migrate() creates the schema
+    const ingress = measured.perSecond;
     progress(`ingress: ${ingress.toFixed(0)} accepted deliveries/s`);
 
     await admin.query(
@@ -60,6 +75,15 @@ export async function measurePostgresIngress(baseUrl: string): Promise<Record<st
       'postgres.ingress_per_s': ingress,
       'postgres.pgbench_tps': tps,
       'postgres.ingress_vs_pgbench': ingress / tps,
+      'postgres.evaluated_per_s': measured.evaluatedPerSecond,
+      'postgres.evaluated_vs_pgbench': measured.evaluatedPerSecond / tps,
+      'postgres.evaluation_backlog': measured.backlog,
+      'postgres.statements_per_delivery': measured.statementsPerDelivery,
+      'postgres.commits_per_delivery': measured.commitsPerDelivery,
+      'postgres.backend_ms_per_delivery': measured.backendMsPerDelivery,
+      'postgres.ingress_p99_ms': measured.p99Ms,
+      'postgres.evaluation_latency_ms': measured.evaluationLatencyMs,
+      'postgres.evaluation_latency_max_ms': measured.evaluationLatencyMaxMs,
     };
   } finally {
     await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch((error) => console.error(`could not drop ${schema}:`, error));
@@ -69,7 +93,19 @@ export async function measurePostgresIngress(baseUrl: string): Promise<Record<st
   }
 }
 
-async function ingressPerSecond(url: string, schema: string): Promise<number> {
+interface Measured {
+  evaluationLatencyMs: number;
+  evaluationLatencyMaxMs: number;
+  perSecond: number;
+  evaluatedPerSecond: number;
+  backlog: number;
+  statementsPerDelivery: number;
+  commitsPerDelivery: number;
+  backendMsPerDelivery: number;
+  p99Ms: number;
+}
+
+async function ingressPerSecond(url: string, schema: string, admin: pg.Client): Promise<Measured> {
   const started = performance.now();
   const { child, ready } = await startServer('fastify-postgres', {
     ...process.env,
@@ -77,6 +113,11 @@ async function ingressPerSecond(url: string, schema: string): Promise<number> {
     [PG_SCHEMA_ENV]: schema,
     [PG_POOL_ENV]: String(CONNECTIONS),
   });
+  const check = (what: string, result: { non2xx: number; errors: number; timeouts: number }) => {
+    if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0) {
+      throw new Error(`${what}: ${result.non2xx} non-2xx answers, ${result.errors} errors, ${result.timeouts} timeouts`);
+    }
+  };
   try {
     progress(
       `server ready in ${((performance.now() - started) / 1000).toFixed(1)} s: ${ready.targets.length} webhooks, ${ready.automations} automations`,
@@ -84,14 +125,132 @@ async function ingressPerSecond(url: string, schema: string): Promise<number> {
     const counter = { n: 0 };
     if (WARMUP > 0) await load(ready.port, ready.targets, WARMUP, counter, CONNECTIONS);
     const result = await load(ready.port, ready.targets, SECONDS, counter, CONNECTIONS);
-    if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0) {
-      throw new Error(`ingress: ${result.non2xx} non-2xx answers, ${result.errors} errors, ${result.timeouts} timeouts`);
-    }
+    check('ingress', result);
     progress(`ingress p99 ${result.latency.p99} ms, ${result.requests.total} deliveries`);
-    return result.requests.average;
+
+    // Sustained: accepted and evaluated over EVALUATED_SECONDS, and what each delivery cost.
+    await settle(admin, schema);
+    const before = await counters(admin, schema, child);
+    const t0 = performance.now();
+    const sustained = await load(ready.port, ready.targets, EVALUATED_SECONDS, counter, CONNECTIONS);
+    const seconds = (performance.now() - t0) / 1000;
+    const after = await counters(admin, schema, child);
+    check('sustained', sustained);
+    const accepted = after.accepted - before.accepted;
+    const evaluatedPerSecond = (after.evaluated - before.evaluated) / seconds;
+    progress(
+      `sustained ${seconds.toFixed(1)} s: ${(accepted / seconds).toFixed(0)} accepted/s, ${evaluatedPerSecond.toFixed(0)} evaluated/s, backlog ${after.pending}`,
+    );
+    // The figures per delivery include the evaluation of the backlog left by the ingress phase.
+    const measuredAfter = await settle(admin, schema, child);
+    const done = measuredAfter.evaluated - before.evaluated;
+    const statementsPerDelivery = (measuredAfter.statements - before.statements) / done;
+    const commitsPerDelivery = (measuredAfter.commits - before.commits) / done;
+    const backendMsPerDelivery = (measuredAfter.activeMs - before.activeMs) / done;
+    progress(
+      `per delivery: ${statementsPerDelivery.toFixed(2)} statements, ${commitsPerDelivery.toFixed(2)} commits, ${backendMsPerDelivery.toFixed(3)} ms backend time`,
+    );
+
+    const p99 = await load(ready.port, ready.targets, SECONDS, counter, P99_CONNECTIONS);
+    check('p99', p99);
+    progress(`ingress with ${P99_CONNECTIONS} connections: ${p99.requests.average.toFixed(0)}/s, p99 ${p99.latency.p99} ms`);
+
+    // Idle: from the 202 to the delivery's runs existing, one delivery at a time.
+    await settle(admin, schema);
+    const latencies = await idleLatencies(ready.port, ready.targets[0] as IngressTarget, admin, schema, counter);
+    progress(`idle, 202 to runs: median ${latencies.median.toFixed(1)} ms, max ${latencies.max.toFixed(1)} ms`);
+    return {
+      evaluationLatencyMs: latencies.median,
+      evaluationLatencyMaxMs: latencies.max,
+      perSecond: result.requests.average,
+      evaluatedPerSecond,
+      backlog: after.pending,
+      statementsPerDelivery,
+      commitsPerDelivery,
+      backendMsPerDelivery,
+      p99Ms: p99.latency.p99,
+    };
   } finally {
     await stopServer(child);
   }
+}
+
+interface Counters {
+  accepted: number;
+  evaluated: number;
+  pending: number;
+  statements: number;
+  commits: number;
+  activeMs: number;
+}
+
+/** The delivery counts of the scratch schema, and the server's statements and the database's commits and active time so far. */
+async function counters(admin: pg.Client, schema: string, child?: ChildProcess): Promise<Counters> {
+  const { rows } = await admin.query<{ accepted: number; pending: number; commits: string; active_ms: number }>(
+    `SELECT count(*)::int AS accepted, count(*) FILTER (WHERE evaluation_due_at IS NOT NULL)::int AS pending,
+      (SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()) AS commits,
+      (SELECT active_time FROM pg_stat_database WHERE datname = current_database()) AS active_ms
+     FROM ${schema}.deliveries WHERE status = 'Accepted'`,
+  );
+  const row = rows[0] as { accepted: number; pending: number; commits: string; active_ms: number };
+  return {
+    accepted: row.accepted,
+    evaluated: row.accepted - row.pending,
+    pending: row.pending,
+    statements: child ? await statementsOf(child) : 0,
+    commits: Number(row.commits),
+    activeMs: Number(row.active_ms),
+  };
+}
+
+/** Wait until nothing awaits evaluation (at most 60 s); the counters then. */
+async function settle(admin: pg.Client, schema: string, child?: ChildProcess): Promise<Counters> {
+  const deadline = performance.now() + 60_000;
+  for (;;) {
+    // pg_stat_database is updated when a backend reports, about once a second.
+    const now = await counters(admin, schema, child);
+    if (now.pending === 0 || performance.now() > deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      return counters(admin, schema, child);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/**
+ * 20 deliveries one at a time to an idle server: for each, the time from its 202 until the
+ * database shows it evaluated (its runs are written in the same transaction), polled every
+ * millisecond. Median and max, in ms.
+ */
+async function idleLatencies(port: number, target: IngressTarget, admin: pg.Client, schema: string, counter: { n: number }) {
+  const body = bodyTemplate();
+  const times: number[] = [];
+  for (let i = 0; i < 20; i++) {
+    const res = await fetch(`http://127.0.0.1:${port}${target.path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: target.authorization },
+      body: body(counter.n++),
+    });
+    const answered = performance.now();
+    const { delivery_id } = (await res.json()) as { delivery_id: string };
+    for (;;) {
+      const { rows } = await admin.query(`SELECT 1 FROM ${schema}.deliveries WHERE id = $1 AND evaluation_due_at IS NULL`, [delivery_id]);
+      if (rows.length > 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    times.push(performance.now() - answered);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  times.sort((a, b) => a - b);
+  return { median: times[10] as number, max: times[19] as number };
+}
+
+/** Statements the bench server has sent so far (ingress-server.ts counts them). */
+function statementsOf(child: ChildProcess): Promise<number> {
+  return new Promise((resolve) => {
+    child.once('message', (message) => resolve((message as { statements: number }).statements));
+    child.send('stats');
+  });
 }
 
 const benchStart = performance.now();

@@ -149,6 +149,7 @@ describe('the ingress after an automation changes at the same instant', () => {
         new Request(`${ORIGIN}/webhooks/w/${webhook.uid}`, { method: 'POST', headers: { authorization: `Bearer ${secret}` }, body }),
       );
       expect(res.status).toBe(202);
+      await handler.app.evaluator.drain(); // its runs are made after the 202
       return ((await res.json()) as { delivery_id: string }).delivery_id;
     };
     const runs = async () =>

@@ -54,6 +54,8 @@ export interface Harness {
   errors: unknown[];
   /** Mint a key for another principal. */
   keyFor(principal: Principal): Promise<string>;
+  /** Evaluate every accepted delivery now (their runs are made after the 202, docs/webhooks.md "When runs start"). */
+  evaluated(): Promise<number>;
   call(method: string, path: string, options?: CallOptions): Promise<Response>;
   /** `call` and parse the JSON answer. */
   json<T = unknown>(method: string, path: string, options?: CallOptions): Promise<{ status: number; body: T; res: Response }>;
@@ -100,6 +102,7 @@ export async function setup(
     key,
     errors,
     keyFor: (p) => createApiKey(store.apiKeys, p),
+    evaluated: () => handler.app.evaluator.drain(),
     call,
     json: async <T>(method: string, path: string, o?: CallOptions) => {
       const res = await call(method, path, o);

@@ -59,6 +59,8 @@ describe('webhook ingress', () => {
       const res = await deliver(path(webhook.uid), body, { authorization: `Bearer ${secret}` });
       expect(res.status).toBe(202);
       const { delivery_id } = (await res.json()) as { delivery_id: string };
+      // Its runs are made after the 202 (docs/webhooks.md, "When runs start").
+      expect(await h.evaluated()).toBe(1);
       const runs = (
         await h.json<{ runs: { run_id: string; prompt: string; source: string; trigger: unknown }[] }>('GET', '/agent/runs?source=WEBHOOK')
       ).body.runs;
@@ -92,10 +94,12 @@ describe('webhook ingress', () => {
       const again = await deliver(path(webhook.uid), '{"b":2,"a":1}', auth);
       expect(again.status).toBe(202);
       expect(await again.json()).toEqual({ delivery_id: expect.any(String) });
+      expect(await h.evaluated()).toBe(1); // the duplicate awaits no evaluation
       expect((await h.json<{ runs: unknown[] }>('GET', '/agent/runs')).body.runs).toHaveLength(1);
       expect(await statuses(webhook.uid)).toEqual(['Duplicate', 'Accepted']);
       // A sender's own delivery ID makes equal bodies distinct deliveries.
       expect((await deliver(path(webhook.uid), '{"a":1,"b":2}', { ...auth, 'x-acme-delivery-id': 'evt-2' })).status).toBe(202);
+      await h.evaluated();
       expect((await h.json<{ runs: unknown[] }>('GET', '/agent/runs')).body.runs).toHaveLength(2);
     });
 

@@ -261,6 +261,7 @@ describe('skills', () => {
         new Request(`${ORIGIN}/webhooks/w/${webhook}`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: '{"v":2}' }),
       );
       expect(sent.status).toBe(202);
+      await h.evaluated();
       const [hooked] = (await ok<{ runs: RunItem[] }>('GET', '/agent/runs?source=WEBHOOK')).runs;
       const api = await run({ prompt: 'Ship it', skill: 'acme/skills:deploy' });
       expect(hooked?.agent_skill).toEqual(api.agent_skill);

@@ -81,6 +81,7 @@ describe('telemetry (OpenTelemetry metrics and spans)', () => {
     const rateRefused = burst.filter((s) => s === 429).length;
     expect(rateRefused).toBeGreaterThan(0);
     const accepted = [...answers, ...burst].filter((s) => s === 202).length - 1;
+    expect(await h.evaluated()).toBe(accepted); // the runs are made after the 202s
     const unknown = await h.handler(new Request('http://agentrun.test/webhooks/w/no-such-webhook', { method: 'POST', body: '{}' }));
     expect(unknown.status).toBe(404);
 
@@ -133,7 +134,7 @@ describe('telemetry (OpenTelemetry metrics and spans)', () => {
       worker = undefined;
     });
 
-    it('each API request has a span named by its route; the delivery span lists its runs and their executions link back to it', async () => {
+    it("each API request has a span named by its route; the evaluation span lists the delivery's runs, and it and their executions link back to the delivery span", async () => {
       const { uid, deliver } = await webhookWith(2);
       const created = spans.getFinishedSpans().find((s) => s.name === 'POST /api/v1/factories');
       expect(created?.attributes).toMatchObject({
@@ -154,7 +155,12 @@ describe('telemetry (OpenTelemetry metrics and spans)', () => {
         'agentrun.delivery.label': 'Accepted',
         'http.response.status_code': 202,
       });
-      const runIds = delivery.attributes['agentrun.run.ids'] as string[];
+      expect(delivery.attributes['agentrun.run.ids']).toBeUndefined(); // none exist at the 202
+      expect(await h.evaluated()).toBe(1);
+      const evaluation = spans.getFinishedSpans().find((s) => s.name === 'webhook evaluation') as ReadableSpan;
+      expect(evaluation.attributes['agentrun.delivery.id']).toBe(delivery.attributes['agentrun.delivery.id']);
+      expect(evaluation.links.map((l) => l.context.spanId)).toEqual([delivery.spanContext().spanId]);
+      const runIds = evaluation.attributes['agentrun.run.ids'] as string[];
       expect(runIds).toHaveLength(2);
 
       worker = h.handler.app.worker({ executor: demoExecutor({ durationMs: 1 }), pollIntervalMs: 10 });

@@ -90,7 +90,7 @@ describe('worker signals', () => {
     await handler.service.create(principal, { prompt: 'unannounced' });
     await settle();
     expect(calls).toHaveLength(0);
-    expect(listeners.size).toBe(1);
+    expect(listeners.size).toBe(2); // the worker, and the evaluator of deliveries that runs with it
     for (const l of listeners) l({ type: 'resync' });
     await until(() => calls.length === 1);
     // A follow-up and a cancel whose notifications are lost too: the next resync finds both.
@@ -124,7 +124,7 @@ describe('worker signals', () => {
     const worker = handler.app.worker({ executor: heldExecutor().executor, pollIntervalMs: HOUR });
     worker.start();
     await settle();
-    expect(listening).toBe(1);
+    expect(listening).toBe(2); // the worker, and the evaluator of deliveries that runs with it
     await worker.stop();
     expect(listening).toBe(0);
   });

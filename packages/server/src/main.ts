@@ -21,6 +21,8 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
 // how often the worker polls the store (other processes' new runs are only seen by polling).
 const demoDurationMs = optionalMs('AGENTRUN_DEMO_DURATION_MS');
 const pollIntervalMs = optionalMs('AGENTRUN_POLL_INTERVAL_MS');
+// How long an evaluation claim holds before another process may take the deliveries (docs/webhooks.md).
+const evaluationLeaseMs = optionalMs('AGENTRUN_EVALUATION_LEASE_MS');
 // How often factory sources are fetched, the fallback to push notifications (docs/repositories.md).
 const sourcePollIntervalMs = optionalMs('AGENTRUN_SOURCE_POLL_INTERVAL_MS');
 // On SIGTERM or SIGINT, how long running executions may take to finish before they are handed
@@ -77,6 +79,7 @@ const server = await startReferenceServer({
   ...(demoDurationMs !== undefined ? { demoDurationMs } : {}),
   ...(pollIntervalMs !== undefined ? { pollIntervalMs } : {}),
   ...(sourcePollIntervalMs !== undefined ? { sourcePollIntervalMs } : {}),
+  ...(evaluationLeaseMs !== undefined ? { evaluationLeaseMs } : {}),
   repositories: git,
   callbacks: callbackOptions(),
 });

@@ -50,6 +50,11 @@ export interface ReferenceServerOptions {
   sourcePollIntervalMs?: number;
   /** Run-state callbacks: where they may go, how they are retried (docs/callbacks.md, "Options"). */
   callbacks?: CallbackOptions;
+  /**
+   * How long an evaluation claim holds (docs/webhooks.md, "When runs start"): the deliveries a
+   * killed server was evaluating are evaluated by another after it. Default 30,000 ms.
+   */
+  evaluationLeaseMs?: number;
 }
 
 export interface ReferenceServer {
@@ -131,9 +136,11 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
     ...(options.repositories !== undefined ? { repositories: options.repositories } : {}),
     ...(options.sourcePollIntervalMs !== undefined ? { sourcePollIntervalMs: options.sourcePollIntervalMs } : {}),
     ...(options.callbacks !== undefined ? { callbacks: options.callbacks } : {}),
+    ...(options.evaluationLeaseMs !== undefined ? { evaluation: { leaseMs: options.evaluationLeaseMs } } : {}),
   });
   // The dashboard (docs/dashboard.md) beside the API: /dashboard is its own, every other path agentrun's.
   listener = createNodeListener(composeMounts([agentrun, createDashboard()], (request) => agentrun.fetch(request)));
+  // The worker, and with it the evaluation of accepted deliveries (their runs, made after the 202).
   const worker = agentrun.worker(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {});
   worker.start();
 

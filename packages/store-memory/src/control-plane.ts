@@ -12,6 +12,7 @@ import type {
   SecretRecord,
   SecretStore,
   WebhookRecord,
+  WebhookSelection,
   WebhookStore,
 } from '@agentrun/core/store';
 import { copy as clone } from './copy.js';
@@ -28,8 +29,11 @@ const deepFreeze = <T>(value: T): T => {
 };
 const byCreated = <T extends { createdAt: string }>(a: T, b: T) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0);
 
-/** What the ingress reads about a webhook, taken in one synchronous step (see `DeliveryStore.context`). */
-export type WebhookSnapshot = Pick<DeliveryContext, 'webhook' | 'secret' | 'automations'>;
+/**
+ * What the ingress and the evaluation read about a webhook, taken in one synchronous step (see
+ * `DeliveryStore.context` and `DeliveryStore.selections`).
+ */
+export type WebhookSnapshot = Pick<DeliveryContext, 'webhook' | 'secret'> & Pick<WebhookSelection, 'automations'>;
 
 /**
  * Factories, team secrets, webhooks, automations and definition sets in memory; each operation is

@@ -1,8 +1,10 @@
+import { EVENT_PAYLOAD_FILE, type Notification } from '@agentrun/core';
 import type {
   AutomationRecord,
   CreateRunInput,
   DeliveryRecord,
   DeliveryStore,
+  PendingDelivery,
   RateAdmission,
   RateLimitStore,
   RateRefusal,
@@ -32,10 +34,12 @@ const copyDelivery = (d: DeliveryRecord, payload: Uint8Array | null = d.payload 
  * The delivery log and rate-limit windows in memory; each operation is synchronous, so atomic.
  * `createRun` stores a run of an accepted delivery; `copyBytes` copies attachment data, once per
  * distinct source array within one delivery (the runs of a delivery all attach its payload).
+ * `publish` signals an accepted delivery awaiting evaluation (`delivery.accepted`) in process.
  */
 export function createMemoryIngress(
   createRun: (input: CreateRunInput, copyBytes: (bytes: Uint8Array) => Uint8Array) => void,
   webhookSnapshot: (uid: string) => WebhookSnapshot | undefined,
+  publish: (notification: Notification) => void,
 ): {
   deliveries: DeliveryStore;
   rateLimits: RateLimitStore;
@@ -45,6 +49,11 @@ export function createMemoryIngress(
   const log = new Map<string, DeliveryRecord>();
   /** webhook uid + identity → the accepted delivery's id. */
   const accepted = new Map<string, string>();
+  /**
+   * Accepted deliveries not yet evaluated → when their lease ends (ms; the accept time until first
+   * claimed). In acceptance order, so a claim takes the oldest first.
+   */
+  const pending = new Map<string, number>();
   /** key → the event times in its window; a key with none is dropped. */
   const windows = new Map<string, EventWindow>();
 
@@ -113,7 +122,7 @@ export function createMemoryIngress(
     deliveries: {
       async context({ webhookUid, authBudgetKey, windowMs, now }) {
         const snapshot = webhookSnapshot(webhookUid);
-        return snapshot && { ...snapshot, authFailures: peek(authBudgetKey, windowMs, now) };
+        return snapshot && { webhook: snapshot.webhook, secret: snapshot.secret, authFailures: peek(authBudgetKey, windowMs, now) };
       },
       async accept({ delivery, runs, admit }) {
         const refused = admit && refusal(admit);
@@ -126,19 +135,51 @@ export function createMemoryIngress(
         }
         // Stored bytes are never written to and leave only as copies, so the log entry and every
         // attachment of the same bytes share one copy of them.
-        const copies = new Map<Uint8Array, Uint8Array>();
-        const copyBytes = (bytes: Uint8Array) => {
-          let copy = copies.get(bytes);
-          if (copy === undefined) {
-            copy = new Uint8Array(bytes);
-            copies.set(bytes, copy);
-          }
-          return copy;
-        };
-        for (const run of runs) createRun(run, copyBytes);
+        const copyBytes = sharedCopies();
+        if (runs) for (const run of runs) createRun(run, copyBytes);
         log.set(delivery.id, copyDelivery(delivery, delivery.payload && copyBytes(delivery.payload)));
         accepted.set(key, delivery.id);
+        if (!runs) {
+          pending.set(delivery.id, Date.parse(delivery.receivedAt));
+          publish({ type: 'delivery.accepted', deliveryId: delivery.id });
+        }
         return { accepted: true };
+      },
+      async claimEvaluations({ limit, leaseMs, now }) {
+        const t = Date.parse(now);
+        const claimed: PendingDelivery[] = [];
+        for (const [id, dueAt] of pending) {
+          if (claimed.length >= limit) break;
+          if (dueAt > t) continue;
+          const d = log.get(id);
+          if (d?.payload == null) {
+            pending.delete(id);
+            continue;
+          }
+          pending.set(id, t + leaseMs);
+          claimed.push(copyDelivery(d) as PendingDelivery);
+        }
+        return claimed;
+      },
+      async completeEvaluations(evaluations) {
+        const done: string[] = [];
+        for (const { deliveryId, runs } of evaluations) {
+          // Evaluated already (or swept): its runs exist, or it is gone; none are made again.
+          if (!pending.delete(deliveryId)) continue;
+          // Each run's `event-payload.json` is the stored payload itself: kept once, whatever the
+          // number of runs, and alive with them after retention drops the log entry.
+          const stored = log.get(deliveryId)?.payload ?? undefined;
+          const copyBytes = sharedCopies(stored);
+          for (const run of runs) createRun(stored ? withStoredPayload(run, stored) : run, copyBytes);
+          done.push(deliveryId);
+        }
+        return done;
+      },
+      async selections(webhookUids) {
+        return webhookUids.flatMap((uid) => {
+          const snapshot = webhookSnapshot(uid);
+          return snapshot ? [{ webhook: snapshot.webhook, automations: snapshot.automations }] : [];
+        });
       },
       async log(entry, admit) {
         const refused = admit && refusal(admit);
@@ -169,7 +210,8 @@ export function createMemoryIngress(
         let removed = 0;
         for (const entries of byWebhook.values()) {
           for (const d of entries.sort(newestFirst).slice(keepNewest)) {
-            if (d.receivedAt >= olderThan) continue;
+            // One awaiting evaluation waits for a later sweep (as on PostgreSQL).
+            if (d.receivedAt >= olderThan || pending.has(d.id)) continue;
             log.delete(d.id);
             if (d.status === 'Accepted') accepted.delete(`${d.webhookUid}\u0000${d.identity}`);
             removed++;
@@ -189,6 +231,30 @@ export function createMemoryIngress(
     },
   };
 }
+
+/**
+ * One copy per distinct source array: a delivery's runs all attach the same payload bytes.
+ * `stored`: bytes the store holds already (never written to), shared rather than copied.
+ */
+function sharedCopies(stored?: Uint8Array): (bytes: Uint8Array) => Uint8Array {
+  const copies = new Map<Uint8Array, Uint8Array>();
+  if (stored) copies.set(stored, stored);
+  const copy = (bytes: Uint8Array) => {
+    let c = copies.get(bytes);
+    if (c === undefined) {
+      c = new Uint8Array(bytes);
+      copies.set(bytes, c);
+    }
+    return c;
+  };
+  return copy;
+}
+
+/** A run of an evaluated delivery whose `event-payload.json` is the delivery's stored payload. */
+const withStoredPayload = (input: CreateRunInput, stored: Uint8Array): CreateRunInput => ({
+  ...input,
+  attachments: input.attachments.map((a) => (a.fileName === EVENT_PAYLOAD_FILE ? { ...a, data: stored } : a)),
+});
 
 /** Enabled automations selecting a webhook. */
 export const selectsWebhook = (a: AutomationRecord, webhookUid: string) =>

@@ -59,7 +59,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
   };
   const { webhookSnapshot, ...controlPlane } = createMemoryControlPlane(append, environmentWrites, scheduleWrites);
   // Runs of an accepted delivery are written in the same synchronous step as the delivery.
-  const { deliveryLog, ...ingress } = createMemoryIngress(insertRun, webhookSnapshot);
+  const { deliveryLog, ...ingress } = createMemoryIngress(insertRun, webhookSnapshot, notify.publish);
   return {
     runs,
     runEvents,

@@ -1,5 +1,5 @@
-import type { Store } from '@agentrun/core';
-import type { CreateRunInput, DeliveryRecord, DeliveryStore, RateAdmission, RateLimitStore } from '@agentrun/core/store';
+import { EVENT_PAYLOAD_FILE, type Store } from '@agentrun/core';
+import type { CreateRunInput, DeliveryRecord, DeliveryStore, PendingDelivery, RateAdmission, RateLimitStore } from '@agentrun/core/store';
 import { type RawBuilder, sql } from 'kysely';
 import type { Db, Tx } from './db.js';
 import {
@@ -7,7 +7,6 @@ import {
   automationFromRow,
   type DeliveryRow,
   deliveryFromRow,
-  json,
   runToRow,
   type SecretRow,
   secretFromRow,
@@ -52,14 +51,8 @@ export function createIngress(db: Db, t: Tables): Pick<Store, 'deliveries' | 'ra
 
   const deliveries: DeliveryStore = {
     async context({ webhookUid, authBudgetKey, windowMs, now }) {
-      // The automations query is listForWebhook's (containment on the GIN index automations_triggers).
-      const selecting = json([{ provider: 'webhook', filter: { webhook_ids: [webhookUid] } }]);
-      const [row] = await rows<
-        WebhookRow & { secret: SecretRow | null; auth_count: number; auth_oldest: Date | null; automations: AutomationRow[] }
-      >(sql`
-        SELECT w.*, to_jsonb(s) AS secret, f.n AS auth_count, f.oldest AS auth_oldest,
-          (SELECT coalesce(jsonb_agg(to_jsonb(a) ORDER BY a.created_at, a.id), '[]'::jsonb) FROM ${t.automations} a
-            WHERE a.enabled AND a.triggers @> ${selecting}::jsonb) AS automations
+      const [row] = await rows<WebhookRow & { secret: SecretRow | null; auth_count: number; auth_oldest: Date | null }>(sql`
+        SELECT w.*, to_jsonb(s) AS secret, f.n AS auth_count, f.oldest AS auth_oldest
         FROM ${t.webhooks} w
         LEFT JOIN ${t.team_secrets} s ON s.team_uid = w.team_uid AND s.name = w.secret_name
         CROSS JOIN LATERAL (SELECT count(*)::int AS n, min(at) AS oldest FROM ${t.rate_limit_events}
@@ -70,7 +63,6 @@ export function createIngress(db: Db, t: Tables): Pick<Store, 'deliveries' | 'ra
         webhook: webhookFromRow(row),
         secret: row.secret ? secretFromRow(row.secret) : undefined,
         authFailures: { count: row.auth_count, retryAfterMs: retryAfterMs(row.auth_oldest, { windowMs, now }) },
-        automations: row.automations.map(automationFromRow),
       };
     },
 
@@ -79,7 +71,8 @@ export function createIngress(db: Db, t: Tables): Pick<Store, 'deliveries' | 'ra
       const [result] = await readCommitted<{ outcome: string; duplicate_of: string | null; window_oldest: Date | null }>(sql`
         SELECT * FROM ${t.fn('agentrun_accept_delivery')}(${d.id}, ${d.teamUid}, ${d.factoryUid}, ${d.webhookUid}, ${d.identity}, ${d.size},
           ${d.receivedAt}::timestamptz, ${d.payload === null ? null : Buffer.from(d.payload)}::bytea,
-          ${JSON.stringify(runs.map((r) => runToRow(r.run)))}::jsonb, ${JSON.stringify(attachmentRows(runs, d.payload))}::jsonb,
+          ${runs ? JSON.stringify(runs.map((r) => runToRow(r.run))) : null}::jsonb,
+          ${runs ? JSON.stringify(attachmentRows(runs, d.payload)) : null}::jsonb,
           ${admit?.key ?? null}, ${admit?.limit ?? null}::integer,
           ${admit ? windowStart(admit.now, admit.windowMs) : null}::timestamptz, ${admit?.now ?? null}::timestamptz)`);
       if (result?.outcome === 'accepted') return { accepted: true };
@@ -88,6 +81,70 @@ export function createIngress(db: Db, t: Tables): Pick<Store, 'deliveries' | 'ra
         return { accepted: false, rateLimited: true, retryAfterMs: retryAfterMs(result.window_oldest, admit) };
       }
       throw new Error(`delivery ${d.id}: unexpected outcome ${JSON.stringify(result)}`);
+    },
+
+    async claimEvaluations({ limit, leaseMs, now }) {
+      // The partial index deliveries_evaluation_due holds only deliveries awaiting evaluation;
+      // SKIP LOCKED lets concurrent claimers take different ones without waiting on each other.
+      const claimed = await rows<DeliveryRow>(sql`
+        UPDATE ${t.deliveries} d SET evaluation_due_at = ${new Date(Date.parse(now) + leaseMs).toISOString()}::timestamptz
+        FROM (SELECT id FROM ${t.deliveries} WHERE evaluation_due_at <= ${now}::timestamptz
+          ORDER BY evaluation_due_at LIMIT ${limit} FOR UPDATE SKIP LOCKED) c
+        WHERE d.id = c.id
+        RETURNING d.id, d.team_uid, d.factory_uid, d.webhook_uid, d.identity, d.size, d.received_at, d.status, d.payload`);
+      return claimed
+        .map((row) => deliveryFromRow(row) as PendingDelivery)
+        .filter((d) => d.payload !== null)
+        .sort((a, b) => (a.receivedAt < b.receivedAt ? -1 : a.receivedAt > b.receivedAt ? 1 : a.id < b.id ? -1 : 1));
+    },
+
+    async completeEvaluations(evaluations) {
+      if (evaluations.length === 0) return [];
+      // One statement: mark the deliveries still awaiting evaluation as evaluated, then insert the
+      // runs (and attachments) of exactly those. A concurrent completer of the same delivery waits
+      // on its row and then finds it evaluated (READ COMMITTED re-checks the WHERE), so its runs
+      // are not inserted: a delivery's runs are created once, by the store, whatever the timing.
+      // The `event-payload.json` of each run names the delivery instead of holding its bytes
+      // (0023): the payload is stored once, in the delivery's row, whatever the number of runs.
+      const ids = evaluations.map((e) => e.deliveryId);
+      const runs = evaluations.flatMap((e) => e.runs);
+      const done = await rows<{ id: string }>(sql`
+        WITH done AS (
+          UPDATE ${t.deliveries} SET evaluation_due_at = NULL
+          WHERE id = ANY(${ids}::text[]) AND evaluation_due_at IS NOT NULL
+          RETURNING id
+        ), created AS (
+          INSERT INTO ${t.runs} (id, team_uid, title, prompt, state, created_at, updated_at, started_at, status_message, source,
+              creator, config, session_id, session_link, conversation_id, parent_run_id, agent_identity_uid, factory_uid,
+              skill, trigger, attachments, attempts, lease_worker_id, lease_expires_at)
+            SELECT r.id, r.team_uid, r.title, r.prompt, r.state, r.created_at, r.updated_at, r.started_at, r.status_message, r.source,
+              r.creator, r.config, r.session_id, r.session_link, r.conversation_id, r.parent_run_id, r.agent_identity_uid, r.factory_uid,
+              r.skill, r.trigger, r.attachments, r.attempts, r.lease_worker_id, r.lease_expires_at
+            FROM jsonb_populate_recordset(NULL::${t.runs}, ${JSON.stringify(runs.map((r) => runToRow(r.run)))}::jsonb) r
+            JOIN done ON done.id = r.trigger->>'delivery_id'
+            RETURNING id, trigger->>'delivery_id' AS delivery_id
+        ), attached AS (
+          INSERT INTO ${t.run_attachments} (run_id, file_name, mime_type, data, delivery_id)
+            SELECT f.run_id, f.file_name, f.mime_type, decode(f.data_hex, 'hex'), CASE WHEN f.data_hex IS NULL THEN created.delivery_id END
+            FROM jsonb_to_recordset(${JSON.stringify(attachmentRows(runs, null, true))}::jsonb)
+              AS f (run_id text, file_name text, mime_type text, data_hex text)
+            JOIN created ON created.id = f.run_id
+        )
+        SELECT id FROM done`);
+      return done.map((r) => r.id);
+    },
+
+    async selections(webhookUids) {
+      if (webhookUids.length === 0) return [];
+      // One statement for a batch's webhooks; the automations as listForWebhook finds them
+      // (containment on the GIN index automations_triggers).
+      const found = await rows<WebhookRow & { automations: AutomationRow[] }>(sql`
+        SELECT w.*,
+          (SELECT coalesce(jsonb_agg(to_jsonb(a) ORDER BY a.created_at, a.id), '[]'::jsonb) FROM ${t.automations} a
+            WHERE a.enabled AND a.triggers @> jsonb_build_array(jsonb_build_object('provider', 'webhook',
+              'filter', jsonb_build_object('webhook_ids', jsonb_build_array(w.uid))))) AS automations
+        FROM ${t.webhooks} w WHERE w.uid = ANY(${[...webhookUids]}::text[])`);
+      return found.map((row) => ({ webhook: webhookFromRow(row), automations: row.automations.map(automationFromRow) }));
     },
 
     async log(entry, admit) {
@@ -137,14 +194,24 @@ export function createIngress(db: Db, t: Tables): Pick<Store, 'deliveries' | 'ra
       // One statement: each entry's rank within its webhook, newest first (the order of
       // deliveries_webhook_received, so no sort), then every old entry past the newest N goes.
       // It reads the whole log, which retention itself keeps to about a week of entries.
-      const result = await sql`
+      // Runs outlive the log: an attachment naming a delivery that goes gets the payload's bytes
+      // first (0023), in the same statement, so the run API serves it as before. Only evaluated
+      // deliveries go: one evaluated in this statement's snapshot had its runs and attachments
+      // committed with that (completeEvaluations), so the copy sees them all, and nothing changes
+      // an evaluated delivery's row after. One awaiting evaluation waits for a later sweep.
+      const [result] = await rows<{ n: number }>(sql`
         WITH ranked AS (
           SELECT id, received_at, row_number() OVER (PARTITION BY webhook_uid ORDER BY received_at DESC, id DESC) AS rank
           FROM ${t.deliveries}
+        ), gone AS (
+          DELETE FROM ${t.deliveries} d USING ranked r
+          WHERE d.id = r.id AND r.rank > ${keepNewest} AND r.received_at < ${olderThan}::timestamptz AND d.evaluation_due_at IS NULL
+          RETURNING d.id, d.payload
+        ), kept AS (
+          UPDATE ${t.run_attachments} a SET data = gone.payload, delivery_id = NULL FROM gone WHERE a.delivery_id = gone.id
         )
-        DELETE FROM ${t.deliveries} d USING ranked r
-        WHERE d.id = r.id AND r.rank > ${keepNewest} AND r.received_at < ${olderThan}::timestamptz`.execute(db);
-      return Number(result.numAffectedRows ?? 0);
+        SELECT count(*)::int AS n FROM gone`);
+      return result?.n ?? 0;
     },
   };
 
@@ -181,13 +248,16 @@ export function createIngress(db: Db, t: Tables): Pick<Store, 'deliveries' | 'ra
  * delivery's own payload (the `event-payload.json` of every run) travel once, as the payload;
  * any others as hex.
  */
-function attachmentRows(runs: readonly CreateRunInput[], payload: Uint8Array | null) {
+function attachmentRows(runs: readonly CreateRunInput[], payload: Uint8Array | null, eventPayloadIsDelivery = false) {
   return runs.flatMap(({ attachments }) =>
     attachments.map((a) => ({
       run_id: a.runId,
       file_name: a.fileName,
       mime_type: a.mimeType,
-      data_hex: a.data === payload ? null : Buffer.from(a.data.buffer, a.data.byteOffset, a.data.byteLength).toString('hex'),
+      data_hex:
+        a.data === payload || (eventPayloadIsDelivery && a.fileName === EVENT_PAYLOAD_FILE)
+          ? null
+          : Buffer.from(a.data.buffer, a.data.byteOffset, a.data.byteLength).toString('hex'),
     })),
   );
 }

@@ -55,7 +55,8 @@ export function parseNotification(payload: string | undefined): Notification | u
     return undefined;
   }
   if (typeof value !== 'object' || value === null) return undefined;
-  const { type, runId, state, followupId, eventId } = value as Record<string, unknown>;
+  const { type, runId, state, followupId, eventId, deliveryId } = value as Record<string, unknown>;
+  if (type === 'delivery.accepted' && typeof deliveryId === 'string') return { type, deliveryId };
   if (typeof runId !== 'string') return undefined;
   if (type === 'run.queued') return { type, runId };
   if (type === 'run.changed' && typeof state === 'string' && STATES.has(state)) return { type, runId, state: state as RunState };

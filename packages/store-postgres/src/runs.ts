@@ -110,7 +110,10 @@ export function createRuns(db: Db, t: Tables, idempotently: Idempotently): RunSt
 
     async getAttachment(teamUid, runId, fileName) {
       const [row] = await rows<{ run_id: string; file_name: string; mime_type: string; data: Buffer }>(sql`
-        SELECT a.* FROM ${t.run_attachments} a JOIN ${t.runs} r ON r.id = a.run_id
+        SELECT a.run_id, a.file_name, a.mime_type, coalesce(a.data, d.payload) AS data
+        FROM ${t.run_attachments} a JOIN ${t.runs} r ON r.id = a.run_id
+        -- An evaluated delivery's payload, stored once in its row (0023).
+        LEFT JOIN ${t.deliveries} d ON d.id = a.delivery_id
         WHERE a.run_id = ${runId} AND a.file_name = ${fileName} AND r.team_uid = ${teamUid}`);
       if (!row) return undefined;
       return { runId: row.run_id, fileName: row.file_name, mimeType: row.mime_type, data: new Uint8Array(row.data) };

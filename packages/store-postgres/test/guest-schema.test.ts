@@ -311,7 +311,12 @@ describe('upgrading an install from before the schema option', () => {
     ]);
     // Everything went, indexes and the identity sequence with their tables; nothing stayed behind.
     expect(await objectsIn(pool, legacy)).toEqual([]);
-    expect(await objectsIn(pool, schema)).toEqual(expect.arrayContaining(legacyObjects));
+    // …into the schema, but for the indexes a later migration drops (0025's).
+    const droppedLater = new Set(
+      MIGRATIONS.slice(LEGACY.length).flatMap((m) => [...m.up.matchAll(/DROP INDEX (\w+);/g)].map((d) => `index ${d[1]}`)),
+    );
+    expect(droppedLater.size).toBeGreaterThan(0);
+    expect(await objectsIn(pool, schema)).toEqual(expect.arrayContaining(legacyObjects.filter((o) => !droppedLater.has(o))));
     const committed = await readFile(new URL('../schema.txt', import.meta.url), 'utf8');
     expect(await describeSchema(kysely(poolOn('public', 1)), { schema })).toBe(committed);
 

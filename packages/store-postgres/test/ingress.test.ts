@@ -1,4 +1,5 @@
 import type { Store } from '@agentrun/core';
+import { EVENT_PAYLOAD_FILE } from '@agentrun/core';
 import type { DeliveryRecord } from '@agentrun/core/store';
 import { makeDelivery, makeRun } from '@agentrun/core/testing';
 import { sql } from 'kysely';
@@ -117,6 +118,28 @@ describe('deliveries.accept', () => {
       hex: string;
     }>`SELECT encode(payload, 'hex') AS hex FROM ${db.table('deliveries')} WHERE id = ${delivery.id}`.execute(db.db);
     expect(rows[0]?.hex).toBe(Buffer.from(payload).toString('hex'));
+  });
+});
+
+describe('evaluation', () => {
+  it('stores the payload once per delivery: every run attaches it by naming the delivery', async () => {
+    const store = await db.freshStore();
+    const delivery = makeDelivery({ identity: 'sha256:once' });
+    expect(await store.deliveries.accept({ delivery })).toEqual({ accepted: true });
+    const [claimed] = await store.deliveries.claimEvaluations({ limit: 10, leaseMs: 1000, now: at(1) });
+    const runs = [1, 2, 3].map((n) => {
+      const trigger = { factory_uid: 'factory-1', automation_id: `a${n}`, webhook_uid: 'w1', delivery_id: delivery.id };
+      const run = makeRun({ source: 'WEBHOOK', trigger });
+      const data = claimed?.payload as Uint8Array;
+      return { run, attachments: [{ runId: run.id, fileName: EVENT_PAYLOAD_FILE, mimeType: 'application/json', data }] };
+    });
+    expect(await store.deliveries.completeEvaluations([{ deliveryId: delivery.id, runs }])).toEqual([delivery.id]);
+    const { rows } = await sql<{ bytes: number; named: number }>`
+      SELECT coalesce(sum(octet_length(data)), 0)::int AS bytes, count(*) FILTER (WHERE delivery_id = ${delivery.id})::int AS named
+      FROM ${db.table('run_attachments')}`.execute(db.db);
+    expect(rows[0]).toEqual({ bytes: 0, named: 3 });
+    // Nothing is left to claim, whatever the time.
+    expect(await store.deliveries.claimEvaluations({ limit: 10, leaseMs: 1000, now: at(10_000_000) })).toEqual([]);
   });
 });
 

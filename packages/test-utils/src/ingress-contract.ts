@@ -41,7 +41,7 @@ const githubSignature = (secret: string, bytes: Uint8Array) => `sha256=${createH
  * A handler to mount before the real one exists: the real one needs the server's port for its
  * ingress URLs (`webhookBaseUrl` = origin + MOUNT), which is known only once the server listens.
  */
-function lateHandler(): { handler: Mountable; set(core: AgentRunHandler): void } {
+function lateHandler(): { handler: Mountable; set(core: AgentRunHandler): void; core(): AgentRunHandler } {
   let core: AgentRunHandler | undefined;
   const current = () => {
     if (!core) throw new Error('the core handler is not ready yet');
@@ -53,6 +53,7 @@ function lateHandler(): { handler: Mountable; set(core: AgentRunHandler): void }
     set: (c) => {
       core = c;
     },
+    core: current,
   };
 }
 
@@ -118,6 +119,8 @@ export function ingressContract(start: (handler: Mountable) => Promise<StartedSe
   /** Labels, sorted: entries of one millisecond have no defined order. */
   const labels = async (uid: string) => (await log(uid)).map((d) => d.status).sort();
   const runsOf = async (uid: string) => {
+    // The runs of accepted deliveries are made after the 202 (docs/webhooks.md, "When runs start").
+    await late.core().app.evaluator.drain();
     const res = await api<{ runs: RunView[] }>('GET', '/agent/runs?source=WEBHOOK&limit=500');
     expect(res.status).toBe(200);
     return res.body.runs.filter((r) => r.trigger?.webhook_uid === uid);

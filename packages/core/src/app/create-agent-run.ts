@@ -34,6 +34,7 @@ import { scheduleOperations } from '../http/schedule-operations.js';
 import { sourceOperations } from '../http/source-operations.js';
 import { createHttpSurface, ingressOperations } from '../http/surface.js';
 import { createDeliveryRuns } from '../ingress/delivery-runs.js';
+import { createEvaluator, type Evaluator } from '../ingress/evaluation/evaluator.js';
 import { createIngress, DEFAULT_INGRESS_LIMITS } from '../ingress/pipeline.js';
 import { ApiKeyService } from '../keys/key-service.js';
 import { createKeyUsage } from '../keys/key-usage.js';
@@ -101,6 +102,12 @@ export interface AgentRun extends Mountable {
   flushKeyUsage(): Promise<void>;
   /** A worker on this agentrun's store and services; call `start()` on it. */
   worker(options?: AgentRunWorkerOptions): Worker;
+  /**
+   * The evaluation of accepted deliveries (docs/webhooks.md, "When runs start"): it runs while any
+   * worker made by `worker()` runs; a process without a worker starts it here (`start()`/`stop()`).
+   * `drain()` evaluates every delivery waiting now and resolves when done (for tests).
+   */
+  readonly evaluator: Pick<Evaluator, 'start' | 'stop' | 'drain'>;
   /**
    * Shut down (docs/operations.md, "Graceful shutdown"): `/readyz` answers 503 from now on; every
    * worker made by `worker()` stops, its executions given `graceMs` (default 0) to finish before
@@ -170,17 +177,27 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
       for (const s of schedulers) s.wake();
     },
   });
+  // Accepted deliveries' runs, made after the 202 by whichever process's evaluator claims them
+  // first (docs/webhooks.md, "When runs start"); one per agentrun, running while a worker runs.
+  const evaluator = createEvaluator({
+    store,
+    deliveryRuns,
+    events,
+    clock,
+    onError: reportError,
+    onEvaluated: telemetry.ingress?.evaluated,
+    ...options.evaluation,
+  });
   const ingress = createIngress({
     store,
     cipher,
     verifiers,
     sha256: options.sha256 ?? defaultSha256,
-    events,
     clock,
     limits: { ...DEFAULT_INGRESS_LIMITS, ...options.ingressLimits },
     onError: reportError,
     telemetry: telemetry.ingress,
-    deliveryRuns,
+    onAccepted: evaluator.wake,
   });
   // Run-state callbacks (docs/callbacks.md): the API's service, and the outbox's dispatcher on the workers' timer.
   const allowPrivateAddresses = options.callbacks?.allowPrivateAddresses ?? false;
@@ -288,6 +305,7 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
     ingress: surface.ingress,
     health: surface.health,
     maintenance,
+    evaluator: { start: evaluator.start, stop: evaluator.stop, drain: evaluator.drain },
     worker({ schedules: scheduling, ...workerOptions } = {}) {
       const executor = workerOptions.executor ?? options.executor;
       // Due schedules start their runs from every process with a worker; the store makes it once per due time.
@@ -309,17 +327,26 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
       // A process stopping its worker is shutting down: the keys' last uses are written first.
       const stop = worker.stop.bind(worker);
       const start = worker.start.bind(worker);
+      // Started and stopped with the worker, once per worker however often those are called.
+      let evaluating = false;
       return Object.assign(worker, {
         start: () => {
           start();
           if (scheduler) schedulers.add(scheduler);
           scheduler?.start();
+          if (!evaluating) evaluator.start();
+          evaluating = true;
         },
         stop: async (...args: Parameters<Worker['stop']>) => {
           try {
             if (scheduler) schedulers.delete(scheduler);
+            // The evaluation stops beside the worker, not before it: the worker's stop begins at
+            // once (it claims nothing new from then on), as it did before there was one.
+            const evaluation = evaluating ? evaluator.stop() : undefined;
+            evaluating = false;
             await scheduler?.stop();
             await stop(...args);
+            await evaluation;
           } finally {
             await keyUsage.flush();
           }
@@ -329,6 +356,7 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
     async close({ graceMs = 0, closeStore = true } = {}) {
       closing = true;
       await Promise.all(workerStates.all().map((w) => w.stop({ graceMs })));
+      await evaluator.close();
       // A sync under way (a push's, a poll's) finishes before the store goes.
       await control.sourcesIdle();
       // The keys' last uses are written before the store goes (a process without a worker too).

@@ -73,6 +73,9 @@ const OptionsSchema = v.strictObject({
       windowMs: v.optional(positiveInt),
     }),
   ),
+  evaluation: v.optional(
+    v.strictObject({ batchSize: v.optional(positiveInt), leaseMs: v.optional(positiveInt), pollMs: v.optional(positiveInt) }),
+  ),
   streamLimits: v.optional(v.strictObject({ queueBytes: v.optional(positiveInt), dropStalledAfterMs: v.optional(positiveInt) })),
   executor: v.optional(withMethods('execute')),
   repositories: v.optional(withMethods('resolve', 'readFile', 'listFiles')),

@@ -7,6 +7,7 @@ import type { SecretKeyOption } from '../control/secret-cipher.js';
 import type { AgentRunEvents } from '../events.js';
 import type { Executor } from '../executor/executor.js';
 import type { StreamLimits } from '../http/paced-body.js';
+import type { EvaluatorOptions } from '../ingress/evaluation/evaluator.js';
 import type { IngressLimits } from '../ingress/pipeline.js';
 import type { ApiKeyEvent } from '../keys/key-service.js';
 import type { Logger } from '../logging/logger.js';
@@ -102,6 +103,12 @@ export interface AgentRunOptions {
   streamLimits?: Partial<StreamLimits>;
   /** Ingress limits; defaults: 256 KB bodies, 60 deliveries and 20 failed authentications a minute per webhook. */
   ingressLimits?: Partial<IngressLimits>;
+  /**
+   * How accepted deliveries are evaluated (docs/webhooks.md, "When runs start"): `batchSize`
+   * deliveries per claim (default 100), each claim's `leaseMs` (default 30 s), the `pollMs`
+   * fallback when no notification wakes it (default 1 s).
+   */
+  evaluation?: Partial<Pick<EvaluatorOptions, 'batchSize' | 'leaseMs' | 'pollMs'>>;
   /** Housekeeping the workers run on their timer; default: idempotency purge and delivery-log sweep. */
   maintenanceTasks?: readonly MaintenanceTask[];
   /** How long audit events are kept (docs/operations.md, "Audit"); default 90 days. Pruned by the default maintenance. */

@@ -2,13 +2,10 @@ import { bearerToken } from '../auth/api-keys.js';
 import type { SecretRecord, WebhookRecord } from '../control/records.js';
 import { type SecretCipher, secretSlot } from '../control/secret-cipher.js';
 import { AgentRunError, type ErrorCode, isAgentRunError } from '../errors.js';
-import { type AgentRunEvents, emitSafely } from '../events.js';
 import { jsonDepthExceeds, MAX_JSON_DEPTH, readBodyLimited, strictUtf8 } from '../http/body.js';
 import { jsonResponse, problemResponse } from '../http/responses.js';
 import { deliveryLogFields } from '../logging/delivery-fields.js';
 import { addLogFields } from '../logging/request-log.js';
-import { toRunItem } from '../run/record.js';
-import type { SkillCatalog } from '../skills/skill-catalog.js';
 import type { RateAdmission } from '../store/ingress.js';
 import type { Store } from '../store/store.js';
 import type { DeliveryObservation, IngressTelemetry } from '../telemetry/delivery-span.js';
@@ -17,7 +14,6 @@ import { newId } from '../util/ids.js';
 import { constantTimeEqual } from '../verify/constant-time.js';
 import type { Sha256Port } from '../verify/crypto.js';
 import type { VerifierRegistry } from '../verify/registry.js';
-import { createDeliveryRuns, type DeliveryRuns } from './delivery-runs.js';
 import { resolveDeliveryIdentity } from './identity.js';
 import type { DeliveryRecord, DeliveryStatus } from './records.js';
 
@@ -45,16 +41,13 @@ export interface IngressOptions {
   verifiers: VerifierRegistry;
   /** SHA-256 for delivery identities hashed from the body. */
   sha256: Sha256Port;
-  events: AgentRunEvents;
   clock: Clock;
   limits: IngressLimits;
   onError: (error: unknown) => void;
   /** The delivery's span and counts (telemetry/delivery-span.ts); absent without an OpenTelemetry SDK. */
   telemetry?: IngressTelemetry | undefined;
-  /** Where automations' skills resolve (skills/automation-skill.ts); without it their runs carry none. */
-  skills?: SkillCatalog;
-  /** Which runs an accepted delivery starts; default: made from `skills` (shared with resends by createAgentRun). */
-  deliveryRuns?: DeliveryRuns;
+  /** A delivery was accepted: this process's evaluator looks at once (evaluation/evaluator.ts). */
+  onAccepted?: ((deliveryId: string) => void) | undefined;
 }
 
 const encoder = new TextEncoder();
@@ -62,7 +55,7 @@ const encoder = new TextEncoder();
 const WEBHOOK_UID = /^[\x21-\x7e]{1,256}$/;
 
 /**
- * The webhook ingress: from the first byte to the started runs, in the order docs/webhooks.md lists
+ * The webhook ingress: from the first byte to the accepted delivery, in the order docs/webhooks.md lists
  * ("Answers, log labels and limits"), each check answered at the first failure. Nothing an
  * unauthenticated sender does is logged or stored beyond the failed-auth budget, so the log grows
  * no faster than that budget allows.
@@ -76,8 +69,7 @@ interface IngressParams {
 export type Ingress = (request: Request, params: IngressParams) => Promise<Response>;
 
 export function createIngress(options: IngressOptions): Ingress {
-  const { store, cipher, verifiers, sha256, events, clock, limits } = options;
-  const deliveryRuns = options.deliveryRuns ?? createDeliveryRuns(options);
+  const { store, cipher, verifiers, sha256, clock, limits } = options;
 
   const problem = (code: ErrorCode, detail: string, headers: Record<string, string> = {}) =>
     problemResponse(new AgentRunError(code, detail, { headers }));
@@ -255,7 +247,8 @@ export function createIngress(options: IngressOptions): Ingress {
       return logged.logged ? problem('invalid_request', parsed.reason) : tooManyDeliveries(logged.retryAfterMs);
     }
 
-    // 8–9. Identity, then accept: the admission, the delivery, its log entry and its runs in one store step.
+    // 8–9. Identity, then accept: the admission, the delivery and its log entry in one store step.
+    // Its runs are made afterwards by an evaluator (evaluation/), in this process or another.
     const identity = resolveDeliveryIdentity({
       headers: request.headers,
       configuredHeader: webhook.deliveryIdHeader,
@@ -264,15 +257,12 @@ export function createIngress(options: IngressOptions): Ingress {
       sha256,
     });
     const delivery = { ...entry(webhook, 'Accepted', body.byteLength, receivedAt, identity.value), payload: body };
-    const runs = await deliveryRuns({ webhook, automations: context.automations, delivery, value: parsed.value });
-    const outcome = await store.deliveries.accept({ delivery, runs, admit: deliveryRate(webhook, receivedAt) });
+    const outcome = await store.deliveries.accept({ delivery, admit: deliveryRate(webhook, receivedAt) });
     if ('rateLimited' in outcome) seen?.refused('rate_limit');
     if ('rateLimited' in outcome) return tooManyDeliveries(outcome.retryAfterMs);
-    seen?.accepted(outcome.accepted ? 'Accepted' : 'Duplicate', delivery.id, outcome.accepted ? runs.map(({ run }) => run.id) : []);
-    if (outcome.accepted && events.listenerCount('run.created') > 0) {
-      for (const { run } of runs) emitSafely(events, options.onError, 'run.created', { run: toRunItem(run), team_uid: run.teamUid });
-    }
-    addLogFields(request, () => deliveryLogFields(delivery.id, outcome.accepted, runs)); // the request's log line (logging/)
+    seen?.accepted(outcome.accepted ? 'Accepted' : 'Duplicate', delivery.id);
+    if (outcome.accepted) options.onAccepted?.(delivery.id);
+    addLogFields(request, () => deliveryLogFields(delivery.id, outcome.accepted)); // the request's log line (logging/)
     return jsonResponse({ delivery_id: delivery.id }, 202);
   }
 }

@@ -15,6 +15,11 @@ export type Notification =
   | { type: 'run.followup'; runId: string; followupId: string }
   /** Events were appended to a run's transcript, `eventId` the last of them. */
   | { type: 'run.event'; runId: string; eventId: number }
+  /**
+   * A delivery was accepted and awaits evaluation (docs/webhooks.md, "When runs start"): an
+   * evaluator claims it now rather than at its next poll.
+   */
+  | { type: 'delivery.accepted'; deliveryId: string }
   /** Notifications may have been missed (the listener reconnected): look at the store now. */
   | { type: 'resync' };
 

@@ -136,7 +136,7 @@ function openFeed(store: Store, feeds: Map<string, Feed>, runId: string, state: 
   };
   const heard = (n: Notification) => {
     if (n.type === 'resync') void refresh(feed, true);
-    else if (n.runId !== runId) return;
+    else if (!('runId' in n) || n.runId !== runId) return;
     else if (n.type === 'run.event') void refresh(feed, false);
     else if (n.type === 'run.changed') {
       feed.state = n.state;

@@ -25,8 +25,8 @@ export type AcceptDeliveryResult = { accepted: true } | { accepted: false; dupli
 
 /**
  * Everything the ingress reads about one webhook to judge a delivery, in one step (one round trip
- * on a database): checks 1 to 3 of docs/webhooks.md ("Answers, log labels and limits") and the
- * automations of step 9 need nothing else.
+ * on a database): checks 1 to 3 of docs/webhooks.md ("Answers, log labels and limits") need
+ * nothing else. The automations are read by the evaluation, after the 202 ({@link DeliveryStore.selections}).
  */
 export interface DeliveryContext {
   /** Deleted and disabled ones included: the caller decides. */
@@ -35,8 +35,23 @@ export interface DeliveryContext {
   secret: SecretRecord | undefined;
   /** The failed-auth budget's window (the events under `authBudgetKey`), as {@link RateLimitStore.peek} counts it. */
   authFailures: { count: number; retryAfterMs: number };
+}
+
+/** An accepted delivery awaiting evaluation, as claimed: its payload is set. */
+export type PendingDelivery = DeliveryRecord & { payload: Uint8Array };
+
+/** A webhook and the enabled automations selecting it (see {@link DeliveryStore.selections}). */
+export interface WebhookSelection {
+  /** Deleted and disabled ones included: the caller decides. */
+  webhook: WebhookRecord;
   /** As {@link AutomationStore.listForWebhook}: enabled automations selecting the webhook, oldest first. */
   automations: AutomationRecord[];
+}
+
+/** The runs one evaluated delivery starts (none: evaluated, nothing matched). */
+export interface DeliveryEvaluation {
+  deliveryId: string;
+  runs: readonly CreateRunInput[];
 }
 
 export interface DeliveryStore {
@@ -45,10 +60,36 @@ export interface DeliveryStore {
   /**
    * In one transaction: first the `admit` admission if given (refused: nothing else happens);
    * then, unless an `Accepted` delivery of this webhook has this identity, store the delivery
-   * (`Accepted`, with its payload) and create every run; otherwise store the entry as `Duplicate`
-   * (no payload) and create nothing. Two racing identical deliveries: one is accepted.
+   * (`Accepted`, with its payload); otherwise store the entry as `Duplicate` (no payload) and
+   * create nothing. Two racing identical deliveries: one is accepted.
+   *
+   * Without `runs` (the ingress) the accepted delivery is left for evaluation
+   * ({@link claimEvaluations}) and the store signals it (a `delivery.accepted` notification); with
+   * `runs` (a resend, which answers with its runs) they are created in the same step and the
+   * delivery is evaluated already.
    */
-  accept(input: { delivery: DeliveryRecord; runs: readonly CreateRunInput[]; admit?: RateAdmission }): Promise<AcceptDeliveryResult>;
+  accept(input: { delivery: DeliveryRecord; runs?: readonly CreateRunInput[]; admit?: RateAdmission }): Promise<AcceptDeliveryResult>;
+  /**
+   * Lease up to `limit` accepted deliveries not yet evaluated whose lease is free (never leased,
+   * or expired by `now`), oldest first, until `now + leaseMs`; each is returned with its payload.
+   * Concurrent claimers never get the same delivery while its lease holds (SKIP LOCKED on a
+   * database); a process that dies holding one leaves it to be claimed again once the lease ends.
+   */
+  claimEvaluations(input: { limit: number; leaseMs: number; now: string }): Promise<PendingDelivery[]>;
+  /**
+   * In one transaction, for each delivery still not evaluated: create its runs and mark it
+   * evaluated. A delivery evaluated already (by another claimer whose lease had run out, or swept)
+   * is skipped and none of its runs is created, so a delivery's runs are created once whatever the
+   * timing. Returns the IDs of the deliveries this call evaluated.
+   */
+  completeEvaluations(evaluations: readonly DeliveryEvaluation[]): Promise<string[]>;
+  /**
+   * What evaluating deliveries to these webhooks reads, as it is now, in one step: each webhook
+   * that exists (deleted and disabled ones included: the caller decides) with the enabled
+   * automations selecting it, as {@link AutomationStore.listForWebhook}. Webhooks with no record
+   * are left out.
+   */
+  selections(webhookUids: readonly string[]): Promise<WebhookSelection[]>;
   /** A rejected entry (metadata only), after the `admit` admission if given (refused: not logged). */
   log(entry: DeliveryRecord, admit?: RateAdmission): Promise<{ logged: true } | ({ logged: false } & RateRefusal)>;
   /** A webhook's log, newest first (by `receivedAt`, then id), after the keyset position. */

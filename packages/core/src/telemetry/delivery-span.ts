@@ -21,12 +21,17 @@ export interface DeliveryObservation {
   label(label: string): void;
   /** A 429: nothing written. */
   refused(reason: 'rate_limit' | 'auth_budget'): void;
-  /** Accepted or Duplicate: the delivery's ID and the runs it started (none for a duplicate). */
-  accepted(label: string, deliveryId: string, runIds: readonly string[]): void;
+  /** Accepted or Duplicate: the delivery's ID (its runs are made after the answer, see `evaluated`). */
+  accepted(label: string, deliveryId: string): void;
 }
 
 export interface IngressTelemetry {
   delivery(request: Request, deliver: (seen: DeliveryObservation) => Promise<Response>): Promise<Response>;
+  /**
+   * A delivery evaluated in this process, and the runs it started (ingress/evaluation/): a
+   * `webhook evaluation` span linked to the delivery's span when this process served it.
+   */
+  evaluated(deliveryId: string, runIds: readonly string[]): void;
 }
 
 /** Web `Headers` for the W3C trace-context propagator. */
@@ -47,7 +52,7 @@ const schemeOf = (webhook: WebhookRecord) =>
 /**
  * One span per delivery (`webhook delivery`) and the `agentrun.deliveries` and
  * `agentrun.ingress.refusals` counts. The span context of each accepted delivery is remembered
- * under its ID (`startedBy`), so the execution of a run it started links back to it.
+ * under its ID (`startedBy`), so its evaluation and the execution of a run it started link back to it.
  */
 export function ingressTelemetry(
   instruments: Instruments | undefined,
@@ -72,11 +77,11 @@ export function ingressTelemetry(
           instruments?.refusals.add(1, { [ATTR.reason]: reason, [ATTR.scheme]: scheme });
           span?.setAttribute(ATTR.reason, reason);
         },
-        accepted(value, deliveryId, runIds) {
+        accepted(value, deliveryId) {
           label = value;
           if (!span) return;
-          span.setAttributes({ [ATTR.deliveryId]: deliveryId, [ATTR.runIds]: [...runIds] });
-          if (runIds.length > 0) {
+          span.setAttribute(ATTR.deliveryId, deliveryId);
+          if (value === 'Accepted') {
             if (startedBy.size >= 10_000) startedBy.clear();
             startedBy.set(deliveryId, span.spanContext());
           }
@@ -96,6 +101,20 @@ export function ingressTelemetry(
       } finally {
         span?.end();
       }
+    },
+    evaluated(deliveryId, runIds) {
+      if (!tracer) return;
+      const accepted = startedBy.get(deliveryId);
+      // Its own trace, linked to the delivery's span (the answer has gone; the span has ended).
+      const span = tracer.startSpan('webhook evaluation', {
+        kind: SpanKind.INTERNAL,
+        root: true,
+        links: accepted ? [{ context: accepted }] : [],
+        attributes: { [ATTR.deliveryId]: deliveryId, [ATTR.runIds]: [...runIds] },
+      });
+      // A delivery that started nothing is done with: no run's execution will look it up.
+      if (runIds.length === 0) startedBy.delete(deliveryId);
+      span.end();
     },
   };
 }

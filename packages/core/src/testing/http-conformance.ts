@@ -98,6 +98,7 @@ export function describeHttpConformance(name: string, options: HttpConformanceOp
       ).id;
       const sent = await call('POST', `/webhooks/w/${w.webhook}`, { key: w.token, body: '{"n":1}' });
       expect(sent.status, await sent.text()).toBeLessThan(300);
+      await handler.app.evaluator.drain();
       const log = await json('GET', `/api/v1/factories/${w.factory}/webhooks/${w.webhook}/deliveries`);
       w.delivery = log.deliveries[0].delivery_id;
       w.urlToken = (await json('POST', `/api/v1/factories/${w.factory}/webhooks`, { name: 'u', auth_mode: 'url_token' })).webhook.uid;
@@ -294,6 +295,7 @@ export function describeHttpConformance(name: string, options: HttpConformanceOp
         const sent = await call('POST', `/webhooks/w/${uid}`, { key: created.secret, body: '{"action":"opened"}' });
         expect(sent.status).toBe(202);
         const { delivery_id: original } = await sent.json();
+        await w.handler.app.evaluator.drain(); // its runs are made after the 202
         expect(await runsOf(first.id)).toHaveLength(1);
 
         // Today: the first automation is off, a second one is new.
@@ -368,6 +370,7 @@ export function describeHttpConformance(name: string, options: HttpConformanceOp
         });
         const sent = await call('POST', `/webhooks/w/${created.webhook.uid}`, { key: created.secret, body: '{}' });
         expect(sent.status).toBe(202);
+        await w.handler.app.evaluator.drain();
         const [hooked] = (await json('GET', `/api/v1/agent/runs?automation_id=${automation.id}`)).runs;
         const api = await json('GET', `/api/v1/agent/runs/${(await json('POST', '/api/v1/agent/run', { skill: 'o/r:b' })).run_id}`);
         expect(api.agent_skill).toMatchObject({

@@ -191,7 +191,9 @@ export function describeIngressConformance(current: () => Store): void {
       expect(context?.webhook).toEqual(webhook);
       expect(context?.secret).toEqual(secret);
       expect(context?.authFailures).toEqual({ count: 2, retryAfterMs: 58_000 });
-      expect(context?.automations).toEqual([on, later]);
+      // The automations are the evaluation's to read, after the 202 (deliveries.selections).
+      expect(context).not.toHaveProperty('automations');
+      expect((await store.deliveries.selections([webhook.uid]))[0]?.automations).toEqual([on, later]);
 
       expect(
         await store.deliveries.context({ webhookUid: 'none', authBudgetKey: 'auth:none', windowMs: 60_000, now: at(0) }),
@@ -203,7 +205,7 @@ export function describeIngressConformance(current: () => Store): void {
       const webhook = makeWebhook({ secretName: 'never-stored', deletedAt: at(7) });
       await store.webhooks.create({ webhook, maxPerFactory: 20 });
       const context = await store.deliveries.context({ webhookUid: webhook.uid, authBudgetKey: 'auth:x', windowMs: 60_000, now: at(0) });
-      expect(context).toEqual({ webhook, secret: undefined, authFailures: { count: 0, retryAfterMs: 0 }, automations: [] });
+      expect(context).toEqual({ webhook, secret: undefined, authFailures: { count: 0, retryAfterMs: 0 } });
     });
   });
 

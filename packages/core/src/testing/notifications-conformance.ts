@@ -52,7 +52,7 @@ async function hear(notifications: Notifications): Promise<Heard> {
   return {
     all,
     until: (match) => (all.some(match) ? Promise.resolve() : new Promise<void>((resolve) => void waiting.add({ match, resolve }))),
-    about: (...runIds) => all.filter((n) => n.type !== 'resync' && runIds.includes(n.runId)),
+    about: (...runIds) => all.filter((n) => 'runId' in n && runIds.includes(n.runId)),
     stop,
   };
 }

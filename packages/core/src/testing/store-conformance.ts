@@ -5,6 +5,7 @@ import { describeApiKeysConformance } from './api-keys-conformance.js';
 import { describeArtifactsConformance } from './artifacts-conformance.js';
 import { describeAuditConformance } from './audit-conformance.js';
 import { describeControlPlaneConformance } from './control-plane-conformance.js';
+import { describeEvaluationConformance } from './evaluation-conformance.js';
 import { describeFactorySourcesConformance } from './factory-sources-conformance.js';
 import { describeIdempotencyConformance } from './idempotency-conformance.js';
 import { describeInboxConformance } from './inbox-conformance.js';
@@ -59,6 +60,7 @@ export function describeStoreConformance(name: string, options: StoreConformance
     describeControlPlaneConformance(current);
     describeSecretResealConformance(current);
     describeIngressConformance(current);
+    describeEvaluationConformance(current);
     describeRunEventsConformance(current);
     describeArtifactsConformance(current);
     describeInboxConformance(current);

@@ -19,6 +19,7 @@ import * as m0019 from './0019_callbacks.js';
 import * as m0020 from './0020_inbox_reads.js';
 import * as m0021 from './0021_agent_identities.js';
 import * as m0022 from './0022_artifact_callbacks.js';
+import * as m0023 from './0023_delivery_evaluation.js';
 import * as m0024 from './0024_run_event_counter.js';
 import * as m0025 from './0025_lean_run_indexes.js';
 
@@ -67,7 +68,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { id: '0020_inbox_reads', up: m0020.up },
   { id: '0021_agent_identities', up: m0021.up },
   { id: '0022_artifact_callbacks', up: m0022.up },
-  // 0023 is taken by work in parallel (issue 24); ids only need to sort.
+  { id: '0023_delivery_evaluation', up: m0023.up },
   { id: '0024_run_event_counter', up: m0024.up },
   { id: '0025_lean_run_indexes', up: m0025.up },
 ];
