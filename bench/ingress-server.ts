@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { agentrunExpress } from '@agentrun/adapter-express';
 import { agentrunFastify } from '@agentrun/adapter-fastify';
-import { createAgentRunHandler, createApiKey } from '@agentrun/core';
+import { createAgentRunHandler, createApiKey, type Store } from '@agentrun/core';
 import { testPrincipal } from '@agentrun/core/testing';
 import { createMemoryStore } from '@agentrun/store-memory';
 import { createPostgresStore } from '@agentrun/store-postgres';
@@ -85,7 +85,8 @@ export async function agentrunHandler(
   create: (options: Parameters<typeof createAgentRunHandler>[0]) => ReturnType<typeof createAgentRunHandler> = createAgentRunHandler,
   extra: Partial<Parameters<typeof createAgentRunHandler>[0]> = {},
 ) {
-  let store: ReturnType<typeof createMemoryStore> | ReturnType<typeof createPostgresStore> = createMemoryStore();
+  // The telemetry bench's baseline brings the memory store of its own commit.
+  let store: Store = extra.store ?? createMemoryStore();
   if (postgres) {
     const connectionString = process.env[PG_URL_ENV];
     const schema = process.env[PG_SCHEMA_ENV];

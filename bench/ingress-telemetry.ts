@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { createAgentRunHandler } from '@agentrun/core';
+import type { createAgentRunHandler, Store } from '@agentrun/core';
 import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, BatchSpanProcessor, InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { deliveries } from './ingress-core.js';
@@ -42,18 +42,31 @@ const cacheDir = (name: string) => join(REPO, 'node_modules', '.cache', 'agentru
 const loadCore = async (dir: string) =>
   ((await import(pathToFileURL(join(dir, 'packages/core/src/index.ts')).href)) as { createAgentRunHandler: Create }).createAgentRunHandler;
 
-/** `createAgentRunHandler` of core at the commit before packages/core/src/telemetry existed. */
-async function coreBefore(): Promise<{ create: Create; commit: string }> {
+/**
+ * `createAgentRunHandler` of core at the commit before packages/core/src/telemetry existed, with
+ * the memory store of that commit: the store's port has changed since (issue 24 took the runs out
+ * of the accept), so the baseline runs as it was then, whole. Its store resolves `@agentrun/core`
+ * to that core through a link beside them.
+ */
+async function coreBefore(): Promise<{ create: Create; createStore: () => unknown; commit: string }> {
   const git = (...args: string[]) => execFileSync('git', args, { cwd: REPO, encoding: 'utf8' }).trim();
   const added = git('log', '--diff-filter=A', '--format=%H', '--', 'packages/core/src/telemetry/telemetry.ts').split('\n').pop();
   if (!added) throw new Error('no commit adds packages/core/src/telemetry/telemetry.ts');
   const commit = git('rev-parse', '--short', `${added}^`);
   const dir = cacheDir(`core-${commit}`);
-  if (!existsSync(join(dir, 'packages/core/src/index.ts'))) {
+  if (!existsSync(join(dir, 'packages/store-memory/src/index.ts'))) {
     mkdirSync(dir, { recursive: true });
-    execFileSync('sh', ['-c', `git archive ${commit} packages/core | tar -x -C '${dir}'`], { cwd: REPO });
+    execFileSync('sh', ['-c', `git archive ${commit} packages/core packages/store-memory | tar -x -C '${dir}'`], { cwd: REPO });
   }
-  return { create: await loadCore(dir), commit };
+  const link = join(dir, 'node_modules/@agentrun/core');
+  if (!existsSync(link)) {
+    mkdirSync(dirname(link), { recursive: true });
+    symlinkSync('../../packages/core', link);
+  }
+  const memory = (await import(pathToFileURL(join(dir, 'packages/store-memory/src/index.ts')).href)) as {
+    createMemoryStore: () => unknown;
+  };
+  return { create: await loadCore(dir), createStore: memory.createMemoryStore, commit };
 }
 
 /**
@@ -127,7 +140,7 @@ export const ingressTelemetryGroup: BenchGroup = {
       tracerProvider: new BasicTracerProvider({ spanProcessors: [processor] }),
     };
     const variants = {
-      before: await agentrunHandler(false, before.create),
+      before: await agentrunHandler(false, before.create, { store: before.createStore() as Store }),
       'no-sdk': await agentrunHandler(false, now),
       sdk: await agentrunHandler(false, now, { telemetry }),
     };
