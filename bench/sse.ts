@@ -10,7 +10,8 @@ import type { BenchGroup } from './run.js';
  * streams: one read per run"), on PostgreSQL. The core handler (no HTTP) serves N streams of one
  * run (`Accept: text/event-stream`) on a store of its own; a writer on a connection of its own
  * appends EVENTS events one at a time, each once every stream has shown the one before. Counted:
- * this process's CPU (the handler, its store, the streams' consumers, the writer's client) and
+ * this process's CPU (the handler, its store, the streams' readers, which count frames on their
+ * bytes and do little else, the writer's client) and
  * the CPU of the store's backends (its pool and its listening connection, found by
  * `application_name`; the writer's backend is not counted). Per event, at N = 1 and N = 100.
  */
@@ -82,17 +83,39 @@ async function cpuPerEvent(baseUrl: string, schema: string, streams: number): Pr
   }
 }
 
-/** Counts a stream's events as they arrive (ids are 1, 2, 3, …): `until(n)` resolves once event n has come. */
+/**
+ * Counts a stream's events as they arrive (ids are 1, 2, 3, …, so the count is the last id):
+ * `until(n)` resolves once event n has come. Frames are counted on their bytes (an event frame
+ * starts with `i` of `id:`, a heartbeat with `:`; each ends with a blank line), without decoding
+ * or matching text, so that the CPU counted in this process is the server's: reading each
+ * stream, as the Node bridge reads it to write a socket, and hardly anything more.
+ */
 function frameCounter(res: Response) {
   const reader = (res.body as ReadableStream<Uint8Array>).getReader();
-  const decoder = new TextDecoder();
   let seen = 0;
+  let lineFeed = false;
+  let frameStart = true;
+  let event = false;
   let waiting: { n: number; resolve: () => void } | undefined;
   void (async () => {
     for (;;) {
       const chunk = await reader.read().catch(() => ({ done: true as const, value: undefined }));
       if (chunk.done) return;
-      for (const m of decoder.decode(chunk.value, { stream: true }).matchAll(/^id: (\d+)$/gm)) seen = Number(m[1]);
+      const bytes = chunk.value;
+      for (let i = 0; i < bytes.length; i++) {
+        const b = bytes[i];
+        if (frameStart) {
+          event = b === 0x69;
+          frameStart = false;
+        }
+        if (b !== 0x0a) lineFeed = false;
+        else if (!lineFeed) lineFeed = true;
+        else {
+          if (event) seen++;
+          lineFeed = false;
+          frameStart = true;
+        }
+      }
       if (waiting && seen >= waiting.n) {
         const { resolve } = waiting;
         waiting = undefined;
