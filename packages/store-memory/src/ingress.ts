@@ -157,7 +157,9 @@ export function createMemoryIngress(
             continue;
           }
           pending.set(id, t + leaseMs);
-          claimed.push(copyDelivery(d) as PendingDelivery);
+          // The stored bytes themselves, not a copy: a claimed payload is read-only by contract
+          // (`PendingDelivery`), and the evaluation attaches these very bytes to the runs.
+          claimed.push({ ...d } as PendingDelivery);
         }
         return claimed;
       },
