@@ -135,9 +135,13 @@ export function createMemoryIngress(
         }
         // Stored bytes are never written to and leave only as copies, so the log entry and every
         // attachment of the same bytes share one copy of them.
-        const copyBytes = sharedCopies();
-        if (runs) for (const run of runs) createRun(run, copyBytes);
-        log.set(delivery.id, copyDelivery(delivery, delivery.payload && copyBytes(delivery.payload)));
+        let stored: Uint8Array | null = delivery.payload && new Uint8Array(delivery.payload);
+        if (runs) {
+          const copyBytes = sharedCopies();
+          for (const run of runs) createRun(run, copyBytes);
+          stored = delivery.payload && copyBytes(delivery.payload);
+        }
+        log.set(delivery.id, copyDelivery(delivery, stored));
         accepted.set(key, delivery.id);
         if (!runs) {
           pending.set(delivery.id, Date.parse(delivery.receivedAt));
@@ -239,9 +243,11 @@ export function createMemoryIngress(
  * `stored`: bytes the store holds already (never written to), shared rather than copied.
  */
 function sharedCopies(stored?: Uint8Array): (bytes: Uint8Array) => Uint8Array {
-  const copies = new Map<Uint8Array, Uint8Array>();
-  if (stored) copies.set(stored, stored);
-  const copy = (bytes: Uint8Array) => {
+  // Made on the first copy: an evaluated delivery's runs attach only the stored bytes.
+  let copies: Map<Uint8Array, Uint8Array> | undefined;
+  return (bytes) => {
+    if (bytes === stored) return bytes;
+    copies ??= new Map();
     let c = copies.get(bytes);
     if (c === undefined) {
       c = new Uint8Array(bytes);
@@ -249,14 +255,14 @@ function sharedCopies(stored?: Uint8Array): (bytes: Uint8Array) => Uint8Array {
     }
     return c;
   };
-  return copy;
 }
 
 /** A run of an evaluated delivery whose `event-payload.json` is the delivery's stored payload. */
-const withStoredPayload = (input: CreateRunInput, stored: Uint8Array): CreateRunInput => ({
-  ...input,
-  attachments: input.attachments.map((a) => (a.fileName === EVENT_PAYLOAD_FILE ? { ...a, data: stored } : a)),
-});
+const withStoredPayload = (input: CreateRunInput, stored: Uint8Array): CreateRunInput =>
+  // Usually so already: a claim hands out the stored bytes, and the evaluation attaches them.
+  input.attachments.every((a) => a.fileName !== EVENT_PAYLOAD_FILE || a.data === stored)
+    ? input
+    : { ...input, attachments: input.attachments.map((a) => (a.fileName === EVENT_PAYLOAD_FILE ? { ...a, data: stored } : a)) };
 
 /** Enabled automations selecting a webhook. */
 export const selectsWebhook = (a: AutomationRecord, webhookUid: string) =>

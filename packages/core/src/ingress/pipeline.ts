@@ -279,6 +279,9 @@ export function createIngress(options: IngressOptions): Ingress {
   }
 }
 
+/** Any character `trim` keeps (`\s` is exactly what it removes), found without copying the text. */
+const NOT_BLANK = /\S/;
+
 /** Strict UTF-8, bounded nesting, then JSON.parse; never throws. */
 function parseDeliveryJson(body: Uint8Array): { ok: true; value: unknown } | { ok: false; reason: string } {
   let text: string;
@@ -287,7 +290,7 @@ function parseDeliveryJson(body: Uint8Array): { ok: true; value: unknown } | { o
   } catch {
     return { ok: false, reason: 'the body is not valid UTF-8' };
   }
-  if (text.trim() === '') return { ok: false, reason: 'the body is empty; send a JSON value' };
+  if (!NOT_BLANK.test(text)) return { ok: false, reason: 'the body is empty; send a JSON value' };
   // Deeper than this cannot be hashed for its identity safely; no real event comes close.
   if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) return { ok: false, reason: `the body nests deeper than ${MAX_JSON_DEPTH} levels` };
   try {

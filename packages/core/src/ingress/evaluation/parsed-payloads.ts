@@ -26,6 +26,7 @@ export function createParsedPayloads(maxEntries = 1024, maxBytes = 16 * 1024 * 1
       if (before !== undefined) heldBytes -= before.bytes;
       held.set(deliveryId, { value, bytes });
       heldBytes += bytes;
+      if (held.size <= maxEntries && heldBytes <= maxBytes) return;
       // Oldest first: a Map iterates in insertion order.
       for (const [id, entry] of held) {
         if (held.size <= maxEntries && heldBytes <= maxBytes) break;
