@@ -1,4 +1,5 @@
 import type { Authenticate } from '../auth/api-keys.js';
+import type { Principal } from '../auth/principal.js';
 import { AgentRunError, isAgentRunError } from '../errors.js';
 import type { Ingress } from '../ingress/pipeline.js';
 import { allows } from '../keys/scopes.js';
@@ -82,16 +83,16 @@ export function createHttpSurface(options: HttpSurfaceOptions): HttpSurface {
       const run = operations[match.operation] as AnyOperation;
       // The ingress authenticates by webhook (token, URL token or signature) and decodes its own
       // params: a bad encoding there is no such webhook (404), not a bad request.
-      if (match.spec.auth === 'webhook') return await run(withUrl({ request }), match.params);
+      if (match.spec.auth === 'webhook') return await run(new OperationContext(request), match.params);
       const params = decodeParams(match.params);
-      if (match.spec.auth === 'none') return await run(withUrl({ request }), params);
+      if (match.spec.auth === 'none') return await run(new OperationContext(request), params);
       // Credentials are checked before the body is read: unauthenticated senders cannot make us buffer.
       const principal = await authenticate(request);
       if (!principal) throw new AgentRunError('unauthorized', 'send a valid API key as "Authorization: Bearer <key>"');
       // Each route's scope (routes/scopes.ts), by the one decider (keys/scopes.ts).
       const scope = routeScope(match.operation);
       if (scope !== undefined && !allows(principal, scope)) throw new AgentRunError('forbidden', `this needs the ${scope} scope`);
-      return await run(withUrl({ request, principal }), params);
+      return await run(new OperationContext(request, principal) as ApiContext, params);
     } catch (error) {
       if (isAgentRunError(error)) return problemResponse(error);
       if (store.isUnavailable?.(error)) {
@@ -144,17 +145,21 @@ export function createHttpSurface(options: HttpSurfaceOptions): HttpSurface {
 
 /**
  * An operation's context whose `url` is parsed on first use: most operations never read it (the
- * ingress, every one without a query), and `new URL` per request is a cost of its own.
+ * ingress, every one without a query), and `new URL` per request is a cost of its own. A class,
+ * so the getter lives on its prototype and a context costs one small object.
  */
-function withUrl<C extends { request: Request }>(context: C): C & { url: URL } {
-  let url: URL | undefined;
-  return Object.defineProperty(context, 'url', {
-    get: () => {
-      url ??= new URL(context.request.url);
-      return url;
-    },
-    enumerable: true,
-  }) as C & { url: URL };
+class OperationContext {
+  readonly request: Request;
+  readonly principal: Principal | undefined;
+  #url: URL | undefined;
+  constructor(request: Request, principal?: Principal) {
+    this.request = request;
+    this.principal = principal;
+  }
+  get url(): URL {
+    this.#url ??= new URL(this.request.url);
+    return this.#url;
+  }
 }
 
 /** The ingress as the route table's two webhook operations. */
