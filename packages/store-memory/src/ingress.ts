@@ -24,6 +24,20 @@ interface EventWindow {
   size: number;
 }
 
+/**
+ * `Date.parse`, remembering its last answer: a busy ingress asks about the same instant (one
+ * delivery's `receivedAt`, util/clock.ts `isoTime`) three times in a row.
+ */
+let lastIso = '';
+let lastMs = Number.NaN;
+const msOf = (iso: string): number => {
+  if (iso !== lastIso) {
+    lastMs = Date.parse(iso);
+    lastIso = iso;
+  }
+  return lastMs;
+};
+
 /** A copy of a delivery entry: the record is flat but for its payload bytes. */
 const copyDelivery = (d: DeliveryRecord, payload: Uint8Array | null = d.payload && new Uint8Array(d.payload)): DeliveryRecord => ({
   ...d,
@@ -104,13 +118,13 @@ export function createMemoryIngress(
   };
 
   const peek = (key: string, windowMs: number, now: string) => {
-    const t = Date.parse(now);
+    const t = msOf(now);
     const w = inWindow(key, windowMs, t);
     return { count: w?.size ?? 0, retryAfterMs: retryAfter(w, windowMs, t) };
   };
   /** Count the event, or say when a slot frees; `undefined` when admitted. */
   const refusal = ({ key, limit, windowMs, now }: RateAdmission): RateRefusal | undefined => {
-    const t = Date.parse(now);
+    const t = msOf(now);
     const w = inWindow(key, windowMs, t);
     if ((w?.size ?? 0) >= limit) return { rateLimited: true, retryAfterMs: retryAfter(w, windowMs, t) };
     record(key, w, t, limit);
@@ -144,13 +158,13 @@ export function createMemoryIngress(
         log.set(delivery.id, copyDelivery(delivery, stored));
         accepted.set(key, delivery.id);
         if (!runs) {
-          pending.set(delivery.id, Date.parse(delivery.receivedAt));
+          pending.set(delivery.id, msOf(delivery.receivedAt));
           publish({ type: 'delivery.accepted', deliveryId: delivery.id });
         }
         return { accepted: true };
       },
       async claimEvaluations({ limit, leaseMs, now }) {
-        const t = Date.parse(now);
+        const t = msOf(now);
         const claimed: PendingDelivery[] = [];
         for (const [id, dueAt] of pending) {
           if (claimed.length >= limit) break;
