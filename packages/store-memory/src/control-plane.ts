@@ -65,9 +65,17 @@ export function createMemoryControlPlane(
   const forWebhook = new Map<string, readonly AutomationRecord[]>();
   /** One frozen snapshot per automation, shared by every answer it is part of. */
   const snapshots = new Map<string, AutomationRecord>();
+  /**
+   * The ingress's view of a webhook and its secret (`webhookSnapshot`), frozen, by webhook UID,
+   * until any webhook or secret is written: asked on every delivery and at every evaluation,
+   * where copying both records each time was a cost of its own. Holds only webhooks that exist.
+   */
+  const webhookSnapshots = new Map<string, { webhook: WebhookRecord; secret: SecretRecord | undefined }>();
+  const webhooksChanged = () => webhookSnapshots.clear();
   const changed = () => {
     forWebhook.clear();
     snapshots.clear();
+    webhooksChanged();
   };
   const snapshotOf = (a: AutomationRecord) => {
     let snapshot = snapshots.get(a.id);
@@ -112,6 +120,7 @@ export function createMemoryControlPlane(
         const k = key(record.teamUid, record.name);
         const existing = secrets.get(k);
         secrets.set(k, clone(existing ? { ...record, createdAt: existing.createdAt } : record));
+        webhooksChanged();
         audit(event);
         return { created: !existing };
       },
@@ -128,6 +137,7 @@ export function createMemoryControlPlane(
       },
       async delete(teamUid, name, event) {
         const deleted = secrets.delete(key(teamUid, name));
+        webhooksChanged();
         if (deleted) audit(event);
         return deleted;
       },
@@ -143,6 +153,7 @@ export function createMemoryControlPlane(
         const existing = secrets.get(key(teamUid, name));
         if (existing?.ciphertext !== expected) return false;
         secrets.set(key(teamUid, name), { ...existing, ciphertext });
+        webhooksChanged();
         return true;
       },
     },
@@ -154,6 +165,7 @@ export function createMemoryControlPlane(
         if (secret && secrets.has(key(secret.teamUid, secret.name))) return { created: false, reason: 'secret_exists' };
         if (secret) secrets.set(key(secret.teamUid, secret.name), clone(secret));
         webhooks.set(webhook.uid, clone(webhook));
+        webhooksChanged();
         audit(event);
         return { created: true };
       },
@@ -176,6 +188,7 @@ export function createMemoryControlPlane(
         if (patch.deliveryIdHeader !== undefined) w.deliveryIdHeader = patch.deliveryIdHeader;
         if (patch.deletedAt !== undefined) w.deletedAt = patch.deletedAt;
         w.updatedAt = now;
+        webhooksChanged();
         audit(event);
         return clone(w);
       },
@@ -263,10 +276,16 @@ export function createMemoryControlPlane(
     },
 
     webhookSnapshot(uid) {
-      const webhook = webhooks.get(uid);
-      if (!webhook) return undefined;
-      const secret = secrets.get(key(webhook.teamUid, webhook.secretName));
-      return { webhook: { ...webhook }, secret: secret && { ...secret }, automations: automationsFor(uid) as AutomationRecord[] };
+      let held = webhookSnapshots.get(uid);
+      if (held === undefined) {
+        const webhook = webhooks.get(uid);
+        if (!webhook) return undefined;
+        const secret = secrets.get(key(webhook.teamUid, webhook.secretName));
+        // Both records are flat: a frozen spread is a full copy no caller can change.
+        held = { webhook: Object.freeze({ ...webhook }), secret: secret && Object.freeze({ ...secret }) };
+        webhookSnapshots.set(uid, held);
+      }
+      return { webhook: held.webhook, secret: held.secret, automations: automationsFor(uid) as AutomationRecord[] };
     },
   };
 

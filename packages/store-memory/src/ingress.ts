@@ -24,6 +24,20 @@ interface EventWindow {
   size: number;
 }
 
+/**
+ * `Date.parse`, remembering its last answer: a busy ingress asks about the same instant (one
+ * delivery's `receivedAt`, util/clock.ts `isoTime`) three times in a row.
+ */
+let lastIso = '';
+let lastMs = Number.NaN;
+const msOf = (iso: string): number => {
+  if (iso !== lastIso) {
+    lastMs = Date.parse(iso);
+    lastIso = iso;
+  }
+  return lastMs;
+};
+
 /** A copy of a delivery entry: the record is flat but for its payload bytes. */
 const copyDelivery = (d: DeliveryRecord, payload: Uint8Array | null = d.payload && new Uint8Array(d.payload)): DeliveryRecord => ({
   ...d,
@@ -104,13 +118,13 @@ export function createMemoryIngress(
   };
 
   const peek = (key: string, windowMs: number, now: string) => {
-    const t = Date.parse(now);
+    const t = msOf(now);
     const w = inWindow(key, windowMs, t);
     return { count: w?.size ?? 0, retryAfterMs: retryAfter(w, windowMs, t) };
   };
   /** Count the event, or say when a slot frees; `undefined` when admitted. */
   const refusal = ({ key, limit, windowMs, now }: RateAdmission): RateRefusal | undefined => {
-    const t = Date.parse(now);
+    const t = msOf(now);
     const w = inWindow(key, windowMs, t);
     if ((w?.size ?? 0) >= limit) return { rateLimited: true, retryAfterMs: retryAfter(w, windowMs, t) };
     record(key, w, t, limit);
@@ -135,18 +149,22 @@ export function createMemoryIngress(
         }
         // Stored bytes are never written to and leave only as copies, so the log entry and every
         // attachment of the same bytes share one copy of them.
-        const copyBytes = sharedCopies();
-        if (runs) for (const run of runs) createRun(run, copyBytes);
-        log.set(delivery.id, copyDelivery(delivery, delivery.payload && copyBytes(delivery.payload)));
+        let stored: Uint8Array | null = delivery.payload && new Uint8Array(delivery.payload);
+        if (runs) {
+          const copyBytes = sharedCopies();
+          for (const run of runs) createRun(run, copyBytes);
+          stored = delivery.payload && copyBytes(delivery.payload);
+        }
+        log.set(delivery.id, copyDelivery(delivery, stored));
         accepted.set(key, delivery.id);
         if (!runs) {
-          pending.set(delivery.id, Date.parse(delivery.receivedAt));
+          pending.set(delivery.id, msOf(delivery.receivedAt));
           publish({ type: 'delivery.accepted', deliveryId: delivery.id });
         }
         return { accepted: true };
       },
       async claimEvaluations({ limit, leaseMs, now }) {
-        const t = Date.parse(now);
+        const t = msOf(now);
         const claimed: PendingDelivery[] = [];
         for (const [id, dueAt] of pending) {
           if (claimed.length >= limit) break;
@@ -157,7 +175,9 @@ export function createMemoryIngress(
             continue;
           }
           pending.set(id, t + leaseMs);
-          claimed.push(copyDelivery(d) as PendingDelivery);
+          // The stored bytes themselves, not a copy: a claimed payload is read-only by contract
+          // (`PendingDelivery`), and the evaluation attaches these very bytes to the runs.
+          claimed.push({ ...d } as PendingDelivery);
         }
         return claimed;
       },
@@ -237,9 +257,11 @@ export function createMemoryIngress(
  * `stored`: bytes the store holds already (never written to), shared rather than copied.
  */
 function sharedCopies(stored?: Uint8Array): (bytes: Uint8Array) => Uint8Array {
-  const copies = new Map<Uint8Array, Uint8Array>();
-  if (stored) copies.set(stored, stored);
-  const copy = (bytes: Uint8Array) => {
+  // Made on the first copy: an evaluated delivery's runs attach only the stored bytes.
+  let copies: Map<Uint8Array, Uint8Array> | undefined;
+  return (bytes) => {
+    if (bytes === stored) return bytes;
+    copies ??= new Map();
     let c = copies.get(bytes);
     if (c === undefined) {
       c = new Uint8Array(bytes);
@@ -247,14 +269,14 @@ function sharedCopies(stored?: Uint8Array): (bytes: Uint8Array) => Uint8Array {
     }
     return c;
   };
-  return copy;
 }
 
 /** A run of an evaluated delivery whose `event-payload.json` is the delivery's stored payload. */
-const withStoredPayload = (input: CreateRunInput, stored: Uint8Array): CreateRunInput => ({
-  ...input,
-  attachments: input.attachments.map((a) => (a.fileName === EVENT_PAYLOAD_FILE ? { ...a, data: stored } : a)),
-});
+const withStoredPayload = (input: CreateRunInput, stored: Uint8Array): CreateRunInput =>
+  // Usually so already: a claim hands out the stored bytes, and the evaluation attaches them.
+  input.attachments.every((a) => a.fileName !== EVENT_PAYLOAD_FILE || a.data === stored)
+    ? input
+    : { ...input, attachments: input.attachments.map((a) => (a.fileName === EVENT_PAYLOAD_FILE ? { ...a, data: stored } : a)) };
 
 /** Enabled automations selecting a webhook. */
 export const selectsWebhook = (a: AutomationRecord, webhookUid: string) =>

@@ -197,7 +197,7 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
     limits: { ...DEFAULT_INGRESS_LIMITS, ...options.ingressLimits },
     onError: reportError,
     telemetry: telemetry.ingress,
-    onAccepted: evaluator.wake,
+    onAccepted: evaluator.accepted,
   });
   // Run-state callbacks (docs/callbacks.md): the API's service, and the outbox's dispatcher on the workers' timer.
   const allowPrivateAddresses = options.callbacks?.allowPrivateAddresses ?? false;

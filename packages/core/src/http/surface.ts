@@ -1,4 +1,5 @@
 import type { Authenticate } from '../auth/api-keys.js';
+import type { Principal } from '../auth/principal.js';
 import { AgentRunError, isAgentRunError } from '../errors.js';
 import type { Ingress } from '../ingress/pipeline.js';
 import { allows } from '../keys/scopes.js';
@@ -14,6 +15,7 @@ import { everyMs } from '../util/throttle.js';
 import { finishResponse, requestIdOf } from './finish-response.js';
 import type { Mountable } from './mountable.js';
 import type { ApiContext, OperationHandlers, PublicContext } from './operation.js';
+import { pathnameOf } from './request-path.js';
 import { problemResponse } from './responses.js';
 import { createRouter, decodeParams, methodNotAllowed } from './router.js';
 
@@ -68,29 +70,29 @@ export function createHttpSurface(options: HttpSurfaceOptions): HttpSurface {
 
   const handle = async (request: Request, requestId: string, line: Partial<RequestLine> | undefined): Promise<Response> => {
     try {
-      const url = new URL(request.url);
-      const match = router.match(request.method, url.pathname);
+      const pathname = pathnameOf(request.url);
+      const match = router.match(request.method, pathname);
       if (line && match.kind === 'found') {
         line.operation = match.operation;
         line.params = match.params;
       }
       if (match.kind === 'not_found') {
-        throw new AgentRunError('not_found', AREA_OWNS.webhooks(url.pathname) ? 'no such webhook' : `no route for ${url.pathname}`);
+        throw new AgentRunError('not_found', AREA_OWNS.webhooks(pathname) ? 'no such webhook' : `no route for ${pathname}`);
       }
       if (match.kind === 'method_not_allowed') throw methodNotAllowed(match.allow);
       const run = operations[match.operation] as AnyOperation;
       // The ingress authenticates by webhook (token, URL token or signature) and decodes its own
       // params: a bad encoding there is no such webhook (404), not a bad request.
-      if (match.spec.auth === 'webhook') return await run({ request, url }, match.params);
+      if (match.spec.auth === 'webhook') return await run(new OperationContext(request), match.params);
       const params = decodeParams(match.params);
-      if (match.spec.auth === 'none') return await run({ request, url }, params);
+      if (match.spec.auth === 'none') return await run(new OperationContext(request), params);
       // Credentials are checked before the body is read: unauthenticated senders cannot make us buffer.
       const principal = await authenticate(request);
       if (!principal) throw new AgentRunError('unauthorized', 'send a valid API key as "Authorization: Bearer <key>"');
       // Each route's scope (routes/scopes.ts), by the one decider (keys/scopes.ts).
       const scope = routeScope(match.operation);
       if (scope !== undefined && !allows(principal, scope)) throw new AgentRunError('forbidden', `this needs the ${scope} scope`);
-      return await run({ request, url, principal }, params);
+      return await run(new OperationContext(request, principal) as ApiContext, params);
     } catch (error) {
       if (isAgentRunError(error)) return problemResponse(error);
       if (store.isUnavailable?.(error)) {
@@ -112,7 +114,7 @@ export function createHttpSurface(options: HttpSurfaceOptions): HttpSurface {
     const line: Partial<RequestLine> | undefined = logger ? {} : undefined;
     const started = logger ? performance.now() : 0;
     // A part served on its own (`fetch: agentrun.ingress.fetch`) answers nothing of another part.
-    const pathname = outside ? new URL(request.url).pathname : '';
+    const pathname = outside ? pathnameOf(request.url) : '';
     const response = outside?.(pathname)
       ? problemResponse(new AgentRunError('not_found', `no route for ${pathname}`))
       : await (telemetry ? telemetry(request, requestId, () => handle(request, requestId, line)) : handle(request, requestId, line));
@@ -139,6 +141,25 @@ export function createHttpSurface(options: HttpSurfaceOptions): HttpSurface {
     ingress: area('webhooks'),
     health: area('health'),
   };
+}
+
+/**
+ * An operation's context whose `url` is parsed on first use: most operations never read it (the
+ * ingress, every one without a query), and `new URL` per request is a cost of its own. A class,
+ * so the getter lives on its prototype and a context costs one small object.
+ */
+class OperationContext {
+  readonly request: Request;
+  readonly principal: Principal | undefined;
+  #url: URL | undefined;
+  constructor(request: Request, principal?: Principal) {
+    this.request = request;
+    this.principal = principal;
+  }
+  get url(): URL {
+    this.#url ??= new URL(this.request.url);
+    return this.#url;
+  }
 }
 
 /** The ingress as the route table's two webhook operations. */

@@ -46,11 +46,21 @@ export interface IngressOptions {
   onError: (error: unknown) => void;
   /** The delivery's span and counts (telemetry/delivery-span.ts); absent without an OpenTelemetry SDK. */
   telemetry?: IngressTelemetry | undefined;
-  /** A delivery was accepted: this process's evaluator looks at once (evaluation/evaluator.ts). */
-  onAccepted?: ((deliveryId: string) => void) | undefined;
+  /**
+   * A delivery was accepted, its `bytes`-long body parsed into `value`: this process's evaluator
+   * looks at once, and evaluates it without parsing it again (evaluation/evaluator.ts).
+   */
+  onAccepted?: ((deliveryId: string, value: unknown, bytes: number) => void) | undefined;
 }
 
 const encoder = new TextEncoder();
+
+/** A webhook secret opened, while its stored ciphertext is this one. */
+interface OpenedSecret {
+  ciphertext: string;
+  value: string;
+  bytes: Uint8Array;
+}
 
 const WEBHOOK_UID = /^[\x21-\x7e]{1,256}$/;
 
@@ -101,18 +111,20 @@ export function createIngress(options: IngressOptions): Ingress {
    * AES-GCM decrypt per delivery; the store is still read each time (with the delivery's
    * context), so a rotation or delete made by another process takes effect at once.
    */
-  const opened = new Map<string, { ciphertext: string; value: string }>();
+  const opened = new Map<string, OpenedSecret>();
 
-  async function secretOf(webhook: WebhookRecord, record: SecretRecord | undefined): Promise<string | undefined> {
+  async function openedSecret(webhook: WebhookRecord, record: SecretRecord | undefined): Promise<OpenedSecret | undefined> {
     if (!record) return undefined;
     const slot = secretSlot(webhook.teamUid, webhook.secretName);
     const cached = opened.get(slot);
-    if (cached?.ciphertext === record.ciphertext) return cached.value;
+    if (cached?.ciphertext === record.ciphertext) return cached;
     try {
       const value = await cipher.open(record.ciphertext, slot);
       if (opened.size >= 10_000) opened.clear();
-      opened.set(slot, { ciphertext: record.ciphertext, value });
-      return value;
+      // Its UTF-8 bytes with it: a token check compares bytes, and need not encode the secret each time.
+      const secret = { ciphertext: record.ciphertext, value, bytes: encoder.encode(value) };
+      opened.set(slot, secret);
+      return secret;
     } catch (error) {
       // No key, or a key that cannot open it: fail closed, and tell the operator.
       if (!isAgentRunError(error)) options.onError(error);
@@ -199,8 +211,8 @@ export function createIngress(options: IngressOptions): Ingress {
     let authenticated = false;
     if (webhook.authMode !== 'signature') {
       const presented = webhook.authMode === 'token' ? bearerToken(request) : pathToken;
-      const secret = await secretOf(webhook, context.secret);
-      if (presented === undefined || secret === undefined || !constantTimeEqual(encoder.encode(presented), encoder.encode(secret))) {
+      const secret = await openedSecret(webhook, context.secret);
+      if (presented === undefined || secret === undefined || !constantTimeEqual(encoder.encode(presented), secret.bytes)) {
         return authFailure(webhook, 401, 0, receivedAt, seen);
       }
       authenticated = true;
@@ -226,7 +238,7 @@ export function createIngress(options: IngressOptions): Ingress {
       const result = await verifiers.verify(webhook.signatureScheme ?? '', {
         body,
         headers: request.headers,
-        secret: await secretOf(webhook, context.secret),
+        secret: (await openedSecret(webhook, context.secret))?.value,
         now: clock.now(),
       });
       if (!result.ok) return authFailure(webhook, 401, body.byteLength, receivedAt, seen);
@@ -261,11 +273,14 @@ export function createIngress(options: IngressOptions): Ingress {
     if ('rateLimited' in outcome) seen?.refused('rate_limit');
     if ('rateLimited' in outcome) return tooManyDeliveries(outcome.retryAfterMs);
     seen?.accepted(outcome.accepted ? 'Accepted' : 'Duplicate', delivery.id);
-    if (outcome.accepted) options.onAccepted?.(delivery.id);
+    if (outcome.accepted) options.onAccepted?.(delivery.id, parsed.value, body.byteLength);
     addLogFields(request, () => deliveryLogFields(delivery.id, outcome.accepted)); // the request's log line (logging/)
     return jsonResponse({ delivery_id: delivery.id }, 202);
   }
 }
+
+/** Any character `trim` keeps (`\s` is exactly what it removes), found without copying the text. */
+const NOT_BLANK = /\S/;
 
 /** Strict UTF-8, bounded nesting, then JSON.parse; never throws. */
 function parseDeliveryJson(body: Uint8Array): { ok: true; value: unknown } | { ok: false; reason: string } {
@@ -275,7 +290,7 @@ function parseDeliveryJson(body: Uint8Array): { ok: true; value: unknown } | { o
   } catch {
     return { ok: false, reason: 'the body is not valid UTF-8' };
   }
-  if (text.trim() === '') return { ok: false, reason: 'the body is empty; send a JSON value' };
+  if (!NOT_BLANK.test(text)) return { ok: false, reason: 'the body is empty; send a JSON value' };
   // Deeper than this cannot be hashed for its identity safely; no real event comes close.
   if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) return { ok: false, reason: `the body nests deeper than ${MAX_JSON_DEPTH} levels` };
   try {

@@ -37,7 +37,10 @@ export interface DeliveryContext {
   authFailures: { count: number; retryAfterMs: number };
 }
 
-/** An accepted delivery awaiting evaluation, as claimed: its payload is set. */
+/**
+ * An accepted delivery awaiting evaluation, as claimed: its payload is set, and read-only (a store
+ * may hand out the bytes it holds rather than a copy; the evaluation only reads them).
+ */
 export type PendingDelivery = DeliveryRecord & { payload: Uint8Array };
 
 /** A webhook and the enabled automations selecting it (see {@link DeliveryStore.selections}). */

@@ -4,6 +4,7 @@ import { toRunItem } from '../../run/record.js';
 import type { DeliveryEvaluation, PendingDelivery, WebhookSelection } from '../../store/ingress.js';
 import type { Store } from '../../store/store.js';
 import type { DeliveryRuns } from '../delivery-runs.js';
+import type { ParsedPayloads } from './parsed-payloads.js';
 
 /** What evaluating a batch needs; the evaluator's loop (evaluator.ts) supplies it. */
 export interface EvaluateDeps {
@@ -13,6 +14,8 @@ export interface EvaluateDeps {
   onError: (error: unknown) => void;
   /** Told, for each delivery this process evaluated, the runs it started (telemetry/delivery-span.ts). */
   onEvaluated?: ((deliveryId: string, runIds: readonly string[]) => void) | undefined;
+  /** Payloads this process's ingress parsed already (parsed-payloads.ts); the rest are parsed here. */
+  parsed?: ParsedPayloads | undefined;
 }
 
 /**
@@ -31,6 +34,7 @@ export async function evaluateBatch(deps: EvaluateDeps, claimed: readonly Pendin
 
   const evaluations: DeliveryEvaluation[] = [];
   for (const delivery of claimed) {
+    const handed = deps.parsed?.take(delivery.id);
     const selection = selections.get(delivery.webhookUid);
     const webhook = selection?.webhook;
     if (!selection || !webhook || webhook.deletedAt !== null || !webhook.enabled) {
@@ -39,7 +43,7 @@ export async function evaluateBatch(deps: EvaluateDeps, claimed: readonly Pendin
     }
     let value: unknown;
     try {
-      value = JSON.parse(strictUtf8.decode(delivery.payload));
+      value = handed ? handed.value : JSON.parse(strictUtf8.decode(delivery.payload));
     } catch (error) {
       // The accept parsed these very bytes; a payload that no longer parses starts nothing, said once.
       deps.onError(error);

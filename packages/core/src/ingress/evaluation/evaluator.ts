@@ -4,6 +4,7 @@ import type { Store } from '../../store/store.js';
 import { type Clock, isoTime } from '../../util/clock.js';
 import type { DeliveryRuns } from '../delivery-runs.js';
 import { evaluateBatch } from './evaluate-batch.js';
+import { createParsedPayloads } from './parsed-payloads.js';
 
 export interface EvaluatorOptions {
   store: Store;
@@ -40,6 +41,11 @@ export interface Evaluator {
   /** A delivery was accepted in this process: look now rather than at the next poll. */
   wake(): void;
   /**
+   * The ingress of this process accepted `deliveryId`, parsing its `bytes`-long body into `value`:
+   * kept (bounded) so that evaluating it here does not parse it again, then `wake`.
+   */
+  accepted(deliveryId: string, value: unknown, bytes: number): void;
+  /**
    * Evaluate every delivery that can be claimed now, until none is left (a pass under way in
    * the loop finishes first). Resolves with how many this call evaluated. For tests and hosts
    * that drive evaluation themselves.
@@ -67,6 +73,7 @@ export function createEvaluator(options: EvaluatorOptions): Evaluator {
     events: options.events,
     onError: options.onError,
     onEvaluated: options.onEvaluated,
+    parsed: createParsedPayloads(),
   };
 
   let starts = 0;
@@ -166,6 +173,10 @@ export function createEvaluator(options: EvaluatorOptions): Evaluator {
       await loopDone;
     },
     wake,
+    accepted(deliveryId, value, bytes) {
+      deps.parsed.put(deliveryId, value, bytes);
+      wake();
+    },
     async drain() {
       await passing;
       let total = 0;
