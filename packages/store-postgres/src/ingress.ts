@@ -93,14 +93,24 @@ export function createIngress(db: Db, t: Tables, pool?: pg.Pool): Pick<Store, 'd
     )
     SELECT id FROM done`);
 
-  // One statement for a batch's webhooks; the automations as listForWebhook finds them
-  // (containment on the GIN index automations_triggers).
-  const selectionsRead = prepare<WebhookRow & { automations: AutomationRow[] }>(`
-    SELECT ${WEBHOOK_COLUMNS.map((c) => `w.${c}`).join(', ')},
-      (SELECT coalesce(jsonb_agg(to_jsonb(a) ORDER BY a.created_at, a.id), '[]'::jsonb) FROM ${q('automations')} a
-        WHERE a.enabled AND a.triggers @> jsonb_build_array(jsonb_build_object('provider', 'webhook',
-          'filter', jsonb_build_object('webhook_ids', jsonb_build_array(w.uid))))) AS automations
-    FROM ${q('webhooks')} w WHERE w.uid = ANY($1::text[])`);
+  // One statement for a batch's webhooks and their automations, found as listForWebhook finds them
+  // (containment on the GIN index automations_triggers). Each automation comes once, with the
+  // webhooks naming it as ids: a factory's automations usually select all its webhooks, and a
+  // batch spans many, so the rows (and their JSON, and the matchers' check that an automation's
+  // triggers are the ones compiled) would otherwise repeat once per webhook.
+  const selectionsRead = prepare<{ webhooks: { webhook: WebhookRow; automation_ids: string[] }[]; automations: AutomationRow[] }>(`
+    WITH w AS (
+      SELECT ${WEBHOOK_COLUMNS.join(', ')} FROM ${q('webhooks')} WHERE uid = ANY($1::text[])
+    ), m AS (
+      SELECT w.uid AS webhook_uid, a.id, a.created_at FROM w JOIN ${q('automations')} a
+        ON a.enabled AND a.triggers @> jsonb_build_array(jsonb_build_object('provider', 'webhook',
+          'filter', jsonb_build_object('webhook_ids', jsonb_build_array(w.uid))))
+    )
+    SELECT
+      (SELECT coalesce(jsonb_agg(jsonb_build_object('webhook', to_jsonb(w), 'automation_ids',
+        (SELECT coalesce(jsonb_agg(m.id ORDER BY m.created_at, m.id), '[]'::jsonb) FROM m WHERE m.webhook_uid = w.uid))), '[]'::jsonb)
+        FROM w) AS webhooks,
+      (SELECT coalesce(jsonb_agg(to_jsonb(a)), '[]'::jsonb) FROM ${q('automations')} a WHERE a.id IN (SELECT id FROM m)) AS automations`);
 
   /** Milliseconds until the oldest event of a full window leaves it. */
   const retryAfterMs = (oldest: Date | string | null, { windowMs, now }: Pick<RateAdmission, 'windowMs' | 'now'>) =>
@@ -177,8 +187,13 @@ export function createIngress(db: Db, t: Tables, pool?: pg.Pool): Pick<Store, 'd
 
     async selections(webhookUids) {
       if (webhookUids.length === 0) return [];
-      const found = await selectionsRead([[...webhookUids]]);
-      return found.map((row) => ({ webhook: webhookFromRow(row), automations: row.automations.map(automationFromRow) }));
+      const [found] = await selectionsRead([[...webhookUids]]);
+      if (!found) return [];
+      const automations = new Map(found.automations.map((row) => [row.id, automationFromRow(row)]));
+      return found.webhooks.map(({ webhook, automation_ids }) => ({
+        webhook: webhookFromRow(webhook),
+        automations: automation_ids.flatMap((id) => automations.get(id) ?? []),
+      }));
     },
 
     async log(entry, admit) {
