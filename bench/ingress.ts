@@ -62,7 +62,8 @@ export async function startServer(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<{ child: ChildProcess; ready: IngressServerReady }> {
   const execArgv = ['--conditions=agentrun-source', '--import', 'tsx'];
-  if (PROFILE_DIR && variant.endsWith('agentrun')) execArgv.push('--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`);
+  if (PROFILE_DIR && (variant.endsWith('agentrun') || variant === 'fastify-postgres'))
+    execArgv.push('--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`);
   const child = fork(SERVER, [variant], { execArgv, env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const ready = await new Promise<IngressServerReady>((resolve, reject) => {
     child.once('message', (message) => resolve(message as IngressServerReady));

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type pg from 'pg';
-import { bodyTemplate, load, startServer, stopServer } from './ingress.js';
+import { bodyTemplate, cpuSeconds, load, startServer, stopServer } from './ingress.js';
 import { type IngressTarget, PG_POOL_ENV, PG_SCHEMA_ENV, PG_URL_ENV } from './ingress-server.js';
 import { connectAdmin, DEFAULT_DATABASE_URL, redact, scratchSchema } from './pg-admin.js';
 import type { BenchGroup } from './run.js';
@@ -23,7 +23,9 @@ import type { BenchGroup } from './run.js';
  * (`postgres.evaluation_backlog`: deliveries accepted and not yet evaluated); where the time goes,
  * per accepted delivery over that window (accept and evaluation both): statements the server sent
  * and transactions committed, and the backends' active time (pg_stat_database.active_time, the
- * whole database: on a shared server other sessions count too); and `postgres.ingress_p99_ms`,
+ * whole database: on a shared server other sessions count too), and the server process's own CPU
+ * (`postgres.server_cpu_us_per_delivery`: user + system, Fastify, pipeline, `pg` and evaluation,
+ * the figure a busy machine blurs least); and `postgres.ingress_p99_ms`,
  * the ingress's p99 with PG_P99_CONNECTIONS (50) connections; and, idle, the time from a 202 to
  * the delivery's runs existing (`postgres.evaluation_latency_ms`, median of 20; `…_max_ms`).
  *
@@ -81,6 +83,7 @@ export async function measurePostgresIngress(baseUrl: string): Promise<Record<st
       'postgres.statements_per_delivery': measured.statementsPerDelivery,
       'postgres.commits_per_delivery': measured.commitsPerDelivery,
       'postgres.backend_ms_per_delivery': measured.backendMsPerDelivery,
+      'postgres.server_cpu_us_per_delivery': measured.serverCpuUsPerDelivery,
       'postgres.ingress_p99_ms': measured.p99Ms,
       'postgres.evaluation_latency_ms': measured.evaluationLatencyMs,
       'postgres.evaluation_latency_max_ms': measured.evaluationLatencyMaxMs,
@@ -102,6 +105,7 @@ interface Measured {
   statementsPerDelivery: number;
   commitsPerDelivery: number;
   backendMsPerDelivery: number;
+  serverCpuUsPerDelivery: number;
   p99Ms: number;
 }
 
@@ -131,6 +135,7 @@ async function ingressPerSecond(url: string, schema: string, admin: pg.Client): 
     // Sustained: accepted and evaluated over EVALUATED_SECONDS, and what each delivery cost.
     await settle(admin, schema);
     const before = await counters(admin, schema, child);
+    const cpuBefore = await cpuSeconds(child.pid);
     const t0 = performance.now();
     const sustained = await load(ready.port, ready.targets, EVALUATED_SECONDS, counter, CONNECTIONS);
     const seconds = (performance.now() - t0) / 1000;
@@ -144,11 +149,12 @@ async function ingressPerSecond(url: string, schema: string, admin: pg.Client): 
     // The figures per delivery include the evaluation of the backlog left by the ingress phase.
     const measuredAfter = await settle(admin, schema, child);
     const done = measuredAfter.evaluated - before.evaluated;
+    const serverCpuUsPerDelivery = (((await cpuSeconds(child.pid)) - cpuBefore) * 1e6) / done;
     const statementsPerDelivery = (measuredAfter.statements - before.statements) / done;
     const commitsPerDelivery = (measuredAfter.commits - before.commits) / done;
     const backendMsPerDelivery = (measuredAfter.activeMs - before.activeMs) / done;
     progress(
-      `per delivery: ${statementsPerDelivery.toFixed(2)} statements, ${commitsPerDelivery.toFixed(2)} commits, ${backendMsPerDelivery.toFixed(3)} ms backend time`,
+      `per delivery: ${statementsPerDelivery.toFixed(2)} statements, ${commitsPerDelivery.toFixed(2)} commits, ${backendMsPerDelivery.toFixed(3)} ms backend time, ${serverCpuUsPerDelivery.toFixed(0)} µs server CPU`,
     );
 
     const p99 = await load(ready.port, ready.targets, SECONDS, counter, P99_CONNECTIONS);
@@ -168,6 +174,7 @@ async function ingressPerSecond(url: string, schema: string, admin: pg.Client): 
       statementsPerDelivery,
       commitsPerDelivery,
       backendMsPerDelivery,
+      serverCpuUsPerDelivery,
       p99Ms: p99.latency.p99,
     };
   } finally {

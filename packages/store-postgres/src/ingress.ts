@@ -1,14 +1,15 @@
 import { EVENT_PAYLOAD_FILE, type Store } from '@agentrun/core';
 import type { CreateRunInput, DeliveryRecord, DeliveryStore, PendingDelivery, RateAdmission, RateLimitStore } from '@agentrun/core/store';
 import { type RawBuilder, sql } from 'kysely';
+import type pg from 'pg';
 import type { Db, Tx } from './db.js';
+import { type Prepared, preparer, qualified } from './prepared.js';
 import {
   type AutomationRow,
   automationFromRow,
   type DeliveryRow,
   deliveryFromRow,
   runToRow,
-  type SecretRow,
   secretFromRow,
   type WebhookRow,
   webhookFromRow,
@@ -20,24 +21,96 @@ import type { Tables } from './tables.js';
  * statement: the reads plainly, the writes through the functions of 0004_ingress_functions, so
  * a delivery costs one read and one write, each a single round trip.
  */
-export function createIngress(db: Db, t: Tables): Pick<Store, 'deliveries' | 'rateLimits'> {
+export function createIngress(db: Db, t: Tables, pool?: pg.Pool): Pick<Store, 'deliveries' | 'rateLimits'> {
   const rows = async <R>(query: RawBuilder<unknown>, executor: Db | Tx = db): Promise<R[]> => (await query.execute(executor)).rows as R[];
 
   /**
    * Run a statement calling the functions of 0004, which need READ COMMITTED: on a session whose
    * default is stricter they refuse, and the statement runs again in a transaction that sets it.
    */
-  async function readCommitted<R>(query: RawBuilder<unknown>): Promise<R[]> {
+  async function readCommitted<R>(query: RawBuilder<unknown> | Prepared<R>, values: readonly unknown[] = []): Promise<R[]> {
+    const run = (executor?: Db | Tx) => (typeof query === 'function' ? query(values, executor) : rows<R>(query, executor));
     try {
-      return await rows<R>(query);
+      return await run();
     } catch (error) {
       if (!(error instanceof Error) || !error.message.startsWith('agentrun: READ COMMITTED required')) throw error;
       return db
         .transaction()
         .setIsolationLevel('read committed')
-        .execute((tx) => rows<R>(query, tx));
+        .execute((tx) => run(tx));
     }
   }
+
+  const prepare = preparer(db, pool);
+  const q = (name: string) => qualified(t.schema, name);
+
+  // Everything the pipeline needs about a webhook before the body (its record, its secret, the
+  // failed-auth window) in one read, the columns named so that the prepared statement's result
+  // stays what it was whatever a later migration adds.
+  const contextRead = prepare<ContextRow>(`
+    SELECT ${WEBHOOK_COLUMNS.map((c) => `w.${c}`).join(', ')},
+      s.ciphertext AS secret_ciphertext, s.created_at AS secret_created_at, s.updated_at AS secret_updated_at,
+      f.n AS auth_count, f.oldest AS auth_oldest
+    FROM ${q('webhooks')} w
+    LEFT JOIN ${q('team_secrets')} s ON s.team_uid = w.team_uid AND s.name = w.secret_name
+    CROSS JOIN LATERAL (SELECT count(*)::int AS n, min(at) AS oldest FROM ${q('rate_limit_events')}
+      WHERE key = $2::text AND at > $3::timestamptz) f
+    WHERE w.uid = $1::text`);
+
+  const acceptWrite = prepare<{ outcome: string; duplicate_of: string | null; window_oldest: Date | null }>(`
+    SELECT outcome, duplicate_of, window_oldest FROM ${q('agentrun_accept_delivery')}($1::text, $2::text, $3::text, $4::text, $5::text,
+      $6::integer, $7::timestamptz, $8::bytea, $9::jsonb, $10::jsonb, $11::text, $12::integer, $13::timestamptz, $14::timestamptz)`);
+
+  const claimWrite = prepare<DeliveryRow>(`
+    UPDATE ${q('deliveries')} d SET evaluation_due_at = $1::timestamptz
+    FROM (SELECT id FROM ${q('deliveries')} WHERE evaluation_due_at <= $2::timestamptz
+      ORDER BY evaluation_due_at LIMIT $3::integer FOR UPDATE SKIP LOCKED) c
+    WHERE d.id = c.id
+    RETURNING d.id, d.team_uid, d.factory_uid, d.webhook_uid, d.identity, d.size, d.received_at, d.status, d.payload`);
+
+  // One statement: mark the deliveries still awaiting evaluation as evaluated, then insert the
+  // runs (and attachments) of exactly those. A concurrent completer of the same delivery waits
+  // on its row and then finds it evaluated (READ COMMITTED re-checks the WHERE), so its runs
+  // are not inserted: a delivery's runs are created once, by the store, whatever the timing.
+  // The `event-payload.json` of each run names the delivery instead of holding its bytes
+  // (0023): the payload is stored once, in the delivery's row, whatever the number of runs.
+  const completeWrite = prepare<{ id: string }>(`
+    WITH done AS (
+      UPDATE ${q('deliveries')} SET evaluation_due_at = NULL
+      WHERE id = ANY($1::text[]) AND evaluation_due_at IS NOT NULL
+      RETURNING id
+    ), created AS (
+      INSERT INTO ${q('runs')} (${RUN_COLUMNS.join(', ')})
+        SELECT ${RUN_COLUMNS.map((c) => `r.${c}`).join(', ')}
+        FROM jsonb_populate_recordset(NULL::${q('runs')}, $2::jsonb) r
+        JOIN done ON done.id = r.trigger->>'delivery_id'
+        RETURNING id, trigger->>'delivery_id' AS delivery_id
+    ), attached AS (
+      INSERT INTO ${q('run_attachments')} (run_id, file_name, mime_type, data, delivery_id)
+        SELECT f.run_id, f.file_name, f.mime_type, decode(f.data_hex, 'hex'), CASE WHEN f.data_hex IS NULL THEN created.delivery_id END
+        FROM jsonb_to_recordset($3::jsonb) AS f (run_id text, file_name text, mime_type text, data_hex text)
+        JOIN created ON created.id = f.run_id
+    )
+    SELECT id FROM done`);
+
+  // One statement for a batch's webhooks and their automations, found as listForWebhook finds them
+  // (containment on the GIN index automations_triggers). Each automation comes once, with the
+  // webhooks naming it as ids: a factory's automations usually select all its webhooks, and a
+  // batch spans many, so the rows (and their JSON, and the matchers' check that an automation's
+  // triggers are the ones compiled) would otherwise repeat once per webhook.
+  const selectionsRead = prepare<{ webhooks: { webhook: WebhookRow; automation_ids: string[] }[]; automations: AutomationRow[] }>(`
+    WITH w AS (
+      SELECT ${WEBHOOK_COLUMNS.join(', ')} FROM ${q('webhooks')} WHERE uid = ANY($1::text[])
+    ), m AS (
+      SELECT w.uid AS webhook_uid, a.id, a.created_at FROM w JOIN ${q('automations')} a
+        ON a.enabled AND a.triggers @> jsonb_build_array(jsonb_build_object('provider', 'webhook',
+          'filter', jsonb_build_object('webhook_ids', jsonb_build_array(w.uid))))
+    )
+    SELECT
+      (SELECT coalesce(jsonb_agg(jsonb_build_object('webhook', to_jsonb(w), 'automation_ids',
+        (SELECT coalesce(jsonb_agg(m.id ORDER BY m.created_at, m.id), '[]'::jsonb) FROM m WHERE m.webhook_uid = w.uid))), '[]'::jsonb)
+        FROM w) AS webhooks,
+      (SELECT coalesce(jsonb_agg(to_jsonb(a)), '[]'::jsonb) FROM ${q('automations')} a WHERE a.id IN (SELECT id FROM m)) AS automations`);
 
   /** Milliseconds until the oldest event of a full window leaves it. */
   const retryAfterMs = (oldest: Date | string | null, { windowMs, now }: Pick<RateAdmission, 'windowMs' | 'now'>) =>
@@ -51,30 +124,37 @@ export function createIngress(db: Db, t: Tables): Pick<Store, 'deliveries' | 'ra
 
   const deliveries: DeliveryStore = {
     async context({ webhookUid, authBudgetKey, windowMs, now }) {
-      const [row] = await rows<WebhookRow & { secret: SecretRow | null; auth_count: number; auth_oldest: Date | null }>(sql`
-        SELECT w.*, to_jsonb(s) AS secret, f.n AS auth_count, f.oldest AS auth_oldest
-        FROM ${t.webhooks} w
-        LEFT JOIN ${t.team_secrets} s ON s.team_uid = w.team_uid AND s.name = w.secret_name
-        CROSS JOIN LATERAL (SELECT count(*)::int AS n, min(at) AS oldest FROM ${t.rate_limit_events}
-          WHERE key = ${authBudgetKey} AND at > ${windowStart(now, windowMs)}::timestamptz) f
-        WHERE w.uid = ${webhookUid}`);
+      const [row] = await contextRead([webhookUid, authBudgetKey, windowStart(now, windowMs)]);
       if (!row) return undefined;
+      const { secret_ciphertext: ciphertext, secret_created_at: createdAt, secret_updated_at: updatedAt } = row;
       return {
         webhook: webhookFromRow(row),
-        secret: row.secret ? secretFromRow(row.secret) : undefined,
+        secret:
+          ciphertext === null
+            ? undefined
+            : secretFromRow({ team_uid: row.team_uid, name: row.secret_name, ciphertext, created_at: createdAt, updated_at: updatedAt }),
         authFailures: { count: row.auth_count, retryAfterMs: retryAfterMs(row.auth_oldest, { windowMs, now }) },
       };
     },
 
     async accept({ delivery, runs, admit }) {
       const d = delivery;
-      const [result] = await readCommitted<{ outcome: string; duplicate_of: string | null; window_oldest: Date | null }>(sql`
-        SELECT * FROM ${t.fn('agentrun_accept_delivery')}(${d.id}, ${d.teamUid}, ${d.factoryUid}, ${d.webhookUid}, ${d.identity}, ${d.size},
-          ${d.receivedAt}::timestamptz, ${d.payload === null ? null : Buffer.from(d.payload)}::bytea,
-          ${runs ? JSON.stringify(runs.map((r) => runToRow(r.run))) : null}::jsonb,
-          ${runs ? JSON.stringify(attachmentRows(runs, d.payload)) : null}::jsonb,
-          ${admit?.key ?? null}, ${admit?.limit ?? null}::integer,
-          ${admit ? windowStart(admit.now, admit.windowMs) : null}::timestamptz, ${admit?.now ?? null}::timestamptz)`);
+      const [result] = await readCommitted(acceptWrite, [
+        d.id,
+        d.teamUid,
+        d.factoryUid,
+        d.webhookUid,
+        d.identity,
+        d.size,
+        d.receivedAt,
+        d.payload === null ? null : bufferOf(d.payload),
+        runs ? JSON.stringify(runs.map((r) => runToRow(r.run))) : null,
+        runs ? JSON.stringify(attachmentRows(runs, d.payload)) : null,
+        admit?.key ?? null,
+        admit?.limit ?? null,
+        admit ? windowStart(admit.now, admit.windowMs) : null,
+        admit?.now ?? null,
+      ]);
       if (result?.outcome === 'accepted') return { accepted: true };
       if (result?.outcome === 'duplicate' && result.duplicate_of !== null) return { accepted: false, duplicateOf: result.duplicate_of };
       if (result?.outcome === 'rate_limited' && admit) {
@@ -86,12 +166,7 @@ export function createIngress(db: Db, t: Tables): Pick<Store, 'deliveries' | 'ra
     async claimEvaluations({ limit, leaseMs, now }) {
       // The partial index deliveries_evaluation_due holds only deliveries awaiting evaluation;
       // SKIP LOCKED lets concurrent claimers take different ones without waiting on each other.
-      const claimed = await rows<DeliveryRow>(sql`
-        UPDATE ${t.deliveries} d SET evaluation_due_at = ${new Date(Date.parse(now) + leaseMs).toISOString()}::timestamptz
-        FROM (SELECT id FROM ${t.deliveries} WHERE evaluation_due_at <= ${now}::timestamptz
-          ORDER BY evaluation_due_at LIMIT ${limit} FOR UPDATE SKIP LOCKED) c
-        WHERE d.id = c.id
-        RETURNING d.id, d.team_uid, d.factory_uid, d.webhook_uid, d.identity, d.size, d.received_at, d.status, d.payload`);
+      const claimed = await claimWrite([new Date(Date.parse(now) + leaseMs).toISOString(), now, limit]);
       return claimed
         .map((row) => deliveryFromRow(row) as PendingDelivery)
         .filter((d) => d.payload !== null)
@@ -100,51 +175,25 @@ export function createIngress(db: Db, t: Tables): Pick<Store, 'deliveries' | 'ra
 
     async completeEvaluations(evaluations) {
       if (evaluations.length === 0) return [];
-      // One statement: mark the deliveries still awaiting evaluation as evaluated, then insert the
-      // runs (and attachments) of exactly those. A concurrent completer of the same delivery waits
-      // on its row and then finds it evaluated (READ COMMITTED re-checks the WHERE), so its runs
-      // are not inserted: a delivery's runs are created once, by the store, whatever the timing.
-      // The `event-payload.json` of each run names the delivery instead of holding its bytes
-      // (0023): the payload is stored once, in the delivery's row, whatever the number of runs.
       const ids = evaluations.map((e) => e.deliveryId);
       const runs = evaluations.flatMap((e) => e.runs);
-      const done = await rows<{ id: string }>(sql`
-        WITH done AS (
-          UPDATE ${t.deliveries} SET evaluation_due_at = NULL
-          WHERE id = ANY(${ids}::text[]) AND evaluation_due_at IS NOT NULL
-          RETURNING id
-        ), created AS (
-          INSERT INTO ${t.runs} (id, team_uid, title, prompt, state, created_at, updated_at, started_at, status_message, source,
-              creator, config, session_id, session_link, conversation_id, parent_run_id, agent_identity_uid, factory_uid,
-              skill, trigger, attachments, attempts, lease_worker_id, lease_expires_at)
-            SELECT r.id, r.team_uid, r.title, r.prompt, r.state, r.created_at, r.updated_at, r.started_at, r.status_message, r.source,
-              r.creator, r.config, r.session_id, r.session_link, r.conversation_id, r.parent_run_id, r.agent_identity_uid, r.factory_uid,
-              r.skill, r.trigger, r.attachments, r.attempts, r.lease_worker_id, r.lease_expires_at
-            FROM jsonb_populate_recordset(NULL::${t.runs}, ${JSON.stringify(runs.map((r) => runToRow(r.run)))}::jsonb) r
-            JOIN done ON done.id = r.trigger->>'delivery_id'
-            RETURNING id, trigger->>'delivery_id' AS delivery_id
-        ), attached AS (
-          INSERT INTO ${t.run_attachments} (run_id, file_name, mime_type, data, delivery_id)
-            SELECT f.run_id, f.file_name, f.mime_type, decode(f.data_hex, 'hex'), CASE WHEN f.data_hex IS NULL THEN created.delivery_id END
-            FROM jsonb_to_recordset(${JSON.stringify(attachmentRows(runs, null, true))}::jsonb)
-              AS f (run_id text, file_name text, mime_type text, data_hex text)
-            JOIN created ON created.id = f.run_id
-        )
-        SELECT id FROM done`);
+      const done = await completeWrite([
+        ids,
+        JSON.stringify(runs.map((r) => runToRow(r.run))),
+        JSON.stringify(attachmentRows(runs, null, true)),
+      ]);
       return done.map((r) => r.id);
     },
 
     async selections(webhookUids) {
       if (webhookUids.length === 0) return [];
-      // One statement for a batch's webhooks; the automations as listForWebhook finds them
-      // (containment on the GIN index automations_triggers).
-      const found = await rows<WebhookRow & { automations: AutomationRow[] }>(sql`
-        SELECT w.*,
-          (SELECT coalesce(jsonb_agg(to_jsonb(a) ORDER BY a.created_at, a.id), '[]'::jsonb) FROM ${t.automations} a
-            WHERE a.enabled AND a.triggers @> jsonb_build_array(jsonb_build_object('provider', 'webhook',
-              'filter', jsonb_build_object('webhook_ids', jsonb_build_array(w.uid))))) AS automations
-        FROM ${t.webhooks} w WHERE w.uid = ANY(${[...webhookUids]}::text[])`);
-      return found.map((row) => ({ webhook: webhookFromRow(row), automations: row.automations.map(automationFromRow) }));
+      const [found] = await selectionsRead([[...webhookUids]]);
+      if (!found) return [];
+      const automations = new Map(found.automations.map((row) => [row.id, automationFromRow(row)]));
+      return found.webhooks.map(({ webhook, automation_ids }) => ({
+        webhook: webhookFromRow(webhook),
+        automations: automation_ids.flatMap((id) => automations.get(id) ?? []),
+      }));
     },
 
     async log(entry, admit) {
@@ -242,6 +291,62 @@ export function createIngress(db: Db, t: Tables): Pick<Store, 'deliveries' | 'ra
 
   return { deliveries, rateLimits };
 }
+
+/** The webhook's columns, named rather than `*` (prepared.ts). */
+const WEBHOOK_COLUMNS = [
+  'uid',
+  'team_uid',
+  'factory_uid',
+  'name',
+  'auth_mode',
+  'signature_scheme',
+  'secret_name',
+  'delivery_id_header',
+  'enabled',
+  'created_at',
+  'updated_at',
+  'deleted_at',
+] as const;
+
+/** The runs' columns an evaluation writes (every one runToRow gives). */
+const RUN_COLUMNS = [
+  'id',
+  'team_uid',
+  'title',
+  'prompt',
+  'state',
+  'created_at',
+  'updated_at',
+  'started_at',
+  'status_message',
+  'source',
+  'creator',
+  'config',
+  'session_id',
+  'session_link',
+  'conversation_id',
+  'parent_run_id',
+  'agent_identity_uid',
+  'factory_uid',
+  'skill',
+  'trigger',
+  'attachments',
+  'attempts',
+  'lease_worker_id',
+  'lease_expires_at',
+] as const;
+
+type ContextRow = WebhookRow & {
+  secret_ciphertext: string | null;
+  secret_created_at: Date;
+  secret_updated_at: Date;
+  auth_count: number;
+  auth_oldest: Date | null;
+};
+
+/** The payload as a Buffer over the same bytes (no copy): `pg` sends a Buffer parameter as binary bytea. */
+const bufferOf = (bytes: Uint8Array): Buffer =>
+  Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 
 /**
  * The attachments of a delivery's runs as rows for agentrun_accept_delivery: bytes that are the

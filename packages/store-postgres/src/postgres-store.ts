@@ -95,7 +95,7 @@ export interface PostgresStore extends Store {
 export function createPostgresStore(options: PostgresStoreOptions): PostgresStore {
   const schema = schemaOption(options.schema, 'createPostgresStore');
   const t = tablesIn(schema);
-  const { db, owned } = connect(options);
+  const { db, owned, pool } = connect(options);
   const notifications = listenerOf(options, schema);
 
   // One file per part of the Store port, as in core's store/ (docs/stores.md, "The shape of the
@@ -114,7 +114,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     agentIdentities: createAgentIdentities(db, t),
     schedules: createSchedules(db, t),
     callbacks: createCallbacks(db, t),
-    ...createIngress(db, t),
+    ...createIngress(db, t, pool),
     audit: createAudit(db, t),
     repositories: createRepositories(db, t),
     factorySources: createFactorySources(db, t),
@@ -190,14 +190,16 @@ function listenerOf(options: PostgresStoreOptions, schema: string) {
 const logLostListener = (error: Error) =>
   console.error(`[agentrun] postgres: notifications connection lost (${error.message}); reconnecting, workers poll meanwhile`);
 
-function connect(options: PostgresStoreOptions): { db: Db; owned: boolean } {
+/** The Kysely instance, and the `pg` pool under it where the store knows it (prepared.ts sends the ingress's statements there). */
+function connect(options: PostgresStoreOptions): { db: Db; owned: boolean; pool?: pg.Pool } {
   if ('db' in options) return { db: options.db, owned: false };
-  if ('pool' in options) return { db: new Kysely({ dialect: new PostgresDialect({ pool: options.pool }) }), owned: false };
+  if ('pool' in options)
+    return { db: new Kysely({ dialect: new PostgresDialect({ pool: options.pool }) }), owned: false, pool: options.pool };
   const pool = new pg.Pool({
     connectionString: options.connectionString,
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: options.connectionTimeoutMillis ?? 5000,
   });
   survivePoolErrors(pool, options.onError ?? logLostConnection);
-  return { db: new Kysely({ dialect: new PostgresDialect({ pool }) }), owned: true };
+  return { db: new Kysely({ dialect: new PostgresDialect({ pool }) }), owned: true, pool };
 }
