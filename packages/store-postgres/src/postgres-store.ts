@@ -24,6 +24,7 @@ import { createRunEvents } from './run-events.js';
 import { createRuns } from './runs.js';
 import { createSchedules } from './schedules.js';
 import { schemaOption } from './schema-name.js';
+import { createStatements } from './statements.js';
 import { tablesIn } from './tables.js';
 import { isUnavailableError } from './unavailable.js';
 
@@ -95,7 +96,8 @@ export interface PostgresStore extends Store {
 export function createPostgresStore(options: PostgresStoreOptions): PostgresStore {
   const schema = schemaOption(options.schema, 'createPostgresStore');
   const t = tablesIn(schema);
-  const { db, owned } = connect(options);
+  const { db, owned, pool } = connect(options);
+  const statements = createStatements(db, pool);
   const notifications = listenerOf(options, schema);
 
   // One file per part of the Store port, as in core's store/ (docs/stores.md, "The shape of the
@@ -103,7 +105,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   const { idempotency, idempotently } = createIdempotency(db, t);
 
   return {
-    runs: createRuns(db, t, idempotently),
+    runs: createRuns(db, t, idempotently, statements),
     runEvents: createRunEvents(db, t),
     artifacts: createArtifacts(db, t),
     idempotency,
@@ -190,14 +192,16 @@ function listenerOf(options: PostgresStoreOptions, schema: string) {
 const logLostListener = (error: Error) =>
   console.error(`[agentrun] postgres: notifications connection lost (${error.message}); reconnecting, workers poll meanwhile`);
 
-function connect(options: PostgresStoreOptions): { db: Db; owned: boolean } {
+/** The store's Kysely instance, and its `pg` pool when it knows it (for named statements, statements.ts). */
+function connect(options: PostgresStoreOptions): { db: Db; owned: boolean; pool?: pg.Pool } {
   if ('db' in options) return { db: options.db, owned: false };
-  if ('pool' in options) return { db: new Kysely({ dialect: new PostgresDialect({ pool: options.pool }) }), owned: false };
+  if ('pool' in options)
+    return { db: new Kysely({ dialect: new PostgresDialect({ pool: options.pool }) }), owned: false, pool: options.pool };
   const pool = new pg.Pool({
     connectionString: options.connectionString,
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: options.connectionTimeoutMillis ?? 5000,
   });
   survivePoolErrors(pool, options.onError ?? logLostConnection);
-  return { db: new Kysely({ dialect: new PostgresDialect({ pool }) }), owned: true };
+  return { db: new Kysely({ dialect: new PostgresDialect({ pool }) }), owned: true, pool };
 }

@@ -75,6 +75,9 @@ export const RUN_COLUMNS = [
   'lease_expires_at',
 ] as const;
 
+/** Every column `runFromRow` reads: what a statement answering a run returns (statements.ts: never `*`). */
+export const RUN_ROW_COLUMNS = [...RUN_COLUMNS, 'artifacts'] as const;
+
 export const iso = (d: Date | string): string => (typeof d === 'string' ? new Date(d).toISOString() : d.toISOString());
 const isoOrNull = (d: Date | string | null): string | null => (d === null ? null : iso(d));
 
