@@ -103,34 +103,51 @@ export function runsPart(ctx: RunWorkContext, host: PartHost): WorkerPart {
 
   /**
    * Claims until the queue is empty or the pool full. With runs heard queued, several claims go
-   * at once (one per run heard, up to the free places): a single claimant would cap the pool at
-   * one claim per round trip (docs/executors.md, "Statements per run").
+   * at once (one per run heard, up to the free places), and more join while more are heard: a
+   * single claimant would cap the pool at one claim per round trip (docs/executors.md,
+   * "Statements per run").
    */
-  async function take(): Promise<number> {
+  function take(): Promise<number> {
     let claimed = 0;
     let empty = false;
+    let lanes = 0;
     const free = () => concurrency - running.size - claiming;
-    const lane = async (): Promise<void> => {
-      while (!empty && !host.stopping() && free() > 0) {
-        claiming++;
-        let got: boolean;
-        try {
-          got = await claimOne();
-        } finally {
-          claiming--;
+    return new Promise<number>((resolve, reject) => {
+      const lane = async (): Promise<void> => {
+        while (!empty && !host.stopping() && free() > 0) {
+          claiming++;
+          let got: boolean;
+          try {
+            got = await claimOne();
+          } finally {
+            claiming--;
+          }
+          if (!got) {
+            empty = true;
+            queuedHint = 0;
+            return;
+          }
+          claimed++;
+          queuedHint = Math.max(0, queuedHint - 1);
+          addLanes();
         }
-        if (!got) {
-          empty = true;
-          queuedHint = 0;
-          return;
+      };
+      const addLanes = () => {
+        while (!empty && lanes < Math.max(1, Math.min(queuedHint, free()))) {
+          lanes++;
+          lane().then(
+            () => {
+              if (--lanes === 0) resolve(claimed);
+            },
+            (error: unknown) => {
+              empty = true;
+              if (--lanes === 0) reject(error);
+            },
+          );
         }
-        claimed++;
-        queuedHint = Math.max(0, queuedHint - 1);
-      }
-    };
-    const lanes = Math.max(1, Math.min(queuedHint, free()));
-    await Promise.all(Array.from({ length: lanes }, lane));
-    return claimed;
+      };
+      addLanes();
+    });
   }
 
   return {
