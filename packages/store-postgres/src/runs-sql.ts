@@ -14,7 +14,11 @@ const jsonParam = (value: unknown) => (value instanceof Slot ? value : json(valu
 /** The run's columns as `runFromRow` reads them, from the row (or CTE) `from`: never `*` (statements.ts). */
 const runColumns = (from?: string) => sql.join(RUN_ROW_COLUMNS.map((c) => sql.ref(from ? `${from}.${c}` : c)));
 
-/** A statement and the values of one call (statements.ts). */
+/**
+ * A statement and the values of one call (statements.ts). The claim and the transition answer the
+ * run as one JSON column, `run` (`RunJson`): `pg` sets up a parser per column of every answer and
+ * parses each timestamp into a Date, which for a run's 28 columns cost more than the JSON text.
+ */
 export interface Call {
   statement: Prepared;
   values: unknown[];
@@ -152,8 +156,7 @@ function transitionSql(t: Tables, input: TransitionRunInput, changesState: boole
     : [];
   if (events.length === 0) {
     const update = sql`UPDATE ${t.runs} r SET ${sql.join(sets)} WHERE ${sql.join(where, sql` AND `)} RETURNING ${runColumns('r')}`;
-    if (!f) return update;
-    return sql`WITH w AS (${update}), ${sql.join(followup)} SELECT ${runColumns('w')} FROM w`;
+    return sql`WITH w AS (${update})${f ? sql`, ${sql.join(followup)}` : sql``} SELECT row_to_json(w) AS run FROM w`;
   }
   // The counter is read from the row this statement locks first: see withEvents.
   sets.push(sql`last_event_id = ${eventsAfter(sql`o.last_event_id`, events.length)}`);
@@ -254,11 +257,13 @@ function withEvents(
       SELECT w.id, ${cap}, w.updated_at, 'truncated', jsonb_build_object('limit', ${cap}::bigint)
       FROM w WHERE w.last_event_id = ${cap} AND w.events_before < ${cap}
     )${more.length > 0 ? sql`, ${sql.join(more)}` : sql``}
-    SELECT ${runColumns('w')}${columns.length > 0 ? sql`, ${sql.join(columns)}` : sql``} FROM w, (
-      SELECT count(pg_notify(${t.fn('agentrun_notify_channel')}(),
-        json_build_object('type', 'run.event', 'runId', w.id, 'eventId', w.last_event_id)::text)) AS notified
-      FROM w WHERE w.last_event_id > w.events_before
-    ) n`;
+    SELECT row_to_json(x) AS run FROM (
+      SELECT ${runColumns('w')}${columns.length > 0 ? sql`, ${sql.join(columns)}` : sql``} FROM w, (
+        SELECT count(pg_notify(${t.fn('agentrun_notify_channel')}(),
+          json_build_object('type', 'run.event', 'runId', w.id, 'eventId', w.last_event_id)::text)) AS notified
+        FROM w WHERE w.last_event_id > w.events_before
+      ) n
+    ) x`;
 }
 
 /** SET assignments for the fields a patch gives (`undefined` leaves a field, `null` clears it). */

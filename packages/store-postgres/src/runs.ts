@@ -12,6 +12,9 @@ import type { Tables } from './tables.js';
 
 const LEASED = [...LEASED_STATES];
 
+/** A run answered as one JSON column (runs-sql.ts `Call`): its timestamps are ISO text, which `runFromRow` reads as well. */
+type RunJson<More = unknown> = { run: RunRow & More };
+
 /** Thrown inside a transaction to roll it back when a compare-and-set did not apply. */
 class NotApplied extends Error {
   constructor(readonly current: RunRecord | undefined) {
@@ -59,15 +62,15 @@ export function createRuns(db: Db, t: Tables, idempotently: Idempotently, statem
 
     async transition(input): Promise<Idempotent<TransitionOutcome>> {
       if (!input.idempotency) {
-        const [row] = await send<RunRow>(hot.transition(input));
-        if (row) return { result: { applied: true, run: runFromRow(row) } };
+        const [row] = await send<RunJson>(hot.transition(input));
+        if (row) return { result: { applied: true, run: runFromRow(row.run) } };
         return { result: { applied: false, run: await getRun(input.runId, input.teamUid) } };
       }
       try {
         return await idempotently(input.idempotency, async (tx) => {
-          const [row] = await send<RunRow>(hot.transition(input), tx);
+          const [row] = await send<RunJson>(hot.transition(input), tx);
           if (!row) throw new NotApplied(undefined);
-          const run = runFromRow(row);
+          const run = runFromRow(row.run);
           return { result: { applied: true, run }, run };
         });
       } catch (error) {
@@ -79,10 +82,11 @@ export function createRuns(db: Db, t: Tables, idempotently: Idempotently, statem
 
     async claimNext(input) {
       // The path is the state machine's (state-machine.ts `CLAIM`, `CLAIM_AND_START`).
-      const [row] = await send<RunRow & { claimed_followups?: FollowupRow[] }>(hot.claim(input, input.path ?? CLAIM));
+      const [row] = await send<RunJson<{ claimed_followups?: FollowupRow[] }>>(hot.claim(input, input.path ?? CLAIM));
       if (!row) return undefined;
-      const run = runFromRow(row);
-      return row.claimed_followups ? { ...run, followups: row.claimed_followups.map(followupFromRow) } : run;
+      const run = runFromRow(row.run);
+      const followups = row.run.claimed_followups;
+      return followups ? { ...run, followups: followups.map(followupFromRow) } : run;
     },
 
     async queueStats() {
