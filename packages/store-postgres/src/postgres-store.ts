@@ -35,6 +35,7 @@ import { isUnavailableError } from './unavailable.js';
  */
 export type PostgresStoreOptions = PostgresSchemaOption &
   PostgresListenOption &
+  PostgresPreparedOption &
   ({ db: Db } | { pool: pg.Pool } | PostgresConnectionStringOptions);
 
 export interface PostgresListenOption {
@@ -52,6 +53,18 @@ export interface PostgresListenOption {
 
 export interface PostgresListenOptions extends pg.ClientConfig {
   onError?: (error: Error) => void;
+}
+
+export interface PostgresPreparedOption {
+  /**
+   * The queue's hot statements (a run's create, claim and transitions, the follow-ups read, the
+   * transcript's append and page) are named prepared statements on the store's `pg` pool, prepared
+   * once per connection (statements.ts). `false` sends them unnamed, for a pooler that cannot keep
+   * a connection's prepared statements (PgBouncer before 1.21, or with `max_prepared_statements = 0`,
+   * in transaction mode). A store given a Kysely instance (`db`) always sends them unnamed.
+   * Default `true` (docs/production.md, "Through a connection pooler").
+   */
+  preparedStatements?: boolean;
 }
 
 export interface PostgresSchemaOption {
@@ -97,7 +110,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   const schema = schemaOption(options.schema, 'createPostgresStore');
   const t = tablesIn(schema);
   const { db, owned, pool } = connect(options);
-  const statements = createStatements(db, pool);
+  const statements = createStatements(db, options.preparedStatements === false ? undefined : pool);
   const notifications = listenerOf(options, schema);
 
   // One file per part of the Store port, as in core's store/ (docs/stores.md, "The shape of the
@@ -106,7 +119,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
 
   return {
     runs: createRuns(db, t, idempotently, statements),
-    runEvents: createRunEvents(db, t),
+    runEvents: createRunEvents(db, t, statements),
     artifacts: createArtifacts(db, t),
     idempotency,
     apiKeys: createApiKeys(db, t),
