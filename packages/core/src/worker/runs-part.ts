@@ -111,6 +111,7 @@ export function runsPart(ctx: RunWorkContext, host: PartHost): WorkerPart {
     let claimed = 0;
     let empty = false;
     let lanes = 0;
+    let failure: { error: unknown } | undefined;
     const free = () => concurrency - running.size - claiming;
     return new Promise<number>((resolve, reject) => {
       const lane = async (): Promise<void> => {
@@ -135,15 +136,18 @@ export function runsPart(ctx: RunWorkContext, host: PartHost): WorkerPart {
       const addLanes = () => {
         while (!empty && lanes < Math.max(1, Math.min(queuedHint, free()))) {
           lanes++;
-          lane().then(
-            () => {
-              if (--lanes === 0) resolve(claimed);
-            },
-            (error: unknown) => {
-              empty = true;
-              if (--lanes === 0) reject(error);
-            },
-          );
+          // Settled when the last lane ends: with the first failure (the poll loop reports it and
+          // backs off), else with what was claimed.
+          const ended = () => {
+            if (--lanes > 0) return;
+            if (failure) reject(failure.error);
+            else resolve(claimed);
+          };
+          lane().then(ended, (error: unknown) => {
+            empty = true;
+            failure ??= { error };
+            ended();
+          });
         }
       };
       addLanes();
