@@ -53,6 +53,8 @@ export function runsPart(ctx: RunWorkContext, host: PartHost): WorkerPart {
   let queuedHint = 0;
   // Claims under way: each holds a place in `concurrency` until it answers.
   let claiming = 0;
+  // While a take is under way: start more of its claims for runs heard queued since it began.
+  let moreLanes: (() => void) | undefined;
 
   async function claimOne(): Promise<boolean> {
     const now = isoTime(clock.now());
@@ -134,12 +136,14 @@ export function runsPart(ctx: RunWorkContext, host: PartHost): WorkerPart {
         }
       };
       const addLanes = () => {
-        while (!empty && lanes < Math.max(1, Math.min(queuedHint, free()))) {
+        // Lanes, not claims, are counted against the places: a lane's claim holds one.
+        while (!empty && lanes < Math.max(1, Math.min(queuedHint, concurrency - running.size))) {
           lanes++;
           // Settled when the last lane ends: with the first failure (the poll loop reports it and
           // backs off), else with what was claimed.
           const ended = () => {
             if (--lanes > 0) return;
+            moreLanes = undefined;
             if (failure) reject(failure.error);
             else resolve(claimed);
           };
@@ -150,6 +154,7 @@ export function runsPart(ctx: RunWorkContext, host: PartHost): WorkerPart {
           });
         }
       };
+      moreLanes = addLanes;
       addLanes();
     });
   }
@@ -159,6 +164,7 @@ export function runsPart(ctx: RunWorkContext, host: PartHost): WorkerPart {
     hear(n: Notification, wake) {
       if (n.type === 'run.queued') {
         queuedHint = Math.min(queuedHint + 1, concurrency);
+        moreLanes?.();
         wake();
       } else if (n.type === 'run.changed') onStateChange(n.runId, n.state, wake);
       else if (n.type === 'run.followup') onFollowupAdded(n.runId);
