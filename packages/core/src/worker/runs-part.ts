@@ -55,6 +55,10 @@ export function runsPart(ctx: RunWorkContext, host: PartHost): WorkerPart {
   let claiming = 0;
   // While a take is under way: start more of its claims for runs heard queued since it began.
   let moreLanes: (() => void) | undefined;
+  // Executions that hold a place of `concurrency`: claimed, outcome not yet written. One past
+  // its outcome (only the read of late follow-ups left, execute-run.ts) frees its place, so the
+  // pool does not wait a round trip per run for that read before claiming the next.
+  let active = 0;
 
   async function claimOne(): Promise<boolean> {
     const now = isoTime(clock.now());
@@ -85,6 +89,13 @@ export function runsPart(ctx: RunWorkContext, host: PartHost): WorkerPart {
           to: path[i] as RunState,
         });
     }
+    let holdsPlace = true;
+    const freePlace = () => {
+      if (!holdsPlace) return false;
+      holdsPlace = false;
+      active--;
+      return true;
+    };
     const execution: Execution = {
       run,
       controller: new AbortController(),
@@ -92,12 +103,17 @@ export function runsPart(ctx: RunWorkContext, host: PartHost): WorkerPart {
       writes: Promise.resolve(),
       queuedWrites: 0,
       done: Promise.resolve(),
+      outcomeWritten: () => {
+        if (freePlace() && host.started()) host.wake();
+      },
     };
+    active++;
     running.set(run.id, execution);
     execution.done = executeRun(ctx, run, execution, followups).finally(() => {
       // Only its own entry: the run, queued again by a follow-up as this execution ended, may
       // already be claimed anew under the same id.
       if (running.get(run.id) === execution) running.delete(run.id);
+      freePlace();
       if (host.started()) host.wake();
     });
     return true;
@@ -114,7 +130,7 @@ export function runsPart(ctx: RunWorkContext, host: PartHost): WorkerPart {
     let empty = false;
     let lanes = 0;
     let failure: { error: unknown } | undefined;
-    const free = () => concurrency - running.size - claiming;
+    const free = () => concurrency - active - claiming;
     return new Promise<number>((resolve, reject) => {
       const lane = async (): Promise<void> => {
         while (!empty && !host.stopping() && free() > 0) {
@@ -137,7 +153,7 @@ export function runsPart(ctx: RunWorkContext, host: PartHost): WorkerPart {
       };
       const addLanes = () => {
         // Lanes, not claims, are counted against the places: a lane's claim holds one.
-        while (!empty && lanes < Math.max(1, Math.min(queuedHint, concurrency - running.size))) {
+        while (!empty && lanes < Math.max(1, Math.min(queuedHint, concurrency - active))) {
           lanes++;
           // Settled when the last lane ends: with the first failure (the poll loop reports it and
           // backs off), else with what was claimed.
