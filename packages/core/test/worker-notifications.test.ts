@@ -144,3 +144,51 @@ describe('worker signals', () => {
     expect(calls[0]?.ctx.signal.aborted).toBe(true);
   });
 });
+
+describe('claims in parallel', () => {
+  it('runs heard queued are claimed by several claims at once, up to the free places (docs/executors.md, "Statements per run")', async () => {
+    const store = createMemoryStore();
+    // Every claim waits until the test lets it answer: what is in flight at once shows.
+    let inFlight = 0;
+    let most = 0;
+    const gates: (() => void)[] = [];
+    const claimNext = store.runs.claimNext.bind(store.runs);
+    const gated: Store = {
+      ...store,
+      runs: {
+        ...store.runs,
+        async claimNext(input) {
+          inFlight++;
+          most = Math.max(most, inFlight);
+          await new Promise<void>((resolve) => gates.push(resolve));
+          inFlight--;
+          return claimNext(input);
+        },
+      },
+    };
+    const here = createAgentRunHandler({ store: gated });
+    const elsewhere = createAgentRunHandler({ store });
+    const { executor, calls } = heldExecutor();
+    const worker = here.app.worker({ executor, concurrency: 3, pollIntervalMs: HOUR, heartbeatMs: HOUR, leaseMs: 2 * HOUR });
+    worker.start();
+    try {
+      // The start's first poll: one claim, answered empty.
+      await until(() => gates.length === 1);
+      gates.shift()?.();
+      await worker.idle();
+      for (let i = 0; i < 5; i++) await elsewhere.service.create(principal, { prompt: `run ${i}` });
+      // Five heard, three places: three claims at once, never more.
+      await until(() => gates.length === 3);
+      await settle();
+      expect(inFlight).toBe(3);
+      for (const open of gates.splice(0)) open();
+      await until(() => calls.length === 3);
+      await settle();
+      expect(most).toBe(3);
+      expect(inFlight).toBe(0);
+    } finally {
+      for (const open of gates.splice(0)) open();
+      await worker.stop();
+    }
+  });
+});

@@ -7,6 +7,7 @@ export {
   type PostgresConnectionStringOptions,
   type PostgresListenOption,
   type PostgresListenOptions,
+  type PostgresPreparedOption,
   type PostgresSchemaOption,
   type PostgresStore,
   type PostgresStoreOptions,

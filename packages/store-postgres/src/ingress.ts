@@ -1,9 +1,8 @@
 import { EVENT_PAYLOAD_FILE, type Store } from '@agentrun/core';
 import type { CreateRunInput, DeliveryRecord, DeliveryStore, PendingDelivery, RateAdmission, RateLimitStore } from '@agentrun/core/store';
 import { type RawBuilder, sql } from 'kysely';
-import type pg from 'pg';
 import type { Db, Tx } from './db.js';
-import { type Prepared, preparer, qualified } from './prepared.js';
+import { type PreparedQuery, preparer, qualified } from './prepared.js';
 import {
   type AutomationRow,
   automationFromRow,
@@ -14,6 +13,7 @@ import {
   type WebhookRow,
   webhookFromRow,
 } from './rows.js';
+import type { Statements } from './statements.js';
 import type { Tables } from './tables.js';
 
 /**
@@ -21,15 +21,15 @@ import type { Tables } from './tables.js';
  * statement: the reads plainly, the writes through the functions of 0004_ingress_functions, so
  * a delivery costs one read and one write, each a single round trip.
  */
-export function createIngress(db: Db, t: Tables, pool?: pg.Pool): Pick<Store, 'deliveries' | 'rateLimits'> {
+export function createIngress(db: Db, t: Tables, statements: Statements): Pick<Store, 'deliveries' | 'rateLimits'> {
   const rows = async <R>(query: RawBuilder<unknown>, executor: Db | Tx = db): Promise<R[]> => (await query.execute(executor)).rows as R[];
 
   /**
    * Run a statement calling the functions of 0004, which need READ COMMITTED: on a session whose
    * default is stricter they refuse, and the statement runs again in a transaction that sets it.
    */
-  async function readCommitted<R>(query: RawBuilder<unknown> | Prepared<R>, values: readonly unknown[] = []): Promise<R[]> {
-    const run = (executor?: Db | Tx) => (typeof query === 'function' ? query(values, executor) : rows<R>(query, executor));
+  async function readCommitted<R>(query: RawBuilder<unknown> | PreparedQuery<R>, values: readonly unknown[] = []): Promise<R[]> {
+    const run = (executor?: Tx) => (typeof query === 'function' ? query(values, executor) : rows<R>(query, executor));
     try {
       return await run();
     } catch (error) {
@@ -41,7 +41,7 @@ export function createIngress(db: Db, t: Tables, pool?: pg.Pool): Pick<Store, 'd
     }
   }
 
-  const prepare = preparer(db, pool);
+  const prepare = preparer(statements);
   const q = (name: string) => qualified(t.schema, name);
 
   // Everything the pipeline needs about a webhook before the body (its record, its secret, the

@@ -24,6 +24,7 @@ import { createRunEvents } from './run-events.js';
 import { createRuns } from './runs.js';
 import { createSchedules } from './schedules.js';
 import { schemaOption } from './schema-name.js';
+import { createStatements } from './statements.js';
 import { tablesIn } from './tables.js';
 import { isUnavailableError } from './unavailable.js';
 
@@ -34,6 +35,7 @@ import { isUnavailableError } from './unavailable.js';
  */
 export type PostgresStoreOptions = PostgresSchemaOption &
   PostgresListenOption &
+  PostgresPreparedOption &
   ({ db: Db } | { pool: pg.Pool } | PostgresConnectionStringOptions);
 
 export interface PostgresListenOption {
@@ -51,6 +53,19 @@ export interface PostgresListenOption {
 
 export interface PostgresListenOptions extends pg.ClientConfig {
   onError?: (error: Error) => void;
+}
+
+export interface PostgresPreparedOption {
+  /**
+   * The hot statements of the queue (a run's create, claim and transitions, the follow-ups read,
+   * the transcript's append and page) and of the webhook ingress (prepared.ts) are named prepared
+   * statements on the store's `pg` pool, prepared
+   * once per connection (statements.ts). `false` sends them unnamed, for a pooler that cannot keep
+   * a connection's prepared statements (PgBouncer before 1.21, or with `max_prepared_statements = 0`,
+   * in transaction mode). A store given a Kysely instance (`db`) always sends them unnamed.
+   * Default `true` (docs/production.md, "Through a connection pooler").
+   */
+  preparedStatements?: boolean;
 }
 
 export interface PostgresSchemaOption {
@@ -96,6 +111,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   const schema = schemaOption(options.schema, 'createPostgresStore');
   const t = tablesIn(schema);
   const { db, owned, pool } = connect(options);
+  const statements = createStatements(db, options.preparedStatements === false ? undefined : pool);
   const notifications = listenerOf(options, schema);
 
   // One file per part of the Store port, as in core's store/ (docs/stores.md, "The shape of the
@@ -103,8 +119,8 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   const { idempotency, idempotently } = createIdempotency(db, t);
 
   return {
-    runs: createRuns(db, t, idempotently),
-    runEvents: createRunEvents(db, t),
+    runs: createRuns(db, t, idempotently, statements),
+    runEvents: createRunEvents(db, t, statements),
     artifacts: createArtifacts(db, t),
     idempotency,
     apiKeys: createApiKeys(db, t),
@@ -114,7 +130,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     agentIdentities: createAgentIdentities(db, t),
     schedules: createSchedules(db, t),
     callbacks: createCallbacks(db, t),
-    ...createIngress(db, t, pool),
+    ...createIngress(db, t, statements),
     audit: createAudit(db, t),
     repositories: createRepositories(db, t),
     factorySources: createFactorySources(db, t),
@@ -190,7 +206,7 @@ function listenerOf(options: PostgresStoreOptions, schema: string) {
 const logLostListener = (error: Error) =>
   console.error(`[agentrun] postgres: notifications connection lost (${error.message}); reconnecting, workers poll meanwhile`);
 
-/** The Kysely instance, and the `pg` pool under it where the store knows it (prepared.ts sends the ingress's statements there). */
+/** The store's Kysely instance, and its `pg` pool when it knows it (for named statements, statements.ts). */
 function connect(options: PostgresStoreOptions): { db: Db; owned: boolean; pool?: pg.Pool } {
   if ('db' in options) return { db: options.db, owned: false };
   if ('pool' in options)

@@ -11,15 +11,16 @@ import type {
 } from '@agentrun/core/store';
 
 /** Row shapes as `pg` returns them (timestamptz as Date, jsonb parsed, bytea as Buffer). */
+/** Timestamps are ISO text when the run comes as one JSON column (runs-sql.ts `Call`). */
 export interface RunRow {
   id: string;
   team_uid: string;
   title: string;
   prompt: string;
   state: RunRecord['state'];
-  created_at: Date;
-  updated_at: Date;
-  started_at: Date | null;
+  created_at: Date | string;
+  updated_at: Date | string;
+  started_at: Date | string | null;
   status_message: RunRecord['statusMessage'];
   source: RunRecord['source'];
   creator: RunRecord['creator'];
@@ -41,7 +42,7 @@ export interface RunRow {
   artifacts: RunRecord['artifacts'];
   attempts: number;
   lease_worker_id: string | null;
-  lease_expires_at: Date | null;
+  lease_expires_at: Date | string | null;
 }
 
 /** The columns a run is written with (generated columns are derived by the database). */
@@ -74,6 +75,9 @@ export const RUN_COLUMNS = [
   'lease_worker_id',
   'lease_expires_at',
 ] as const;
+
+/** Every column `runFromRow` reads: what a statement answering a run returns (statements.ts: never `*`). */
+export const RUN_ROW_COLUMNS = [...RUN_COLUMNS, 'artifacts'] as const;
 
 export const iso = (d: Date | string): string => (typeof d === 'string' ? new Date(d).toISOString() : d.toISOString());
 const isoOrNull = (d: Date | string | null): string | null => (d === null ? null : iso(d));

@@ -1,20 +1,123 @@
 import type { ClaimRunInput, CreateRunInput, RunPatch, RunState, TransitionRunInput } from '@agentrun/core/store';
 import { RUN_EVENTS_PER_RUN } from '@agentrun/core/store';
 import { type RawBuilder, sql } from 'kysely';
-import { json, RUN_COLUMNS, RUN_JSON_COLUMNS, runToValues } from './rows.js';
+import type { Db } from './db.js';
+import { json, RUN_COLUMNS, RUN_JSON_COLUMNS, RUN_ROW_COLUMNS, runToValues } from './rows.js';
+import { type Prepared, prepared, Slot, slots, templates } from './statements.js';
 import type { Tables } from './tables.js';
 
 const isJsonColumn = (column: string | undefined) => column !== undefined && RUN_JSON_COLUMNS.has(column);
 
+/** A jsonb parameter: JSON text, or the slot it is sent in (statements.ts). */
+const jsonParam = (value: unknown) => (value instanceof Slot ? value : json(value));
+
+/** The run's columns as `runFromRow` reads them, from the row (or CTE) `from`: never `*` (statements.ts). */
+const runColumns = (from?: string) => sql.join(RUN_ROW_COLUMNS.map((c) => sql.ref(from ? `${from}.${c}` : c)));
+
+/**
+ * A statement and the values of one call (statements.ts). The claim and the transition answer the
+ * run as one JSON column, `run` (`RunJson`): `pg` sets up a parser per column of every answer and
+ * parses each timestamp into a Date, which for a run's 28 columns cost more than the JSON text.
+ */
+export interface Call {
+  statement: Prepared;
+  values: unknown[];
+}
+
+/**
+ * The queue's hot statements of one store, their text built once per shape (statements.ts):
+ * the create, the claim and the compare-and-set transition.
+ */
+export function runStatements(db: Db, t: Tables) {
+  const shapes = templates(db);
+  const insertValues = RUN_COLUMNS.map((c, i) =>
+    isJsonColumn(c) ? sql`$${sql.raw(String(i + 1))}::jsonb` : sql`$${sql.raw(String(i + 1))}`,
+  );
+  // Answers nothing: the created run is the one given (runs.ts).
+  const insert = prepared(
+    sql`INSERT INTO ${t.runs} (${sql.join(RUN_COLUMNS.map((c) => sql.ref(c)))}) VALUES (${sql.join(insertValues)})`.compile(db).sql,
+  );
+  return {
+    /** The create; with attachments, one statement of its own (`insertRunSql`). */
+    insert(input: CreateRunInput): Call {
+      if (input.attachments.length === 0) return { statement: insert, values: runToValues(input.run) };
+      // Rare: compiled per call, sent unnamed.
+      const compiled = insertRunSql(t, input).compile(db);
+      return { statement: { name: '', text: compiled.sql }, values: [...compiled.parameters] };
+    },
+    claim(input: ClaimRunInput, path: readonly RunState[]): Call {
+      const { values, slot } = slots();
+      const { start } = input;
+      const shadow: ClaimRunInput = {
+        workerId: slot(input.workerId) as never,
+        now: slot(input.now) as never,
+        leaseExpiresAt: slot(input.leaseExpiresAt) as never,
+        ...(input.followups ? { followups: true } : {}),
+        ...(start
+          ? {
+              start: {
+                statusMessage: slot(json(start.statusMessage)) as never,
+                startedAt: slot(start.startedAt) as never,
+                ...(start.sessionLinkBase !== undefined ? { sessionLinkBase: slot(start.sessionLinkBase) as never } : {}),
+              },
+            }
+          : {}),
+      };
+      return shapes(JSON.stringify(['claim', path, shadow]), () => claimSql(t, shadow, path), values);
+    },
+    transition(input: TransitionRunInput): Call {
+      const { values, slot } = slots();
+      const changesState = input.transcript?.state === true && input.patch.state !== undefined && input.patch.state !== input.expect.state;
+      const p = input.patch;
+      const patch: Record<string, unknown> = {};
+      if (p.state !== undefined) patch.state = slot(p.state);
+      if (p.statusMessage !== undefined) patch.statusMessage = slot(json(p.statusMessage));
+      if (p.startedAt !== undefined) patch.startedAt = slot(p.startedAt);
+      if (p.sessionId !== undefined) patch.sessionId = slot(p.sessionId);
+      if (p.sessionLink !== undefined) patch.sessionLink = slot(p.sessionLink);
+      if (p.attempts !== undefined) patch.attempts = slot(p.attempts);
+      if (p.requestUsage !== undefined) patch.requestUsage = slot(json(p.requestUsage));
+      if (p.lease !== undefined)
+        patch.lease = p.lease === null ? null : { workerId: slot(p.lease.workerId), expiresAt: slot(p.lease.expiresAt) };
+      const { expect: e, followup: f } = input;
+      // The same input with every per-call value a slot: its JSON is the shape's key.
+      const shadow = {
+        runId: slot(input.runId),
+        ...(input.teamUid !== undefined ? { teamUid: slot(input.teamUid) } : {}),
+        expect: {
+          state: slot(e.state),
+          ...(e.workerId !== undefined ? { workerId: slot(e.workerId) } : {}),
+          ...(e.leaseExpiredBy !== undefined ? { leaseExpiredBy: slot(e.leaseExpiredBy) } : {}),
+        },
+        patch,
+        now: slot(input.now),
+        ...(input.transcript
+          ? {
+              transcript: {
+                state: input.transcript.state,
+                events: (input.transcript.events ?? []).map((x) => slot(json({ at: x.at, type: x.type, data: x.data ?? null }))),
+              },
+            }
+          : {}),
+        ...(f
+          ? { followup: { id: slot(f.id), message: slot(f.message), createdAt: slot(f.createdAt), creatorUid: slot(f.creatorUid) } }
+          : {}),
+      } as unknown as TransitionRunInput;
+      return shapes(JSON.stringify(['transition', changesState, shadow]), () => transitionSql(t, shadow, changesState), values);
+    },
+  };
+}
+
 /**
  * The run and its attachments in one statement (atomic without a transaction): the
  * attachments insert selects from the inserted run, so neither exists without the other.
- * For `runs.create`; `deliveries.accept` writes its runs in `agentrun_accept_delivery`
- * (migration 0004) from the same columns (`runToRow`).
+ * For `runs.create` with attachments and the schedules' fires (the hot create is `runStatements`'s);
+ * `deliveries.accept` writes its runs in `agentrun_accept_delivery` (migration 0004) from the same
+ * columns (`runToRow`).
  */
 export function insertRunSql(t: Tables, input: CreateRunInput): RawBuilder<unknown> {
   const values = runToValues(input.run).map((v, i) => (isJsonColumn(RUN_COLUMNS[i]) ? sql`${v}::jsonb` : sql`${v}`));
-  const insert = sql`INSERT INTO ${t.runs} (${sql.join(RUN_COLUMNS.map((c) => sql.ref(c)))}) VALUES (${sql.join(values)}) RETURNING *`;
+  const insert = sql`INSERT INTO ${t.runs} (${sql.join(RUN_COLUMNS.map((c) => sql.ref(c)))}) VALUES (${sql.join(values)}) RETURNING ${runColumns()}`;
   if (input.attachments.length === 0) return insert;
   const files = input.attachments.map((a) => sql`(${a.fileName}, ${a.mimeType}, ${Buffer.from(a.data)}::bytea)`);
   return sql`WITH inserted AS (${insert}),
@@ -23,24 +126,23 @@ export function insertRunSql(t: Tables, input: CreateRunInput): RawBuilder<unkno
       SELECT inserted.id, f.file_name, f.mime_type, f.data
       FROM inserted, (VALUES ${sql.join(files)}) AS f (file_name, mime_type, data)
     )
-    SELECT * FROM inserted`;
+    SELECT ${runColumns('inserted')} FROM inserted`;
 }
 
 /**
  * The UPDATE of a compare-and-set transition; RETURNING the run when it applied. Its transcript
  * lines (`input.transcript`) are appended by the same statement (`withEvents`).
  */
-export function transitionSql(t: Tables, input: TransitionRunInput): RawBuilder<unknown> {
+function transitionSql(t: Tables, input: TransitionRunInput, changesState: boolean): RawBuilder<unknown> {
   const sets = patchAssignments(input.patch);
   sets.push(sql`updated_at = GREATEST(r.updated_at, ${input.now}::timestamptz)`);
   const where = [sql`r.id = ${input.runId}`, sql`r.state = ${input.expect.state}`];
   if (input.teamUid !== undefined) where.push(sql`r.team_uid = ${input.teamUid}`);
   if (input.expect.workerId !== undefined) where.push(sql`r.lease_worker_id = ${input.expect.workerId}`);
   if (input.expect.leaseExpiredBy !== undefined) where.push(sql`r.lease_expires_at <= ${input.expect.leaseExpiredBy}::timestamptz`);
-  const changesState = input.transcript?.state === true && input.patch.state !== undefined && input.patch.state !== input.expect.state;
   const events: RawBuilder<unknown>[] = [
     ...(changesState ? [stateEventJson(sql`${input.expect.state}::text`, sql`w.state`, sql`w.status_message`)] : []),
-    ...(input.transcript?.events ?? []).map((e) => sql`${json({ at: e.at, type: e.type, data: e.data ?? null })}::jsonb`),
+    ...(input.transcript?.events ?? []).map((e) => sql`${jsonParam(e)}::jsonb`),
   ];
   const f = input.followup;
   // The follow-up is written only if the update applied: it selects from the updated row.
@@ -53,16 +155,15 @@ export function transitionSql(t: Tables, input: TransitionRunInput): RawBuilder<
       ]
     : [];
   if (events.length === 0) {
-    const update = sql`UPDATE ${t.runs} r SET ${sql.join(sets)} WHERE ${sql.join(where, sql` AND `)} RETURNING r.*`;
-    if (!f) return update;
-    return sql`WITH w AS (${update}), ${sql.join(followup)} SELECT * FROM w`;
+    const update = sql`UPDATE ${t.runs} r SET ${sql.join(sets)} WHERE ${sql.join(where, sql` AND `)} RETURNING ${runColumns('r')}`;
+    return sql`WITH w AS (${update})${f ? sql`, ${sql.join(followup)}` : sql``} SELECT row_to_json(w) AS run FROM w`;
   }
   // The counter is read from the row this statement locks first: see withEvents.
   sets.push(sql`last_event_id = ${eventsAfter(sql`o.last_event_id`, events.length)}`);
   const locked = sql`o AS MATERIALIZED (SELECT id, last_event_id FROM ${t.runs} WHERE id = ${input.runId} FOR NO KEY UPDATE)`;
   const update = sql`UPDATE ${t.runs} r SET ${sql.join(sets)} FROM o
     WHERE r.id = o.id AND ${sql.join(where, sql` AND `)}
-    RETURNING r.*, o.last_event_id AS events_before`;
+    RETURNING ${runColumns('r')}, r.last_event_id, o.last_event_id AS events_before`;
   return withEvents(t, locked, update, events, followup);
 }
 
@@ -71,7 +172,7 @@ export function transitionSql(t: Tables, input: TransitionRunInput): RawBuilder<
  * LOCKED so concurrent claimers each take a different one, moved to the path's last state with
  * the start's fields when given, and a `state` event per step of the path appended, in one statement.
  */
-export function claimSql(t: Tables, input: ClaimRunInput, path: readonly RunState[]): RawBuilder<unknown> {
+function claimSql(t: Tables, input: ClaimRunInput, path: readonly RunState[]): RawBuilder<unknown> {
   const from = path[0] as RunState;
   const to = path[path.length - 1] as RunState;
   const steps = path.length - 1;
@@ -85,7 +186,7 @@ export function claimSql(t: Tables, input: ClaimRunInput, path: readonly RunStat
   ];
   const { start } = input;
   if (start) {
-    sets.push(sql`status_message = ${json(start.statusMessage)}::jsonb`);
+    sets.push(sql`status_message = ${jsonParam(start.statusMessage)}::jsonb`);
     sets.push(sql`started_at = COALESCE(r.started_at, ${start.startedAt}::timestamptz)`);
     sets.push(sql`session_id = COALESCE(r.session_id, r.id)`);
     if (start.sessionLinkBase !== undefined) sets.push(sql`session_link = COALESCE(r.session_link, ${start.sessionLinkBase} || r.id)`);
@@ -108,7 +209,7 @@ export function claimSql(t: Tables, input: ClaimRunInput, path: readonly RunStat
     )`;
   const update = sql`UPDATE ${t.runs} r SET ${sql.join(sets)} FROM next
     WHERE r.id = next.id AND r.state = ${from}
-    RETURNING r.*, next.last_event_id AS events_before, next.status_message AS status_before`;
+    RETURNING ${runColumns('r')}, r.last_event_id, next.last_event_id AS events_before, next.status_message AS status_before`;
   // The follow-ups, when asked, as one JSON column of the answer (runs.ts turns them into records).
   const followups = input.followups
     ? [
@@ -156,23 +257,25 @@ function withEvents(
       SELECT w.id, ${cap}, w.updated_at, 'truncated', jsonb_build_object('limit', ${cap}::bigint)
       FROM w WHERE w.last_event_id = ${cap} AND w.events_before < ${cap}
     )${more.length > 0 ? sql`, ${sql.join(more)}` : sql``}
-    SELECT w.*${columns.length > 0 ? sql`, ${sql.join(columns)}` : sql``} FROM w, (
-      SELECT count(pg_notify(${t.fn('agentrun_notify_channel')}(),
-        json_build_object('type', 'run.event', 'runId', w.id, 'eventId', w.last_event_id)::text)) AS notified
-      FROM w WHERE w.last_event_id > w.events_before
-    ) n`;
+    SELECT row_to_json(x) AS run FROM (
+      SELECT ${runColumns('w')}${columns.length > 0 ? sql`, ${sql.join(columns)}` : sql``} FROM w, (
+        SELECT count(pg_notify(${t.fn('agentrun_notify_channel')}(),
+          json_build_object('type', 'run.event', 'runId', w.id, 'eventId', w.last_event_id)::text)) AS notified
+        FROM w WHERE w.last_event_id > w.events_before
+      ) n
+    ) x`;
 }
 
 /** SET assignments for the fields a patch gives (`undefined` leaves a field, `null` clears it). */
 function patchAssignments(patch: RunPatch): RawBuilder<unknown>[] {
   const sets: RawBuilder<unknown>[] = [];
   if (patch.state !== undefined) sets.push(sql`state = ${patch.state}`);
-  if (patch.statusMessage !== undefined) sets.push(sql`status_message = ${json(patch.statusMessage)}::jsonb`);
+  if (patch.statusMessage !== undefined) sets.push(sql`status_message = ${jsonParam(patch.statusMessage)}::jsonb`);
   if (patch.startedAt !== undefined) sets.push(sql`started_at = ${patch.startedAt}::timestamptz`);
   if (patch.sessionId !== undefined) sets.push(sql`session_id = ${patch.sessionId}`);
   if (patch.sessionLink !== undefined) sets.push(sql`session_link = ${patch.sessionLink}`);
   if (patch.attempts !== undefined) sets.push(sql`attempts = ${patch.attempts}`);
-  if (patch.requestUsage !== undefined) sets.push(sql`request_usage = ${json(patch.requestUsage)}::jsonb`);
+  if (patch.requestUsage !== undefined) sets.push(sql`request_usage = ${jsonParam(patch.requestUsage)}::jsonb`);
   if (patch.lease !== undefined) {
     sets.push(sql`lease_worker_id = ${patch.lease?.workerId ?? null}`);
     sets.push(sql`lease_expires_at = ${patch.lease?.expiresAt ?? null}::timestamptz`);

@@ -5,10 +5,15 @@ import type { Db, Tx } from './db.js';
 import type { Idempotently } from './idempotency.js';
 import { type FollowupRow, followupFromRow, iso, type RunRow, runFromRow } from './rows.js';
 import { listRunsSql } from './runs-list-sql.js';
-import { claimSql, insertRunSql, transitionSql } from './runs-sql.js';
+import { type Call, runStatements } from './runs-sql.js';
+import type { Statements } from './statements.js';
+import { prepared } from './statements.js';
 import type { Tables } from './tables.js';
 
 const LEASED = [...LEASED_STATES];
+
+/** A run answered as one JSON column (runs-sql.ts `Call`): its timestamps are ISO text, which `runFromRow` reads as well. */
+type RunJson<More = unknown> = { run: RunRow & More };
 
 /** Thrown inside a transaction to roll it back when a compare-and-set did not apply. */
 class NotApplied extends Error {
@@ -22,8 +27,13 @@ class NotApplied extends Error {
  * (runs-sql.ts, runs-list-sql.ts); a write that carries an idempotency key is one transaction,
  * holding the key through `idempotently` (idempotency.ts).
  */
-export function createRuns(db: Db, t: Tables, idempotently: Idempotently): RunStore {
+export function createRuns(db: Db, t: Tables, idempotently: Idempotently, statements: Statements): RunStore {
   const rows = async <R>(query: RawBuilder<unknown>, executor: Db | Tx = db): Promise<R[]> => (await query.execute(executor)).rows as R[];
+  const hot = runStatements(db, t);
+  const send = <R>(call: Call, tx?: Tx) => statements.run<R>(call.statement, call.values, tx);
+  const followupsOf = prepared(
+    sql`SELECT id, run_id, message, created_at, creator_uid FROM ${t.run_followups} WHERE run_id = $1 ORDER BY seq`.compile(db).sql,
+  );
 
   const getRun = async (runId: string, teamUid?: string, executor: Db | Tx = db) => {
     const team = teamUid === undefined ? sql`` : sql` AND team_uid = ${teamUid}`;
@@ -33,14 +43,15 @@ export function createRuns(db: Db, t: Tables, idempotently: Idempotently): RunSt
 
   return {
     async create(input) {
+      // The run created is the one given: the insert answers nothing (as the memory store, which keeps it).
       if (input.idempotency) {
         return idempotently(input.idempotency, async (tx) => {
-          const [row] = await rows<RunRow>(insertRunSql(t, input), tx);
-          return { result: runFromRow(row as RunRow), run: input.run };
+          await send(hot.insert(input), tx);
+          return { result: input.run, run: input.run };
         });
       }
-      const [row] = await rows<RunRow>(insertRunSql(t, input));
-      return { result: runFromRow(row as RunRow) };
+      await send(hot.insert(input));
+      return { result: input.run };
     },
 
     get: (runId, teamUid) => getRun(runId, teamUid),
@@ -51,15 +62,15 @@ export function createRuns(db: Db, t: Tables, idempotently: Idempotently): RunSt
 
     async transition(input): Promise<Idempotent<TransitionOutcome>> {
       if (!input.idempotency) {
-        const [row] = await rows<RunRow>(transitionSql(t, input));
-        if (row) return { result: { applied: true, run: runFromRow(row) } };
+        const [row] = await send<RunJson>(hot.transition(input));
+        if (row) return { result: { applied: true, run: runFromRow(row.run) } };
         return { result: { applied: false, run: await getRun(input.runId, input.teamUid) } };
       }
       try {
         return await idempotently(input.idempotency, async (tx) => {
-          const [row] = await rows<RunRow>(transitionSql(t, input), tx);
+          const [row] = await send<RunJson>(hot.transition(input), tx);
           if (!row) throw new NotApplied(undefined);
-          const run = runFromRow(row);
+          const run = runFromRow(row.run);
           return { result: { applied: true, run }, run };
         });
       } catch (error) {
@@ -71,10 +82,11 @@ export function createRuns(db: Db, t: Tables, idempotently: Idempotently): RunSt
 
     async claimNext(input) {
       // The path is the state machine's (state-machine.ts `CLAIM`, `CLAIM_AND_START`).
-      const [row] = await rows<RunRow & { claimed_followups?: FollowupRow[] }>(claimSql(t, input, input.path ?? CLAIM));
+      const [row] = await send<RunJson<{ claimed_followups?: FollowupRow[] }>>(hot.claim(input, input.path ?? CLAIM));
       if (!row) return undefined;
-      const run = runFromRow(row);
-      return row.claimed_followups ? { ...run, followups: row.claimed_followups.map(followupFromRow) } : run;
+      const run = runFromRow(row.run);
+      const followups = row.run.claimed_followups;
+      return followups ? { ...run, followups: followups.map(followupFromRow) } : run;
     },
 
     async queueStats() {
@@ -105,7 +117,7 @@ export function createRuns(db: Db, t: Tables, idempotently: Idempotently): RunSt
     },
 
     async listFollowups(runId) {
-      return (await rows<FollowupRow>(sql`SELECT * FROM ${t.run_followups} WHERE run_id = ${runId} ORDER BY seq`)).map(followupFromRow);
+      return (await statements.run<FollowupRow>(followupsOf, [runId])).map(followupFromRow);
     },
 
     async getAttachment(teamUid, runId, fileName) {

@@ -145,6 +145,7 @@ async function finish(ctx: RunWorkContext, runId: string, execution: Execution, 
         { workerId: id, patch: () => ({ lease: null, statusMessage: STORE_REJECTED_OUTPUT }) },
       );
     });
+  execution.outcomeWritten?.();
   if (finished.kind === 'applied') await requeueForUndelivered(ctx, finished.run, execution.inbox);
 }
 

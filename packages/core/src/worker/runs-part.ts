@@ -48,58 +48,141 @@ export function runsPart(ctx: RunWorkContext, host: PartHost): WorkerPart {
         }
       : { path: CLAIM };
 
-  async function take(): Promise<number> {
-    let claimed = 0;
-    while (!host.stopping() && running.size < concurrency) {
-      const now = isoTime(clock.now());
-      // The follow-ups come with the claim: the executor's input needs no read of its own. (On
-      // PostgreSQL one committed while the claim was under way, after its snapshot, can be missed
-      // there: its notification finds no execution yet; the execution then ends without it and
-      // the run is queued again for it, execute-run.ts `requeueForUndelivered`.)
-      const claimedRun = await store.runs.claimNext({
-        workerId: id,
-        now,
-        leaseExpiresAt: isoTime(clock.now() + ctx.leaseMs),
-        followups: true,
-        ...claim(now),
-      });
-      if (!claimedRun) break;
-      const { followups, ...run } = claimedRun;
-      claimed++;
-      telemetry?.claimed(run);
-      // One event per step of the path, as the transcript tells it (the store wrote those).
+  // Runs heard queued (`run.queued`) and not yet claimed: how many claims a take sends at once.
+  // A hint only: a claim that finds nothing resets it, so it never outgrows what is really queued.
+  let queuedHint = 0;
+  // Claims under way: each holds a place in `concurrency` until it answers.
+  let claiming = 0;
+  // While a take is under way: start more of its claims for runs heard queued since it began.
+  let moreLanes: (() => void) | undefined;
+  // Executions that hold a place of `concurrency`: claimed, outcome not yet written. One past
+  // its outcome (only the read of late follow-ups left, execute-run.ts) frees its place, so the
+  // pool does not wait a round trip per run for that read before claiming the next.
+  let active = 0;
+
+  async function claimOne(): Promise<boolean> {
+    const now = isoTime(clock.now());
+    // The follow-ups come with the claim: the executor's input needs no read of its own. (On
+    // PostgreSQL one committed while the claim was under way, after its snapshot, can be missed
+    // there: its notification finds no execution yet; the execution then ends without it and
+    // the run is queued again for it, execute-run.ts `requeueForUndelivered`.)
+    const claimedRun = await store.runs.claimNext({
+      workerId: id,
+      now,
+      leaseExpiresAt: isoTime(clock.now() + ctx.leaseMs),
+      followups: true,
+      ...claim(now),
+    });
+    if (!claimedRun) return false;
+    const { followups, ...run } = claimedRun;
+    telemetry?.claimed(run);
+    // One event per step of the path, as the transcript tells it (the store wrote those); built
+    // only for a listener.
+    if (events.listenerCount('run.state_changed') > 0) {
       const path = startsAtOnce ? CLAIM_AND_START : CLAIM;
+      const item = toRunItem(run);
       for (let i = 1; i < path.length; i++)
         emitSafely(events, onError, 'run.state_changed', {
-          run: toRunItem(run),
+          run: item,
           team_uid: run.teamUid,
           from: path[i - 1] as RunState,
           to: path[i] as RunState,
         });
-      const execution: Execution = {
-        run,
-        controller: new AbortController(),
-        inbox: followupInbox(onError),
-        writes: Promise.resolve(),
-        queuedWrites: 0,
-        done: Promise.resolve(),
-      };
-      running.set(run.id, execution);
-      execution.done = executeRun(ctx, run, execution, followups).finally(() => {
-        // Only its own entry: the run, queued again by a follow-up as this execution ended, may
-        // already be claimed anew under the same id.
-        if (running.get(run.id) === execution) running.delete(run.id);
-        if (host.started()) host.wake();
-      });
     }
-    return claimed;
+    let holdsPlace = true;
+    const freePlace = () => {
+      if (!holdsPlace) return false;
+      holdsPlace = false;
+      active--;
+      return true;
+    };
+    const execution: Execution = {
+      run,
+      controller: new AbortController(),
+      inbox: followupInbox(onError),
+      writes: Promise.resolve(),
+      queuedWrites: 0,
+      done: Promise.resolve(),
+      outcomeWritten: () => {
+        if (freePlace() && host.started()) host.wake();
+      },
+    };
+    active++;
+    running.set(run.id, execution);
+    execution.done = executeRun(ctx, run, execution, followups).finally(() => {
+      // Only its own entry: the run, queued again by a follow-up as this execution ended, may
+      // already be claimed anew under the same id.
+      if (running.get(run.id) === execution) running.delete(run.id);
+      freePlace();
+      if (host.started()) host.wake();
+    });
+    return true;
+  }
+
+  /**
+   * Claims until the queue is empty or the pool full. With runs heard queued, several claims go
+   * at once (one per run heard, up to the free places), and more join while more are heard: a
+   * single claimant would cap the pool at one claim per round trip (docs/executors.md,
+   * "Statements per run").
+   */
+  function take(): Promise<number> {
+    let claimed = 0;
+    let empty = false;
+    let lanes = 0;
+    let failure: { error: unknown } | undefined;
+    const free = () => concurrency - active - claiming;
+    return new Promise<number>((resolve, reject) => {
+      const lane = async (): Promise<void> => {
+        while (!empty && !host.stopping() && free() > 0) {
+          claiming++;
+          let got: boolean;
+          try {
+            got = await claimOne();
+          } finally {
+            claiming--;
+          }
+          if (!got) {
+            empty = true;
+            queuedHint = 0;
+            return;
+          }
+          claimed++;
+          queuedHint = Math.max(0, queuedHint - 1);
+          addLanes();
+        }
+      };
+      const addLanes = () => {
+        // Lanes, not claims, are counted against the places: a lane's claim holds one.
+        while (!empty && lanes < Math.max(1, Math.min(queuedHint, concurrency - active))) {
+          lanes++;
+          // Settled when the last lane ends: with the first failure (the poll loop reports it and
+          // backs off), else with what was claimed.
+          const ended = () => {
+            if (--lanes > 0) return;
+            moreLanes = undefined;
+            if (failure) reject(failure.error);
+            else resolve(claimed);
+          };
+          lane().then(ended, (error: unknown) => {
+            empty = true;
+            failure ??= { error };
+            ended();
+          });
+        }
+      };
+      moreLanes = addLanes;
+      addLanes();
+    });
   }
 
   return {
     take,
     hear(n: Notification, wake) {
-      if (n.type === 'run.queued') wake();
-      else if (n.type === 'run.changed') onStateChange(n.runId, n.state, wake);
+      if (n.type === 'run.queued') {
+        queuedHint = Math.min(queuedHint + 1, concurrency);
+        moreLanes?.();
+        wake();
+      } else if (n.type === 'run.changed') onStateChange(n.runId, n.state, wake);
       else if (n.type === 'run.followup') onFollowupAdded(n.runId);
       else if (n.type === 'resync') {
         // Notifications may have been missed (the store's listener reconnected): look now rather

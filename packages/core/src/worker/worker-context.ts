@@ -26,6 +26,11 @@ export interface Execution {
   writes: Promise<unknown>;
   queuedWrites: number;
   done: Promise<void>;
+  /**
+   * Called once its outcome is written, before the read of follow-ups that came too late
+   * (execute-run.ts): from then on it no longer holds a place of `concurrency` (runs-part.ts).
+   */
+  outcomeWritten?: () => void;
 }
 
 /**
