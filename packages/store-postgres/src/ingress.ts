@@ -8,6 +8,7 @@ import {
   automationFromRow,
   type DeliveryRow,
   deliveryFromRow,
+  RUN_COLUMNS,
   runToRow,
   secretFromRow,
   type WebhookRow,
@@ -306,34 +307,6 @@ const WEBHOOK_COLUMNS = [
   'created_at',
   'updated_at',
   'deleted_at',
-] as const;
-
-/** The runs' columns an evaluation writes (every one runToRow gives). */
-const RUN_COLUMNS = [
-  'id',
-  'team_uid',
-  'title',
-  'prompt',
-  'state',
-  'created_at',
-  'updated_at',
-  'started_at',
-  'status_message',
-  'source',
-  'creator',
-  'config',
-  'session_id',
-  'session_link',
-  'conversation_id',
-  'parent_run_id',
-  'agent_identity_uid',
-  'factory_uid',
-  'skill',
-  'trigger',
-  'attachments',
-  'attempts',
-  'lease_worker_id',
-  'lease_expires_at',
 ] as const;
 
 type ContextRow = WebhookRow & {
