@@ -52,6 +52,7 @@ const copyDelivery = (d: DeliveryRecord, payload: Uint8Array | null = d.payload 
  */
 export function createMemoryIngress(
   createRun: (input: CreateRunInput, copyBytes: (bytes: Uint8Array) => Uint8Array) => void,
+  adoptRun: (input: CreateRunInput) => void,
   webhookSnapshot: (uid: string) => WebhookSnapshot | undefined,
   publish: (notification: Notification) => void,
 ): {
@@ -190,7 +191,13 @@ export function createMemoryIngress(
           // number of runs, and alive with them after retention drops the log entry.
           const stored = log.get(deliveryId)?.payload ?? undefined;
           const copyBytes = sharedCopies(stored);
-          for (const run of runs) createRun(stored ? withStoredPayload(run, stored) : run, copyBytes);
+          for (const run of runs) {
+            const input = stored ? withStoredPayload(run, stored) : run;
+            // Handed over (DeliveryStore.completeEvaluations): kept as given when every attachment
+            // is the stored payload, which is never written to; anything else is copied.
+            if (stored && input.attachments.every((a) => a.data === stored)) adoptRun(input);
+            else createRun(input, copyBytes);
+          }
           done.push(deliveryId);
         }
         return done;

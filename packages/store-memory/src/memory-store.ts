@@ -37,7 +37,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
   let outbox: (write: RunWrite) => void = () => {};
   // A run write's transcript lines are appended in its own step (run-events.ts `appendNow`).
   let appendEvents: (runId: string, events: readonly NewRunEvent[]) => void = () => {};
-  const { runs, insertRun, hasRun, peekRun, appendArtifact } = createMemoryRuns(
+  const { runs, insertRun, adoptRun, hasRun, peekRun, appendArtifact } = createMemoryRuns(
     withIdempotency,
     (write) => {
       outbox(write);
@@ -59,7 +59,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
   };
   const { webhookSnapshot, ...controlPlane } = createMemoryControlPlane(append, environmentWrites, scheduleWrites);
   // Runs of an accepted delivery are written in the same synchronous step as the delivery.
-  const { deliveryLog, ...ingress } = createMemoryIngress(insertRun, webhookSnapshot, notify.publish);
+  const { deliveryLog, ...ingress } = createMemoryIngress(insertRun, adoptRun, webhookSnapshot, notify.publish);
   return {
     runs,
     runEvents,

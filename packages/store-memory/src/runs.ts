@@ -33,6 +33,11 @@ export function createMemoryRuns(
 ): {
   runs: RunStore;
   insertRun(input: CreateRunInput, copyBytes: (bytes: Uint8Array) => Uint8Array): void;
+  /**
+   * Store a run as given, its record and attachments kept rather than copied: for runs the caller
+   * hands over and never touches again (an evaluated delivery's, ingress.ts `completeEvaluations`).
+   */
+  adoptRun(input: CreateRunInput): void;
   /** Whether the run exists, synchronously (for run-events.ts). */
   hasRun(runId: string): boolean;
   /** The stored run itself, synchronously, to read (never change) in a write's own step (callbacks.ts). */
@@ -196,12 +201,19 @@ export function createMemoryRuns(
     published({ runId: input.run.id, before: undefined, after: input.run.state });
   };
 
+  const adoptRun = (input: CreateRunInput) => {
+    if (runs.has(input.run.id)) throw new Error(`run ${input.run.id} already exists`);
+    runs.set(input.run.id, input.run);
+    if (input.attachments.length > 0) attachments.set(input.run.id, input.attachments as AttachmentRecord[]);
+    published({ runId: input.run.id, before: undefined, after: input.run.state });
+  };
+
   const appendArtifact = (runId: string, item: ArtifactItem) => {
     const run = runs.get(runId);
     run?.artifacts.push(clone(item));
     return run !== undefined;
   };
-  return { runs: runStore, insertRun, hasRun: (runId) => runs.has(runId), peekRun: (runId) => runs.get(runId), appendArtifact };
+  return { runs: runStore, insertRun, adoptRun, hasRun: (runId) => runs.has(runId), peekRun: (runId) => runs.get(runId), appendArtifact };
 }
 
 /** A patch's given fields (`undefined` means "leave as is"; `null` clears). */

@@ -4,7 +4,7 @@ import { conflict } from '../errors.js';
 import { type AgentRunEvents, emitSafely } from '../events.js';
 import type { DeliveryRuns } from '../ingress/delivery-runs.js';
 import { resendIdentity } from '../ingress/identity.js';
-import { toRunItem } from '../run/record.js';
+import { detachedRunItem } from '../run/record.js';
 import { newId } from '../util/ids.js';
 import { requireManage } from './access.js';
 import { type ControlContext, nowIso } from './control-context.js';
@@ -58,7 +58,7 @@ export async function resendDelivery(
   // The identity is new, and no admission was asked: only a store fault answers otherwise.
   if (!outcome.accepted) throw new Error(`the resend of delivery ${original.id} was not accepted`);
   if (deps.events && deps.events.listenerCount('run.created') > 0) {
-    for (const { run } of runs) emitSafely(deps.events, deps.onError, 'run.created', { run: toRunItem(run), team_uid: run.teamUid });
+    for (const { run } of runs) emitSafely(deps.events, deps.onError, 'run.created', { run: detachedRunItem(run), team_uid: run.teamUid });
   }
   const runIds = runs.map(({ run }) => run.id);
   // After the write (the delivery store takes no audit event): a failure here is reported, and the

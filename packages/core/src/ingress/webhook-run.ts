@@ -62,6 +62,31 @@ function titleOf(name: string): string {
   return title;
 }
 
+/**
+ * A run's creator and configuration, the same for every run an automation starts: made once per
+ * automation record (while its name and config are the ones they were made from) and frozen, so
+ * every run of a busy automation shares them (a store that keeps the records, as the memory store
+ * keeps an evaluation's, then holds one of each rather than one per run), and no holder can change
+ * them for the others. Stores copy on read; a run record's fields are replaced, never changed in
+ * place. By record, weakly: a store that reads fresh records per batch shares them within it.
+ */
+const automationParts = new WeakMap<
+  AutomationRecord,
+  { name: string; source: AutomationRecord['config']; creator: RunRecord['creator']; config: RunRecord['config'] }
+>();
+function partsOf(automation: AutomationRecord) {
+  const cached = automationParts.get(automation);
+  if (cached !== undefined && cached.name === automation.name && cached.source === automation.config) return cached;
+  const parts = {
+    name: automation.name,
+    source: automation.config,
+    creator: Object.freeze({ type: 'service_account', uid: `automation:${automation.id}`, display_name: automation.name } as const),
+    config: Object.freeze({ ...automation.config }),
+  };
+  automationParts.set(automation, parts);
+  return parts;
+}
+
 /** A run (and its payload attachment) for one automation that a delivery matched. */
 export function webhookRun(input: {
   automation: AutomationRecord;
@@ -75,6 +100,7 @@ export function webhookRun(input: {
   const { automation, webhook, deliveryId, payload, now } = input;
   const resolved = input.skill ?? null;
   const id = newId();
+  const parts = partsOf(automation);
   const attachments: AttachmentRecord[] = [{ runId: id, fileName: EVENT_PAYLOAD_FILE, mimeType: 'application/json', data: payload }];
   const run = newRun({
     id,
@@ -82,9 +108,9 @@ export function webhookRun(input: {
     title: titleOf(automation.name),
     prompt: webhookPrompt(automation, webhook, deliveryId),
     source: 'WEBHOOK',
-    creator: { type: 'service_account', uid: `automation:${automation.id}`, display_name: automation.name },
+    creator: parts.creator,
     // As the run API does (run/run-request.ts): the skill's body is the base prompt, its name the run's.
-    config: resolved ? skilledConfig({ ...automation.config }, resolved) : { ...automation.config },
+    config: resolved ? skilledConfig({ ...automation.config }, resolved) : parts.config,
     skill: resolved?.skill ?? null,
     factoryUid: webhook.factoryUid,
     trigger: { factory_uid: webhook.factoryUid, automation_id: automation.id, webhook_uid: webhook.uid, delivery_id: deliveryId },

@@ -104,3 +104,20 @@ export function toRunItem(run: RunRecord): RunItem {
   if (run.artifacts.length > 0) item.artifacts = run.artifacts;
   return item;
 }
+
+/**
+ * {@link toRunItem} sharing no object with the record: its nested parts copied one level. For an
+ * event about a record someone else keeps (a store may keep an evaluated delivery's runs as given,
+ * and a webhook run shares its creator and configuration, frozen, with its automation's other
+ * runs: ingress/webhook-run.ts), since a listener may change what it is given.
+ */
+export function detachedRunItem(run: RunRecord): RunItem {
+  return toRunItem({
+    ...run,
+    creator: { ...run.creator },
+    config: { ...run.config },
+    trigger: run.trigger && { ...run.trigger },
+    skill: run.skill && { ...run.skill },
+    attachments: run.attachments.map((a) => ({ ...a })),
+  });
+}

@@ -83,7 +83,10 @@ export interface DeliveryStore {
    * In one transaction, for each delivery still not evaluated: create its runs and mark it
    * evaluated. A delivery evaluated already (by another claimer whose lease had run out, or swept)
    * is skipped and none of its runs is created, so a delivery's runs are created once whatever the
-   * timing. Returns the IDs of the deliveries this call evaluated.
+   * timing. Returns the IDs of the deliveries this call evaluated. The runs are handed over: a
+   * store may keep the very records and attachments given (the memory store does, where every
+   * attachment is the delivery's stored payload), so the caller neither changes nor hands them
+   * out afterwards.
    */
   completeEvaluations(evaluations: readonly DeliveryEvaluation[]): Promise<string[]>;
   /**

@@ -1,6 +1,6 @@
 import { type AgentRunEvents, emitSafely } from '../../events.js';
 import { strictUtf8 } from '../../http/body.js';
-import { toRunItem } from '../../run/record.js';
+import { detachedRunItem } from '../../run/record.js';
 import type { DeliveryEvaluation, PendingDelivery, WebhookSelection } from '../../store/ingress.js';
 import type { Store } from '../../store/store.js';
 import type { DeliveryRuns } from '../delivery-runs.js';
@@ -54,15 +54,18 @@ export async function evaluateBatch(deps: EvaluateDeps, claimed: readonly Pendin
     evaluations.push({ deliveryId: delivery.id, runs });
   }
 
+  // The events' items are taken before the runs are handed over: a store may keep the very records
+  // (DeliveryStore.completeEvaluations), and a worker may claim one before this resumes.
+  const tell = deps.events.listenerCount('run.created') > 0;
+  const items = tell
+    ? evaluations.map(({ runs }) => runs.map(({ run }) => ({ run: detachedRunItem(run), team_uid: run.teamUid })))
+    : undefined;
   const evaluated = await store.deliveries.completeEvaluations(evaluations);
   if (evaluated.length === 0) return 0;
   const mine = new Set(evaluated);
-  const tell = deps.events.listenerCount('run.created') > 0;
-  for (const { deliveryId, runs } of evaluations) {
+  for (const [i, { deliveryId, runs }] of evaluations.entries()) {
     if (!mine.has(deliveryId)) continue;
-    if (tell) {
-      for (const { run } of runs) emitSafely(deps.events, deps.onError, 'run.created', { run: toRunItem(run), team_uid: run.teamUid });
-    }
+    for (const created of items?.[i] ?? []) emitSafely(deps.events, deps.onError, 'run.created', created);
     deps.onEvaluated?.(
       deliveryId,
       runs.map(({ run }) => run.id),
