@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createEvents } from '../src/events.js';
 import { createDeliveryRuns } from '../src/ingress/delivery-runs.js';
 import { createEvaluator, type Evaluator, type EvaluatorOptions } from '../src/ingress/evaluation/evaluator.js';
+import type { RunItem } from '../src/models/run.js';
 import type { Store } from '../src/store/store.js';
 
 // The evaluation loop (ingress/evaluation/evaluator.ts; docs/webhooks.md, "When runs start"):
@@ -115,5 +116,32 @@ describe('the evaluator', () => {
     const { e } = evaluator(w.store);
     expect(await e.drain()).toBe(1);
     expect(await w.runsOf(id)).toHaveLength(0);
+  });
+
+  it('tells run.created listeners a run of their own: changing it leaves the stored run as it was', async () => {
+    // The memory store keeps an evaluated delivery's runs as handed over (DeliveryStore.completeEvaluations).
+    const w = await world();
+    const events = createEvents();
+    const told: RunItem[] = [];
+    events.on('run.created', ({ run }) => {
+      told.push(structuredClone(run));
+      run.state = 'FAILED';
+      if (run.creator) run.creator.uid = 'changed';
+      (run.agent_config as Record<string, unknown>).model_id = 'changed';
+      if (run.trigger) run.trigger.delivery_id = 'changed';
+      for (const a of run.attachments ?? []) a.file_name = 'changed';
+    });
+    const { e, errors } = evaluator(w.store, { events });
+    const ids = [await w.accept(), await w.accept()];
+    expect(await e.drain()).toBe(2);
+    expect(errors).toEqual([]);
+    expect(told.map((r) => r.state)).toEqual(['QUEUED', 'QUEUED']);
+    for (const [i, id] of ids.entries()) {
+      const [run] = await w.runsOf(id);
+      expect(run).toMatchObject({ state: 'QUEUED', creator: { uid: `automation:${w.automation.id}` }, trigger: { delivery_id: id } });
+      expect(run?.config).toEqual(w.automation.config);
+      expect(run?.attachments.map((a) => a.file_name)).toEqual(['event-payload.json']);
+      expect(told[i]).toMatchObject({ run_id: run?.id, creator: run?.creator, agent_config: run?.config, trigger: run?.trigger });
+    }
   });
 });

@@ -31,3 +31,29 @@ describe('webhookRun: the prompt', () => {
     expect(promptOf(automation('After.'), webhook('Other', 'w2'), 'd4')).toBe(expected('After.', 'Other', 'w2', 'd4'));
   });
 });
+
+describe('webhookRun: what runs of one automation share', () => {
+  const runOf = (a: AutomationRecord, deliveryId: string) =>
+    webhookRun({ automation: a, webhook: webhook('CI'), deliveryId, payload: new Uint8Array(0), now: '2026-01-01T00:00:00.000Z' }).run;
+
+  it('one frozen creator and config per automation record, equal to what a run of its own would hold', () => {
+    const a = { ...automation('Triage it.'), config: { model_id: 'm1' } } as AutomationRecord;
+    const [first, second] = [runOf(a, 'd1'), runOf(a, 'd2')];
+    expect(first.creator).toEqual({ type: 'service_account', uid: 'automation:a1', display_name: 'Triage' });
+    expect(first.config).toEqual({ model_id: 'm1' });
+    expect(second.creator).toBe(first.creator);
+    expect(second.config).toBe(first.config);
+    expect(first.config).not.toBe(a.config);
+    expect(Object.isFrozen(first.creator) && Object.isFrozen(first.config)).toBe(true);
+  });
+
+  it('follows a renamed automation and a replaced config on the same record', () => {
+    const a = { ...automation('Triage it.'), config: { model_id: 'm1' } } as {
+      -readonly [K in keyof AutomationRecord]: AutomationRecord[K];
+    };
+    runOf(a, 'd1');
+    a.name = 'Renamed';
+    a.config = { model_id: 'm2' };
+    expect(runOf(a, 'd2')).toMatchObject({ creator: { display_name: 'Renamed' }, config: { model_id: 'm2' } });
+  });
+});
