@@ -26,6 +26,8 @@ interface StoredDelivery extends CallbackDeliveryRecord {
 export function createMemoryCallbacks(append: (event: AuditEventRecord | undefined) => void): {
   callbacks: CallbackStore;
   recordRunWrite(write: RunWrite, run: RunRecord): void;
+  /** Whether any endpoint exists: without one, no write makes a delivery (and need not be looked at). */
+  hasEndpoints(): boolean;
   recordArtifact(artifact: ArtifactRecord, run: RunRecord): void;
 } {
   const endpoints = new Map<string, CallbackEndpointRecord>();
@@ -215,5 +217,5 @@ export function createMemoryCallbacks(append: (event: AuditEventRecord | undefin
       return removed;
     },
   };
-  return { callbacks, recordRunWrite, recordArtifact };
+  return { callbacks, recordRunWrite, hasEndpoints: () => endpoints.size > 0, recordArtifact };
 }

@@ -62,8 +62,12 @@ export function createMemoryIngress(
   deliveryLog(): Iterable<DeliveryRecord>;
 } {
   const log = new Map<string, DeliveryRecord>();
-  /** webhook uid + identity → the accepted delivery's id. */
-  const accepted = new Map<string, string>();
+  /**
+   * webhook uid → identity → the accepted delivery's id. Two levels rather than one key joined per
+   * delivery: the strings are the ones the log entry holds already, so nothing more is kept per
+   * delivery than the entry itself.
+   */
+  const accepted = new Map<string, Map<string, string>>();
   /**
    * Accepted deliveries not yet evaluated → when their lease ends (ms; the accept time until first
    * claimed). In acceptance order, so a claim takes the oldest first.
@@ -132,6 +136,13 @@ export function createMemoryIngress(
     return undefined;
   };
 
+  /** A swept accepted delivery's identity, free again. */
+  const forget = (d: DeliveryRecord) => {
+    const ofWebhook = accepted.get(d.webhookUid);
+    ofWebhook?.delete(d.identity as string);
+    if (ofWebhook?.size === 0) accepted.delete(d.webhookUid);
+  };
+
   return {
     deliveryLog: () => log.values(),
     deliveries: {
@@ -142,8 +153,8 @@ export function createMemoryIngress(
       async accept({ delivery, runs, admit }) {
         const refused = admit && refusal(admit);
         if (refused) return { accepted: false, ...refused };
-        const key = `${delivery.webhookUid}\u0000${delivery.identity}`;
-        const original = accepted.get(key);
+        let ofWebhook = accepted.get(delivery.webhookUid);
+        const original = ofWebhook?.get(delivery.identity as string);
         if (original !== undefined) {
           log.set(delivery.id, { ...delivery, status: 'Duplicate', payload: null });
           return { accepted: false, duplicateOf: original };
@@ -157,7 +168,11 @@ export function createMemoryIngress(
           stored = delivery.payload && copyBytes(delivery.payload);
         }
         log.set(delivery.id, copyDelivery(delivery, stored));
-        accepted.set(key, delivery.id);
+        if (ofWebhook === undefined) {
+          ofWebhook = new Map();
+          accepted.set(delivery.webhookUid, ofWebhook);
+        }
+        ofWebhook.set(delivery.identity as string, delivery.id);
         if (!runs) {
           pending.set(delivery.id, msOf(delivery.receivedAt));
           publish({ type: 'delivery.accepted', deliveryId: delivery.id });
@@ -240,7 +255,7 @@ export function createMemoryIngress(
             // One awaiting evaluation waits for a later sweep (as on PostgreSQL).
             if (d.receivedAt >= olderThan || pending.has(d.id)) continue;
             log.delete(d.id);
-            if (d.status === 'Accepted') accepted.delete(`${d.webhookUid}\u0000${d.identity}`);
+            if (d.status === 'Accepted') forget(d);
             removed++;
           }
         }

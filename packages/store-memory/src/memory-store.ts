@@ -52,8 +52,10 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
   const { audit, append } = createMemoryAudit(() => deliveryLog());
   const { environments, writes: environmentWrites } = createMemoryEnvironments(append);
   const { schedules, write: scheduleWrites } = createMemorySchedules(append, insertRun);
-  const { callbacks, recordRunWrite, recordArtifact } = createMemoryCallbacks(append);
+  const { callbacks, recordRunWrite, hasEndpoints, recordArtifact } = createMemoryCallbacks(append);
   outbox = (write) => {
+    // Most stores have no endpoint: then no write is looked up for one (a lookup per run written).
+    if (!hasEndpoints()) return;
     const run = peekRun(write.runId);
     if (run) recordRunWrite(write, run);
   };
