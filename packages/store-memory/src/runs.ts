@@ -1,6 +1,5 @@
 import type {
   ArtifactItem,
-  AttachmentRecord,
   ClaimRunInput,
   CreateRunInput,
   FollowupRecord,
@@ -18,6 +17,7 @@ import { copy as clone } from './copy.js';
 import { copyRun } from './copy-run.js';
 import type { WithIdempotency } from './idempotency.js';
 import type { RunWrite } from './notifications.js';
+import { RunTable } from './run-table.js';
 
 /**
  * Runs, their follow-ups and attachments in memory; each operation is synchronous, so atomic.
@@ -45,10 +45,8 @@ export function createMemoryRuns(
   /** Append to a run's `artifacts`, synchronously (for artifacts.ts); false when the run is gone. */
   appendArtifact(runId: string, item: ArtifactItem): boolean;
 } {
-  const runs = new Map<string, RunRecord>();
+  const runs = new RunTable();
   const followups = new Map<string, FollowupRecord[]>();
-  /** A run's attachments, by run id (written once, with the run). */
-  const attachments = new Map<string, AttachmentRecord[]>();
 
   const runStore: RunStore = {
     async create(input: CreateRunInput) {
@@ -56,8 +54,7 @@ export function createMemoryRuns(
         input.idempotency,
         () => {
           if (runs.has(input.run.id)) throw new Error(`run ${input.run.id} already exists`);
-          runs.set(input.run.id, copyRun(input.run));
-          if (input.attachments.length > 0) attachments.set(input.run.id, input.attachments.map(clone));
+          runs.insert(copyRun(input.run), input.attachments.map(clone));
           published({ runId: input.run.id, before: undefined, after: input.run.state });
           return copyRun(input.run);
         },
@@ -184,7 +181,7 @@ export function createMemoryRuns(
     async getAttachment(teamUid, runId, fileName) {
       const run = runs.get(runId);
       if (!run || run.teamUid !== teamUid) return undefined;
-      const a = attachments.get(runId)?.find((x) => x.fileName === fileName);
+      const a = runs.files(runId).find((x) => x.fileName === fileName);
       return a ? clone(a) : undefined;
     },
   };
@@ -192,19 +189,16 @@ export function createMemoryRuns(
   // AttachmentRecord is flat but for its bytes, which the ingress copies (once per delivery).
   const insertRun = (input: CreateRunInput, copyBytes: (bytes: Uint8Array) => Uint8Array) => {
     if (runs.has(input.run.id)) throw new Error(`run ${input.run.id} already exists`);
-    runs.set(input.run.id, copyRun(input.run));
-    if (input.attachments.length > 0)
-      attachments.set(
-        input.run.id,
-        input.attachments.map((a) => ({ ...a, data: copyBytes(a.data) })),
-      );
+    runs.insert(
+      copyRun(input.run),
+      input.attachments.map((a) => ({ ...a, data: copyBytes(a.data) })),
+    );
     published({ runId: input.run.id, before: undefined, after: input.run.state });
   };
 
   const adoptRun = (input: CreateRunInput) => {
     if (runs.has(input.run.id)) throw new Error(`run ${input.run.id} already exists`);
-    runs.set(input.run.id, input.run);
-    if (input.attachments.length > 0) attachments.set(input.run.id, input.attachments as AttachmentRecord[]);
+    runs.insert(input.run, input.attachments);
     published({ runId: input.run.id, before: undefined, after: input.run.state });
   };
 
