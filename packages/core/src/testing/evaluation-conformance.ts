@@ -57,6 +57,28 @@ export function describeEvaluationConformance(current: () => Store): void {
       expect(await store.deliveries.get('team-1', 'w1', delivery.id)).toMatchObject({ status: 'Accepted', payload: delivery.payload });
     });
 
+    it('reads an evaluated run back as a copy of its own: changing what was read changes nothing stored', async () => {
+      const store = current();
+      const delivery = await accept(store);
+      const [claimed] = await claim(store, 1);
+      const runs = runsOf(claimed as PendingDelivery, 1);
+      const { run } = runs[0] as CreateRunInput;
+      const expected = structuredClone(run);
+      expect(await store.deliveries.completeEvaluations([{ deliveryId: delivery.id, runs }])).toEqual([delivery.id]);
+      const read = (await store.runs.get(run.id)) as typeof run;
+      expect(read).toEqual(expected);
+      read.title = 'changed';
+      read.creator.uid = 'changed';
+      (read.config as Record<string, unknown>).model_id = 'changed';
+      read.attachments.push({ file_name: 'x', mime_type: 'text/plain', size: 1 });
+      read.ancestorRunIds.push('changed');
+      if (read.trigger) read.trigger.delivery_id = 'changed';
+      expect(await store.runs.get(run.id)).toEqual(expected);
+      const attached = await store.runs.getAttachment('team-1', run.id, 'event-payload.json');
+      attached?.data.fill(0);
+      expect([...((await store.runs.getAttachment('team-1', run.id, 'event-payload.json'))?.data ?? [])]).toEqual([123, 125, 10]);
+    });
+
     it('claims nothing for a duplicate, a rejected entry, or a delivery accepted with its runs (a resend)', async () => {
       const store = current();
       const first = await accept(store, { identity: 'h:dup' });
