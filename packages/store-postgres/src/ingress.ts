@@ -1,6 +1,15 @@
 import { EVENT_PAYLOAD_FILE, type Store } from '@agentrun/core';
-import type { CreateRunInput, DeliveryRecord, DeliveryStore, PendingDelivery, RateAdmission, RateLimitStore } from '@agentrun/core/store';
+import type {
+  AcceptDeliveryResult,
+  CreateRunInput,
+  DeliveryRecord,
+  DeliveryStore,
+  PendingDelivery,
+  RateAdmission,
+  RateLimitStore,
+} from '@agentrun/core/store';
 import { type RawBuilder, sql } from 'kysely';
+import { createAcceptBatcher } from './accept-batcher.js';
 import type { Db, Tx } from './db.js';
 import { type PreparedQuery, preparer, qualified } from './prepared.js';
 import {
@@ -58,9 +67,13 @@ export function createIngress(db: Db, t: Tables, statements: Statements): Pick<S
       WHERE key = $2::text AND at > $3::timestamptz) f
     WHERE w.uid = $1::text`);
 
-  const acceptWrite = prepare<{ outcome: string; duplicate_of: string | null; window_oldest: Date | null }>(`
+  const acceptWrite = prepare<AcceptRow>(`
     SELECT outcome, duplicate_of, window_oldest FROM ${q('agentrun_accept_delivery')}($1::text, $2::text, $3::text, $4::text, $5::text,
       $6::integer, $7::timestamptz, $8::bytea, $9::jsonb, $10::jsonb, $11::text, $12::integer, $13::timestamptz, $14::timestamptz)`);
+
+  const acceptsWrite = prepare<AcceptRow & { ord: number }>(`
+    SELECT ord, outcome, duplicate_of, window_oldest FROM ${q('agentrun_accept_deliveries')}($1::text[], $2::text[], $3::text[],
+      $4::text[], $5::text[], $6::integer[], $7::timestamptz[], $8::bytea[], $9::text[], $10::integer[], $11::timestamptz[], $12::timestamptz[])`);
 
   const claimWrite = prepare<DeliveryRow>(`
     UPDATE ${q('deliveries')} d SET evaluation_due_at = $1::timestamptz
@@ -123,6 +136,87 @@ export function createIngress(db: Db, t: Tables, statements: Statements): Pick<S
       VALUES (${d.id}, ${d.teamUid}, ${d.factoryUid}, ${d.webhookUid}, ${d.identity}, ${d.size}, ${d.receivedAt}::timestamptz,
         ${d.status}, ${d.payload === null ? null : Buffer.from(d.payload)}::bytea)${suffix}`;
 
+  /** One accept, alone: agentrun_accept_delivery (0023), the resend's runs with it if given. */
+  async function acceptOne({ delivery: d, runs, admit }: AcceptInput): Promise<AcceptDeliveryResult> {
+    const [result] = await readCommitted(acceptWrite, [
+      d.id,
+      d.teamUid,
+      d.factoryUid,
+      d.webhookUid,
+      d.identity,
+      d.size,
+      d.receivedAt,
+      d.payload === null ? null : bufferOf(d.payload),
+      runs ? JSON.stringify(runs.map((r) => runToRow(r.run))) : null,
+      runs ? JSON.stringify(attachmentRows(runs, d.payload)) : null,
+      admit?.key ?? null,
+      admit?.limit ?? null,
+      admit ? windowStart(admit.now, admit.windowMs) : null,
+      admit?.now ?? null,
+    ]);
+    return acceptResult(d, admit, result);
+  }
+
+  /**
+   * Accepts awaiting evaluation, in one statement (agentrun_accept_deliveries, 0026), ordered by
+   * rate key and webhook: a batch holds its keys' admission locks until its commit, so batches
+   * taking them in one order cannot deadlock. The order within a key is kept (the sort is
+   * stable); the accepts of a batch were all in flight at once, so any order is one they could
+   * have had one after another.
+   */
+  async function acceptMany(inputs: readonly AcceptInput[]): Promise<AcceptDeliveryResult[]> {
+    const order = inputs.map((_, i) => i);
+    const sortKey = (i: number) => {
+      const { delivery, admit } = inputs[i] as AcceptInput;
+      return `${admit?.key ?? ''}\u0000${delivery.webhookUid}`;
+    };
+    order.sort((a, b) => {
+      const ka = sortKey(a);
+      const kb = sortKey(b);
+      return ka < kb ? -1 : ka > kb ? 1 : a - b;
+    });
+    const sorted = order.map((i) => inputs[i] as AcceptInput);
+    const column = <T>(f: (input: AcceptInput) => T) => sorted.map(f);
+    const rows = await readCommitted(acceptsWrite, [
+      column(({ delivery }) => delivery.id),
+      column(({ delivery }) => delivery.teamUid),
+      column(({ delivery }) => delivery.factoryUid),
+      column(({ delivery }) => delivery.webhookUid),
+      column(({ delivery }) => delivery.identity),
+      column(({ delivery }) => delivery.size),
+      column(({ delivery }) => delivery.receivedAt),
+      column(({ delivery }) => (delivery.payload === null ? null : bufferOf(delivery.payload))),
+      column(({ admit }) => admit?.key ?? null),
+      column(({ admit }) => admit?.limit ?? null),
+      column(({ admit }) => (admit ? windowStart(admit.now, admit.windowMs) : null)),
+      column(({ admit }) => admit?.now ?? null),
+    ]);
+    const results: AcceptDeliveryResult[] = new Array(inputs.length);
+    for (const row of rows) {
+      const at = order[row.ord - 1];
+      if (at === undefined) throw new Error(`agentrun: an accept batch answered for element ${row.ord} of ${inputs.length}`);
+      const { delivery, admit } = inputs[at] as AcceptInput;
+      results[at] = acceptResult(delivery, admit, row);
+    }
+    return results;
+  }
+
+  const acceptBatched = createAcceptBatcher<AcceptInput, AcceptDeliveryResult>({
+    one: acceptOne,
+    many: acceptMany,
+    maxInFlight: ACCEPTS_IN_FLIGHT,
+    maxBatch: ACCEPT_BATCH,
+  });
+
+  function acceptResult(d: DeliveryRecord, admit: RateAdmission | undefined, result: AcceptRow | undefined): AcceptDeliveryResult {
+    if (result?.outcome === 'accepted') return { accepted: true };
+    if (result?.outcome === 'duplicate' && result.duplicate_of !== null) return { accepted: false, duplicateOf: result.duplicate_of };
+    if (result?.outcome === 'rate_limited' && admit) {
+      return { accepted: false, rateLimited: true, retryAfterMs: retryAfterMs(result.window_oldest, admit) };
+    }
+    throw new Error(`delivery ${d.id}: unexpected outcome ${JSON.stringify(result)}`);
+  }
+
   const deliveries: DeliveryStore = {
     async context({ webhookUid, authBudgetKey, windowMs, now }) {
       const [row] = await contextRead([webhookUid, authBudgetKey, windowStart(now, windowMs)]);
@@ -138,31 +232,7 @@ export function createIngress(db: Db, t: Tables, statements: Statements): Pick<S
       };
     },
 
-    async accept({ delivery, runs, admit }) {
-      const d = delivery;
-      const [result] = await readCommitted(acceptWrite, [
-        d.id,
-        d.teamUid,
-        d.factoryUid,
-        d.webhookUid,
-        d.identity,
-        d.size,
-        d.receivedAt,
-        d.payload === null ? null : bufferOf(d.payload),
-        runs ? JSON.stringify(runs.map((r) => runToRow(r.run))) : null,
-        runs ? JSON.stringify(attachmentRows(runs, d.payload)) : null,
-        admit?.key ?? null,
-        admit?.limit ?? null,
-        admit ? windowStart(admit.now, admit.windowMs) : null,
-        admit?.now ?? null,
-      ]);
-      if (result?.outcome === 'accepted') return { accepted: true };
-      if (result?.outcome === 'duplicate' && result.duplicate_of !== null) return { accepted: false, duplicateOf: result.duplicate_of };
-      if (result?.outcome === 'rate_limited' && admit) {
-        return { accepted: false, rateLimited: true, retryAfterMs: retryAfterMs(result.window_oldest, admit) };
-      }
-      throw new Error(`delivery ${d.id}: unexpected outcome ${JSON.stringify(result)}`);
-    },
+    accept: ({ delivery, runs, admit }) => (runs ? acceptOne({ delivery, runs, admit }) : acceptBatched({ delivery, admit })),
 
     async claimEvaluations({ limit, leaseMs, now }) {
       // The partial index deliveries_evaluation_due holds only deliveries awaiting evaluation;
@@ -308,6 +378,17 @@ const WEBHOOK_COLUMNS = [
   'updated_at',
   'deleted_at',
 ] as const;
+
+type AcceptInput = Parameters<DeliveryStore['accept']>[0];
+type AcceptRow = { outcome: string; duplicate_of: string | null; window_oldest: Date | null };
+
+/**
+ * Accept statements out at once from one store before accepts queue into batches, and the most
+ * in one batch (accept-batcher.ts). A few in flight keep the idle path one round trip and let a
+ * busy ingress commit many deliveries per statement.
+ */
+const ACCEPTS_IN_FLIGHT = Number(process.env.AGENTRUN_PG_ACCEPTS_IN_FLIGHT ?? 4);
+const ACCEPT_BATCH = 64;
 
 type ContextRow = WebhookRow & {
   secret_ciphertext: string | null;
