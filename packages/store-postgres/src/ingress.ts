@@ -385,9 +385,11 @@ type AcceptRow = { outcome: string; duplicate_of: string | null; window_oldest: 
 /**
  * Accept statements out at once from one store before accepts queue into batches, and the most
  * in one batch (accept-batcher.ts). A few in flight keep the idle path one round trip and let a
- * busy ingress commit many deliveries per statement.
+ * busy ingress commit many deliveries per statement. 2, 4, 8 and 16 were measured on the bench
+ * (docs/production.md, "Group commit"): 16 (the bench's pool) never batches; 2 to 8 were within
+ * the noise of a busy machine; 4 leaves the most room for a single-connection burst.
  */
-const ACCEPTS_IN_FLIGHT = Number(process.env.AGENTRUN_PG_ACCEPTS_IN_FLIGHT ?? 4);
+const ACCEPTS_IN_FLIGHT = 4;
 const ACCEPT_BATCH = 64;
 
 type ContextRow = WebhookRow & {
