@@ -73,7 +73,8 @@ export function createIngress(db: Db, t: Tables, statements: Statements): Pick<S
 
   const acceptsWrite = prepare<AcceptRow & { ord: number }>(`
     SELECT ord, outcome, duplicate_of, window_oldest FROM ${q('agentrun_accept_deliveries')}($1::text[], $2::text[], $3::text[],
-      $4::text[], $5::text[], $6::integer[], $7::timestamptz[], $8::bytea[], $9::text[], $10::integer[], $11::timestamptz[], $12::timestamptz[])`);
+      $4::text[], $5::text[], $6::integer[], $7::timestamptz[], $8::bytea, $9::integer[], $10::text[], $11::integer[], $12::timestamptz[],
+      $13::timestamptz[])`);
 
   const claimWrite = prepare<DeliveryRow>(`
     UPDATE ${q('deliveries')} d SET evaluation_due_at = $1::timestamptz
@@ -185,7 +186,8 @@ export function createIngress(db: Db, t: Tables, statements: Statements): Pick<S
       column(({ delivery }) => delivery.identity),
       column(({ delivery }) => delivery.size),
       column(({ delivery }) => delivery.receivedAt),
-      column(({ delivery }) => (delivery.payload === null ? null : bufferOf(delivery.payload))),
+      Buffer.concat(sorted.flatMap(({ delivery }) => (delivery.payload === null ? [] : [delivery.payload]))),
+      column(({ delivery }) => delivery.payload?.byteLength ?? null),
       column(({ admit }) => admit?.key ?? null),
       column(({ admit }) => admit?.limit ?? null),
       column(({ admit }) => (admit ? windowStart(admit.now, admit.windowMs) : null)),

@@ -69,6 +69,25 @@ describe('accepts awaiting evaluation, in batches', () => {
     }
   });
 
+  it('keeps each payload of a batch byte-exact, whatever its length (none, empty, NUL bytes, not UTF-8)', async ({ skip }) => {
+    if (!db.multiConnection) skip(NEEDS_SERVER);
+    const store = await db.freshStore();
+    const payloadOf = (i: number) =>
+      i % 7 === 3 ? null : new Uint8Array(Array.from({ length: (i * 37) % 300 }, (_, j) => (i * 31 + j * 7) % 256));
+    const attempts = Array.from({ length: 40 }, (_, i) => {
+      const payload = payloadOf(i);
+      return makeDelivery({ identity: `sha256:bytes-${i}`, payload, size: payload?.byteLength ?? 0 });
+    });
+    expect(await Promise.all(attempts.map((delivery) => store.deliveries.accept({ delivery })))).toEqual(
+      Array.from({ length: 40 }, () => ({ accepted: true })),
+    );
+    for (const [i, delivery] of attempts.entries()) {
+      const got = await store.deliveries.get('team-1', 'w1', delivery.id);
+      const want = payloadOf(i);
+      expect(got?.payload === null ? null : [...(got?.payload ?? [])]).toEqual(want === null ? null : [...want]);
+    }
+  });
+
   it('answers each accept of a batch that fails as a whole alone: one error, every other answer right', async ({ skip }) => {
     if (!db.multiConnection) skip(NEEDS_SERVER);
     await db.freshStore();

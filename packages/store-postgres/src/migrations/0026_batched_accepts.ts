@@ -93,21 +93,27 @@ $fn$;
 
 -- Accepts awaiting evaluation (no runs), one per array index, in order; one row per element (ord
 -- is its 1-based index). All arrays have the length of p_ids; the rate arrays hold NULL for an
--- element without an admission.
+-- element without an admission. The payloads come as one bytea, one after another, each
+-- p_payload_lengths long (NULL: no payload): sent binary, where a bytea[] parameter goes as text
+-- with every byte in hex.
 CREATE FUNCTION agentrun_accept_deliveries(
   p_ids text[], p_team_uids text[], p_factory_uids text[], p_webhook_uids text[], p_identities text[], p_sizes integer[],
-  p_received_ats timestamptz[], p_payloads bytea[],
+  p_received_ats timestamptz[], p_payloads bytea, p_payload_lengths integer[],
   p_rate_keys text[], p_rate_limits integer[], p_rate_window_starts timestamptz[], p_rate_nows timestamptz[],
   OUT ord integer, OUT outcome text, OUT duplicate_of text, OUT window_oldest timestamptz)
 RETURNS SETOF record
 LANGUAGE plpgsql SET search_path FROM CURRENT AS $fn$
 DECLARE
   v_first text;
+  v_at integer := 1;
+  v_payload bytea;
 BEGIN
   FOR i IN 1..coalesce(array_length(p_ids, 1), 0) LOOP
+    v_payload := CASE WHEN p_payload_lengths[i] IS NOT NULL THEN substring(p_payloads FROM v_at FOR p_payload_lengths[i]) END;
+    v_at := v_at + coalesce(p_payload_lengths[i], 0);
     SELECT a.outcome, a.duplicate_of, a.window_oldest INTO outcome, duplicate_of, window_oldest
       FROM agentrun_accept_one(p_ids[i], p_team_uids[i], p_factory_uids[i], p_webhook_uids[i], p_identities[i], p_sizes[i],
-        p_received_ats[i], p_payloads[i], NULL, NULL, p_rate_keys[i], p_rate_limits[i], p_rate_window_starts[i], p_rate_nows[i],
+        p_received_ats[i], v_payload, NULL, NULL, p_rate_keys[i], p_rate_limits[i], p_rate_window_starts[i], p_rate_nows[i],
         false) a;
     IF outcome = 'accepted' AND v_first IS NULL THEN
       v_first := p_ids[i];
