@@ -14,7 +14,7 @@
 export interface AcceptBatcherOptions<I, R> {
   /** One accept, alone. */
   one: (item: I) => Promise<R>;
-  /** Several accepts in one statement, answered in the order given. */
+  /** Several accepts in one statement, answered in the order given, one answer each (else it throws). */
   many: (items: readonly I[]) => Promise<R[]>;
   /** Statements out at once before accepts queue. */
   maxInFlight: number;
@@ -51,7 +51,6 @@ export function createAcceptBatcher<I, R>(options: AcceptBatcherOptions<I, R>): 
     let results: R[];
     try {
       results = await many(batch.map((w) => w.item));
-      if (results.length !== batch.length) throw new Error(`agentrun: a batch of ${batch.length} accepts answered ${results.length}`);
     } catch {
       // One statement: nothing of it was committed, so each accept goes again, alone. (Had the
       // connection gone after the commit, each alone then fails on its own delivery's id.)

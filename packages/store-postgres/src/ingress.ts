@@ -193,6 +193,7 @@ export function createIngress(db: Db, t: Tables, statements: Statements): Pick<S
       column(({ admit }) => (admit ? windowStart(admit.now, admit.windowMs) : null)),
       column(({ admit }) => admit?.now ?? null),
     ]);
+    if (rows.length !== inputs.length) throw new Error(`agentrun: a batch of ${inputs.length} accepts answered ${rows.length}`);
     const results: AcceptDeliveryResult[] = new Array(inputs.length);
     for (const row of rows) {
       const at = order[row.ord - 1];
