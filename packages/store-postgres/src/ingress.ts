@@ -2,6 +2,7 @@ import { EVENT_PAYLOAD_FILE, type Store } from '@agentrun/core';
 import type {
   AcceptDeliveryResult,
   CreateRunInput,
+  DeliveryContext,
   DeliveryRecord,
   DeliveryStore,
   PendingDelivery,
@@ -9,7 +10,7 @@ import type {
   RateLimitStore,
 } from '@agentrun/core/store';
 import { type RawBuilder, sql } from 'kysely';
-import { createAcceptBatcher } from './accept-batcher.js';
+import { createBatcher } from './batcher.js';
 import type { Db, Tx } from './db.js';
 import { type PreparedQuery, preparer, qualified } from './prepared.js';
 import {
@@ -66,6 +67,18 @@ export function createIngress(db: Db, t: Tables, statements: Statements): Pick<S
     CROSS JOIN LATERAL (SELECT count(*)::int AS n, min(at) AS oldest FROM ${q('rate_limit_events')}
       WHERE key = $2::text AND at > $3::timestamptz) f
     WHERE w.uid = $1::text`);
+
+  // The same read for several webhooks at once (batched as the accepts are): one row per element
+  // whose webhook exists, `ord` its 1-based index.
+  const contextsRead = prepare<ContextRow & { ord: number }>(`
+    SELECT i.ord::int AS ord, ${WEBHOOK_COLUMNS.map((c) => `w.${c}`).join(', ')},
+      s.ciphertext AS secret_ciphertext, s.created_at AS secret_created_at, s.updated_at AS secret_updated_at,
+      f.n AS auth_count, f.oldest AS auth_oldest
+    FROM unnest($1::text[], $2::text[], $3::timestamptz[]) WITH ORDINALITY AS i (uid, key, since, ord)
+    JOIN ${q('webhooks')} w ON w.uid = i.uid
+    LEFT JOIN ${q('team_secrets')} s ON s.team_uid = w.team_uid AND s.name = w.secret_name
+    CROSS JOIN LATERAL (SELECT count(*)::int AS n, min(at) AS oldest FROM ${q('rate_limit_events')}
+      WHERE key = i.key AND at > i.since) f`);
 
   const acceptWrite = prepare<AcceptRow>(`
     SELECT outcome, duplicate_of, window_oldest FROM ${q('agentrun_accept_delivery')}($1::text, $2::text, $3::text, $4::text, $5::text,
@@ -137,6 +150,43 @@ export function createIngress(db: Db, t: Tables, statements: Statements): Pick<S
       VALUES (${d.id}, ${d.teamUid}, ${d.factoryUid}, ${d.webhookUid}, ${d.identity}, ${d.size}, ${d.receivedAt}::timestamptz,
         ${d.status}, ${d.payload === null ? null : Buffer.from(d.payload)}::bytea)${suffix}`;
 
+  /** The context as one row read it (`undefined`: no webhook has the UID). */
+  function contextOf(row: ContextRow | undefined, { windowMs, now }: ContextInput): DeliveryContext | undefined {
+    if (!row) return undefined;
+    const { secret_ciphertext: ciphertext, secret_created_at: createdAt, secret_updated_at: updatedAt } = row;
+    return {
+      webhook: webhookFromRow(row),
+      secret:
+        ciphertext === null
+          ? undefined
+          : secretFromRow({ team_uid: row.team_uid, name: row.secret_name, ciphertext, created_at: createdAt, updated_at: updatedAt }),
+      authFailures: { count: row.auth_count, retryAfterMs: retryAfterMs(row.auth_oldest, { windowMs, now }) },
+    };
+  }
+
+  /**
+   * Context reads queue behind the ones in flight and go together, as the accepts do: each is
+   * still read after its request arrived (the batch's statement starts after every read in it was
+   * asked for), so a change committed before a delivery is seen by it, as when read alone.
+   */
+  const contextBatched = createBatcher<ContextInput, DeliveryContext | undefined>({
+    one: async (input) => {
+      const [row] = await contextRead([input.webhookUid, input.authBudgetKey, windowStart(input.now, input.windowMs)]);
+      return contextOf(row, input);
+    },
+    many: async (inputs) => {
+      const rows = await contextsRead([
+        inputs.map((i) => i.webhookUid),
+        inputs.map((i) => i.authBudgetKey),
+        inputs.map((i) => windowStart(i.now, i.windowMs)),
+      ]);
+      const byOrd = new Map(rows.map((row) => [row.ord, row]));
+      return inputs.map((input, i) => contextOf(byOrd.get(i + 1), input));
+    },
+    maxInFlight: IN_FLIGHT,
+    maxBatch: BATCH,
+  });
+
   /** One accept, alone: agentrun_accept_delivery (0023), the resend's runs with it if given. */
   async function acceptOne({ delivery: d, runs, admit }: AcceptInput): Promise<AcceptDeliveryResult> {
     const [result] = await readCommitted(acceptWrite, [
@@ -204,11 +254,11 @@ export function createIngress(db: Db, t: Tables, statements: Statements): Pick<S
     return results;
   }
 
-  const acceptBatched = createAcceptBatcher<AcceptInput, AcceptDeliveryResult>({
+  const acceptBatched = createBatcher<AcceptInput, AcceptDeliveryResult>({
     one: acceptOne,
     many: acceptMany,
-    maxInFlight: ACCEPTS_IN_FLIGHT,
-    maxBatch: ACCEPT_BATCH,
+    maxInFlight: IN_FLIGHT,
+    maxBatch: BATCH,
   });
 
   function acceptResult(d: DeliveryRecord, admit: RateAdmission | undefined, result: AcceptRow | undefined): AcceptDeliveryResult {
@@ -221,19 +271,7 @@ export function createIngress(db: Db, t: Tables, statements: Statements): Pick<S
   }
 
   const deliveries: DeliveryStore = {
-    async context({ webhookUid, authBudgetKey, windowMs, now }) {
-      const [row] = await contextRead([webhookUid, authBudgetKey, windowStart(now, windowMs)]);
-      if (!row) return undefined;
-      const { secret_ciphertext: ciphertext, secret_created_at: createdAt, secret_updated_at: updatedAt } = row;
-      return {
-        webhook: webhookFromRow(row),
-        secret:
-          ciphertext === null
-            ? undefined
-            : secretFromRow({ team_uid: row.team_uid, name: row.secret_name, ciphertext, created_at: createdAt, updated_at: updatedAt }),
-        authFailures: { count: row.auth_count, retryAfterMs: retryAfterMs(row.auth_oldest, { windowMs, now }) },
-      };
-    },
+    context: (input) => contextBatched(input),
 
     accept: ({ delivery, runs, admit }) => (runs ? acceptOne({ delivery, runs, admit }) : acceptBatched({ delivery, admit })),
 
@@ -385,15 +423,17 @@ const WEBHOOK_COLUMNS = [
 type AcceptInput = Parameters<DeliveryStore['accept']>[0];
 type AcceptRow = { outcome: string; duplicate_of: string | null; window_oldest: Date | null };
 
+type ContextInput = Parameters<DeliveryStore['context']>[0];
+
 /**
- * Accept statements out at once from one store before accepts queue into batches, and the most
- * in one batch (accept-batcher.ts). A few in flight keep the idle path one round trip and let a
- * busy ingress commit many deliveries per statement. 2, 4, 8 and 16 were measured on the bench
- * (docs/production.md, "Group commit"): 16 (the bench's pool) never batches; 2 to 8 were within
- * the noise of a busy machine; 4 leaves the most room for a single-connection burst.
+ * Statements of one kind (accepts, context reads) out at once from one store before calls queue
+ * into batches, and the most in one batch (batcher.ts). A few in flight keep the idle path one
+ * round trip and let a busy ingress send many deliveries per statement. 2, 4, 8 and 16 were
+ * measured for the accepts (docs/production.md, "Group commit"): 16 (the bench's pool) never
+ * batches; 2 to 8 were within the noise of a busy machine; 4 leaves room for a burst.
  */
-const ACCEPTS_IN_FLIGHT = 4;
-const ACCEPT_BATCH = 64;
+const IN_FLIGHT = 4;
+const BATCH = 64;
 
 type ContextRow = WebhookRow & {
   secret_ciphertext: string | null;

@@ -6,7 +6,7 @@ import { createPostgresStore } from '../src/index.js';
 import { openTestDatabase, poolWithIsolation, type TestDatabase } from './support/database.js';
 import { waitUntil } from './support/wait.js';
 
-// The ingress's accepts go in batches when many are in flight (accept-batcher.ts, migration
+// The ingress's accepts go in batches when many are in flight (batcher.ts, migration
 // 0026): what the conformance suite cannot show is the batches themselves, across two pools (two
 // processes), and a batch that fails as a whole.
 let db: TestDatabase;

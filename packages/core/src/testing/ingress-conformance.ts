@@ -248,6 +248,29 @@ export function describeIngressConformance(current: () => Store): void {
       ).toBeUndefined();
     });
 
+    it('answers many concurrent reads each as it answers one read alone (a database store may batch them)', async () => {
+      const store = current();
+      const uids: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        const secret = makeSecret({ name: `s-${newId().slice(0, 8)}` });
+        const webhook = makeWebhook({ secretName: secret.name, deletedAt: i === 4 ? at(1) : null });
+        await store.webhooks.create({ webhook, ...(i === 3 ? {} : { secret }), maxPerFactory: 20 });
+        for (let n = 0; n < i; n++)
+          await store.rateLimits.admit({ key: `auth:${webhook.uid}`, limit: 20, windowMs: 60_000, now: at(n * 100) });
+        uids.push(webhook.uid);
+      }
+      uids.push('none');
+      const read = (i: number) => {
+        const webhookUid = uids[i % uids.length] as string;
+        return store.deliveries.context({ webhookUid, authBudgetKey: `auth:${webhookUid}`, windowMs: 60_000, now: at(1000 + (i % 4)) });
+      };
+      const alone = [];
+      for (let i = 0; i < 48; i++) alone.push(await read(i));
+      expect(alone.filter((c) => c === undefined)).toHaveLength(8);
+      expect(alone.map((c) => c?.authFailures.count ?? -1).slice(0, 6)).toEqual([0, 1, 2, 3, 4, -1]);
+      expect(await Promise.all(Array.from({ length: 48 }, (_, i) => read(i)))).toEqual(alone);
+    });
+
     it('includes a deleted webhook, and answers a missing secret as undefined', async () => {
       const store = current();
       const webhook = makeWebhook({ secretName: 'never-stored', deletedAt: at(7) });

@@ -1,7 +1,7 @@
 /**
  * Group commit for the ingress's accepts (docs/production.md, "The webhook ingress"; issue 24):
  * concurrent `deliveries.accept` calls of one process are sent as one statement, one commit and
- * one `delivery.accepted` NOTIFY (store-postgres/src/accept-batcher.ts).
+ * one `delivery.accepted` NOTIFY (store-postgres/src/batcher.ts).
  *
  * `agentrun_accept_one` is 0023's agentrun_accept_delivery with the NOTIFY made optional: the
  * rate admission, then the delivery as Accepted (awaiting evaluation, or with its runs) or its

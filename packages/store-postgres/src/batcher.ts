@@ -1,24 +1,24 @@
 /**
- * Group commit for the ingress's accepts (docs/production.md, "The webhook ingress"): while fewer
- * than `maxInFlight` statements are out, an accept is sent at once, alone (no added latency when
- * the ingress is idle); while that many are out, accepts queue, and when one statement returns
- * what queued goes as one batch (up to `maxBatch`): one statement, one commit, one NOTIFY for
- * all of them (migration 0026). Each caller still gets its answer only after the commit that
- * holds its delivery.
+ * Batches for the ingress's statements (docs/production.md, "Group commit"): while fewer than
+ * `maxInFlight` statements are out, a call is sent at once, alone (no added latency when the
+ * ingress is idle); while that many are out, calls queue, and when one statement returns what
+ * queued goes as one batch (up to `maxBatch`). For the accepts that is group commit: one
+ * statement, one commit, one NOTIFY for all of them (migration 0026), each caller still answered
+ * only after the commit that holds its delivery; for the context reads, one round trip.
  *
  * A batch that fails as a whole (a deadlock with another process's batch, one element's error,
- * the connection lost) answers nothing wrong: each of its accepts is then sent alone and gets
- * its own answer or error.
+ * the connection lost) answers nothing wrong: each of its calls is then sent alone and gets its
+ * own answer or error.
  */
 
-export interface AcceptBatcherOptions<I, R> {
-  /** One accept, alone. */
+export interface BatcherOptions<I, R> {
+  /** One call, alone. */
   one: (item: I) => Promise<R>;
-  /** Several accepts in one statement, answered in the order given, one answer each (else it throws). */
+  /** Several calls in one statement, answered in the order given, one answer each (else it throws). */
   many: (items: readonly I[]) => Promise<R[]>;
-  /** Statements out at once before accepts queue. */
+  /** Statements out at once before calls queue. */
   maxInFlight: number;
-  /** The most accepts in one statement. */
+  /** The most calls in one statement. */
   maxBatch: number;
 }
 
@@ -28,7 +28,7 @@ interface Waiting<I, R> {
   reject: (error: unknown) => void;
 }
 
-export function createAcceptBatcher<I, R>(options: AcceptBatcherOptions<I, R>): (item: I) => Promise<R> {
+export function createBatcher<I, R>(options: BatcherOptions<I, R>): (item: I) => Promise<R> {
   const { one, many, maxInFlight, maxBatch } = options;
   let inFlight = 0;
   let queue: Waiting<I, R>[] = [];
@@ -52,8 +52,9 @@ export function createAcceptBatcher<I, R>(options: AcceptBatcherOptions<I, R>): 
     try {
       results = await many(batch.map((w) => w.item));
     } catch {
-      // One statement: nothing of it was committed, so each accept goes again, alone. (Had the
-      // connection gone after the commit, each alone then fails on its own delivery's id.)
+      // One statement: nothing of it was committed, so each call goes again, alone. (Had the
+      // connection gone after an accept batch's commit, each accept alone then fails on its own
+      // delivery's id.)
       await Promise.all(batch.map(sendOne));
       return;
     }

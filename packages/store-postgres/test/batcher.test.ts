@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createAcceptBatcher } from '../src/accept-batcher.js';
+import { createBatcher } from '../src/batcher.js';
 
-// The batcher alone (accept-batcher.ts), its store calls replaced by ones the test settles.
+// The batcher alone (batcher.ts), its store calls replaced by ones the test settles.
 function harness(maxInFlight: number, maxBatch: number, failMany = false) {
   const calls: string[] = [];
   const pending: (() => void)[] = [];
@@ -15,7 +15,7 @@ function harness(maxInFlight: number, maxBatch: number, failMany = false) {
         }
       }),
     );
-  const send = createAcceptBatcher<number, string>({
+  const send = createBatcher<number, string>({
     one: (n) => {
       calls.push(`one ${n}`);
       return later(() => {
