@@ -144,4 +144,23 @@ describe('the evaluator', () => {
       expect(told[i]).toMatchObject({ run_id: run?.id, creator: run?.creator, agent_config: run?.config, trigger: run?.trigger });
     }
   });
+
+  it('lets the event loop turn within a large batch: a timer set before it fires before its last delivery is decided', async () => {
+    const w = await world();
+    for (let i = 0; i < 64; i++) await w.accept();
+    const order: string[] = [];
+    const decide = createDeliveryRuns({ onError: () => {} });
+    const { e } = evaluator(w.store, {
+      batchSize: 100,
+      deliveryRuns: async (input) => {
+        order.push('decided');
+        return decide(input);
+      },
+    });
+    setTimeout(() => order.push('timer'), 0);
+    expect(await e.drain()).toBe(64);
+    const timer = order.indexOf('timer');
+    expect(timer).toBeGreaterThan(0);
+    expect(timer).toBeLessThan(order.length - 1);
+  });
 });

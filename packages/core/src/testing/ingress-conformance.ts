@@ -83,6 +83,29 @@ export function describeIngressConformance(current: () => Store): void {
       expect(list.filter((d) => d.status === 'Duplicate')).toHaveLength(9);
     });
 
+    it('of many concurrent accepts awaiting evaluation accepts one per identity, as one after another would', async () => {
+      // The ingress's accepts (no runs): a database store may commit concurrent ones together
+      // (docs/production.md, "The webhook ingress"); the answers are those of some sequential order.
+      const store = current();
+      const webhookUid = `w-${newId()}`;
+      const attempts = Array.from({ length: 40 }, (_, i) => makeDelivery({ webhookUid, identity: `h:${i % 4}`, receivedAt: at(i) }));
+      const outcomes = await Promise.all(attempts.map((delivery) => store.deliveries.accept({ delivery })));
+      const winners = attempts.filter((_, i) => outcomes[i]?.accepted);
+      expect(winners.map((d) => d.identity).sort()).toEqual(['h:0', 'h:1', 'h:2', 'h:3']);
+      outcomes.forEach((outcome, i) => {
+        const winner = winners.find((d) => d.identity === attempts[i]?.identity);
+        if (!outcome.accepted) expect(outcome).toEqual({ accepted: false, duplicateOf: winner?.id });
+      });
+      const log = await store.deliveries.list('team-1', webhookUid, { limit: 50 });
+      expect(
+        log
+          .filter((d) => d.status === 'Accepted')
+          .map((d) => d.id)
+          .sort(),
+      ).toEqual(winners.map((d) => d.id).sort());
+      expect(log.filter((d) => d.status === 'Duplicate')).toHaveLength(36);
+    });
+
     it('logs rejected entries, lists newest first by keyset, scopes to the team', async () => {
       const store = current();
       const entries = [0, 1, 2, 3, 4].map((i) =>
@@ -173,6 +196,31 @@ export function describeIngressConformance(current: () => Store): void {
     });
   });
 
+  describe('deliveries awaiting evaluation with a rate admission', () => {
+    it('is exact per key under many concurrent accepts, duplicates taking their slot', async () => {
+      const store = current();
+      const keys = [`rate:${newId()}`, `rate:${newId()}`];
+      const hooks = [`w-${newId()}`, `w-${newId()}`];
+      const attempts = Array.from({ length: 60 }, (_, i) => ({
+        // Every third one repeats an identity: a duplicate takes a slot too (step 6 before step 8).
+        delivery: makeDelivery({ webhookUid: hooks[i % 2], identity: `h:${i % 2}:${i % 3 === 2 ? 'again' : i}` }),
+        admit: { key: keys[i % 2] as string, limit: 20, windowMs: 60_000, now: at(0) },
+      }));
+      const outcomes = await Promise.all(attempts.map((a) => store.deliveries.accept(a)));
+      for (const [k, key] of keys.entries()) {
+        const mine = outcomes.filter((_, i) => attempts[i]?.admit.key === key);
+        expect(mine.filter((o) => !('rateLimited' in o))).toHaveLength(20);
+        expect(mine.filter((o) => 'rateLimited' in o)).toEqual(
+          Array.from({ length: 10 }, () => expect.objectContaining({ retryAfterMs: 60_000 })),
+        );
+        expect(await store.rateLimits.peek({ key, windowMs: 60_000, now: at(0) })).toEqual({ count: 20, retryAfterMs: 60_000 });
+        const log = await store.deliveries.list('team-1', hooks[k] as string, { limit: 100 });
+        expect(log).toHaveLength(20);
+        expect(log.filter((d) => d.status === 'Accepted').length).toBe(mine.filter((o) => o.accepted).length);
+      }
+    });
+  });
+
   describe('the context of a delivery', () => {
     it('reads the webhook, its secret, the failed-auth window and the automations in one step', async () => {
       const store = current();
@@ -198,6 +246,29 @@ export function describeIngressConformance(current: () => Store): void {
       expect(
         await store.deliveries.context({ webhookUid: 'none', authBudgetKey: 'auth:none', windowMs: 60_000, now: at(0) }),
       ).toBeUndefined();
+    });
+
+    it('answers many concurrent reads each as it answers one read alone (a database store may batch them)', async () => {
+      const store = current();
+      const uids: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        const secret = makeSecret({ name: `s-${newId().slice(0, 8)}` });
+        const webhook = makeWebhook({ secretName: secret.name, deletedAt: i === 4 ? at(1) : null });
+        await store.webhooks.create({ webhook, ...(i === 3 ? {} : { secret }), maxPerFactory: 20 });
+        for (let n = 0; n < i; n++)
+          await store.rateLimits.admit({ key: `auth:${webhook.uid}`, limit: 20, windowMs: 60_000, now: at(n * 100) });
+        uids.push(webhook.uid);
+      }
+      uids.push('none');
+      const read = (i: number) => {
+        const webhookUid = uids[i % uids.length] as string;
+        return store.deliveries.context({ webhookUid, authBudgetKey: `auth:${webhookUid}`, windowMs: 60_000, now: at(1000 + (i % 4)) });
+      };
+      const alone = [];
+      for (let i = 0; i < 48; i++) alone.push(await read(i));
+      expect(alone.filter((c) => c === undefined)).toHaveLength(8);
+      expect(alone.map((c) => c?.authFailures.count ?? -1).slice(0, 6)).toEqual([0, 1, 2, 3, 4, -1]);
+      expect(await Promise.all(Array.from({ length: 48 }, (_, i) => read(i)))).toEqual(alone);
     });
 
     it('includes a deleted webhook, and answers a missing secret as undefined', async () => {
