@@ -1,7 +1,8 @@
 import type { ClaimRunInput, CreateRunInput, RunPatch, RunState, TransitionRunInput } from '@agentrun/core/store';
-import { RUN_EVENTS_PER_RUN } from '@agentrun/core/store';
+import { RUN_EVENTS_PER_RUN, RUN_STATES } from '@agentrun/core/store';
 import { type RawBuilder, sql } from 'kysely';
 import type { Db } from './db.js';
+import { notifyChannel } from './notify-channel.js';
 import { json, RUN_COLUMNS, RUN_JSON_COLUMNS, RUN_ROW_COLUMNS, runToValues } from './rows.js';
 import { type Prepared, prepared, Slot, slots, templates } from './statements.js';
 import type { Tables } from './tables.js';
@@ -173,8 +174,12 @@ function transitionSql(t: Tables, input: TransitionRunInput, changesState: boole
  * the start's fields when given, and a `state` event per step of the path appended, in one statement.
  */
 function claimSql(t: Tables, input: ClaimRunInput, path: readonly RunState[]): RawBuilder<unknown> {
-  const from = path[0] as RunState;
-  const to = path[path.length - 1] as RunState;
+  // The path's states are written into the text as literals, never sent as parameters: with
+  // `state = $1` a generic plan cannot use the partial `runs_queue` (its WHERE names a state), so
+  // PostgreSQL planned the claim anew on every call (0.3 ms; docs/production.md, "The hot path,
+  // cut"). The states are the state machine's constants, one text per path (`templates`).
+  const from = stateLiteral(path[0] as RunState);
+  const to = stateLiteral(path[path.length - 1] as RunState);
   const steps = path.length - 1;
   const sets = [
     sql`state = ${to}`,
@@ -196,8 +201,8 @@ function claimSql(t: Tables, input: ClaimRunInput, path: readonly RunState[]): R
     .slice(1)
     .map((state, i) =>
       stateEventJson(
-        sql`${path[i] as RunState}::text`,
-        sql`${state}::text`,
+        sql`${stateLiteral(path[i] as RunState)}::text`,
+        sql`${stateLiteral(state)}::text`,
         i === steps - 1 ? sql`w.status_message` : sql`w.status_before`,
       ),
     );
@@ -218,6 +223,12 @@ function claimSql(t: Tables, input: ClaimRunInput, path: readonly RunState[]): R
     : [];
   return withEvents(t, next, update, events, [], followups);
 }
+
+/** A state of the state machine as a literal of the statement's text (only its constants, never input). */
+const stateLiteral = (state: RunState) => {
+  if (!RUN_STATES.includes(state)) throw new Error(`not a run state: ${state}`);
+  return sql.lit(state);
+};
 
 /** A `state` event as JSON, from SQL expressions over the written row `w` (run/transcript.ts `stateEvent`). */
 const stateEventJson = (from: RawBuilder<unknown>, to: RawBuilder<unknown>, status: RawBuilder<unknown>) =>
@@ -259,7 +270,7 @@ function withEvents(
     )${more.length > 0 ? sql`, ${sql.join(more)}` : sql``}
     SELECT row_to_json(x) AS run FROM (
       SELECT ${runColumns('w')}${columns.length > 0 ? sql`, ${sql.join(columns)}` : sql``} FROM w, (
-        SELECT count(pg_notify(${t.fn('agentrun_notify_channel')}(),
+        SELECT count(pg_notify(${sql.lit(notifyChannel(t.schema))},
           json_build_object('type', 'run.event', 'runId', w.id, 'eventId', w.last_event_id)::text)) AS notified
         FROM w WHERE w.last_event_id > w.events_before
       ) n

@@ -5,6 +5,7 @@ import type pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createPostgresStore } from '../src/index.js';
 import { parseNotification } from '../src/notifications.js';
+import { notifyChannel } from '../src/notify-channel.js';
 import { openTestDatabase } from './support/database.js';
 
 // The notifications of the PostgreSQL store (docs/stores.md, "Notifications"): the conformance
@@ -119,6 +120,15 @@ describe('the listening connection', () => {
       const end = makeRun();
       await there.runs.create({ run: end, attachments: [] });
       await waitFor(() => heardThere.length === 2 && heardHere.length === 1);
+      // The hot statements name the channel as a literal (notify-channel.ts): the same as the
+      // function's, for a short schema name and a hashed one.
+      for (const [kysely, schema] of [
+        [db.db, db.schema],
+        [other.db, other.schema],
+      ] as const) {
+        const { rows } = await sql<{ channel: string }>`SELECT ${sql.id(schema, 'agentrun_notify_channel')}() AS channel`.execute(kysely);
+        expect(notifyChannel(schema)).toBe(rows[0]?.channel);
+      }
       expect(heardHere).toEqual([{ type: 'run.queued', runId: a.id }]);
       expect(heardThere).toEqual([
         { type: 'run.queued', runId: b.id },

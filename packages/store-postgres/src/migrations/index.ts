@@ -22,6 +22,7 @@ import * as m0022 from './0022_artifact_callbacks.js';
 import * as m0023 from './0023_delivery_evaluation.js';
 import * as m0024 from './0024_run_event_counter.js';
 import * as m0025 from './0025_lean_run_indexes.js';
+import * as m0027 from './0027_lean_run_writes.js';
 
 /**
  * A schema change. Migrations are append-only: never edit one that has shipped; add the next.
@@ -71,4 +72,6 @@ export const MIGRATIONS: readonly Migration[] = [
   { id: '0023_delivery_evaluation', up: m0023.up },
   { id: '0024_run_event_counter', up: m0024.up },
   { id: '0025_lean_run_indexes', up: m0025.up },
+  // 0026 is another change's.
+  { id: '0027_lean_run_writes', up: m0027.up },
 ];
