@@ -9,6 +9,12 @@
  *   channel computed in its body as `agentrun_notify_channel()` computes it. Same rows in
  *   `callback_deliveries`, same notifications, same transaction: measured, 10% less backend CPU
  *   per run created, claimed and finished.
+ * - **One notification per change of state.** A change of state whose UPDATE also appended the
+ *   run's events (the claim, a transition with its `state` event) adds their last id to its
+ *   `run.changed` payload, and the listener publishes it as the `run.event` and the `run.changed`
+ *   it stands for (notifications.ts); the statement no longer sends a `run.event` of its own. A
+ *   run's NOTIFYs go from five to three, each one the server queues at commit and the listening
+ *   backend reads and sends.
  * - **`runs_name_updated` is partial** (`WHERE config_name IS NOT NULL`): a run without a config
  *   name (most API runs) no longer writes an entry there on its insert and on every change of
  *   state that is not HOT. `name=` lists still read it: `config_name = …` implies the predicate.
@@ -37,7 +43,14 @@ BEGIN
   IF TG_OP = 'INSERT' AND NEW.state = 'QUEUED' THEN
     PERFORM pg_notify(channel, json_build_object('type', 'run.queued', 'runId', NEW.id)::text);
   ELSE
-    PERFORM pg_notify(channel, json_build_object('type', 'run.changed', 'runId', NEW.id, 'state', NEW.state)::text);
+    -- A change of state that appended the run's events in the same UPDATE (the store's claim and
+    -- transitions) tells their last id here: one notification for both (notifications.ts).
+    IF TG_OP = 'UPDATE' AND NEW.last_event_id > OLD.last_event_id THEN
+      PERFORM pg_notify(channel,
+        json_build_object('type', 'run.changed', 'runId', NEW.id, 'state', NEW.state, 'eventId', NEW.last_event_id)::text);
+    ELSE
+      PERFORM pg_notify(channel, json_build_object('type', 'run.changed', 'runId', NEW.id, 'state', NEW.state)::text);
+    END IF;
     IF NEW.state = 'QUEUED' THEN
       PERFORM pg_notify(channel, json_build_object('type', 'run.queued', 'runId', NEW.id)::text);
     END IF;
