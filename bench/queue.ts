@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { createAgentRun, type Executor } from '@agentrun/core';
 import { testPrincipal } from '@agentrun/core/testing';
 import { createPostgresStore } from '@agentrun/store-postgres';
@@ -20,7 +21,10 @@ import type { BenchGroup } from './run.js';
  *
  * Statements per job are every query a pg client sent during the e2e phase (pg.Client#query,
  * counted here: polls and the worker's own reads included) over JOBS, and CPU per job this
- * process's CPU time (producer and worker, not the server's) over JOBS.
+ * process's CPU time (producer and worker, not the server's) over JOBS. Server CPU per job is the
+ * CPU time of every backend of the side's connections (told apart by `application_name`, read from
+ * /proc when the server runs on this machine) over JOBS: what bounds e2e on a shared machine, and
+ * steadier than the rates when the machine is loaded.
  *
  * `DATABASE_URL`, else the local server the tests use. Without a server the group is skipped.
  */
@@ -42,6 +46,8 @@ export const queueGroup: BenchGroup = {
 /** One side of the comparison: how it adds a job and runs a worker. */
 interface Side {
   name: 'agentrun' | 'graphile';
+  /** The `application_name` of its connections. */
+  applicationName: string;
   add(i: number): Promise<unknown>;
   /** Start a worker; resolves once it listens. `started` hears each job's start, `completed` each completion. */
   startWorker(hooks: { started: () => void; completed: () => void }): Promise<() => Promise<void>>;
@@ -53,13 +59,19 @@ interface Round {
   pickupP50Ms: number;
   statementsPerJob: number;
   cpuMsPerJob: number;
+  /** The server's CPU (every backend of the side) per job of the e2e phase; NaN when it cannot be read. */
+  serverCpuMsPerJob: number;
 }
 
-async function measure(url: string, schema: string): Promise<Record<string, number>> {
+async function measure(baseUrl: string, schema: string): Promise<Record<string, number>> {
   const graphileSchema = scratchSchema('bench_queue_graphile');
+  // Each side's connections carry its name, so the server's CPU can be told apart (`backendCpu`).
+  const url = withApplicationName(baseUrl, `${schema}_agentrun`);
+  const graphileUrl = withApplicationName(baseUrl, `${schema}_graphile`);
+  backends = await backendCpu(baseUrl);
   const producerStore = createPostgresStore({ connectionString: url, schema, poolSize: CALLERS, listen: false });
   const workerStore = createPostgresStore({ connectionString: url, schema, poolSize: 10 });
-  const utils = await makeWorkerUtils({ connectionString: url, schema: graphileSchema, maxPoolSize: CALLERS });
+  const utils = await makeWorkerUtils({ connectionString: graphileUrl, schema: graphileSchema, maxPoolSize: CALLERS });
   try {
     await producerStore.migrate();
     await utils.migrate();
@@ -77,6 +89,7 @@ async function measure(url: string, schema: string): Promise<Record<string, numb
     });
     const agentrun: Side = {
       name: 'agentrun',
+      applicationName: `${schema}_agentrun`,
       add: (i) => producer.services.runs.create(principal, { prompt: `queue bench ${i}` }),
       async startWorker(h) {
         hooks = h;
@@ -88,10 +101,11 @@ async function measure(url: string, schema: string): Promise<Record<string, numb
     };
     const graphile: Side = {
       name: 'graphile',
+      applicationName: `${schema}_graphile`,
       add: (i) => utils.addJob('noop', { i }),
       async startWorker(h) {
         const runner: Runner = await runGraphile({
-          connectionString: url,
+          connectionString: graphileUrl,
           schema: graphileSchema,
           concurrency: CONCURRENCY,
           pollInterval: POLL_MS,
@@ -123,7 +137,7 @@ async function measure(url: string, schema: string): Promise<Record<string, numb
       console.log(
         `${name}: enqueue ${median(name, 'enqueuePerS').toFixed(0)}/s, e2e ${median(name, 'e2ePerS').toFixed(0)}/s, ` +
           `pickup p50 ${median(name, 'pickupP50Ms').toFixed(2)} ms; per job (e2e): ${median(name, 'statementsPerJob').toFixed(2)} statements, ` +
-          `${median(name, 'cpuMsPerJob').toFixed(3)} ms CPU in this process`,
+          `${median(name, 'cpuMsPerJob').toFixed(3)} ms CPU in this process, ${median(name, 'serverCpuMsPerJob').toFixed(3)} ms in the server's backends`,
       );
     return {
       'queue.enqueue_vs_graphile': median('agentrun', 'enqueuePerS') / median('graphile', 'enqueuePerS'),
@@ -133,9 +147,14 @@ async function measure(url: string, schema: string): Promise<Record<string, numb
       'queue.graphile_pickup_p50_ms': median('graphile', 'pickupP50Ms'),
       'queue.agentrun_statements_per_run': median('agentrun', 'statementsPerJob'),
       'queue.graphile_statements_per_job': median('graphile', 'statementsPerJob'),
+      // Steadier than the rates on a loaded machine: what bounds e2e is the server's CPU per job.
+      'queue.agentrun_server_cpu_ms_per_run': median('agentrun', 'serverCpuMsPerJob'),
+      'queue.graphile_server_cpu_ms_per_job': median('graphile', 'serverCpuMsPerJob'),
+      'queue.server_cpu_vs_graphile': median('agentrun', 'serverCpuMsPerJob') / median('graphile', 'serverCpuMsPerJob'),
     };
   } finally {
     await utils.release();
+    await closeBackends();
     await producerStore.close();
     await workerStore.close();
     const admin = new pg.Client({ connectionString: url });
@@ -166,6 +185,7 @@ async function round(side: Side): Promise<Round> {
     },
   });
   const statementsBefore = statements;
+  const serverBefore = await backends(side.applicationName);
   const cpuBefore = process.cpuUsage();
   t0 = performance.now();
   await callers(JOBS, side.add);
@@ -173,7 +193,10 @@ async function round(side: Side): Promise<Round> {
   const e2eMs = performance.now() - t0;
   const cpu = process.cpuUsage(cpuBefore);
   const statementsPerJob = (statements - statementsBefore) / JOBS;
+  const serverAfter = await backends(side.applicationName);
   await stop();
+  let serverCpuMs = 0;
+  for (const [pid, ms] of serverAfter) serverCpuMs += ms - (serverBefore.get(pid) ?? 0);
 
   // Pickup: one at a time to an idle, listening worker.
   let onStart: () => void = () => {};
@@ -198,7 +221,55 @@ async function round(side: Side): Promise<Round> {
     pickupP50Ms: pickups[Math.floor(pickups.length / 2)] as number,
     statementsPerJob,
     cpuMsPerJob: (cpu.user + cpu.system) / 1000 / JOBS,
+    serverCpuMsPerJob: serverAfter.size === 0 ? Number.NaN : serverCpuMs / JOBS,
   };
+}
+
+/** The CPU time (ms) of each backend whose connection has the given `application_name`, by pid. */
+let backends: (applicationName: string) => Promise<Map<number, number>> = async () => new Map();
+let closeBackends = async () => {};
+
+/**
+ * Reads backends' CPU time from /proc: only when the server runs on this machine (its backends'
+ * /proc entries readable), else every figure of it is NaN. A backend that ended during a phase is
+ * missed; the pools keep theirs open throughout.
+ */
+async function backendCpu(url: string): Promise<(applicationName: string) => Promise<Map<number, number>>> {
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  const { rows } = await admin.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+  const ownPid = rows[0]?.pid ?? 0;
+  if (procCpuMs(ownPid) === undefined) {
+    await admin.end();
+    return async () => new Map();
+  }
+  admin.on('error', () => {});
+  closeBackends = () => admin.end();
+  return async (applicationName) => {
+    const found = await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [applicationName]);
+    const cpu = new Map<number, number>();
+    for (const { pid } of found.rows) {
+      const ms = procCpuMs(pid);
+      if (ms !== undefined) cpu.set(pid, ms);
+    }
+    return cpu;
+  };
+}
+
+/** utime + stime of a process, in ms (clock ticks of 10 ms), or `undefined` if not readable. */
+function procCpuMs(pid: number): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
+function withApplicationName(url: string, name: string): string {
+  const u = new URL(url);
+  u.searchParams.set('application_name', name);
+  return u.toString();
 }
 
 /** Run `n` adds from CALLERS concurrent callers. */

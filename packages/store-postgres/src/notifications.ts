@@ -46,23 +46,32 @@ interface Session {
 
 const STATES: ReadonlySet<string> = new Set(RUN_STATES);
 
-/** A notification from its JSON payload, or `undefined` if it is not one the triggers send. */
-export function parseNotification(payload: string | undefined): Notification | undefined {
+/**
+ * The notifications a JSON payload stands for: none if it is not one the triggers send. A
+ * `run.changed` whose UPDATE also appended the run's events carries their last id (migration
+ * 0027) and stands for that `run.event`, then the change, in the order the statement wrote them.
+ */
+export function parseNotifications(payload: string | undefined): Notification[] {
   let value: unknown;
   try {
     value = JSON.parse(payload ?? '');
   } catch {
-    return undefined;
+    return [];
   }
-  if (typeof value !== 'object' || value === null) return undefined;
+  if (typeof value !== 'object' || value === null) return [];
   const { type, runId, state, followupId, eventId, deliveryId } = value as Record<string, unknown>;
-  if (type === 'delivery.accepted' && typeof deliveryId === 'string') return { type, deliveryId };
-  if (typeof runId !== 'string') return undefined;
-  if (type === 'run.queued') return { type, runId };
-  if (type === 'run.changed' && typeof state === 'string' && STATES.has(state)) return { type, runId, state: state as RunState };
-  if (type === 'run.followup' && typeof followupId === 'string') return { type, runId, followupId };
-  if (type === 'run.event' && typeof eventId === 'number' && Number.isSafeInteger(eventId)) return { type, runId, eventId };
-  return undefined;
+  const isEventId = typeof eventId === 'number' && Number.isSafeInteger(eventId);
+  if (type === 'delivery.accepted' && typeof deliveryId === 'string') return [{ type, deliveryId }];
+  if (typeof runId !== 'string') return [];
+  if (type === 'run.queued') return [{ type, runId }];
+  if (type === 'run.changed' && typeof state === 'string' && STATES.has(state)) {
+    const changed: Notification = { type, runId, state: state as RunState };
+    if (eventId === undefined) return [changed];
+    return isEventId ? [{ type: 'run.event', runId, eventId: eventId as number }, changed] : [];
+  }
+  if (type === 'run.followup' && typeof followupId === 'string') return [{ type, runId, followupId }];
+  if (type === 'run.event' && isEventId) return [{ type, runId, eventId: eventId as number }];
+  return [];
 }
 
 export function createPostgresNotifications(options: PostgresNotificationsOptions): PostgresNotifications {
@@ -117,8 +126,7 @@ export function createPostgresNotifications(options: PostgresNotificationsOption
       let channel = '';
       client.on('notification', (message) => {
         if (message.channel !== channel) return;
-        const notification = parseNotification(message.payload);
-        if (notification) hub.publish(notification);
+        for (const notification of parseNotifications(message.payload)) hub.publish(notification);
       });
       try {
         await client.connect();

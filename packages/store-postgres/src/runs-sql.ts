@@ -1,7 +1,8 @@
 import type { ClaimRunInput, CreateRunInput, RunPatch, RunState, TransitionRunInput } from '@agentrun/core/store';
-import { RUN_EVENTS_PER_RUN } from '@agentrun/core/store';
+import { RUN_EVENTS_PER_RUN, RUN_STATES } from '@agentrun/core/store';
 import { type RawBuilder, sql } from 'kysely';
 import type { Db } from './db.js';
+import { notifyChannel } from './notify-channel.js';
 import { json, RUN_COLUMNS, RUN_JSON_COLUMNS, RUN_ROW_COLUMNS, runToValues } from './rows.js';
 import { type Prepared, prepared, Slot, slots, templates } from './statements.js';
 import type { Tables } from './tables.js';
@@ -67,7 +68,10 @@ export function runStatements(db: Db, t: Tables) {
     },
     transition(input: TransitionRunInput): Call {
       const { values, slot } = slots();
-      const changesState = input.transcript?.state === true && input.patch.state !== undefined && input.patch.state !== input.expect.state;
+      // A change of state fires the runs' trigger, whose `run.changed` then tells the events this
+      // statement appends (0027); else the statement notifies them itself.
+      const stateChanges = input.patch.state !== undefined && input.patch.state !== input.expect.state;
+      const changesState = input.transcript?.state === true && stateChanges;
       const p = input.patch;
       const patch: Record<string, unknown> = {};
       if (p.state !== undefined) patch.state = slot(p.state);
@@ -103,7 +107,11 @@ export function runStatements(db: Db, t: Tables) {
           ? { followup: { id: slot(f.id), message: slot(f.message), createdAt: slot(f.createdAt), creatorUid: slot(f.creatorUid) } }
           : {}),
       } as unknown as TransitionRunInput;
-      return shapes(JSON.stringify(['transition', changesState, shadow]), () => transitionSql(t, shadow, changesState), values);
+      return shapes(
+        JSON.stringify(['transition', changesState, stateChanges, shadow]),
+        () => transitionSql(t, shadow, changesState, !stateChanges),
+        values,
+      );
     },
   };
 }
@@ -133,7 +141,7 @@ export function insertRunSql(t: Tables, input: CreateRunInput): RawBuilder<unkno
  * The UPDATE of a compare-and-set transition; RETURNING the run when it applied. Its transcript
  * lines (`input.transcript`) are appended by the same statement (`withEvents`).
  */
-function transitionSql(t: Tables, input: TransitionRunInput, changesState: boolean): RawBuilder<unknown> {
+function transitionSql(t: Tables, input: TransitionRunInput, changesState: boolean, notify: boolean): RawBuilder<unknown> {
   const sets = patchAssignments(input.patch);
   sets.push(sql`updated_at = GREATEST(r.updated_at, ${input.now}::timestamptz)`);
   const where = [sql`r.id = ${input.runId}`, sql`r.state = ${input.expect.state}`];
@@ -164,7 +172,7 @@ function transitionSql(t: Tables, input: TransitionRunInput, changesState: boole
   const update = sql`UPDATE ${t.runs} r SET ${sql.join(sets)} FROM o
     WHERE r.id = o.id AND ${sql.join(where, sql` AND `)}
     RETURNING ${runColumns('r')}, r.last_event_id, o.last_event_id AS events_before`;
-  return withEvents(t, locked, update, events, followup);
+  return withEvents(t, locked, update, events, notify, followup);
 }
 
 /**
@@ -173,8 +181,12 @@ function transitionSql(t: Tables, input: TransitionRunInput, changesState: boole
  * the start's fields when given, and a `state` event per step of the path appended, in one statement.
  */
 function claimSql(t: Tables, input: ClaimRunInput, path: readonly RunState[]): RawBuilder<unknown> {
-  const from = path[0] as RunState;
-  const to = path[path.length - 1] as RunState;
+  // The path's states are written into the text as literals, never sent as parameters: with
+  // `state = $1` a generic plan cannot use the partial `runs_queue` (its WHERE names a state), so
+  // PostgreSQL planned the claim anew on every call (0.3 ms; docs/production.md, "The hot path,
+  // cut"). The states are the state machine's constants, one text per path (`templates`).
+  const from = stateLiteral(path[0] as RunState);
+  const to = stateLiteral(path[path.length - 1] as RunState);
   const steps = path.length - 1;
   const sets = [
     sql`state = ${to}`,
@@ -196,8 +208,8 @@ function claimSql(t: Tables, input: ClaimRunInput, path: readonly RunState[]): R
     .slice(1)
     .map((state, i) =>
       stateEventJson(
-        sql`${path[i] as RunState}::text`,
-        sql`${state}::text`,
+        sql`${stateLiteral(path[i] as RunState)}::text`,
+        sql`${stateLiteral(state)}::text`,
         i === steps - 1 ? sql`w.status_message` : sql`w.status_before`,
       ),
     );
@@ -216,8 +228,15 @@ function claimSql(t: Tables, input: ClaimRunInput, path: readonly RunState[]): R
         sql`(SELECT coalesce(jsonb_agg(f ORDER BY f.seq), '[]'::jsonb) FROM ${t.run_followups} f WHERE f.run_id = w.id) AS claimed_followups`,
       ]
     : [];
-  return withEvents(t, next, update, events, [], followups);
+  // Always a change of state: the trigger's `run.changed` tells the appended events (0027).
+  return withEvents(t, next, update, events, false, [], followups);
 }
+
+/** A state of the state machine as a literal of the statement's text (only its constants, never input). */
+const stateLiteral = (state: RunState) => {
+  if (!RUN_STATES.includes(state)) throw new Error(`not a run state: ${state}`);
+  return sql.lit(state);
+};
 
 /** A `state` event as JSON, from SQL expressions over the written row `w` (run/transcript.ts `stateEvent`). */
 const stateEventJson = (from: RawBuilder<unknown>, to: RawBuilder<unknown>, status: RawBuilder<unknown>) =>
@@ -235,7 +254,8 @@ const eventsAfter = (before: RawBuilder<unknown>, n: number) =>
  * its transcript lines appended by the same statement, as `agentrun_append_run_events` (0008,
  * 0024) appends them: numbered from the counter on the run's row (read from the row the statement
  * locked, so no append of another transaction can come between), capped at `RUN_EVENTS_PER_RUN`
- * with one `truncated` marker, and `run.event` notified. Nothing is appended when the write did
+ * with one `truncated` marker, and `run.event` notified: by the statement when `notify`, else by
+ * the runs' trigger (a change of state: its `run.changed` carries the last id, 0027). Nothing is appended when the write did
  * not apply. `w` is the written row in the event expressions.
  */
 function withEvents(
@@ -243,6 +263,7 @@ function withEvents(
   locked: RawBuilder<unknown>,
   update: RawBuilder<unknown>,
   events: readonly RawBuilder<unknown>[],
+  notify: boolean,
   more: readonly RawBuilder<unknown>[],
   columns: readonly RawBuilder<unknown>[] = [],
 ) {
@@ -258,11 +279,15 @@ function withEvents(
       FROM w WHERE w.last_event_id = ${cap} AND w.events_before < ${cap}
     )${more.length > 0 ? sql`, ${sql.join(more)}` : sql``}
     SELECT row_to_json(x) AS run FROM (
-      SELECT ${runColumns('w')}${columns.length > 0 ? sql`, ${sql.join(columns)}` : sql``} FROM w, (
-        SELECT count(pg_notify(${t.fn('agentrun_notify_channel')}(),
+      SELECT ${runColumns('w')}${columns.length > 0 ? sql`, ${sql.join(columns)}` : sql``} FROM w${
+        notify
+          ? sql`, (
+        SELECT count(pg_notify(${sql.lit(notifyChannel(t.schema))},
           json_build_object('type', 'run.event', 'runId', w.id, 'eventId', w.last_event_id)::text)) AS notified
         FROM w WHERE w.last_event_id > w.events_before
-      ) n
+      ) n`
+          : sql``
+      }
     ) x`;
 }
 

@@ -4,7 +4,8 @@ import { sql } from 'kysely';
 import type pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createPostgresStore } from '../src/index.js';
-import { parseNotification } from '../src/notifications.js';
+import { parseNotifications } from '../src/notifications.js';
+import { notifyChannel } from '../src/notify-channel.js';
 import { openTestDatabase } from './support/database.js';
 
 // The notifications of the PostgreSQL store (docs/stores.md, "Notifications"): the conformance
@@ -119,6 +120,15 @@ describe('the listening connection', () => {
       const end = makeRun();
       await there.runs.create({ run: end, attachments: [] });
       await waitFor(() => heardThere.length === 2 && heardHere.length === 1);
+      // The hot statements name the channel as a literal (notify-channel.ts): the same as the
+      // function's, for a short schema name and a hashed one.
+      for (const [kysely, schema] of [
+        [db.db, db.schema],
+        [other.db, other.schema],
+      ] as const) {
+        const { rows } = await sql<{ channel: string }>`SELECT ${sql.id(schema, 'agentrun_notify_channel')}() AS channel`.execute(kysely);
+        expect(notifyChannel(schema)).toBe(rows[0]?.channel);
+      }
       expect(heardHere).toEqual([{ type: 'run.queued', runId: a.id }]);
       expect(heardThere).toEqual([
         { type: 'run.queued', runId: b.id },
@@ -134,17 +144,19 @@ describe('the listening connection', () => {
 
 describe('payloads', () => {
   it('are read when they are what the triggers send, and ignored otherwise', () => {
-    expect(parseNotification('{"type":"run.queued","runId":"r"}')).toEqual({ type: 'run.queued', runId: 'r' });
-    expect(parseNotification('{"type":"run.changed","runId":"r","state":"CANCELLED"}')).toEqual({
-      type: 'run.changed',
-      runId: 'r',
-      state: 'CANCELLED',
-    });
-    expect(parseNotification('{"type":"run.followup","runId":"r","followupId":"f"}')).toEqual({
-      type: 'run.followup',
-      runId: 'r',
-      followupId: 'f',
-    });
+    expect(parseNotifications('{"type":"run.queued","runId":"r"}')).toEqual([{ type: 'run.queued', runId: 'r' }]);
+    expect(parseNotifications('{"type":"run.changed","runId":"r","state":"CANCELLED"}')).toEqual([
+      { type: 'run.changed', runId: 'r', state: 'CANCELLED' },
+    ]);
+    // A change of state whose UPDATE appended events (0027): the run.event, then the change.
+    expect(parseNotifications('{"type":"run.changed","runId":"r","state":"INPROGRESS","eventId":7}')).toEqual([
+      { type: 'run.event', runId: 'r', eventId: 7 },
+      { type: 'run.changed', runId: 'r', state: 'INPROGRESS' },
+    ]);
+    expect(parseNotifications('{"type":"run.event","runId":"r","eventId":3}')).toEqual([{ type: 'run.event', runId: 'r', eventId: 3 }]);
+    expect(parseNotifications('{"type":"run.followup","runId":"r","followupId":"f"}')).toEqual([
+      { type: 'run.followup', runId: 'r', followupId: 'f' },
+    ]);
     for (const junk of [
       undefined,
       '',
@@ -153,11 +165,13 @@ describe('payloads', () => {
       '"run.queued"',
       '{"type":"run.queued"}',
       '{"type":"run.changed","runId":"r","state":"DONE"}',
+      '{"type":"run.changed","runId":"r","state":"FAILED","eventId":"7"}',
+      '{"type":"run.event","runId":"r","eventId":1.5}',
       '{"type":"run.followup","runId":"r"}',
       '{"type":"resync"}',
       '{"type":"other","runId":"r"}',
     ])
-      expect(parseNotification(junk)).toBeUndefined();
+      expect(parseNotifications(junk)).toEqual([]);
   });
 });
 

@@ -36,6 +36,37 @@ describe('named prepared statements', () => {
     }
   });
 
+  it('the claim runs a generic plan once it has been planned a few times (its states are literals: runs-sql.ts)', async ({ skip }) => {
+    if (!db.newPool) skip('needs a PostgreSQL server (a pool)');
+    await db.freshStore();
+    const pool = db.newPool?.(1);
+    if (!pool) return;
+    try {
+      const store = createPostgresStore({ pool, schema: db.schema, listen: false });
+      // Runs that are not queued, and statistics that know it: the table's shape that made a
+      // generic plan without runs_queue cost more than a custom one.
+      await pool.query(
+        `INSERT INTO "${db.schema}".runs (id, team_uid, title, prompt, state, created_at, updated_at, source, creator, config, conversation_id)
+        SELECT 'done-' || g, 'team-1', 't', 'p', 'SUCCEEDED', $1, $1, 'API', '{"uid":"user-1"}', '{}', 'c' FROM generate_series(1, 2000) g`,
+        [NOW],
+      );
+      await pool.query(`ANALYZE "${db.schema}".runs`);
+      for (let i = 0; i < 8; i++) {
+        await store.runs.create({ run: makeRun({ createdAt: NOW, updatedAt: NOW }), attachments: [] });
+        expect(await store.runs.claimNext(claim)).toMatchObject({ state: 'CLAIMED' });
+      }
+      const { rows } = await pool.query<{ statement: string; generic_plans: string }>(
+        `SELECT statement, generic_plans FROM pg_prepared_statements WHERE name LIKE 'agentrun_%' AND statement LIKE '%FOR UPDATE SKIP LOCKED%'`,
+      );
+      expect(rows).toHaveLength(1);
+      // PostgreSQL plans the first five calls for their values, then keeps a generic plan if it
+      // costs no more: with the state a parameter, the partial runs_queue was out of its reach.
+      expect(Number(rows[0]?.generic_plans)).toBeGreaterThan(0);
+    } finally {
+      await pool.end();
+    }
+  });
+
   it('two stores of different schemas on one pool each run their own statements', async ({ skip }) => {
     if (!db.newPool) skip('needs a PostgreSQL server (a pool)');
     const pool = db.newPool?.(1);

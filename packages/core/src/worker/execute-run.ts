@@ -11,6 +11,9 @@ import type { Execution, RunWorkContext } from './worker-context.js';
 /** The status of a run its executor started (the claim's, when it starts the run, runs-part.ts). */
 export const STARTED = { message: 'Started' };
 
+/** What a run without an environment executes with: no resolver is asked (worker.ts `resolveEnvironment`). */
+const NO_ENVIRONMENT = { environment: undefined };
+
 /**
  * The outcome of a run whose own outcome the store refused for a reason other than an outage
  * (docs/executors.md, "Text a store cannot keep").
@@ -69,7 +72,10 @@ export async function executeRun(
     try {
       const { teamUid } = start.run;
       const readAttachment = async (fileName: string) => (await store.runs.getAttachment(teamUid, claimed.id, fileName))?.data;
-      const prepared = await runEnvironment(ctx.resolveEnvironment, start.run);
+      // A run without an environment reaches its executor without a turn of the event loop: the
+      // worker's next claim is sent only after this one's executor has started (runs-part.ts).
+      const prepared =
+        start.run.config.environment_id === undefined ? NO_ENVIRONMENT : await runEnvironment(ctx.resolveEnvironment, start.run);
       if ('outcome' in prepared) outcome = prepared.outcome;
       else {
         const input = {

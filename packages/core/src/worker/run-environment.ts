@@ -3,7 +3,7 @@ import { EnvironmentUnavailable, type ResolvedEnvironment } from '../environment
 import type { ExecutionContext, ExecutionOutcome } from '../executor/executor.js';
 import type { RunRecord } from '../run/record.js';
 
-/** How the worker opens a run's environment (`agentrun.worker()` passes one over its store and cipher). */
+/** How the worker opens a run's environment (`agentrun.worker()` passes one over its store and cipher); asked only for a run whose config names one (execute-run.ts). */
 export type EnvironmentResolver = (run: RunRecord) => Promise<ResolvedEnvironment | undefined>;
 
 /**

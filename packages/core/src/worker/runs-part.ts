@@ -76,19 +76,6 @@ export function runsPart(ctx: RunWorkContext, host: PartHost): WorkerPart {
     if (!claimedRun) return false;
     const { followups, ...run } = claimedRun;
     telemetry?.claimed(run);
-    // One event per step of the path, as the transcript tells it (the store wrote those); built
-    // only for a listener.
-    if (events.listenerCount('run.state_changed') > 0) {
-      const path = startsAtOnce ? CLAIM_AND_START : CLAIM;
-      const item = toRunItem(run);
-      for (let i = 1; i < path.length; i++)
-        emitSafely(events, onError, 'run.state_changed', {
-          run: item,
-          team_uid: run.teamUid,
-          from: path[i - 1] as RunState,
-          to: path[i] as RunState,
-        });
-    }
     let holdsPlace = true;
     const freePlace = () => {
       if (!holdsPlace) return false;
@@ -116,6 +103,21 @@ export function runsPart(ctx: RunWorkContext, host: PartHost): WorkerPart {
       freePlace();
       if (host.started()) host.wake();
     });
+    // One event per step of the path, as the transcript tells it (the store wrote those); built
+    // only for a listener, once the executor has started (executeRun reaches it without awaiting
+    // when the run has no environment): pickup latency is the time to the executor's start, and
+    // nothing the executor does can emit before these (its writes are asynchronous).
+    if (events.listenerCount('run.state_changed') > 0) {
+      const path = startsAtOnce ? CLAIM_AND_START : CLAIM;
+      const item = toRunItem(run);
+      for (let i = 1; i < path.length; i++)
+        emitSafely(events, onError, 'run.state_changed', {
+          run: item,
+          team_uid: run.teamUid,
+          from: path[i - 1] as RunState,
+          to: path[i] as RunState,
+        });
+    }
     return true;
   }
 

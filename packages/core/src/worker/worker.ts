@@ -38,7 +38,7 @@ export interface WorkerDeps {
   sessionLink?: (runId: string) => string;
   /** Pickup latency and a span per execution (telemetry/execution-span.ts); from `agentrun.worker()`. */
   telemetry?: WorkerTelemetry;
-  /** Opens a run's environment for the executor (worker/run-environment.ts); from `agentrun.worker()`. */
+  /** Opens a run's environment for the executor (worker/run-environment.ts), asked only for a run with `environment_id`; from `agentrun.worker()`. */
   resolveEnvironment?: EnvironmentResolver;
   /** Keeps what agents report as artifacts (docs/artifacts.md); without it `reportArtifact` refuses every report. */
   artifacts?: ArtifactService;

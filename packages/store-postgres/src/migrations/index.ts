@@ -23,6 +23,7 @@ import * as m0023 from './0023_delivery_evaluation.js';
 import * as m0024 from './0024_run_event_counter.js';
 import * as m0025 from './0025_lean_run_indexes.js';
 import * as m0026 from './0026_batched_accepts.js';
+import * as m0027 from './0027_lean_run_writes.js';
 
 /**
  * A schema change. Migrations are append-only: never edit one that has shipped; add the next.
@@ -73,4 +74,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { id: '0024_run_event_counter', up: m0024.up },
   { id: '0025_lean_run_indexes', up: m0025.up },
   { id: '0026_batched_accepts', up: m0026.up },
+  { id: '0027_lean_run_writes', up: m0027.up },
 ];
