@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type pg from 'pg';
+import { type BackendCpu, backendCpu, cpuBetween, withApplicationName } from './backend-cpu.js';
 import { bodyTemplate, cpuSeconds, load, startServer, stopServer } from './ingress.js';
 import { type IngressTarget, PG_POOL_ENV, PG_SCHEMA_ENV, PG_URL_ENV } from './ingress-server.js';
 import { connectAdmin, DEFAULT_DATABASE_URL, redact, scratchSchema } from './pg-admin.js';
@@ -51,9 +52,10 @@ export async function measurePostgresIngress(baseUrl: string): Promise<Record<st
   if (!admin) return {};
   const schema = scratchSchema('bench_ingress');
   const dir = await mkdtemp(join(tmpdir(), 'agentrun-pgbench-'));
+  const backends = await backendCpu(baseUrl);
   try {
     progress(`schema ${schema} on ${redact(baseUrl)}`);
-    const measured = await ingressPerSecond(baseUrl, schema, admin); // the server's migrate() creates the schema
+    const measured = await ingressPerSecond(baseUrl, schema, admin, backends); // the server's migrate() creates the schema
     const ingress = measured.perSecond;
     progress(`ingress: ${ingress.toFixed(0)} accepted deliveries/s`);
 
@@ -65,14 +67,19 @@ export async function measurePostgresIngress(baseUrl: string): Promise<Record<st
       script,
       `INSERT INTO ${schema}.bench_rows (id, team_uid, payload, created_at) VALUES (gen_random_uuid()::text, 'acme', repeat('x', 1024), now());\n`,
     );
+    const pgbenchApp = `${schema}_pgbench`;
+    const polled = pollBackends(backends, pgbenchApp);
     const { stdout } = await promisify(execFile)(
       PGBENCH,
-      ['-n', '-c', String(CONNECTIONS), '-j', '2', '-T', String(SECONDS), '-f', script, baseUrl],
+      ['-n', '-c', String(CONNECTIONS), '-j', '2', '-T', String(SECONDS), '-f', script, withApplicationName(baseUrl, pgbenchApp)],
       { maxBuffer: 1 << 20 },
     );
+    const pgbenchBackend = await polled.stop();
     const tps = Number(/^tps = ([\d.]+)/m.exec(stdout)?.[1]);
     if (!Number.isFinite(tps) || tps <= 0) throw new Error(`no "tps = …" in the pgbench output:\n${stdout}`);
-    progress(`pgbench: ${tps.toFixed(0)} single-row INSERT transactions/s`);
+    // The backends' CPU up to the last poll, over the inserts made by then (at the measured rate).
+    const pgbenchBackendUs = (pgbenchBackend.ms * 1000) / (tps * pgbenchBackend.seconds);
+    progress(`pgbench: ${tps.toFixed(0)} single-row INSERT transactions/s, ${pgbenchBackendUs.toFixed(0)} µs backend CPU per insert`);
     return {
       'postgres.ingress_per_s': ingress,
       'postgres.pgbench_tps': tps,
@@ -84,6 +91,9 @@ export async function measurePostgresIngress(baseUrl: string): Promise<Record<st
       'postgres.commits_per_delivery': measured.commitsPerDelivery,
       'postgres.backend_ms_per_delivery': measured.backendMsPerDelivery,
       'postgres.server_cpu_us_per_delivery': measured.serverCpuUsPerDelivery,
+      'postgres.backend_cpu_us_per_delivery': measured.backendCpuUsPerDelivery,
+      'postgres.loadgen_cpu_us_per_delivery': measured.loadgenCpuUsPerDelivery,
+      'postgres.pgbench_backend_cpu_us_per_insert': pgbenchBackendUs,
       'postgres.ingress_p99_ms': measured.p99Ms,
       'postgres.evaluation_latency_ms': measured.evaluationLatencyMs,
       'postgres.evaluation_latency_max_ms': measured.evaluationLatencyMaxMs,
@@ -91,6 +101,7 @@ export async function measurePostgresIngress(baseUrl: string): Promise<Record<st
   } finally {
     await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch((error) => console.error(`could not drop ${schema}:`, error));
     await admin.end();
+    await backends.close();
     await rm(dir, { recursive: true, force: true });
     progress(`dropped schema ${schema}`);
   }
@@ -106,14 +117,19 @@ interface Measured {
   commitsPerDelivery: number;
   backendMsPerDelivery: number;
   serverCpuUsPerDelivery: number;
+  /** The CPU of the server's backends (its pool, evaluation included), per delivery evaluated. */
+  backendCpuUsPerDelivery: number;
+  /** This process's CPU (autocannon's load) per delivery accepted. */
+  loadgenCpuUsPerDelivery: number;
   p99Ms: number;
 }
 
-async function ingressPerSecond(url: string, schema: string, admin: pg.Client): Promise<Measured> {
+async function ingressPerSecond(url: string, schema: string, admin: pg.Client, backends: BackendCpu): Promise<Measured> {
   const started = performance.now();
+  const serverApp = `${schema}_server`;
   const { child, ready } = await startServer('fastify-postgres', {
     ...process.env,
-    [PG_URL_ENV]: url,
+    [PG_URL_ENV]: withApplicationName(url, serverApp),
     [PG_SCHEMA_ENV]: schema,
     [PG_POOL_ENV]: String(CONNECTIONS),
   });
@@ -136,9 +152,12 @@ async function ingressPerSecond(url: string, schema: string, admin: pg.Client): 
     await settle(admin, schema);
     const before = await counters(admin, schema, child);
     const cpuBefore = await cpuSeconds(child.pid);
+    const backendBefore = await backends.read(serverApp);
+    const loadgenBefore = process.cpuUsage();
     const t0 = performance.now();
     const sustained = await load(ready.port, ready.targets, EVALUATED_SECONDS, counter, CONNECTIONS);
     const seconds = (performance.now() - t0) / 1000;
+    const loadgen = process.cpuUsage(loadgenBefore);
     const after = await counters(admin, schema, child);
     check('sustained', sustained);
     const accepted = after.accepted - before.accepted;
@@ -150,11 +169,13 @@ async function ingressPerSecond(url: string, schema: string, admin: pg.Client): 
     const measuredAfter = await settle(admin, schema, child);
     const done = measuredAfter.evaluated - before.evaluated;
     const serverCpuUsPerDelivery = (((await cpuSeconds(child.pid)) - cpuBefore) * 1e6) / done;
+    const backendCpuUsPerDelivery = (cpuBetween(backendBefore, await backends.read(serverApp)) * 1000) / done;
+    const loadgenCpuUsPerDelivery = (loadgen.user + loadgen.system) / accepted;
     const statementsPerDelivery = (measuredAfter.statements - before.statements) / done;
     const commitsPerDelivery = (measuredAfter.commits - before.commits) / done;
     const backendMsPerDelivery = (measuredAfter.activeMs - before.activeMs) / done;
     progress(
-      `per delivery: ${statementsPerDelivery.toFixed(2)} statements, ${commitsPerDelivery.toFixed(2)} commits, ${backendMsPerDelivery.toFixed(3)} ms backend time, ${serverCpuUsPerDelivery.toFixed(0)} µs server CPU`,
+      `per delivery: ${statementsPerDelivery.toFixed(2)} statements, ${commitsPerDelivery.toFixed(2)} commits, ${backendMsPerDelivery.toFixed(3)} ms backend time, ${serverCpuUsPerDelivery.toFixed(0)} µs server CPU, ${backendCpuUsPerDelivery.toFixed(0)} µs its backends' CPU, ${loadgenCpuUsPerDelivery.toFixed(0)} µs autocannon's`,
     );
 
     const p99 = await load(ready.port, ready.targets, SECONDS, counter, P99_CONNECTIONS);
@@ -175,6 +196,8 @@ async function ingressPerSecond(url: string, schema: string, admin: pg.Client): 
       commitsPerDelivery,
       backendMsPerDelivery,
       serverCpuUsPerDelivery,
+      backendCpuUsPerDelivery,
+      loadgenCpuUsPerDelivery,
       p99Ms: p99.latency.p99,
     };
   } finally {
@@ -250,6 +273,31 @@ async function idleLatencies(port: number, target: IngressTarget, admin: pg.Clie
   }
   times.sort((a, b) => a - b);
   return { median: times[10] as number, max: times[19] as number };
+}
+
+/**
+ * Polls the CPU of the backends with this `application_name` every 200 ms while a workload whose
+ * connections end with it runs (pgbench): its last reading is what they had spent by then, and
+ * `seconds` the time from the start to that reading.
+ */
+function pollBackends(backends: BackendCpu, applicationName: string) {
+  const t0 = performance.now();
+  let last = { ms: Number.NaN, seconds: 0 };
+  let polling = true;
+  const loop = (async () => {
+    while (polling) {
+      const cpu = await backends.read(applicationName);
+      if (cpu.size > 0) last = { ms: cpuBetween(new Map(), cpu), seconds: (performance.now() - t0) / 1000 };
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  })();
+  return {
+    async stop() {
+      polling = false;
+      await loop;
+      return last;
+    },
+  };
 }
 
 /** Statements the bench server has sent so far (ingress-server.ts counts them). */

@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { createAgentRun, type Executor } from '@agentrun/core';
 import { testPrincipal } from '@agentrun/core/testing';
 import { createPostgresStore } from '@agentrun/store-postgres';
 import { Logger, makeWorkerUtils, type Runner, run as runGraphile } from 'graphile-worker';
 import pg from 'pg';
+import { type BackendCpu, backendCpu, cpuBetween, withApplicationName } from './backend-cpu.js';
 import { inScratchSchema, scratchSchema } from './pg-admin.js';
 import type { BenchGroup } from './run.js';
 
@@ -154,7 +154,7 @@ async function measure(baseUrl: string, schema: string): Promise<Record<string, 
     };
   } finally {
     await utils.release();
-    await closeBackends();
+    await backends.close();
     await producerStore.close();
     await workerStore.close();
     const admin = new pg.Client({ connectionString: url });
@@ -185,7 +185,7 @@ async function round(side: Side): Promise<Round> {
     },
   });
   const statementsBefore = statements;
-  const serverBefore = await backends(side.applicationName);
+  const serverBefore = await backends.read(side.applicationName);
   const cpuBefore = process.cpuUsage();
   t0 = performance.now();
   await callers(JOBS, side.add);
@@ -193,10 +193,9 @@ async function round(side: Side): Promise<Round> {
   const e2eMs = performance.now() - t0;
   const cpu = process.cpuUsage(cpuBefore);
   const statementsPerJob = (statements - statementsBefore) / JOBS;
-  const serverAfter = await backends(side.applicationName);
+  const serverAfter = await backends.read(side.applicationName);
   await stop();
-  let serverCpuMs = 0;
-  for (const [pid, ms] of serverAfter) serverCpuMs += ms - (serverBefore.get(pid) ?? 0);
+  const serverCpuMs = cpuBetween(serverBefore, serverAfter);
 
   // Pickup: one at a time to an idle, listening worker.
   let onStart: () => void = () => {};
@@ -221,56 +220,12 @@ async function round(side: Side): Promise<Round> {
     pickupP50Ms: pickups[Math.floor(pickups.length / 2)] as number,
     statementsPerJob,
     cpuMsPerJob: (cpu.user + cpu.system) / 1000 / JOBS,
-    serverCpuMsPerJob: serverAfter.size === 0 ? Number.NaN : serverCpuMs / JOBS,
+    serverCpuMsPerJob: serverCpuMs / JOBS,
   };
 }
 
-/** The CPU time (ms) of each backend whose connection has the given `application_name`, by pid. */
-let backends: (applicationName: string) => Promise<Map<number, number>> = async () => new Map();
-let closeBackends = async () => {};
-
-/**
- * Reads backends' CPU time from /proc: only when the server runs on this machine (its backends'
- * /proc entries readable), else every figure of it is NaN. A backend that ended during a phase is
- * missed; the pools keep theirs open throughout.
- */
-async function backendCpu(url: string): Promise<(applicationName: string) => Promise<Map<number, number>>> {
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  const { rows } = await admin.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
-  const ownPid = rows[0]?.pid ?? 0;
-  if (procCpuMs(ownPid) === undefined) {
-    await admin.end();
-    return async () => new Map();
-  }
-  admin.on('error', () => {});
-  closeBackends = () => admin.end();
-  return async (applicationName) => {
-    const found = await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [applicationName]);
-    const cpu = new Map<number, number>();
-    for (const { pid } of found.rows) {
-      const ms = procCpuMs(pid);
-      if (ms !== undefined) cpu.set(pid, ms);
-    }
-    return cpu;
-  };
-}
-
-/** utime + stime of a process, in ms (clock ticks of 10 ms), or `undefined` if not readable. */
-function procCpuMs(pid: number): number | undefined {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return undefined;
-  }
-}
-
-function withApplicationName(url: string, name: string): string {
-  const u = new URL(url);
-  u.searchParams.set('application_name', name);
-  return u.toString();
-}
+/** The backends' CPU of each side (its connections' `application_name`), set up by `measure`. */
+let backends: BackendCpu;
 
 /** Run `n` adds from CALLERS concurrent callers. */
 async function callers(n: number, add: (i: number) => Promise<unknown>): Promise<void> {
