@@ -87,8 +87,15 @@ describe.each(HOSTILE_STORES)('an agent printing 1 GB, on %s', (kind) => {
     ]);
     expect(long?.outputChars).toBeLessThanOrEqual(BUDGET);
     expect(long?.outputChars).toBeGreaterThan(BUDGET - 8192);
-    // Short lines: kept up to the line cap, just short of the store's event cap, then one marker.
-    expect(short?.markers).toEqual([expect.stringMatching(/^Output truncated after \d+ bytes: the agent's lines beyond 9900 /)]);
+    // Short lines: kept up to the line cap, just short of the store's event cap, then one marker;
+    // or, where the store takes fewer than 9,900 lines in the 3 s (PostgreSQL on a loaded machine:
+    // output is read only as fast as the store takes it), cut by the timeout with one marker. The
+    // line cap itself is executor-process/test/agent-output.test.ts's.
+    expect(short?.markers).toEqual([
+      expect.stringMatching(
+        /^Output truncated after \d+ bytes: (the agent's lines beyond 9900 |the run was stopped \(timeout\) with output still waiting for the store)/,
+      ),
+    ]);
     // One line without a newline: cut (core keeps 16,384 characters of it); stderr: nothing in the transcript.
     expect(oneline?.outputChars).toBe(16_384);
     expect(oneline?.markers).toEqual([]);
