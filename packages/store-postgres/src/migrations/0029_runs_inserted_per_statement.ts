@@ -14,6 +14,14 @@
  *   payload of 0007. A run inserted in another state still gets its own `run.changed`, in its place.
  * Changes of state keep 0027's row trigger: PostgreSQL allows no transition table on a trigger
  * with a column list (`UPDATE OF state`), and a change of state is one row per statement anyway.
+ *
+ * **No foreign key from `run_attachments` to `runs`**, as 0027 did for `run_events`: its check
+ * per attachment inserted (every webhook run has its `event-payload.json`) locked the run's row
+ * FOR KEY SHARE, a WAL record and a dirtied page each, for nothing: every writer inserts a run's
+ * attachments in the statement (or function) that inserts the run, from that insert
+ * (runs-sql.ts insertRunSql, ingress.ts completeWrite, 0026's agentrun_accept_one). The
+ * `ON DELETE CASCADE` a host's DELETE of runs relied on is kept by 0027's statement trigger,
+ * which now deletes the runs' attachments too.
  */
 export const up = `
 CREATE FUNCTION agentrun_runs_inserted() RETURNS trigger LANGUAGE plpgsql
@@ -70,4 +78,15 @@ $$;
 DROP TRIGGER runs_written_insert ON runs;
 CREATE TRIGGER runs_inserted AFTER INSERT ON runs REFERENCING NEW TABLE AS added
   FOR EACH STATEMENT EXECUTE FUNCTION agentrun_runs_inserted();
+
+ALTER TABLE run_attachments DROP CONSTRAINT run_attachments_run_id_fkey;
+CREATE OR REPLACE FUNCTION agentrun_runs_deleted() RETURNS trigger LANGUAGE plpgsql
+  SET search_path FROM CURRENT
+AS $$
+BEGIN
+  DELETE FROM run_events e USING gone WHERE e.run_id = gone.id;
+  DELETE FROM run_attachments a USING gone WHERE a.run_id = gone.id;
+  RETURN NULL;
+END
+$$;
 `;
