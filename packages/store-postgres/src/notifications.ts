@@ -62,6 +62,8 @@ export function parseNotifications(payload: string | undefined): Notification[] 
   const { type, runId, state, followupId, eventId, deliveryId } = value as Record<string, unknown>;
   const isEventId = typeof eventId === 'number' && Number.isSafeInteger(eventId);
   if (type === 'delivery.accepted' && typeof deliveryId === 'string') return [{ type, deliveryId }];
+  // Runs one INSERT added QUEUED, in order (migration 0029): one `run.queued` each.
+  if (type === 'run.queued' && runId === undefined) return queuedRuns((value as { runIds?: unknown }).runIds);
   if (typeof runId !== 'string') return [];
   if (type === 'run.queued') return [{ type, runId }];
   if (type === 'run.changed' && typeof state === 'string' && STATES.has(state)) {
@@ -72,6 +74,12 @@ export function parseNotifications(payload: string | undefined): Notification[] 
   if (type === 'run.followup' && typeof followupId === 'string') return [{ type, runId, followupId }];
   if (type === 'run.event' && isEventId) return [{ type, runId, eventId: eventId as number }];
   return [];
+}
+
+/** `run.queued` for each id of a 0029 payload's `runIds`: none unless it is an array of strings. */
+function queuedRuns(runIds: unknown): Notification[] {
+  if (!Array.isArray(runIds) || !runIds.every((id) => typeof id === 'string')) return [];
+  return runIds.map((runId: string) => ({ type: 'run.queued', runId }));
 }
 
 export function createPostgresNotifications(options: PostgresNotificationsOptions): PostgresNotifications {

@@ -140,11 +140,40 @@ describe('the listening connection', () => {
       await other.close();
     }
   });
+
+  it.skipIf(!db.multiConnection)('tells of the runs one INSERT adds, in their order, whatever their number (0029)', async () => {
+    const store = await listeningStore();
+    try {
+      const heard: Notification[] = [];
+      await store.notifications?.listen((n) => heard.push(n));
+      // 300 runs QUEUED (more than one payload holds), one CANCELLED among them, in one statement.
+      const ids = Array.from({ length: 300 }, (_, i) => `run_multi_${String(i).padStart(3, '0')}_${'x'.repeat(30)}`);
+      const stateOf = (i: number) => (i === 150 ? 'CANCELLED' : 'QUEUED');
+      const values = ids.map(
+        (id, i) => sql`(${id}, 'team_multi', 't', 'p', ${stateOf(i)}, now(), now(), 'API', '{}', '{}', ${`conv_${id}`})`,
+      );
+      await sql`INSERT INTO ${db.table('runs')} (id, team_uid, title, prompt, state, created_at, updated_at, source, creator, config, conversation_id)
+        VALUES ${sql.join(values)}`.execute(db.db);
+      await waitFor(() => heard.length === ids.length);
+      expect(heard).toEqual(
+        ids.map(
+          (runId, i): Notification => (i === 150 ? { type: 'run.changed', runId, state: 'CANCELLED' } : { type: 'run.queued', runId }),
+        ),
+      );
+    } finally {
+      await store.close();
+    }
+  });
 });
 
 describe('payloads', () => {
   it('are read when they are what the triggers send, and ignored otherwise', () => {
     expect(parseNotifications('{"type":"run.queued","runId":"r"}')).toEqual([{ type: 'run.queued', runId: 'r' }]);
+    // The runs one INSERT added QUEUED (0029): one run.queued each, in order.
+    expect(parseNotifications('{"type":"run.queued","runIds":["a","b"]}')).toEqual([
+      { type: 'run.queued', runId: 'a' },
+      { type: 'run.queued', runId: 'b' },
+    ]);
     expect(parseNotifications('{"type":"run.changed","runId":"r","state":"CANCELLED"}')).toEqual([
       { type: 'run.changed', runId: 'r', state: 'CANCELLED' },
     ]);
@@ -164,6 +193,8 @@ describe('payloads', () => {
       'null',
       '"run.queued"',
       '{"type":"run.queued"}',
+      '{"type":"run.queued","runIds":"a"}',
+      '{"type":"run.queued","runIds":["a",1]}',
       '{"type":"run.changed","runId":"r","state":"DONE"}',
       '{"type":"run.changed","runId":"r","state":"FAILED","eventId":"7"}',
       '{"type":"run.event","runId":"r","eventId":1.5}',

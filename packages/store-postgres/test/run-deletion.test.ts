@@ -6,7 +6,7 @@ import { openTestDatabase, type TestDatabase } from './support/database.js';
 
 // A host that deletes runs with its own SQL deletes their transcripts with them: a statement
 // trigger since 0027 dropped the foreign key of run_events (docs/production.md, "Pickup and the
-// server's cost per run").
+// server's cost per run"), and their attachments since 0029 dropped that of run_attachments.
 let db: TestDatabase;
 beforeAll(async () => {
   db = await openTestDatabase('run_deletion');
@@ -35,5 +35,25 @@ describe('deleting runs', () => {
     await sql`DELETE FROM ${sql.table(`${db.schema}.runs`)} WHERE id = ${gone.id}`.execute(db.db);
     expect(await events(gone.id)).toBe(0);
     expect(await events(kept.id)).toBe(1);
+  });
+
+  it("deletes their attachments and leaves other runs' attachments", async () => {
+    await db.freshStore();
+    const store = createPostgresStore({ db: db.db, schema: db.schema, listen: false });
+    const [gone, kept] = [makeRun({ createdAt: NOW, updatedAt: NOW }), makeRun({ createdAt: NOW, updatedAt: NOW })];
+    for (const run of [gone, kept]) {
+      const data = new TextEncoder().encode('{}');
+      await store.runs.create({ run, attachments: [{ runId: run.id, fileName: 'a.json', mimeType: 'application/json', data }] });
+    }
+    const attachments = async (runId: string) =>
+      (
+        await sql<{
+          n: number;
+        }>`SELECT count(*)::int AS n FROM ${sql.table(`${db.schema}.run_attachments`)} WHERE run_id = ${runId}`.execute(db.db)
+      ).rows[0]?.n;
+    expect(await attachments(gone.id)).toBe(1);
+    await sql`DELETE FROM ${sql.table(`${db.schema}.runs`)} WHERE id = ${gone.id}`.execute(db.db);
+    expect(await attachments(gone.id)).toBe(0);
+    expect(await attachments(kept.id)).toBe(1);
   });
 });

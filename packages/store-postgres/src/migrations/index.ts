@@ -24,6 +24,7 @@ import * as m0024 from './0024_run_event_counter.js';
 import * as m0025 from './0025_lean_run_indexes.js';
 import * as m0026 from './0026_batched_accepts.js';
 import * as m0027 from './0027_lean_run_writes.js';
+import * as m0029 from './0029_runs_inserted_per_statement.js';
 
 /**
  * A schema change. Migrations are append-only: never edit one that has shipped; add the next.
@@ -75,4 +76,6 @@ export const MIGRATIONS: readonly Migration[] = [
   { id: '0025_lean_run_indexes', up: m0025.up },
   { id: '0026_batched_accepts', up: m0026.up },
   { id: '0027_lean_run_writes', up: m0027.up },
+  // 0028 is kept for another branch's migration; ids only need to sort.
+  { id: '0029_runs_inserted_per_statement', up: m0029.up },
 ];
