@@ -15,6 +15,7 @@ export const TABLE_NAMES = [
   'definition_sets',
   'deliveries',
   'rate_limit_events',
+  'rate_limit_counts',
   'audit_events',
   'team_repositories',
   'environments',

@@ -204,6 +204,26 @@ describe('rateLimits', () => {
     expect(await store.rateLimits.admit({ key: 'k', limit: 5, windowMs: 1000, now: at(5000) })).toEqual({ allowed: true });
     expect(await count()).toBe(1);
   });
+
+  it("keeps each key's count equal to its events (0030), and a count that drifted mends once its window is empty", async () => {
+    const store = await db.freshStore();
+    const admit = (key: string, ms: number, limit = 3) => store.rateLimits.admit({ key, limit, windowMs: 1000, now: at(ms) });
+    for (let i = 0; i < 40; i++) await admit(i % 3 === 0 ? 'x' : 'y', i * 97);
+    const counts = async () =>
+      (
+        await sql<{ key: string; n: number; events: number }>`SELECT c.key, c.n,
+          (SELECT count(*)::int FROM ${db.table('rate_limit_events')} e WHERE e.key = c.key) AS events
+          FROM ${db.table('rate_limit_counts')} c ORDER BY c.key`.execute(db.db)
+      ).rows;
+    const kept = await counts();
+    expect(kept.map((c) => c.key)).toEqual(['x', 'y']);
+    for (const c of kept) expect(c.n).toBe(c.events);
+    // By hand, as an operator clearing a limit might: the count says 3 where the window is empty.
+    await sql`DELETE FROM ${db.table('rate_limit_events')} WHERE key = 'x'`.execute(db.db);
+    await sql`UPDATE ${db.table('rate_limit_counts')} SET n = 3 WHERE key = 'x'`.execute(db.db);
+    expect(await admit('x', 40 * 97)).toEqual({ allowed: true });
+    expect((await counts()).find((c) => c.key === 'x')).toEqual({ key: 'x', n: 1, events: 1 });
+  });
 });
 
 describe('indexes', () => {

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { DeliveryRecord } from '../ingress/records.js';
 import type { Store } from '../store/store.js';
@@ -307,6 +308,39 @@ export function describeIngressConformance(current: () => Store): void {
       expect((await store.rateLimits.admit({ key, limit: 3, windowMs: 60_000, now: at(59_999) })).allowed).toBe(false);
       expect(await store.rateLimits.admit({ key, limit: 3, windowMs: 60_000, now: at(60_000) })).toEqual({ allowed: true });
       expect(await store.rateLimits.peek({ key: 'unused', windowMs: 60_000, now: at(0) })).toEqual({ count: 0, retryAfterMs: 0 });
+    });
+
+    it('answers any sequence of admissions and peeks as a sliding log of the admitted events would', async () => {
+      const store = current();
+      // Two keys with their own limits; times only move forward; the window may change between calls.
+      const step = fc.record({
+        key: fc.constantFrom('a', 'b'),
+        advanceMs: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 400 }), fc.integer({ min: 900, max: 2500 })),
+        windowMs: fc.constantFrom(1000, 2000),
+        peek: fc.boolean(),
+      });
+      await fc.assert(
+        fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 40 }), fc.integer({ min: 1, max: 6 }), async (steps, limit) => {
+          const prefix = `p-${newId()}`;
+          const log = new Map<string, number[]>();
+          let now = 0;
+          for (const { key, advanceMs, windowMs, peek } of steps) {
+            now += advanceMs;
+            const events = (log.get(key) ?? []).filter((t) => t > now - windowMs);
+            const retryAfterMs = events.length === 0 ? 0 : Math.max(0, (events[0] as number) + windowMs - now);
+            const request = { key: `${prefix}-${key}`, windowMs, now: at(now) };
+            if (peek) {
+              expect(await store.rateLimits.peek(request)).toEqual({ count: events.length, retryAfterMs });
+              continue;
+            }
+            const allowed = events.length < limit;
+            if (allowed) events.push(now);
+            log.set(key, events);
+            expect(await store.rateLimits.admit({ ...request, limit })).toEqual(allowed ? { allowed } : { allowed, retryAfterMs });
+          }
+        }),
+        { numRuns: 25 },
+      );
     });
 
     it('is exact under concurrent admits', async () => {
