@@ -8,6 +8,8 @@ import type { Logger } from './logger.js';
  */
 interface RequestLog {
   logger?: Logger;
+  /** False when the attached logger is known to print no `info` line: no request line is gathered for it. */
+  lines?: boolean;
   fields: Record<string, string | number>;
 }
 
@@ -22,12 +24,26 @@ const logOf = (request: Request): RequestLog => {
   return log;
 };
 
-/** An adapter's per-request logger (Fastify's `request.log`); `createAgentRun`'s `logger` option wins over it. */
-export function attachRequestLogger(request: Request, logger: Logger): void {
-  logOf(request).logger = logger;
+/**
+ * An adapter's per-request logger (Fastify's `request.log`); `createAgentRun`'s `logger` option
+ * wins over it. `lines: false` says the adapter knows it prints no `info` (Fastify without a
+ * logger, or pino above `info`): errors still go to it, but no request line is gathered, which
+ * would cost a delivery several microseconds for nothing (docs/production.md, "The webhook ingress").
+ */
+export function attachRequestLogger(request: Request, logger: Logger, { lines = true }: { lines?: boolean } = {}): void {
+  const log = logOf(request);
+  log.logger = logger;
+  if (!lines) log.lines = false;
 }
 
+/** The logger this request's errors go to, if an adapter attached one. */
 export const requestLoggerOf = (request: Request | undefined): Logger | undefined => (request ? LOGS.get(request)?.logger : undefined);
+
+/** The logger that prints this request's line, if an adapter attached one that may print it. */
+export const requestLineLoggerOf = (request: Request): Logger | undefined => {
+  const log = LOGS.get(request);
+  return log?.lines === false ? undefined : log?.logger;
+};
 
 /**
  * The request will have a log line: the app has a logger of its own (the surface calls this as
@@ -36,7 +52,8 @@ export const requestLoggerOf = (request: Request | undefined): Logger | undefine
  * the ingress, gathering cost a tenth of a delivery (`npm run bench -- ingress-telemetry`).
  */
 export function trackRequestLog(request: Request): void {
-  logOf(request);
+  // The app's logger prints the line, whatever an adapter said of its own.
+  logOf(request).lines = true;
 }
 
 /**
@@ -46,7 +63,7 @@ export function trackRequestLog(request: Request): void {
  */
 export function addLogFields(request: Request, fields: () => Record<string, string | number>): void {
   const log = LOGS.get(request);
-  if (log) Object.assign(log.fields, fields());
+  if (log && log.lines !== false) Object.assign(log.fields, fields());
 }
 
 export const logFieldsOf = (request: Request): Record<string, string | number> => LOGS.get(request)?.fields ?? {};
