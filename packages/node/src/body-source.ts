@@ -63,7 +63,10 @@ class NodeBodyFollower implements FollowedBody {
   start(): void {
     const limit = this.#limits.maxBodyBytes;
     const declared = this.#limits.declaredLength;
-    if (limit !== undefined && declared !== undefined && declared > limit) return this.#fail(tooLarge(limit));
+    if (limit !== undefined && declared !== undefined && declared > limit) {
+      this.#fail(tooLarge(limit));
+      return;
+    }
     const source = this.#source;
     // Pause before listening, or adding a 'data' listener would switch the source to flowing mode.
     source.pause();
@@ -100,7 +103,10 @@ class NodeBodyFollower implements FollowedBody {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     this.#received += bytes.byteLength;
     const limit = this.#limits.maxBodyBytes;
-    if (limit !== undefined && this.#received > limit) return this.#fail(tooLarge(limit));
+    if (limit !== undefined && this.#received > limit) {
+      this.#fail(tooLarge(limit));
+      return;
+    }
     if (!this.#sink.chunk(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength))) this.#source.pause();
   }
 
