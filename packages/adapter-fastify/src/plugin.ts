@@ -3,6 +3,7 @@ import type { Mountable } from '@agentrun/core';
 import { attachRequestLogger, bufferedResponse } from '@agentrun/core/internal';
 import { mustCloseConnection, requestOrigin, respond, splitTarget, stripBasePath, toWebRequest } from '@agentrun/node';
 import type { FastifyPluginAsync } from 'fastify';
+import { printsInfo } from './prints-info.js';
 
 export interface AgentrunFastifyOptions {
   /** An agentrun from `createAgentRun`, or any part of it: only `fetch` and `owns` are used. */
@@ -34,8 +35,9 @@ export const agentrunFastify: FastifyPluginAsync<AgentrunFastifyOptions> = async
 
     const response = await respond(
       (webRequest) => {
-        // agentrun logs through this request's pino logger unless createAgentRun was given one (docs/operations.md, "Logging").
-        attachRequestLogger(webRequest, request.log);
+        // agentrun logs through this request's pino logger unless createAgentRun was given one (docs/operations.md,
+        // "Logging"); its request line is not even gathered when that logger prints no info.
+        attachRequestLogger(webRequest, request.log, { lines: printsInfo(request.log) });
         return handler.fetch(webRequest);
       },
       () =>

@@ -47,3 +47,53 @@ describe('agentrunFastify logging', () => {
     expect(JSON.stringify(lines)).not.toContain(key);
   });
 });
+
+// A logger above info prints no request line, so none is gathered; errors still reach it.
+describe('agentrunFastify logging above info', () => {
+  const lines: Record<string, unknown>[] = [];
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      for (const text of String(chunk).split('\n')) if (text) lines.push(JSON.parse(text));
+      done();
+    },
+  });
+  const store = createMemoryStore();
+  const failing = { ...store, runs: { ...store.runs, list: async () => Promise.reject(new Error('store exploded')) } };
+  const app = Fastify({ logger: { level: 'warn', stream } });
+  afterAll(() => app.close());
+
+  it('logs the unexpected error through request.log and no request line', async () => {
+    await app.register(agentrunFastify, { handler: createAgentRun({ store: failing }), prefix: '/agents' });
+    const origin = await app.listen({ port: 0, host: '127.0.0.1' });
+    const key = await createApiKey(store.apiKeys, testPrincipal());
+    const failed = await fetch(`${origin}/agents/api/v1/agent/runs`, { headers: { authorization: `Bearer ${key}` } });
+    expect(failed.status).toBe(500);
+    expect((await fetch(`${origin}/agents/readyz`)).status).toBe(200);
+    expect(lines.filter((l) => l.msg === 'request')).toEqual([]);
+    const errors = lines.filter((l) => l.msg === 'unexpected error');
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatchObject({ level: 50, reqId: expect.anything(), request_id: failed.headers.get('x-request-id') });
+  });
+});
+
+// Without a logger Fastify hands out empty functions; an error then still goes there, not to the console.
+describe('agentrunFastify without a logger', () => {
+  it('sends an unexpected error to request.log, not to the console', async () => {
+    const store = createMemoryStore();
+    const failing = { ...store, runs: { ...store.runs, list: async () => Promise.reject(new Error('store exploded')) } };
+    const app = Fastify();
+    const printed: unknown[] = [];
+    const original = console.error;
+    console.error = (...args: unknown[]) => void printed.push(args);
+    try {
+      await app.register(agentrunFastify, { handler: createAgentRun({ store: failing }), prefix: '/agents' });
+      const origin = await app.listen({ port: 0, host: '127.0.0.1' });
+      const key = await createApiKey(store.apiKeys, testPrincipal());
+      expect((await fetch(`${origin}/agents/api/v1/agent/runs`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(500);
+    } finally {
+      console.error = original;
+      await app.close();
+    }
+    expect(printed).toEqual([]);
+  });
+});

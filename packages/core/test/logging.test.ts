@@ -187,4 +187,16 @@ describe('logging through the host logger', () => {
     expect(seen).toHaveLength(1);
     expect(logger.lines.filter((l) => l.level === 'error')).toEqual([]);
   });
+
+  it('logs the line of a request that cannot take a property (frozen)', async () => {
+    const logger = capturingLogger();
+    const h = await setup({ logger });
+    const res = await h.handler(Object.freeze(new Request('http://agentrun.test/readyz')));
+    expect(res.status).toBe(200);
+    expect(logger.lines.find((l) => l.message === 'request')?.fields).toMatchObject({
+      request_id: res.headers.get('x-request-id'),
+      operation: 'getReadiness',
+      status: 200,
+    });
+  });
 });

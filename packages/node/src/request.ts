@@ -4,7 +4,8 @@ import { AgentRunError } from '@agentrun/core';
 import { forwardToReal, MOUNT_PATH, READ_BODY } from '@agentrun/core/internal';
 import type { BodyLimits } from './body-source.js';
 import { requestBodyStream } from './body-stream.js';
-import { declaredLength, declaresBody, toWebHeaders } from './headers.js';
+import { declaredLength, declaresBody } from './headers.js';
+import { NodeHeaders } from './node-headers.js';
 import { readNodeBody } from './read-body.js';
 import { clientGone, disconnectSignal } from './signals.js';
 
@@ -56,7 +57,7 @@ class NodeRequest {
   readonly url: string;
   readonly #req: IncomingMessage;
   readonly #options: ToWebRequestOptions;
-  #headers: Headers | undefined;
+  #headers: NodeHeaders | undefined;
   #signal: AbortSignal | undefined;
   #real: Request | undefined;
   /** The body was read through READ_BODY: nothing is left for a stream. */
@@ -74,9 +75,10 @@ class NodeRequest {
     return this.#options.mountPath;
   }
 
+  /** Answers `get` from the raw headers; the real `Headers` is made on first use of anything else (see `NodeHeaders`). */
   get headers(): Headers {
-    this.#headers ??= toWebHeaders(this.#req);
-    return this.#headers;
+    this.#headers ??= new NodeHeaders(this.#req);
+    return this.#headers as unknown as Headers;
   }
 
   /** Aborts when the client disconnects mid-body, mid-response (with `response`), or on `signal`. */
@@ -110,7 +112,9 @@ class NodeRequest {
   real(): Request {
     if (this.#real !== undefined) return this.#real;
     if (FORBIDDEN_METHODS.has(this.method)) throw forbiddenMethod(this.method);
-    const init: RequestInit & { duplex?: 'half' } = { method: this.method, headers: this.headers, signal: this.signal };
+    this.#headers ??= new NodeHeaders(this.#req);
+    const headers = this.#headers.real();
+    const init: RequestInit & { duplex?: 'half' } = { method: this.method, headers, signal: this.signal };
     if (this.#hasBody()) {
       init.body = this.#consumed
         ? new ReadableStream({ start: (c) => c.close() })

@@ -5,7 +5,7 @@ import type { Ingress } from '../ingress/pipeline.js';
 import { allows } from '../keys/scopes.js';
 import type { Logger } from '../logging/logger.js';
 import { logRequest, type RequestLine } from '../logging/request-line.js';
-import { requestLoggerOf, trackRequestLog } from '../logging/request-log.js';
+import { requestLineLoggerOf, trackRequestLog } from '../logging/request-log.js';
 import { AREA_BASE, type RouteArea } from '../routes/route.js';
 import { routeScope } from '../routes/scopes.js';
 import { ROUTES } from '../routes/table.js';
@@ -108,8 +108,8 @@ export function createHttpSurface(options: HttpSurfaceOptions): HttpSurface {
   const serve = async (request: Request, outside?: (pathname: string) => boolean): Promise<Response> => {
     const requestId = requestIdOf(request);
     // The request's log line is gathered only when a logger will print it: the app's, or the one
-    // an adapter attached (logging/request-line.ts); the console prints no request lines.
-    const logger = options.logger ?? requestLoggerOf(request);
+    // an adapter attached and may print (logging/request-line.ts); the console prints no request lines.
+    const logger = options.logger ?? requestLineLoggerOf(request);
     if (options.logger) trackRequestLog(request);
     const line: Partial<RequestLine> | undefined = logger ? {} : undefined;
     const started = logger ? performance.now() : 0;
