@@ -191,4 +191,68 @@ describe('claims in parallel', () => {
       await worker.stop();
     }
   });
+
+  it('a backlog heard keeps its claims going at once after the notifications stop, until a claim finds the queue empty', async () => {
+    const store = createMemoryStore();
+    let inFlight = 0;
+    let gating = true;
+    const gates: (() => void)[] = [];
+    const claimNext = store.runs.claimNext.bind(store.runs);
+    const gated: Store = {
+      ...store,
+      runs: {
+        ...store.runs,
+        async claimNext(input) {
+          inFlight++;
+          if (gating) await new Promise<void>((resolve) => gates.push(resolve));
+          inFlight--;
+          return claimNext(input);
+        },
+      },
+    };
+    const here = createAgentRunHandler({ store: gated });
+    const elsewhere = createAgentRunHandler({ store });
+    // Each execution runs until the test finishes it.
+    const finishes: (() => void)[] = [];
+    const executor: Executor = {
+      execute: () => new Promise((resolve) => finishes.push(() => resolve({ status: 'succeeded' }))),
+    };
+    const worker = here.app.worker({ executor, concurrency: 3, pollIntervalMs: HOUR, heartbeatMs: HOUR, leaseMs: 2 * HOUR });
+    worker.start();
+    try {
+      await until(() => gates.length === 1);
+      gates.shift()?.();
+      await worker.idle();
+      for (let i = 0; i < 7; i++) await elsewhere.service.create(principal, { prompt: `run ${i}` });
+      // Three places: three claims, then three executions hold them all.
+      await until(() => gates.length === 3);
+      for (const open of gates.splice(0)) open();
+      await until(() => finishes.length === 3);
+      await settle();
+      expect(inFlight).toBe(0);
+      // No notification comes any more; the places free up: the backlog is claimed three at once again.
+      for (const finish of finishes.splice(0)) finish();
+      await until(() => gates.length === 3);
+      await settle();
+      expect(inFlight).toBe(3);
+      for (const open of gates.splice(0)) open();
+      await until(() => finishes.length === 3);
+      for (const finish of finishes.splice(0)) finish();
+      // One run left: claimed, and the other claims find the queue empty.
+      await until(() => gates.length > 0);
+      for (;;) {
+        await settle();
+        if (gates.length === 0 && inFlight === 0) break;
+        for (const open of gates.splice(0)) open();
+      }
+      await until(() => finishes.length === 1);
+      for (const finish of finishes.splice(0)) finish();
+      await until(async () => (await store.runs.queueStats?.())?.depth === 0);
+    } finally {
+      gating = false;
+      for (const open of gates.splice(0)) open();
+      for (const finish of finishes.splice(0)) finish();
+      await worker.stop();
+    }
+  });
 });

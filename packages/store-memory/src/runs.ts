@@ -105,6 +105,8 @@ export function createMemoryRuns(
             ...(input.transcript?.events ?? []),
           ]);
           published({ runId: run.id, before, after: run.state, followupId: input.followup?.id });
+          // Read in the same step as the write: nothing can come between, so the read is complete.
+          if (input.followups) return { applied: true, run: copyRun(run), followups: (followups.get(run.id) ?? []).map(clone) };
           return { applied: true, run: copyRun(run) };
         },
         (outcome) => (outcome.applied ? outcome.run : undefined),

@@ -106,6 +106,7 @@ export function runStatements(db: Db, t: Tables) {
         ...(f
           ? { followup: { id: slot(f.id), message: slot(f.message), createdAt: slot(f.createdAt), creatorUid: slot(f.creatorUid) } }
           : {}),
+        ...(input.followups ? { followups: true } : {}),
       } as unknown as TransitionRunInput;
       return shapes(
         JSON.stringify(['transition', changesState, stateChanges, shadow]),
@@ -168,12 +169,29 @@ function transitionSql(t: Tables, input: TransitionRunInput, changesState: boole
   }
   // The counter is read from the row this statement locks first: see withEvents.
   sets.push(sql`last_event_id = ${eventsAfter(sql`o.last_event_id`, events.length)}`);
-  const locked = sql`o AS MATERIALIZED (SELECT id, last_event_id FROM ${t.runs} WHERE id = ${input.runId} FOR NO KEY UPDATE)`;
+  // `locked_xmin`: the transaction that wrote the version of the run this statement locked (the
+  // newest, when another write committed after the statement's snapshot: READ COMMITTED re-reads it).
+  const locked = sql`o AS MATERIALIZED (SELECT id, last_event_id, xmin AS locked_xmin FROM ${t.runs} WHERE id = ${input.runId} FOR NO KEY UPDATE)`;
   const update = sql`UPDATE ${t.runs} r SET ${sql.join(sets)} FROM o
     WHERE r.id = o.id AND ${sql.join(where, sql` AND `)}
-    RETURNING ${runColumns('r')}, r.last_event_id, o.last_event_id AS events_before`;
-  return withEvents(t, locked, update, events, notify, followup);
+    RETURNING ${runColumns('r')}, r.last_event_id, o.last_event_id AS events_before, o.locked_xmin`;
+  return withEvents(t, locked, update, events, notify, followup, input.followups ? [completeFollowups(t)] : []);
 }
+
+/**
+ * The follow-ups of the written run `w` (oldest first) as one JSON column, `outcome_followups`, or
+ * NULL when this statement's read of them may be incomplete (`TransitionRunInput.followups`). The
+ * read sees what was committed before the statement's snapshot; a follow-up is written by a
+ * compare-and-set on the run's row, so one committed after the snapshot but before this statement
+ * took the row left a newer version of the row than the snapshot's: its writer (`xmin`) differs
+ * from the snapshot version's, and the caller reads again after the commit (docs/executors.md,
+ * "Statements per run"). One that comes after this statement took the row waits for its commit
+ * and finds the run finished. Any other write in between (a heartbeat) only costs that read.
+ */
+const completeFollowups = (t: Tables) =>
+  sql`CASE WHEN w.locked_xmin = (SELECT s.xmin FROM ${t.runs} s WHERE s.id = w.id) THEN (
+    SELECT coalesce(jsonb_agg(f ORDER BY f.seq), '[]'::jsonb) FROM ${t.run_followups} f WHERE f.run_id = w.id
+  ) END AS outcome_followups`;
 
 /**
  * The claim (`RunStore.claimNext`): the oldest run in the path's first state, locked with SKIP

@@ -62,8 +62,13 @@ export function createRuns(db: Db, t: Tables, idempotently: Idempotently, statem
 
     async transition(input): Promise<Idempotent<TransitionOutcome>> {
       if (!input.idempotency) {
-        const [row] = await send<RunJson>(hot.transition(input));
-        if (row) return { result: { applied: true, run: runFromRow(row.run) } };
+        const [row] = await send<RunJson<{ outcome_followups?: FollowupRow[] | null }>>(hot.transition(input));
+        if (row) {
+          // Present only when asked and the statement could tell its read complete (runs-sql.ts `completeFollowups`).
+          const followups = row.run.outcome_followups;
+          const run = runFromRow(row.run);
+          return { result: followups ? { applied: true, run, followups: followups.map(followupFromRow) } : { applied: true, run } };
+        }
         return { result: { applied: false, run: await getRun(input.runId, input.teamUid) } };
       }
       try {

@@ -27,10 +27,12 @@ export interface ApplyEventOptions {
    * read and decided again. A round trip less on a worker's path (docs/executors.md, "Measured").
    */
   current?: RunRecord;
+  /** Ask the write for the run's follow-ups too (`TransitionRunInput.followups`): a worker's outcome. */
+  followups?: boolean;
 }
 
 export type ApplyEventResult =
-  | { kind: 'applied'; run: RunRecord; from: RunRecord['state'] }
+  | { kind: 'applied'; run: RunRecord; from: RunRecord['state']; followups?: FollowupRecord[] }
   | { kind: 'replayed'; record: IdempotencyRecord }
   /** The state machine refused the event for the run as it is now. */
   | { kind: 'refused'; reason: RefusalReason; run: RunRecord }
@@ -102,6 +104,7 @@ export async function applyRunEvent(
       now,
       ...(options.followup ? { followup: options.followup } : {}),
       ...(options.idempotency ? { idempotency: options.idempotency } : {}),
+      ...(options.followups ? { followups: true } : {}),
       // The transcript's lines of this change, in the write that makes it (run/transcript.ts).
       transcript: { state: true, ...(options.followup ? { events: [followupEvent(options.followup)] } : {}) },
     });
@@ -116,7 +119,8 @@ export async function applyRunEvent(
           to: next.state,
         });
       }
-      return { kind: 'applied', run: next, from: run.state };
+      const { followups } = outcome.result;
+      return followups ? { kind: 'applied', run: next, from: run.state, followups } : { kind: 'applied', run: next, from: run.state };
     }
     // The run changed between our read and our write: decide again on what it is now.
   }

@@ -55,10 +55,22 @@ export interface TransitionRunInput {
    * to the new one, with the status message the write left, at the new `updatedAt`); then `events`.
    */
   transcript?: { state?: boolean; events?: readonly NewRunEvent[] };
+  /**
+   * Also answer the run's follow-ups (oldest first), read in the write, when it applies: a worker's
+   * read of follow-ups its execution never received, without a statement of its own (docs/executors.md,
+   * "Statements per run"). Answered only when the store can tell the read missed none accepted
+   * before the write took the run; else `followups` is absent and the caller reads them itself.
+   */
+  followups?: boolean;
 }
 
-/** `applied: false` carries the run as it is now (`undefined` if it does not exist). */
-export type TransitionOutcome = { applied: true; run: RunRecord } | { applied: false; run: RunRecord | undefined };
+/**
+ * `applied: false` carries the run as it is now (`undefined` if it does not exist). `followups`:
+ * see `TransitionRunInput.followups`.
+ */
+export type TransitionOutcome =
+  | { applied: true; run: RunRecord; followups?: FollowupRecord[] }
+  | { applied: false; run: RunRecord | undefined };
 
 export interface ClaimRunInput {
   workerId: string;

@@ -354,6 +354,54 @@ export function describeRunsConformance(current: () => Store, options: StoreConf
       expect(plain && 'followups' in plain).toBe(false);
     });
 
+    it('a transition that asks for follow-ups answers them when it applies (the outcome: no read of its own)', async () => {
+      const store = current();
+      const run = makeRun({ state: 'INPROGRESS', lease: { workerId: 'w1', expiresAt: at(1000) } });
+      await store.runs.create({ run, attachments: [] });
+      const followups = [1, 2].map((i) => ({ id: newId(), runId: run.id, message: `f${i}`, createdAt: at(10 + i), creatorUid: 'u1' }));
+      for (const followup of followups)
+        await store.runs.transition({
+          runId: run.id,
+          expect: { state: 'INPROGRESS' },
+          patch: {},
+          now: followup.createdAt,
+          followup,
+          transcript: { state: true, events: [] },
+        });
+      // Refused: no follow-ups.
+      const { result: plain } = await store.runs.transition({
+        runId: run.id,
+        expect: { state: 'QUEUED' },
+        patch: { state: 'CLAIMED' },
+        now: at(50),
+        followups: true,
+      });
+      expect(plain?.applied).toBe(false);
+      expect(plain).not.toHaveProperty('followups');
+      const { result } = await store.runs.transition({
+        runId: run.id,
+        expect: { state: 'INPROGRESS', workerId: 'w1' },
+        patch: { state: 'SUCCEEDED', lease: null, statusMessage: { message: 'done' } },
+        now: at(100),
+        transcript: { state: true },
+        followups: true,
+      });
+      expect(result).toMatchObject({ applied: true, run: { state: 'SUCCEEDED' } });
+      // No other write came between: the store can tell its read complete, and answers it.
+      expect(result).toEqual({ applied: true, run: await store.runs.get(run.id), followups });
+      const again = makeRun({ state: 'INPROGRESS', lease: { workerId: 'w1', expiresAt: at(1000) } });
+      await store.runs.create({ run: again, attachments: [] });
+      const { result: none } = await store.runs.transition({
+        runId: again.id,
+        expect: { state: 'INPROGRESS', workerId: 'w1' },
+        patch: { state: 'SUCCEEDED', lease: null },
+        now: at(100),
+        transcript: { state: true },
+        followups: true,
+      });
+      expect(none).toMatchObject({ applied: true, followups: [] });
+    });
+
     it('a transition with a transcript writes its state event (and a follow-up) only when it applies, numbered after the others', async () => {
       const store = current();
       const run = makeRun({ state: 'INPROGRESS', lease: { workerId: 'w1', expiresAt: at(1000) } });

@@ -137,7 +137,9 @@ async function finish(ctx: RunWorkContext, runId: string, execution: Execution, 
         };
   const event = { type: outcome.status === 'succeeded' ? 'succeed' : 'fail' } as const;
   const finished = await service
-    .applyEvent(runId, event, { workerId: id, current: execution.run, patch: () => ({ lease: null, statusMessage }) })
+    // The outcome's write answers the follow-ups too when it can (`TransitionRunInput.followups`):
+    // no read of its own for the ones that came too late.
+    .applyEvent(runId, event, { workerId: id, current: execution.run, followups: true, patch: () => ({ lease: null, statusMessage }) })
     .catch(async (error: unknown) => {
       // The store is out of reach: the lease lapses and the run is tried again, as for a worker
       // that died. Any other failure is the store refusing what the agent left (a value it
@@ -152,7 +154,7 @@ async function finish(ctx: RunWorkContext, runId: string, execution: Execution, 
       );
     });
   execution.outcomeWritten?.();
-  if (finished.kind === 'applied') await requeueForUndelivered(ctx, finished.run, execution.inbox);
+  if (finished.kind === 'applied') await requeueForUndelivered(ctx, finished.run, execution.inbox, finished.followups);
 }
 
 /**
@@ -161,10 +163,18 @@ async function finish(ctx: RunWorkContext, runId: string, execution: Execution, 
  * queued again as a follow-up to a finished run would queue it, and the next execution has it
  * in its input (docs/executors.md, "Follow-ups"). Read after the outcome's write, which a
  * follow-up's own write cannot overtake (both are compare-and-sets on the run): one accepted
- * before it is in this read; one after it found the run finished and queued it itself.
+ * before it is in this read; one after it found the run finished and queued it itself. The
+ * outcome's write answers that read itself when the store can tell it complete (PostgreSQL: no
+ * write of the run committed between its snapshot and its lock, runs-sql.ts).
  */
-async function requeueForUndelivered(ctx: RunWorkContext, run: RunRecord, inbox: FollowupInbox): Promise<void> {
-  if (inbox.undelivered(await ctx.store.runs.listFollowups(run.id)).length === 0) return;
+async function requeueForUndelivered(
+  ctx: RunWorkContext,
+  run: RunRecord,
+  inbox: FollowupInbox,
+  /** Answered by the outcome's write, when it could tell its read complete; else read now. */
+  answered: readonly FollowupRecord[] | undefined,
+): Promise<void> {
+  if (inbox.undelivered(answered ?? (await ctx.store.runs.listFollowups(run.id))).length === 0) return;
   await ctx.service.applyEvent(
     run.id,
     { type: 'followup' },

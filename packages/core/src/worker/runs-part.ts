@@ -48,8 +48,11 @@ export function runsPart(ctx: RunWorkContext, host: PartHost): WorkerPart {
         }
       : { path: CLAIM };
 
-  // Runs heard queued (`run.queued`) and not yet claimed: how many claims a take sends at once.
-  // A hint only: a claim that finds nothing resets it, so it never outgrows what is really queued.
+  // Runs heard queued (`run.queued`): how many claims a take sends at once. A hint only, kept
+  // while claims find runs (a backlog heard stays a backlog until a claim finds the queue empty,
+  // which resets it), so a backlog drains with as many claims at once as it was heard with, not
+  // one at a time once the notifications stop; at its end each lane sends one claim that finds
+  // nothing (docs/executors.md, "Statements per run").
   let queuedHint = 0;
   // Claims under way: each holds a place in `concurrency` until it answers.
   let claiming = 0;
@@ -91,7 +94,10 @@ export function runsPart(ctx: RunWorkContext, host: PartHost): WorkerPart {
       queuedWrites: 0,
       done: Promise.resolve(),
       outcomeWritten: () => {
-        if (freePlace() && host.started()) host.wake();
+        if (!freePlace() || !host.started()) return;
+        // A take under way claims into the place at once; else the next take does.
+        moreLanes?.();
+        host.wake();
       },
     };
     active++;
@@ -149,7 +155,6 @@ export function runsPart(ctx: RunWorkContext, host: PartHost): WorkerPart {
             return;
           }
           claimed++;
-          queuedHint = Math.max(0, queuedHint - 1);
           addLanes();
         }
       };
