@@ -69,9 +69,9 @@ async function measure(url: string, schema: string): Promise<Record<string, numb
   // A pool we own: the store does not end it, we do.
   const store = createPostgresStore({ pool, schema });
   const runs = `${schema}.runs`;
+  const handler = createAgentRunHandler({ store });
   try {
     await store.migrate(); // creates the schema
-    const handler = createAgentRunHandler({ store });
     const key = await createApiKey(store.apiKeys, { type: 'service_account', uid: 'bench', team_uid: TEAM });
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
 
@@ -175,7 +175,8 @@ async function measure(url: string, schema: string): Promise<Record<string, numb
       await loader.end();
     }
   } finally {
-    await store.close(); // does nothing: the pool is ours
+    // The app writes the API key's last use before the pool goes (its usage flush is on a timer).
+    await handler.app.close(); // closes the store too, which does nothing: the pool is ours
     await pool.end();
   }
 }
