@@ -16,7 +16,13 @@ import pg from 'pg';
  * over IPC with the port and the delivery targets, then serves until killed.
  */
 
-export type IngressVariant = 'fastify-bare' | 'fastify-agentrun' | 'express-bare' | 'express-agentrun' | 'fastify-postgres';
+export type IngressVariant =
+  | 'fastify-bare'
+  | 'fastify-agentrun'
+  | 'express-bare'
+  | 'express-agentrun'
+  | 'fastify-postgres'
+  | 'fastify-pg-insert';
 
 /**
  * `fastify-postgres` (the `postgres` bench group): the PostgreSQL store on the connection string in
@@ -164,12 +170,28 @@ export function evaluatorOf(handler: { app: object }): BenchEvaluator | undefine
 
 const bareReply = () => ({ delivery_id: randomUUID() });
 
+/**
+ * Node's floor (bench/ingress-floor.ts): the bare route, plus pgbench's one-row INSERT of the body
+ * through a pool of INGRESS_PG_POOL, into `floor_rows` of the scratch schema the parent made.
+ */
+function pgInsertRoute(app: ReturnType<typeof Fastify>): void {
+  const pool = new pg.Pool({ connectionString: process.env[PG_URL_ENV], max: Number(process.env[PG_POOL_ENV] ?? 10) });
+  const insert = `INSERT INTO ${process.env[PG_SCHEMA_ENV]}.floor_rows (id, team_uid, payload, created_at) VALUES ($1, 'acme', $2, now())`;
+  app.post('/webhooks/w/:uid', async (request, reply) => {
+    if (typeof request.body !== 'object' || request.body === null) return reply.code(400).send();
+    const id = randomUUID();
+    await pool.query({ name: 'floor-insert', text: insert, values: [id, JSON.stringify(request.body)] });
+    return reply.code(202).send({ delivery_id: id });
+  });
+}
+
 async function start(variant: IngressVariant): Promise<IngressServerReady> {
-  if (variant === 'fastify-bare' || variant === 'fastify-agentrun' || variant === 'fastify-postgres') {
+  if (variant.startsWith('fastify-')) {
     const app = Fastify({ logger: false });
     let targets: IngressTarget[] = [{ path: '/webhooks/w/bare', authorization: 'Bearer bare' }];
     let automations = 0;
-    if (variant === 'fastify-bare') {
+    if (variant === 'fastify-pg-insert') pgInsertRoute(app);
+    else if (variant === 'fastify-bare') {
       app.post('/webhooks/w/:uid', async (request, reply) => {
         if (typeof request.body !== 'object' || request.body === null) return reply.code(400).send();
         return reply.code(202).send(bareReply());

@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import type pg from 'pg';
 import { type BackendCpu, backendCpu, cpuBetween, withApplicationName } from './backend-cpu.js';
 import { bodyTemplate, cpuSeconds, load, startServer, stopServer } from './ingress.js';
+import { measureFloors } from './ingress-floor.js';
 import { type IngressTarget, PG_POOL_ENV, PG_SCHEMA_ENV, PG_URL_ENV } from './ingress-server.js';
 import { connectAdmin, DEFAULT_DATABASE_URL, redact, scratchSchema } from './pg-admin.js';
 import type { BenchGroup } from './run.js';
@@ -80,6 +81,16 @@ export async function measurePostgresIngress(baseUrl: string): Promise<Record<st
     // The backends' CPU up to the last poll, over the inserts made by then (at the measured rate).
     const pgbenchBackendUs = (pgbenchBackend.ms * 1000) / (tps * pgbenchBackend.seconds);
     progress(`pgbench: ${tps.toFixed(0)} single-row INSERT transactions/s, ${pgbenchBackendUs.toFixed(0)} µs backend CPU per insert`);
+    const floors = await measureFloors({
+      admin,
+      url: baseUrl,
+      schema,
+      dir,
+      pgbench: PGBENCH,
+      connections: CONNECTIONS,
+      seconds: SECONDS,
+      progress,
+    });
     return {
       'postgres.ingress_per_s': ingress,
       'postgres.pgbench_tps': tps,
@@ -94,6 +105,9 @@ export async function measurePostgresIngress(baseUrl: string): Promise<Record<st
       'postgres.backend_cpu_us_per_delivery': measured.backendCpuUsPerDelivery,
       'postgres.loadgen_cpu_us_per_delivery': measured.loadgenCpuUsPerDelivery,
       'postgres.pgbench_backend_cpu_us_per_insert': pgbenchBackendUs,
+      'postgres.floor_sql_vs_pgbench': floors.sqlTps / tps,
+      'postgres.floor_sql_batched_vs_pgbench': floors.sqlBatchedDeliveriesPerSecond / tps,
+      'postgres.floor_fastify_insert_vs_pgbench': floors.fastifyInsertPerSecond / tps,
       'postgres.ingress_p99_ms': measured.p99Ms,
       'postgres.evaluation_latency_ms': measured.evaluationLatencyMs,
       'postgres.evaluation_latency_max_ms': measured.evaluationLatencyMaxMs,
