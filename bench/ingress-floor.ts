@@ -21,7 +21,9 @@ import { PG_POOL_ENV, PG_SCHEMA_ENV, PG_URL_ENV } from './ingress-server.js';
  *   FLOOR_BATCH deliveries per transaction (what group commit makes of concurrent accepts).
  * - **Node's floor** (`postgres.floor_fastify_insert_vs_pgbench`): a bare Fastify route that parses
  *   the same 1 KB body and runs pgbench's own INSERT through a `pg` pool of the same size, driven
- *   by autocannon as the ingress is: one round trip per request, no authentication, nothing else.
+ *   by autocannon as the ingress is: one round trip per request, no authentication, nothing else;
+ *   and its p99 with as many connections as `postgres.ingress_p99_ms` is measured with
+ *   (`postgres.floor_fastify_insert_p99_ms`).
  */
 
 const BATCH = Number(process.env.FLOOR_BATCH ?? 16);
@@ -31,6 +33,8 @@ export interface Floors {
   sqlTps: number;
   sqlBatchedDeliveriesPerSecond: number;
   fastifyInsertPerSecond: number;
+  /** The same route's p99 with `p99Connections` connections, in ms. */
+  fastifyInsertP99Ms: number;
 }
 
 /** The floor tables, in `schema` (the scratch schema the caller drops). */
@@ -90,9 +94,10 @@ export async function measureFloors(options: {
   pgbench: string;
   connections: number;
   seconds: number;
+  p99Connections: number;
   progress: (message: string) => void;
 }): Promise<Floors> {
-  const { admin, url, schema, dir, connections, seconds, progress } = options;
+  const { admin, url, schema, dir, connections, seconds, p99Connections, progress } = options;
   await createTables(admin, schema);
   const one = join(dir, 'floor-one.sql');
   const batched = join(dir, 'floor-batched.sql');
@@ -115,7 +120,16 @@ export async function measureFloors(options: {
     const result = await load(ready.port, ready.targets, seconds, counter, connections);
     if (result.non2xx > 0 || result.errors > 0) throw new Error(`floor route: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
     progress(`floor, Fastify + one INSERT: ${result.requests.average.toFixed(0)}/s`);
-    return { sqlTps, sqlBatchedDeliveriesPerSecond, fastifyInsertPerSecond: result.requests.average };
+    const p99 = await load(ready.port, ready.targets, seconds, counter, p99Connections);
+    progress(
+      `floor, Fastify + one INSERT with ${p99Connections} connections: ${p99.requests.average.toFixed(0)}/s, p99 ${p99.latency.p99} ms`,
+    );
+    return {
+      sqlTps,
+      sqlBatchedDeliveriesPerSecond,
+      fastifyInsertPerSecond: result.requests.average,
+      fastifyInsertP99Ms: p99.latency.p99,
+    };
   } finally {
     await stopServer(child);
   }

@@ -108,6 +108,7 @@ export async function measurePostgresIngress(baseUrl: string): Promise<Record<st
       'postgres.floor_sql_vs_pgbench': floors.sqlTps / tps,
       'postgres.floor_sql_batched_vs_pgbench': floors.sqlBatchedDeliveriesPerSecond / tps,
       'postgres.floor_fastify_insert_vs_pgbench': floors.fastifyInsertPerSecond / tps,
+      'postgres.floor_fastify_insert_p99_ms': floors.fastifyInsertP99Ms,
       'postgres.ingress_p99_ms': measured.p99Ms,
       'postgres.evaluation_latency_ms': measured.evaluationLatencyMs,
       'postgres.evaluation_latency_max_ms': measured.evaluationLatencyMaxMs,
