@@ -7,7 +7,7 @@ import { testPrincipal } from '@agentrun/core/testing';
 import { createMemoryStore } from '@agentrun/store-memory';
 import { createPostgresStore } from '@agentrun/store-postgres';
 import express from 'express';
-import Fastify from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import pg from 'pg';
 
 /**
@@ -174,7 +174,7 @@ const bareReply = () => ({ delivery_id: randomUUID() });
  * Node's floor (bench/ingress-floor.ts): the bare route, plus pgbench's one-row INSERT of the body
  * through a pool of INGRESS_PG_POOL, into `floor_rows` of the scratch schema the parent made.
  */
-function pgInsertRoute(app: ReturnType<typeof Fastify>): void {
+function pgInsertRoute(app: FastifyInstance): void {
   const pool = new pg.Pool({ connectionString: process.env[PG_URL_ENV], max: Number(process.env[PG_POOL_ENV] ?? 10) });
   const insert = `INSERT INTO ${process.env[PG_SCHEMA_ENV]}.floor_rows (id, team_uid, payload, created_at) VALUES ($1, 'acme', $2, now())`;
   app.post('/webhooks/w/:uid', async (request, reply) => {

@@ -89,6 +89,7 @@ export async function measurePostgresIngress(baseUrl: string): Promise<Record<st
       pgbench: PGBENCH,
       connections: CONNECTIONS,
       seconds: SECONDS,
+      p99Connections: P99_CONNECTIONS,
       progress,
     });
     return {
