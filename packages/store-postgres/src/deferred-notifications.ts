@@ -25,6 +25,8 @@ export interface DeferredNotifications {
   committed(notifications: readonly Notification[]): void;
   /** Resolves once everything handed so far was sent or failed (the store's `close()`). */
   drain(): Promise<void>;
+  /** A send is out or due: a write deferring now goes in one with others. */
+  busy(): boolean;
 }
 
 export interface DeferredNotificationsOptions {
@@ -125,5 +127,6 @@ export function createDeferredNotifications(options: DeferredNotificationsOption
     async drain() {
       await sending;
     },
+    busy: () => sending !== undefined,
   };
 }

@@ -49,16 +49,21 @@ export function runStatements(db: Db, t: Tables) {
   const insertValues = RUN_COLUMNS.map((c, i) =>
     isJsonColumn(c) ? sql`$${sql.raw(String(i + 1))}::jsonb` : sql`$${sql.raw(String(i + 1))}`,
   );
-  // Answers nothing: the created run is the one given (runs.ts). Its notification is the store's
-  // to publish after the commit (the trigger skips it: `DEFERRED`).
-  const insert = prepared(
-    sql`INSERT INTO ${t.runs} (${sql.join(RUN_COLUMNS.map((c) => sql.ref(c)))})
-      SELECT ${sql.join(insertValues)} FROM (SELECT ${DEFER}) deferred`.compile(db).sql,
+  // Answers nothing: the created run is the one given (runs.ts). Deferred, its notification is the
+  // store's to publish after the commit (the trigger skips it: `DEFER`).
+  const columns = sql.join(RUN_COLUMNS.map((c) => sql.ref(c)));
+  const insert = prepared(sql`INSERT INTO ${t.runs} (${columns}) VALUES (${sql.join(insertValues)})`.compile(db).sql);
+  const insertDeferred = prepared(
+    sql`INSERT INTO ${t.runs} (${columns}) SELECT ${sql.join(insertValues)} FROM (SELECT ${DEFER}) deferral`.compile(db).sql,
   );
   return {
-    /** The create; with attachments, one statement of its own (`insertRunSql`), which notifies from the trigger. */
-    insert(input: CreateRunInput): Call {
-      if (input.attachments.length === 0) return { statement: insert, values: runToValues(input.run), deferred: true };
+    /**
+     * The create, its notification `deferred` or from the trigger; with attachments, one statement
+     * of its own (`insertRunSql`), which notifies from the trigger.
+     */
+    insert(input: CreateRunInput, deferred: boolean): Call {
+      if (input.attachments.length === 0)
+        return { statement: deferred ? insertDeferred : insert, values: runToValues(input.run), deferred };
       // Rare: compiled per call, sent unnamed.
       const compiled = insertRunSql(t, input).compile(db);
       return { statement: { name: '', text: compiled.sql }, values: [...compiled.parameters], deferred: false };

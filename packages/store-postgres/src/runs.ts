@@ -1,4 +1,4 @@
-import type { Idempotent, RunRecord, RunStore, TransitionOutcome, TransitionRunInput } from '@agentrun/core/store';
+import type { CreateRunInput, Idempotent, RunRecord, RunStore, TransitionOutcome, TransitionRunInput } from '@agentrun/core/store';
 import { CLAIM, LEASED_STATES } from '@agentrun/core/store';
 import { type RawBuilder, sql } from 'kysely';
 import type { Db, Tx } from './db.js';
@@ -54,6 +54,27 @@ export function createRuns(
     return row ? runFromRow(row) : undefined;
   };
 
+  /** A create, and its notification once it committed when the statement left it to the store. */
+  const created = async (input: CreateRunInput, call: Call): Promise<Idempotent<RunRecord>> => {
+    const committed = () => {
+      if (call.deferred) notify.committed(createdNotifications(input.run.id, input.run.state));
+    };
+    if (input.idempotency) {
+      let wrote = false;
+      const outcome = await idempotently(input.idempotency, async (tx) => {
+        await send(call, tx);
+        wrote = true;
+        return { result: input.run, run: input.run };
+      });
+      // Committed (a replayed key wrote nothing).
+      if (wrote) committed();
+      return outcome;
+    }
+    await send(call);
+    committed();
+    return { result: input.run };
+  };
+
   /** A transition's notifications once it committed, when the statement left them to the store. */
   const transitioned = (call: Call, input: TransitionRunInput, run: WrittenRun) => {
     if (!call.deferred) return;
@@ -61,30 +82,25 @@ export function createRuns(
     notify.committed(writtenNotifications(run, state !== undefined && state !== input.expect.state));
   };
 
+  // Creates under way. One alone notifies in its own commit: nothing else of this store's then
+  // waits for the notification lock, and the listeners hear it a round trip sooner than after a
+  // send of its own (pickup). Several at once defer, and one send tells of them all.
+  let creating = 0;
+
   return {
     async create(input) {
       // The run created is the one given: the insert answers nothing (as the memory store, which keeps it).
-      const call = hot.insert(input);
-      const created = () => {
-        if (call.deferred) notify.committed(createdNotifications(input.run.id, input.run.state));
-      };
-      if (input.idempotency) {
-        let wrote = false;
-        const outcome = await idempotently(input.idempotency, async (tx) => {
-          await send(call, tx);
-          wrote = true;
-          return { result: input.run, run: input.run };
-        });
-        // Committed (a replayed key wrote nothing).
-        if (wrote) created();
-        return outcome;
+      const call = hot.insert(input, creating > 0 || notify.busy());
+      creating++;
+      try {
+        return await created(input, call);
+      } finally {
+        creating--;
       }
-      await send(call);
-      created();
-      return { result: input.run };
     },
 
     get: (runId, teamUid) => getRun(runId, teamUid),
+
 
     async list(query) {
       return (await rows<RunRow>(listRunsSql(t, query))).map(runFromRow);

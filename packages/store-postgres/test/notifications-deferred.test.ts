@@ -57,7 +57,7 @@ describe.skipIf(!db.multiConnection)('notifications after the commit', () => {
       now: new Date().toISOString(),
       transcript: { state: true },
     });
-    expect(outcome.result.applied).toBe(true);
+    expect(outcome.result?.applied).toBe(true);
     await waitFor(() => heard.length >= 5);
     expect(heard).toEqual([
       { type: 'run.queued', runId: run.id },
@@ -133,7 +133,7 @@ describe.skipIf(!db.multiConnection)('notifications after the commit', () => {
         respond: (r) => ({ status: 200, body: r }),
       },
     });
-    expect(notApplied.result.applied).toBe(false);
+    expect(notApplied.result?.applied).toBe(false);
     const end = makeRun();
     await writer.runs.create({ run: end, attachments: [] });
     await waitFor(() => heard.some((n) => n.type === 'run.queued' && n.runId === end.id));
