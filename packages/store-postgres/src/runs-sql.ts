@@ -24,7 +24,7 @@ export interface Call {
   statement: Prepared;
   values: unknown[];
   /**
-   * The statement tells the runs' triggers not to notify (`DEFERRED`): the store publishes what it
+   * The statement tells the runs' triggers not to notify (`DEFER`): the store publishes what it
    * wrote once it committed (deferred-notifications.ts). A deferred claim or transition answers
    * `last_event_id` and `events_before` beside the run, to tell the events it appended.
    */
@@ -68,7 +68,7 @@ export function runStatements(db: Db, t: Tables) {
       const compiled = insertRunSql(t, input).compile(db);
       return { statement: { name: '', text: compiled.sql }, values: [...compiled.parameters], deferred: false };
     },
-    claim(input: ClaimRunInput, path: readonly RunState[]): Call {
+    claim(input: ClaimRunInput, path: readonly RunState[], deferred: boolean): Call {
       const { values, slot } = slots();
       const { start } = input;
       const shadow: ClaimRunInput = {
@@ -86,9 +86,13 @@ export function runStatements(db: Db, t: Tables) {
             }
           : {}),
       };
-      return { ...shapes(JSON.stringify(['claim', path, shadow]), () => claimSql(t, shadow, path), values), deferred: true };
+      return {
+        ...shapes(JSON.stringify(['claim', path, deferred, shadow]), () => claimSql(t, shadow, path, deferred), values),
+        deferred,
+      };
     },
-    transition(input: TransitionRunInput): Call {
+    /** `defer`: the store's choice (runs.ts); a follow-up's write never defers. */
+    transition(input: TransitionRunInput, defer: boolean): Call {
       const { values, slot } = slots();
       // A change of state fires the runs' trigger, whose `run.changed` then tells the events this
       // statement appends (0027); else the statement notifies them itself.
@@ -132,7 +136,7 @@ export function runStatements(db: Db, t: Tables) {
       } as unknown as TransitionRunInput;
       // A follow-up's notification comes from its own trigger (0007), in the writing transaction:
       // such a write notifies all from there, in the order it always did.
-      const deferred = f === undefined;
+      const deferred = defer && f === undefined;
       return {
         ...shapes(
           JSON.stringify(['transition', changesState, stateChanges, deferred, shadow]),
@@ -238,7 +242,7 @@ const completeFollowups = (t: Tables) =>
  * LOCKED so concurrent claimers each take a different one, moved to the path's last state with
  * the start's fields when given, and a `state` event per step of the path appended, in one statement.
  */
-function claimSql(t: Tables, input: ClaimRunInput, path: readonly RunState[]): RawBuilder<unknown> {
+function claimSql(t: Tables, input: ClaimRunInput, path: readonly RunState[], deferred: boolean): RawBuilder<unknown> {
   // The path's states are written into the text as literals, never sent as parameters: with
   // `state = $1` a generic plan cannot use the partial `runs_queue` (its WHERE names a state), so
   // PostgreSQL planned the claim anew on every call (0.3 ms; docs/production.md, "The hot path,
@@ -277,7 +281,7 @@ function claimSql(t: Tables, input: ClaimRunInput, path: readonly RunState[]): R
       SELECT id, last_event_id, status_message FROM ${t.runs} WHERE state = ${from}
       ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED
     )`;
-  const update = sql`UPDATE ${t.runs} r SET ${sql.join(sets)} FROM next, deferral
+  const update = sql`UPDATE ${t.runs} r SET ${sql.join(sets)} FROM next${deferred ? sql`, deferral` : sql``}
     WHERE r.id = next.id AND r.state = ${from}
     RETURNING ${runColumns('r')}, r.last_event_id, next.last_event_id AS events_before, next.status_message AS status_before`;
   // The follow-ups, when asked, as one JSON column of the answer (runs.ts turns them into records).
@@ -286,8 +290,9 @@ function claimSql(t: Tables, input: ClaimRunInput, path: readonly RunState[]): R
         sql`(SELECT coalesce(jsonb_agg(f ORDER BY f.seq), '[]'::jsonb) FROM ${t.run_followups} f WHERE f.run_id = w.id) AS claimed_followups`,
       ]
     : [];
-  // Always a change of state, whose `run.changed` tells the appended events (0027): the store
-  // publishes it after the commit (`DEFERRED`), from the answer's event counters.
+  // Always a change of state, whose `run.changed` tells the appended events (0027): deferred, the
+  // store publishes it after the commit (`DEFER`), from the answer's event counters.
+  if (!deferred) return withEvents(t, next, update, events, false, [], followups);
   return withEvents(t, sql`${next}, ${deferral}`, update, events, false, [], [...followups, ...EVENT_COUNTERS]);
 }
 

@@ -34,13 +34,7 @@ class NotApplied extends Error {
  * transitions leave their notifications to `notify`, told once they committed
  * (deferred-notifications.ts); a write that rolled back tells it nothing.
  */
-export function createRuns(
-  db: Db,
-  t: Tables,
-  idempotently: Idempotently,
-  statements: Statements,
-  notify: DeferredNotifications,
-): RunStore {
+export function createRuns(db: Db, t: Tables, idempotently: Idempotently, statements: Statements, notify: DeferredNotifications): RunStore {
   const rows = async <R>(query: RawBuilder<unknown>, executor: Db | Tx = db): Promise<R[]> => (await query.execute(executor)).rows as R[];
   const hot = runStatements(db, t);
   const send = <R>(call: Call, tx?: Tx) => statements.run<R>(call.statement, call.values, tx);
@@ -76,78 +70,87 @@ export function createRuns(
   };
 
   /** A transition's notifications once it committed, when the statement left them to the store. */
-  const transitioned = (call: Call, input: TransitionRunInput, run: WrittenRun) => {
+  const notifyTransition = (call: Call, input: TransitionRunInput, run: WrittenRun) => {
     if (!call.deferred) return;
     const { state } = input.patch;
     notify.committed(writtenNotifications(run, state !== undefined && state !== input.expect.state));
   };
 
-  // Creates under way. One alone notifies in its own commit: nothing else of this store's then
-  // waits for the notification lock, and the listeners hear it a round trip sooner than after a
-  // send of its own (pickup). Several at once defer, and one send tells of them all.
-  let creating = 0;
+  /** A transition, and its notifications once it committed when the statement left them to the store. */
+  const transitioned = async (input: TransitionRunInput, call: Call): Promise<Idempotent<TransitionOutcome>> => {
+    if (!input.idempotency) {
+      const [row] = await send<RunJson<{ outcome_followups?: FollowupRow[] | null }>>(call);
+      if (row) {
+        notifyTransition(call, input, row.run);
+        // Present only when asked and the statement could tell its read complete (runs-sql.ts `completeFollowups`).
+        const followups = row.run.outcome_followups;
+        const run = runFromRow(row.run);
+        return { result: followups ? { applied: true, run, followups: followups.map(followupFromRow) } : { applied: true, run } };
+      }
+      return { result: { applied: false, run: await getRun(input.runId, input.teamUid) } };
+    }
+    try {
+      let written: WrittenRun | undefined;
+      const outcome = await idempotently(input.idempotency, async (tx) => {
+        const [row] = await send<RunJson>(call, tx);
+        if (!row) throw new NotApplied(undefined);
+        written = row.run;
+        const run = runFromRow(row.run);
+        return { result: { applied: true, run }, run };
+      });
+      // Committed (a replayed key wrote nothing).
+      if (written) notifyTransition(call, input, written);
+      return outcome;
+    } catch (error) {
+      // Rolled back, key released: report the run as it is now.
+      if (error instanceof NotApplied) return { result: { applied: false, run: await getRun(input.runId, input.teamUid) } };
+      throw error;
+    }
+  };
+
+  // Writes of runs under way (creates, claims, transitions). One alone notifies in its own commit:
+  // nothing else of this store's then waits for the notification lock, and listeners hear it a
+  // round trip sooner than after a send of its own (a pickup, a cancel). A write while others are
+  // under way, or while a send is due, defers, and one send tells of them all.
+  let writing = 0;
+  const defer = () => writing > 0 || notify.busy();
+  const counted = async <R>(write: () => Promise<R>): Promise<R> => {
+    writing++;
+    try {
+      return await write();
+    } finally {
+      writing--;
+    }
+  };
 
   return {
-    async create(input) {
+    create(input) {
       // The run created is the one given: the insert answers nothing (as the memory store, which keeps it).
-      const call = hot.insert(input, creating > 0 || notify.busy());
-      creating++;
-      try {
-        return await created(input, call);
-      } finally {
-        creating--;
-      }
+      const call = hot.insert(input, defer());
+      return counted(() => created(input, call));
     },
 
     get: (runId, teamUid) => getRun(runId, teamUid),
-
 
     async list(query) {
       return (await rows<RunRow>(listRunsSql(t, query))).map(runFromRow);
     },
 
-    async transition(input): Promise<Idempotent<TransitionOutcome>> {
-      const call = hot.transition(input);
-      if (!input.idempotency) {
-        const [row] = await send<RunJson<{ outcome_followups?: FollowupRow[] | null }>>(call);
-        if (row) {
-          transitioned(call, input, row.run);
-          // Present only when asked and the statement could tell its read complete (runs-sql.ts `completeFollowups`).
-          const followups = row.run.outcome_followups;
-          const run = runFromRow(row.run);
-          return { result: followups ? { applied: true, run, followups: followups.map(followupFromRow) } : { applied: true, run } };
-        }
-        return { result: { applied: false, run: await getRun(input.runId, input.teamUid) } };
-      }
-      try {
-        let written: WrittenRun | undefined;
-        const outcome = await idempotently(input.idempotency, async (tx) => {
-          const [row] = await send<RunJson>(call, tx);
-          if (!row) throw new NotApplied(undefined);
-          written = row.run;
-          const run = runFromRow(row.run);
-          return { result: { applied: true, run }, run };
-        });
-        // Committed (a replayed key wrote nothing).
-        if (written) transitioned(call, input, written);
-        return outcome;
-      } catch (error) {
-        // Rolled back, key released: report the run as it is now.
-        if (error instanceof NotApplied) return { result: { applied: false, run: await getRun(input.runId, input.teamUid) } };
-        throw error;
-      }
+    transition(input): Promise<Idempotent<TransitionOutcome>> {
+      const call = hot.transition(input, defer());
+      return counted(() => transitioned(input, call));
     },
 
     async claimNext(input) {
       // The path is the state machine's (state-machine.ts `CLAIM`, `CLAIM_AND_START`).
-      const [row] = await send<RunJson<{ claimed_followups?: FollowupRow[] }>>(hot.claim(input, input.path ?? CLAIM));
+      const call = hot.claim(input, input.path ?? CLAIM, defer());
+      const [row] = await counted(() => send<RunJson<{ claimed_followups?: FollowupRow[] }>>(call));
       if (!row) return undefined;
-      notify.committed(writtenNotifications(row.run, true));
+      if (call.deferred) notify.committed(writtenNotifications(row.run, true));
       const run = runFromRow(row.run);
       const followups = row.run.claimed_followups;
       return followups ? { ...run, followups: followups.map(followupFromRow) } : run;
     },
-
     async queueStats() {
       const [row] = await rows<{ depth: string; oldest: Date | null }>(sql`
         SELECT count(*) AS depth, min(created_at) AS oldest FROM ${t.runs} WHERE state = 'QUEUED'`);
