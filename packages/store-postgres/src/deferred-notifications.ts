@@ -78,9 +78,12 @@ function items(notifications: readonly Notification[]): string[] {
   return out;
 }
 
+/** How every payload of `origin`'s sends begins: its own listener drops them on that (notifications.ts). */
+export const sendPrefix = (origin: string) => `{"from":${JSON.stringify(origin)},`;
+
 /** The items in payloads of at most about `PAYLOAD_BYTES`, each naming `origin`. */
 function payloads(origin: string, all: readonly string[]): string[] {
-  const head = `{"from":${JSON.stringify(origin)},"items":[`;
+  const head = `${sendPrefix(origin)}"items":[`;
   const out: string[] = [];
   let part: string[] = [];
   let bytes = head.length;

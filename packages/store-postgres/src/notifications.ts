@@ -1,6 +1,7 @@
 import { type Notification, type Notifications, RUN_STATES, type RunState } from '@agentrun/core';
 import { createNotificationHub } from '@agentrun/core/store';
 import type pg from 'pg';
+import { sendPrefix } from './deferred-notifications.js';
 
 /**
  * The PostgreSQL store's notifications (docs/stores.md, "Notifications"). Triggers (migration
@@ -101,6 +102,8 @@ export function createPostgresNotifications(options: PostgresNotificationsOption
   const retryMs = options.retryMs ?? 100;
   const maxRetryMs = options.maxRetryMs ?? 10_000;
   const hub = createNotificationHub();
+  // How this store's sends after its commits begin (deferred-notifications.ts `payloads`).
+  const echo = options.origin === undefined ? undefined : sendPrefix(options.origin);
   let closed = false;
   let session: Session | undefined;
   /** Wakes a loop waiting (connected, or between attempts) to look at `wanted()` again. */
@@ -149,6 +152,8 @@ export function createPostgresNotifications(options: PostgresNotificationsOption
       let channel = '';
       client.on('notification', (message) => {
         if (message.channel !== channel) return;
+        // This store's own sends (most of what a busy worker's connection hears), before any parse.
+        if (echo !== undefined && message.payload?.startsWith(echo)) return;
         for (const notification of parseNotifications(message.payload, options.origin)) hub.publish(notification);
       });
       try {
