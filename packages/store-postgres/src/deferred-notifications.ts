@@ -23,8 +23,11 @@ import type { Notification } from '@agentrun/core';
 export interface DeferredNotifications {
   /** What a committed write stands for, in order: heard here now, elsewhere at the next send. */
   committed(notifications: readonly Notification[]): void;
-  /** Resolves once everything handed so far was sent or failed (the store's `close()`). */
-  drain(): Promise<void>;
+  /**
+   * Resolves once everything handed so far was sent or failed; what is handed later is dropped
+   * (the store's `close()`: its pool is about to end).
+   */
+  close(): Promise<void>;
   /** A send is out or due: a write deferring now goes in one with others. */
   busy(): boolean;
 }
@@ -104,6 +107,7 @@ function payloads(origin: string, all: readonly string[]): string[] {
 export function createDeferredNotifications(options: DeferredNotificationsOptions): DeferredNotifications {
   let pending: Notification[] = [];
   let sending: Promise<void> | undefined;
+  let closed = false;
 
   async function loop(): Promise<void> {
     // One turn of the event loop first: writes whose answers arrive together go in one send.
@@ -122,12 +126,13 @@ export function createDeferredNotifications(options: DeferredNotificationsOption
 
   return {
     committed(notifications) {
-      if (notifications.length === 0) return;
+      if (notifications.length === 0 || closed) return;
       if (options.local) for (const n of notifications) options.local(n);
       for (const n of notifications) pending.push(n);
       sending ??= loop();
     },
-    async drain() {
+    async close() {
+      closed = true;
       await sending;
     },
     busy: () => sending !== undefined,

@@ -154,7 +154,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     ...(notifications ? { notifications } : {}),
     async close() {
       await notifications?.close();
-      await notify.drain();
+      await notify.close();
       if (owned) await db.destroy();
     },
   };
