@@ -2,7 +2,7 @@ import type { Notification } from '@agentrun/core';
 
 /**
  * The notifications of the store's own writes of runs, published after their commit rather than
- * from inside it (docs/production.md, "Round three: notifications after the commit"; migration
+ * from inside it (docs/production.md, "Round three (issue 24): notifications after the commit"; migration
  * 0032). A transaction that NOTIFYs takes PostgreSQL's one database-wide notification lock at
  * commit and holds it through the commit's WAL flush, so a run's insert, claim and outcome, each
  * notifying, were serialized with every other notifying commit. The store's hot statements now

@@ -34,7 +34,7 @@ export interface Call {
 /**
  * Sets `agentrun.notify` to `deferred` for the writing transaction (migration 0032): the runs'
  * triggers then skip their `pg_notify`, whose lock at commit would be held through the commit's
- * WAL flush (docs/production.md, "Round three: notifications after the commit"). Selected in the
+ * WAL flush (docs/production.md, "Round three (issue 24): notifications after the commit"). Selected in the
  * statement's FROM, so it is set before any row is written; AFTER triggers run at the end of it.
  */
 const DEFER = sql`set_config('agentrun.notify', 'deferred', true)`;

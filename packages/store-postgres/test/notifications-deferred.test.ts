@@ -9,7 +9,7 @@ import { notifyChannel } from '../src/notify-channel.js';
 import { openTestDatabase } from './support/database.js';
 
 // The store's own writes of runs notify after their commit (migration 0032,
-// deferred-notifications.ts; docs/production.md, "Round three: notifications after the commit"):
+// deferred-notifications.ts; docs/production.md, "Round three (issue 24): notifications after the commit"):
 // what another process hears, what the store's own listeners hear, and that every other writer
 // still notifies from the triggers. Needs a server (several connections): skipped on PGlite.
 const db = await openTestDatabase('notifications_deferred');

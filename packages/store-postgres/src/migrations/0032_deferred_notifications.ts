@@ -1,6 +1,6 @@
 /**
  * The store's own writes of runs notify after their commit, not inside it (docs/production.md,
- * "Round three: notifications after the commit"; issue 24, point 4). At the commit of a
+ * "Round three (issue 24): notifications after the commit"; issue 24, point 4). At the commit of a
  * transaction that sent a NOTIFY, PostgreSQL takes one database-wide lock (`PreCommit_Notify`) and
  * holds it through the commit's WAL flush, so every notifying commit waited for every other: a
  * run's insert, claim and outcome, each notifying from the runs' triggers (0027, 0029), were
@@ -8,9 +8,10 @@
  *
  * The triggers now skip their `pg_notify` when the writing transaction has set `agentrun.notify`
  * to `deferred` (`set_config(…, true)`: that transaction only). The store's hot statements set it
- * (runs-sql.ts), and the store then publishes what they wrote once they committed, many in one
- * `SELECT pg_notify(…)` of its own (deferred-notifications.ts): a transaction that writes no WAL,
- * so its commit holds the lock without a flush. Every other writer (a host's SQL, the ingress's
+ * when several writes are under way (runs-sql.ts, runs.ts), and the store then publishes what they
+ * wrote once they committed, many in one `SELECT pg_notify(…)` of its own
+ * (deferred-notifications.ts): a transaction that writes no WAL, so its commit holds the lock
+ * without a flush. Every other writer (a host's SQL, the ingress's
  * functions, the store's other statements) sets nothing and notifies from the triggers as before.
  * The callback outbox is written as before, in the writing transaction.
  *
