@@ -200,8 +200,11 @@ export function survivePoolErrors(pool: pg.Pool, onError: (error: Error) => void
  * of its own, no write, so its commit holds the notification lock without a WAL flush.
  */
 function sendNotifications(statements: Statements, schema: string) {
-  const statement = prepared(`SELECT count(pg_notify('${notifyChannel(schema).replaceAll("'", "''")}', p)) FROM unnest($1::text[]) p`);
-  return async (payloads: string[]) => void (await statements.run(statement, [payloads]));
+  // The payloads as one JSON array: no driver's array encoding needed (a Kysely dialect of the host's).
+  const statement = prepared(
+    `SELECT count(pg_notify('${notifyChannel(schema).replaceAll("'", "''")}', p)) FROM json_array_elements_text($1::json) p`,
+  );
+  return async (payloads: string[]) => void (await statements.run(statement, [JSON.stringify(payloads)]));
 }
 
 /** The default report of notifications that could not be sent (its message only). */
