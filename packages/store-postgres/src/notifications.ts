@@ -1,6 +1,7 @@
 import { type Notification, type Notifications, RUN_STATES, type RunState } from '@agentrun/core';
 import { createNotificationHub } from '@agentrun/core/store';
 import type pg from 'pg';
+import { sendPrefix } from './deferred-notifications.js';
 
 /**
  * The PostgreSQL store's notifications (docs/stores.md, "Notifications"). Triggers (migration
@@ -27,11 +28,15 @@ export interface PostgresNotificationsOptions {
   retryMs?: number;
   /** Default 10 s, as the worker's poll backoff. */
   maxRetryMs?: number;
+  /** This store's name in the payloads it sends after its commits: their echo is dropped (deferred-notifications.ts). */
+  origin?: string;
 }
 
 export interface PostgresNotifications extends Notifications {
   /** Stop listening for good: end the connection and forget every listener. */
   close(): Promise<void>;
+  /** Tell this process's listeners of a write of this store at once (deferred-notifications.ts). */
+  publish(notification: Notification): void;
 }
 
 /** One run of the connect–listen–wait loop, kept while anyone listens. */
@@ -47,17 +52,28 @@ interface Session {
 const STATES: ReadonlySet<string> = new Set(RUN_STATES);
 
 /**
- * The notifications a JSON payload stands for: none if it is not one the triggers send. A
- * `run.changed` whose UPDATE also appended the run's events carries their last id (migration
- * 0027) and stands for that `run.event`, then the change, in the order the statement wrote them.
+ * The notifications a JSON payload stands for: none if it is not one the triggers or a store's
+ * send after its commits sends. A `run.changed` whose UPDATE also appended the run's events
+ * carries their last id (migration 0027) and stands for that `run.event`, then the change, in the
+ * order the statement wrote them. A store's send (deferred-notifications.ts) is
+ * `{"from":…,"items":[…]}`, each item one of the others: none when `from` is `origin`, this
+ * store's own, whose listeners heard them at its commit.
  */
-export function parseNotifications(payload: string | undefined): Notification[] {
+export function parseNotifications(payload: string | undefined, origin?: string): Notification[] {
   let value: unknown;
   try {
     value = JSON.parse(payload ?? '');
   } catch {
     return [];
   }
+  if (typeof value !== 'object' || value === null) return [];
+  const { from, items } = value as Record<string, unknown>;
+  if (typeof from === 'string' && Array.isArray(items)) return from === origin ? [] : items.flatMap(parseItem);
+  return parseItem(value);
+}
+
+/** One payload of the triggers' kinds (an item of a store's send is one too). */
+function parseItem(value: unknown): Notification[] {
   if (typeof value !== 'object' || value === null) return [];
   const { type, runId, state, followupId, eventId, deliveryId } = value as Record<string, unknown>;
   const isEventId = typeof eventId === 'number' && Number.isSafeInteger(eventId);
@@ -86,6 +102,8 @@ export function createPostgresNotifications(options: PostgresNotificationsOption
   const retryMs = options.retryMs ?? 100;
   const maxRetryMs = options.maxRetryMs ?? 10_000;
   const hub = createNotificationHub();
+  // How this store's sends after its commits begin (deferred-notifications.ts `payloads`).
+  const echo = options.origin === undefined ? undefined : sendPrefix(options.origin);
   let closed = false;
   let session: Session | undefined;
   /** Wakes a loop waiting (connected, or between attempts) to look at `wanted()` again. */
@@ -134,7 +152,9 @@ export function createPostgresNotifications(options: PostgresNotificationsOption
       let channel = '';
       client.on('notification', (message) => {
         if (message.channel !== channel) return;
-        for (const notification of parseNotifications(message.payload)) hub.publish(notification);
+        // This store's own sends (most of what a busy worker's connection hears), before any parse.
+        if (echo !== undefined && message.payload?.startsWith(echo)) return;
+        for (const notification of parseNotifications(message.payload, options.origin)) hub.publish(notification);
       });
       try {
         await client.connect();
@@ -214,6 +234,7 @@ export function createPostgresNotifications(options: PostgresNotificationsOption
         if (!wanted()) nudge();
       };
     },
+    publish: (notification) => hub.publish(notification),
     async close() {
       closed = true;
       hub.clear();

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Store } from '@agentrun/core';
 import type { BlobStore } from '@agentrun/core/store';
 import { Kysely, PostgresDialect } from 'kysely';
@@ -10,6 +11,7 @@ import { createPostgresBlobs } from './blobs.js';
 import { createCallbacks } from './callbacks.js';
 import { createControlPlane } from './control-plane.js';
 import type { Db } from './db.js';
+import { createDeferredNotifications } from './deferred-notifications.js';
 import { createDefinitions } from './definitions.js';
 import { createEnvironments } from './environments.js';
 import { createFactorySources } from './factory-sources.js';
@@ -18,13 +20,14 @@ import { createInboxReads } from './inbox.js';
 import { createIngress } from './ingress.js';
 import { type MigrateResult, migrate } from './migrate.js';
 import { createPostgresNotifications } from './notifications.js';
+import { notifyChannel } from './notify-channel.js';
 import { checkReady } from './readiness.js';
 import { createRepositories } from './repositories.js';
 import { createRunEvents } from './run-events.js';
 import { createRuns } from './runs.js';
 import { createSchedules } from './schedules.js';
 import { schemaOption } from './schema-name.js';
-import { createStatements } from './statements.js';
+import { createStatements, prepared, type Statements } from './statements.js';
 import { tablesIn } from './tables.js';
 import { isUnavailableError } from './unavailable.js';
 
@@ -112,14 +115,22 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   const t = tablesIn(schema);
   const { db, owned, pool } = connect(options);
   const statements = createStatements(db, options.preparedStatements === false ? undefined : pool);
-  const notifications = listenerOf(options, schema);
+  // This store's name in what it sends after its commits: its own listener drops their echo.
+  const origin = randomBytes(9).toString('base64url');
+  const notifications = listenerOf(options, schema, origin);
+  const notify = createDeferredNotifications({
+    origin,
+    send: sendNotifications(statements, schema),
+    ...(notifications ? { local: notifications.publish } : {}),
+    onError: 'onError' in options && options.onError ? options.onError : logUnsent,
+  });
 
   // One file per part of the Store port, as in core's store/ (docs/stores.md, "The shape of the
   // interface"); the run store's keyed writes hold their key through the idempotency part.
   const { idempotency, idempotently } = createIdempotency(db, t);
 
   return {
-    runs: createRuns(db, t, idempotently, statements),
+    runs: createRuns(db, t, idempotently, statements, notify),
     runEvents: createRunEvents(db, t, statements),
     artifacts: createArtifacts(db, t),
     idempotency,
@@ -143,6 +154,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     ...(notifications ? { notifications } : {}),
     async close() {
       await notifications?.close();
+      await notify.close();
       if (owned) await db.destroy();
     },
   };
@@ -183,8 +195,24 @@ export function survivePoolErrors(pool: pg.Pool, onError: (error: Error) => void
   });
 }
 
+/**
+ * The store's send of notifications after its commits (deferred-notifications.ts): one statement
+ * of its own, no write, so its commit holds the notification lock without a WAL flush.
+ */
+function sendNotifications(statements: Statements, schema: string) {
+  // The payloads as one JSON array: no driver's array encoding needed (a Kysely dialect of the host's).
+  const statement = prepared(
+    `SELECT count(pg_notify('${notifyChannel(schema).replaceAll("'", "''")}', p)) FROM json_array_elements_text($1::json) p`,
+  );
+  return async (payloads: string[]) => void (await statements.run(statement, [JSON.stringify(payloads)]));
+}
+
+/** The default report of notifications that could not be sent (its message only). */
+const logUnsent = (error: Error) =>
+  console.error(`[agentrun] postgres: notifications not sent (${error.message}); other processes' workers poll`);
+
 /** The notifications of the store, on a connection of their own, when it knows how to make one. */
-function listenerOf(options: PostgresStoreOptions, schema: string) {
+function listenerOf(options: PostgresStoreOptions, schema: string, origin: string) {
   if (options.listen === false) return undefined;
   let config: pg.ClientConfig;
   let onError: (error: Error) => void = logLostListener;
@@ -199,7 +227,7 @@ function listenerOf(options: PostgresStoreOptions, schema: string) {
   } else return undefined;
   // keepAlive: a connection cut without a word (a network partition) is noticed and replaced.
   const clientConfig: pg.ClientConfig = { connectionTimeoutMillis: 5000, keepAlive: true, ...config };
-  return createPostgresNotifications({ client: () => new pg.Client(clientConfig), schema, onError });
+  return createPostgresNotifications({ client: () => new pg.Client(clientConfig), schema, onError, origin });
 }
 
 /** The default report of a lost listening connection (its message only, never the connection string). */

@@ -23,7 +23,22 @@ const runColumns = (from?: string) => sql.join(RUN_ROW_COLUMNS.map((c) => sql.re
 export interface Call {
   statement: Prepared;
   values: unknown[];
+  /**
+   * The statement tells the runs' triggers not to notify (`DEFER`): the store publishes what it
+   * wrote once it committed (deferred-notifications.ts). A deferred claim or transition answers
+   * `last_event_id` and `events_before` beside the run, to tell the events it appended.
+   */
+  deferred: boolean;
 }
+
+/**
+ * Sets `agentrun.notify` to `deferred` for the writing transaction (migration 0032): the runs'
+ * triggers then skip their `pg_notify`, whose lock at commit would be held through the commit's
+ * WAL flush (docs/production.md, "Round three (issue 24): notifications after the commit"). Selected in the
+ * statement's FROM, so it is set before any row is written; AFTER triggers run at the end of it.
+ */
+const DEFER = sql`set_config('agentrun.notify', 'deferred', true)`;
+const deferral = sql`deferral AS MATERIALIZED (SELECT ${DEFER})`;
 
 /**
  * The queue's hot statements of one store, their text built once per shape (statements.ts):
@@ -34,19 +49,26 @@ export function runStatements(db: Db, t: Tables) {
   const insertValues = RUN_COLUMNS.map((c, i) =>
     isJsonColumn(c) ? sql`$${sql.raw(String(i + 1))}::jsonb` : sql`$${sql.raw(String(i + 1))}`,
   );
-  // Answers nothing: the created run is the one given (runs.ts).
-  const insert = prepared(
-    sql`INSERT INTO ${t.runs} (${sql.join(RUN_COLUMNS.map((c) => sql.ref(c)))}) VALUES (${sql.join(insertValues)})`.compile(db).sql,
+  // Answers nothing: the created run is the one given (runs.ts). Deferred, its notification is the
+  // store's to publish after the commit (the trigger skips it: `DEFER`).
+  const columns = sql.join(RUN_COLUMNS.map((c) => sql.ref(c)));
+  const insert = prepared(sql`INSERT INTO ${t.runs} (${columns}) VALUES (${sql.join(insertValues)})`.compile(db).sql);
+  const insertDeferred = prepared(
+    sql`INSERT INTO ${t.runs} (${columns}) SELECT ${sql.join(insertValues)} FROM (SELECT ${DEFER}) deferral`.compile(db).sql,
   );
   return {
-    /** The create; with attachments, one statement of its own (`insertRunSql`). */
-    insert(input: CreateRunInput): Call {
-      if (input.attachments.length === 0) return { statement: insert, values: runToValues(input.run) };
+    /**
+     * The create, its notification `deferred` or from the trigger; with attachments, one statement
+     * of its own (`insertRunSql`), which notifies from the trigger.
+     */
+    insert(input: CreateRunInput, deferred: boolean): Call {
+      if (input.attachments.length === 0)
+        return { statement: deferred ? insertDeferred : insert, values: runToValues(input.run), deferred };
       // Rare: compiled per call, sent unnamed.
       const compiled = insertRunSql(t, input).compile(db);
-      return { statement: { name: '', text: compiled.sql }, values: [...compiled.parameters] };
+      return { statement: { name: '', text: compiled.sql }, values: [...compiled.parameters], deferred: false };
     },
-    claim(input: ClaimRunInput, path: readonly RunState[]): Call {
+    claim(input: ClaimRunInput, path: readonly RunState[], deferred: boolean): Call {
       const { values, slot } = slots();
       const { start } = input;
       const shadow: ClaimRunInput = {
@@ -64,9 +86,13 @@ export function runStatements(db: Db, t: Tables) {
             }
           : {}),
       };
-      return shapes(JSON.stringify(['claim', path, shadow]), () => claimSql(t, shadow, path), values);
+      return {
+        ...shapes(JSON.stringify(['claim', path, deferred, shadow]), () => claimSql(t, shadow, path, deferred), values),
+        deferred,
+      };
     },
-    transition(input: TransitionRunInput): Call {
+    /** `defer`: the store's choice (runs.ts); a follow-up's write never defers. */
+    transition(input: TransitionRunInput, defer: boolean): Call {
       const { values, slot } = slots();
       // A change of state fires the runs' trigger, whose `run.changed` then tells the events this
       // statement appends (0027); else the statement notifies them itself.
@@ -108,11 +134,17 @@ export function runStatements(db: Db, t: Tables) {
           : {}),
         ...(input.followups ? { followups: true } : {}),
       } as unknown as TransitionRunInput;
-      return shapes(
-        JSON.stringify(['transition', changesState, stateChanges, shadow]),
-        () => transitionSql(t, shadow, changesState, !stateChanges),
-        values,
-      );
+      // A follow-up's notification comes from its own trigger (0007), in the writing transaction:
+      // such a write notifies all from there, in the order it always did.
+      const deferred = defer && f === undefined;
+      return {
+        ...shapes(
+          JSON.stringify(['transition', changesState, stateChanges, deferred, shadow]),
+          () => transitionSql(t, shadow, changesState, !stateChanges, deferred),
+          values,
+        ),
+        deferred,
+      };
     },
   };
 }
@@ -142,7 +174,13 @@ export function insertRunSql(t: Tables, input: CreateRunInput): RawBuilder<unkno
  * The UPDATE of a compare-and-set transition; RETURNING the run when it applied. Its transcript
  * lines (`input.transcript`) are appended by the same statement (`withEvents`).
  */
-function transitionSql(t: Tables, input: TransitionRunInput, changesState: boolean, notify: boolean): RawBuilder<unknown> {
+function transitionSql(
+  t: Tables,
+  input: TransitionRunInput,
+  changesState: boolean,
+  notify: boolean,
+  deferred: boolean,
+): RawBuilder<unknown> {
   const sets = patchAssignments(input.patch);
   sets.push(sql`updated_at = GREATEST(r.updated_at, ${input.now}::timestamptz)`);
   const where = [sql`r.id = ${input.runId}`, sql`r.state = ${input.expect.state}`];
@@ -164,18 +202,24 @@ function transitionSql(t: Tables, input: TransitionRunInput, changesState: boole
       ]
     : [];
   if (events.length === 0) {
-    const update = sql`UPDATE ${t.runs} r SET ${sql.join(sets)} WHERE ${sql.join(where, sql` AND `)} RETURNING ${runColumns('r')}`;
-    return sql`WITH w AS (${update})${f ? sql`, ${sql.join(followup)}` : sql``} SELECT row_to_json(w) AS run FROM w`;
+    const update = sql`UPDATE ${t.runs} r SET ${sql.join(sets)}${deferred ? sql` FROM deferral` : sql``}
+      WHERE ${sql.join(where, sql` AND `)} RETURNING ${runColumns('r')}`;
+    return sql`WITH ${deferred ? sql`${deferral}, ` : sql``}w AS (${update})${f ? sql`, ${sql.join(followup)}` : sql``}
+      SELECT row_to_json(w) AS run FROM w`;
   }
   // The counter is read from the row this statement locks first: see withEvents.
   sets.push(sql`last_event_id = ${eventsAfter(sql`o.last_event_id`, events.length)}`);
   // `locked_xmin`: the transaction that wrote the version of the run this statement locked (the
   // newest, when another write committed after the statement's snapshot: READ COMMITTED re-reads it).
-  const locked = sql`o AS MATERIALIZED (SELECT id, last_event_id, xmin AS locked_xmin FROM ${t.runs} WHERE id = ${input.runId} FOR NO KEY UPDATE)`;
-  const update = sql`UPDATE ${t.runs} r SET ${sql.join(sets)} FROM o
+  const o = sql`o AS MATERIALIZED (SELECT id, last_event_id, xmin AS locked_xmin FROM ${t.runs} WHERE id = ${input.runId} FOR NO KEY UPDATE)`;
+  const update = sql`UPDATE ${t.runs} r SET ${sql.join(sets)} FROM o${deferred ? sql`, deferral` : sql``}
     WHERE r.id = o.id AND ${sql.join(where, sql` AND `)}
     RETURNING ${runColumns('r')}, r.last_event_id, o.last_event_id AS events_before, o.locked_xmin`;
-  return withEvents(t, locked, update, events, notify, followup, input.followups ? [completeFollowups(t)] : []);
+  const locked = deferred ? sql`${o}, ${deferral}` : o;
+  return withEvents(t, locked, update, events, notify && !deferred, followup, [
+    ...(input.followups ? [completeFollowups(t)] : []),
+    ...(deferred ? EVENT_COUNTERS : []),
+  ]);
 }
 
 /**
@@ -198,7 +242,7 @@ const completeFollowups = (t: Tables) =>
  * LOCKED so concurrent claimers each take a different one, moved to the path's last state with
  * the start's fields when given, and a `state` event per step of the path appended, in one statement.
  */
-function claimSql(t: Tables, input: ClaimRunInput, path: readonly RunState[]): RawBuilder<unknown> {
+function claimSql(t: Tables, input: ClaimRunInput, path: readonly RunState[], deferred: boolean): RawBuilder<unknown> {
   // The path's states are written into the text as literals, never sent as parameters: with
   // `state = $1` a generic plan cannot use the partial `runs_queue` (its WHERE names a state), so
   // PostgreSQL planned the claim anew on every call (0.3 ms; docs/production.md, "The hot path,
@@ -237,7 +281,7 @@ function claimSql(t: Tables, input: ClaimRunInput, path: readonly RunState[]): R
       SELECT id, last_event_id, status_message FROM ${t.runs} WHERE state = ${from}
       ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED
     )`;
-  const update = sql`UPDATE ${t.runs} r SET ${sql.join(sets)} FROM next
+  const update = sql`UPDATE ${t.runs} r SET ${sql.join(sets)} FROM next${deferred ? sql`, deferral` : sql``}
     WHERE r.id = next.id AND r.state = ${from}
     RETURNING ${runColumns('r')}, r.last_event_id, next.last_event_id AS events_before, next.status_message AS status_before`;
   // The follow-ups, when asked, as one JSON column of the answer (runs.ts turns them into records).
@@ -246,9 +290,14 @@ function claimSql(t: Tables, input: ClaimRunInput, path: readonly RunState[]): R
         sql`(SELECT coalesce(jsonb_agg(f ORDER BY f.seq), '[]'::jsonb) FROM ${t.run_followups} f WHERE f.run_id = w.id) AS claimed_followups`,
       ]
     : [];
-  // Always a change of state: the trigger's `run.changed` tells the appended events (0027).
-  return withEvents(t, next, update, events, false, [], followups);
+  // Always a change of state, whose `run.changed` tells the appended events (0027): deferred, the
+  // store publishes it after the commit (`DEFER`), from the answer's event counters.
+  if (!deferred) return withEvents(t, next, update, events, false, [], followups);
+  return withEvents(t, sql`${next}, ${deferral}`, update, events, false, [], [...followups, ...EVENT_COUNTERS]);
 }
+
+/** The last event id before and after a deferred write, in its answer: what it appended (runs.ts). */
+const EVENT_COUNTERS = [sql`w.last_event_id`, sql`w.events_before`];
 
 /** A state of the state machine as a literal of the statement's text (only its constants, never input). */
 const stateLiteral = (state: RunState) => {
