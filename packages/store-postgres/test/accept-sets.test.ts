@@ -67,7 +67,13 @@ const element = fc.record<Element>({
 const state = fc.record({
   // Per key: its events (ms) and its stored count as events + drift, or no count.
   keys: fc.array(
-    fc.record({ events: fc.array(fc.integer({ min: -60, max: 25 }).map((n) => n * 100), { maxLength: 6 }), drift: fc.option(fc.constantFrom(0, 0, 1, -1, 3)) }),
+    fc.record({
+      events: fc.array(
+        fc.integer({ min: -60, max: 25 }).map((n) => n * 100),
+        { maxLength: 6 },
+      ),
+      drift: fc.option(fc.constantFrom(0, 0, 1, -1, 3)),
+    }),
     { minLength: 3, maxLength: 3 },
   ),
   // Accepted deliveries already there: (webhook, identity).
