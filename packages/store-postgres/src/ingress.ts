@@ -209,7 +209,8 @@ export function createIngress(db: Db, t: Tables, statements: Statements): Pick<S
   }
 
   /**
-   * Accepts awaiting evaluation, in one statement (agentrun_accept_deliveries, 0026), ordered by
+   * Accepts awaiting evaluation, in one statement (agentrun_accept_deliveries, 0026; set-based
+   * since 0031, so a batch costs a few statements inside the function, whatever its length), ordered by
    * rate key and webhook: a batch holds its keys' admission locks until its commit, so batches
    * taking them in one order cannot deadlock. The order within a key is kept (the sort is
    * stable); the accepts of a batch were all in flight at once, so any order is one they could

@@ -31,7 +31,7 @@
 export const up = `
 CREATE OR REPLACE FUNCTION agentrun_rate_admit(p_key text, p_limit integer, p_window_start timestamptz, p_now timestamptz,
   OUT admitted boolean, OUT window_oldest timestamptz)
-LANGUAGE plpgsql SET search_path FROM CURRENT SET plan_cache_mode = force_generic_plan AS $fn$
+LANGUAGE plpgsql SET search_path FROM CURRENT SET plan_cache_mode = force_generic_plan SET enable_seqscan = off AS $fn$
 DECLARE
   v_gone integer;
   v_stored integer;
@@ -75,7 +75,7 @@ CREATE OR REPLACE FUNCTION agentrun_accept_deliveries(
   p_rate_keys text[], p_rate_limits integer[], p_rate_window_starts timestamptz[], p_rate_nows timestamptz[],
   OUT ord integer, OUT outcome text, OUT duplicate_of text, OUT window_oldest timestamptz)
 RETURNS SETOF record
-LANGUAGE plpgsql SET search_path FROM CURRENT SET plan_cache_mode = force_generic_plan AS $fn$
+LANGUAGE plpgsql SET search_path FROM CURRENT SET plan_cache_mode = force_generic_plan SET enable_seqscan = off AS $fn$
 DECLARE
   v_count integer := coalesce(array_length(p_ids, 1), 0);
   -- Per element: still to be written (admitted, or without an admission), and its answer.
