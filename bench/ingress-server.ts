@@ -32,6 +32,8 @@ export type IngressVariant =
 export const PG_URL_ENV = 'INGRESS_PG_URL';
 export const PG_SCHEMA_ENV = 'INGRESS_PG_SCHEMA';
 export const PG_POOL_ENV = 'INGRESS_PG_POOL';
+/** `0`: the PostgreSQL server's evaluator stays off, so the bench measures the accept alone. */
+export const PG_EVALUATE_ENV = 'PG_INGRESS_EVALUATE';
 /**
  * The automations of each factory on PostgreSQL: FILTERS[2..5], a few rather than ten, 2 of which
  * match a bench delivery (2 runs started per delivery).
@@ -147,8 +149,9 @@ export async function agentrunHandler(
   }
   // Accepted deliveries' runs are made after the 202 by the evaluator (docs/webhooks.md, "When runs
   // start"): it runs here, in the serving process, as it does beside a worker, so the figures count
-  // evaluation keeping up with the accepts.
-  evaluatorOf(handler)?.start();
+  // evaluation keeping up with the accepts. PG_INGRESS_EVALUATE=0 leaves it off, to measure the
+  // accept alone (bench/postgres-ingress.ts).
+  if (!postgres || process.env[PG_EVALUATE_ENV] !== '0') evaluatorOf(handler)?.start();
   return { handler, targets, automations };
 }
 

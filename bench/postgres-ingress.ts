@@ -7,7 +7,7 @@ import type pg from 'pg';
 import { type BackendCpu, backendCpu, cpuBetween, withApplicationName } from './backend-cpu.js';
 import { bodyTemplate, cpuSeconds, load, startServer, stopServer } from './ingress.js';
 import { measureFloors } from './ingress-floor.js';
-import { type IngressTarget, PG_POOL_ENV, PG_SCHEMA_ENV, PG_URL_ENV } from './ingress-server.js';
+import { type IngressTarget, PG_EVALUATE_ENV, PG_POOL_ENV, PG_SCHEMA_ENV, PG_URL_ENV } from './ingress-server.js';
 import { connectAdmin, DEFAULT_DATABASE_URL, redact, scratchSchema } from './pg-admin.js';
 import type { BenchGroup } from './run.js';
 
@@ -33,7 +33,10 @@ import type { BenchGroup } from './run.js';
  *
  * Knobs (environment): PG_INGRESS_CONNECTIONS (16), PG_INGRESS_SECONDS (10), PG_INGRESS_WARMUP (3),
  * PG_EVALUATED_SECONDS (30), PG_P99_CONNECTIONS (50), DATABASE_URL (else the local server the tests
- * use; without one the group is skipped).
+ * use; without one the group is skipped), PG_INGRESS_EVALUATE (`0`: the server's evaluator stays
+ * off, so the sustained window measures the accept alone, its costs divided by the deliveries
+ * accepted, written as `postgres.accept_*`; nothing is evaluated, so the evaluated figures and the
+ * idle latency are not measured).
  */
 const CONNECTIONS = Number(process.env.PG_INGRESS_CONNECTIONS ?? 16);
 const SECONDS = Number(process.env.PG_INGRESS_SECONDS ?? 10);
@@ -41,6 +44,7 @@ const WARMUP = Number(process.env.PG_INGRESS_WARMUP ?? 3);
 const PGBENCH = process.env.PGBENCH ?? 'pgbench';
 const EVALUATED_SECONDS = Number(process.env.PG_EVALUATED_SECONDS ?? 30);
 const P99_CONNECTIONS = Number(process.env.PG_P99_CONNECTIONS ?? 50);
+const EVALUATE = process.env[PG_EVALUATE_ENV] !== '0';
 
 export const postgresIngressGroup: BenchGroup = {
   name: 'postgres-ingress',
@@ -92,6 +96,27 @@ export async function measurePostgresIngress(baseUrl: string): Promise<Record<st
       p99Connections: P99_CONNECTIONS,
       progress,
     });
+    const floorFigures = {
+      'postgres.floor_sql_vs_pgbench': floors.sqlTps / tps,
+      'postgres.floor_sql_batched_vs_pgbench': floors.sqlBatchedDeliveriesPerSecond / tps,
+      'postgres.floor_fastify_insert_vs_pgbench': floors.fastifyInsertPerSecond / tps,
+      'postgres.floor_fastify_insert_p99_ms': floors.fastifyInsertP99Ms,
+    };
+    if (!EVALUATE) {
+      return {
+        'postgres.accept_per_s': ingress,
+        'postgres.pgbench_tps': tps,
+        'postgres.accept_vs_pgbench': ingress / tps,
+        'postgres.accept_statements_per_delivery': measured.statementsPerDelivery,
+        'postgres.accept_commits_per_delivery': measured.commitsPerDelivery,
+        'postgres.accept_server_cpu_us_per_delivery': measured.serverCpuUsPerDelivery,
+        'postgres.accept_backend_cpu_us_per_delivery': measured.backendCpuUsPerDelivery,
+        'postgres.accept_loadgen_cpu_us_per_delivery': measured.loadgenCpuUsPerDelivery,
+        'postgres.pgbench_backend_cpu_us_per_insert': pgbenchBackendUs,
+        'postgres.accept_p99_ms': measured.p99Ms,
+        ...floorFigures,
+      };
+    }
     return {
       'postgres.ingress_per_s': ingress,
       'postgres.pgbench_tps': tps,
@@ -106,10 +131,7 @@ export async function measurePostgresIngress(baseUrl: string): Promise<Record<st
       'postgres.backend_cpu_us_per_delivery': measured.backendCpuUsPerDelivery,
       'postgres.loadgen_cpu_us_per_delivery': measured.loadgenCpuUsPerDelivery,
       'postgres.pgbench_backend_cpu_us_per_insert': pgbenchBackendUs,
-      'postgres.floor_sql_vs_pgbench': floors.sqlTps / tps,
-      'postgres.floor_sql_batched_vs_pgbench': floors.sqlBatchedDeliveriesPerSecond / tps,
-      'postgres.floor_fastify_insert_vs_pgbench': floors.fastifyInsertPerSecond / tps,
-      'postgres.floor_fastify_insert_p99_ms': floors.fastifyInsertP99Ms,
+      ...floorFigures,
       'postgres.ingress_p99_ms': measured.p99Ms,
       'postgres.evaluation_latency_ms': measured.evaluationLatencyMs,
       'postgres.evaluation_latency_max_ms': measured.evaluationLatencyMaxMs,
@@ -181,9 +203,10 @@ async function ingressPerSecond(url: string, schema: string, admin: pg.Client, b
     progress(
       `sustained ${seconds.toFixed(1)} s: ${(accepted / seconds).toFixed(0)} accepted/s, ${evaluatedPerSecond.toFixed(0)} evaluated/s, backlog ${after.pending}`,
     );
-    // The figures per delivery include the evaluation of the backlog left by the ingress phase.
+    // The figures per delivery include the evaluation of the backlog left by the ingress phase;
+    // with the evaluator off, they are per delivery accepted.
     const measuredAfter = await settle(admin, schema, child);
-    const done = measuredAfter.evaluated - before.evaluated;
+    const done = EVALUATE ? measuredAfter.evaluated - before.evaluated : measuredAfter.accepted - before.accepted;
     const serverCpuUsPerDelivery = (((await cpuSeconds(child.pid)) - cpuBefore) * 1e6) / done;
     const backendCpuUsPerDelivery = (cpuBetween(backendBefore, await backends.read(serverApp)) * 1000) / done;
     const loadgenCpuUsPerDelivery = (loadgen.user + loadgen.system) / accepted;
@@ -191,7 +214,7 @@ async function ingressPerSecond(url: string, schema: string, admin: pg.Client, b
     const commitsPerDelivery = (measuredAfter.commits - before.commits) / done;
     const backendMsPerDelivery = (measuredAfter.activeMs - before.activeMs) / done;
     progress(
-      `per delivery: ${statementsPerDelivery.toFixed(2)} statements, ${commitsPerDelivery.toFixed(2)} commits, ${backendMsPerDelivery.toFixed(3)} ms backend time, ${serverCpuUsPerDelivery.toFixed(0)} µs server CPU, ${backendCpuUsPerDelivery.toFixed(0)} µs its backends' CPU, ${loadgenCpuUsPerDelivery.toFixed(0)} µs autocannon's`,
+      `per delivery ${EVALUATE ? 'evaluated' : 'accepted (evaluator off)'}: ${statementsPerDelivery.toFixed(2)} statements, ${commitsPerDelivery.toFixed(2)} commits, ${backendMsPerDelivery.toFixed(3)} ms backend time, ${serverCpuUsPerDelivery.toFixed(0)} µs server CPU, ${backendCpuUsPerDelivery.toFixed(0)} µs its backends' CPU, ${loadgenCpuUsPerDelivery.toFixed(0)} µs autocannon's`,
     );
 
     const p99 = await load(ready.port, ready.targets, SECONDS, counter, P99_CONNECTIONS);
@@ -200,8 +223,10 @@ async function ingressPerSecond(url: string, schema: string, admin: pg.Client, b
 
     // Idle: from the 202 to the delivery's runs existing, one delivery at a time.
     await settle(admin, schema);
-    const latencies = await idleLatencies(ready.port, ready.targets[0] as IngressTarget, admin, schema, counter);
-    progress(`idle, 202 to runs: median ${latencies.median.toFixed(1)} ms, max ${latencies.max.toFixed(1)} ms`);
+    const latencies = EVALUATE
+      ? await idleLatencies(ready.port, ready.targets[0] as IngressTarget, admin, schema, counter)
+      : { median: Number.NaN, max: Number.NaN };
+    if (EVALUATE) progress(`idle, 202 to runs: median ${latencies.median.toFixed(1)} ms, max ${latencies.max.toFixed(1)} ms`);
     return {
       evaluationLatencyMs: latencies.median,
       evaluationLatencyMaxMs: latencies.max,
@@ -249,13 +274,13 @@ async function counters(admin: pg.Client, schema: string, child?: ChildProcess):
   };
 }
 
-/** Wait until nothing awaits evaluation (at most 60 s); the counters then. */
+/** Wait until nothing awaits evaluation (at most 60 s; not at all with the evaluator off); the counters then. */
 async function settle(admin: pg.Client, schema: string, child?: ChildProcess): Promise<Counters> {
   const deadline = performance.now() + 60_000;
   for (;;) {
     // pg_stat_database is updated when a backend reports, about once a second.
     const now = await counters(admin, schema, child);
-    if (now.pending === 0 || performance.now() > deadline) {
+    if (now.pending === 0 || !EVALUATE || performance.now() > deadline) {
       await new Promise((resolve) => setTimeout(resolve, 1100));
       return counters(admin, schema, child);
     }

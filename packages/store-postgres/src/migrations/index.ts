@@ -26,6 +26,7 @@ import * as m0026 from './0026_batched_accepts.js';
 import * as m0027 from './0027_lean_run_writes.js';
 import * as m0029 from './0029_runs_inserted_per_statement.js';
 import * as m0030 from './0030_rate_window_counts.js';
+import * as m0031 from './0031_set_based_accepts.js';
 import * as m0032 from './0032_deferred_notifications.js';
 
 /**
@@ -81,6 +82,6 @@ export const MIGRATIONS: readonly Migration[] = [
   // 0028 is kept for another branch's migration; ids only need to sort.
   { id: '0029_runs_inserted_per_statement', up: m0029.up },
   { id: '0030_rate_window_counts', up: m0030.up },
-  // 0031 is kept for another branch's migration; ids only need to sort.
+  { id: '0031_set_based_accepts', up: m0031.up },
   { id: '0032_deferred_notifications', up: m0032.up },
 ];
