@@ -15,10 +15,11 @@ import { PG_POOL_ENV, PG_SCHEMA_ENV, PG_URL_ENV } from './ingress-server.js';
  * - **The database's floor** (`postgres.floor_sql_vs_pgbench`, and `…_batched_…`): pgbench itself
  *   running the least SQL an accept needs: the context read (the webhook's row by its key) and one
  *   write that makes the delivery durable with exact dedupe across processes (a unique index on its
- *   identity), puts it in the delivery log (an index on webhook and time) and admits it against an
- *   exact sliding-window limit (an event row, and a count per key updated under its row lock). No
- *   plpgsql, no trigger, no NOTIFY, no evaluation: only the rows. Once per transaction, and
- *   FLOOR_BATCH deliveries per transaction (what group commit makes of concurrent accepts).
+ *   identity), puts it in the delivery log (an index on webhook and time) and writes what an exact
+ *   sliding-window limit keeps (an event row, and a count per key updated under its row lock; the
+ *   check itself, and the pruning of old events, left out). No plpgsql, no trigger, no NOTIFY, no
+ *   evaluation: only the rows. One delivery per write, and FLOOR_BATCH per write (what group
+ *   commit makes of concurrent accepts).
  * - **Node's floor** (`postgres.floor_fastify_insert_vs_pgbench`): a bare Fastify route that parses
  *   the same 1 KB body and runs pgbench's own INSERT through a `pg` pool of the same size, driven
  *   by autocannon as the ingress is: one round trip per request, no authentication, nothing else;
@@ -104,9 +105,9 @@ export async function measureFloors(options: {
   await writeFile(one, acceptScript(schema, 1));
   await writeFile(batched, acceptScript(schema, BATCH));
   const sqlTps = await pgbench(options.pgbench, url, one, connections, seconds);
-  progress(`floor, SQL: ${sqlTps.toFixed(0)} accepts/s (context read + one write, one per transaction)`);
+  progress(`floor, SQL: ${sqlTps.toFixed(0)} accepts/s (context read + one write, one delivery per write)`);
   const sqlBatchedDeliveriesPerSecond = BATCH * (await pgbench(options.pgbench, url, batched, connections, seconds));
-  progress(`floor, SQL batched: ${sqlBatchedDeliveriesPerSecond.toFixed(0)} accepts/s (${BATCH} per transaction)`);
+  progress(`floor, SQL batched: ${sqlBatchedDeliveriesPerSecond.toFixed(0)} accepts/s (${BATCH} per write)`);
 
   const { child, ready } = await startServer('fastify-pg-insert', {
     ...process.env,
