@@ -36,12 +36,17 @@ export function agentEnvironment(
 }
 
 /**
- * Under its own user or in a sandbox the server's HOME is not the agent's (not readable, or not
- * there): HOME is the workspace, and in the sandbox TMPDIR its private /tmp (docs/executors.md,
- * "Isolating the agent"). `env.set` still wins.
+ * HOME and TMPDIR (docs/executors.md, "The agent's environment"): under its own user or in a
+ * sandbox the server's HOME is not the agent's (not readable, or not there), so HOME is the
+ * workspace. TMPDIR is always the run's own: `/tmp` where the agent has a private one (`private`:
+ * the sandbox, or its own user in a PID namespace), else the run directory's `tmp/`, so that what
+ * programs put there counts against the run's cap and goes with the run. `env.set` still wins.
  */
-export function isolatedHome(config: Pick<ResolvedOptions, 'user' | 'sandbox'>, workspace: Workspace): { HOME?: string; TMPDIR?: string } {
-  if (config.sandbox) return { HOME: workspace.dir, TMPDIR: '/tmp' };
-  if (config.user) return { HOME: workspace.dir };
-  return {};
+export function isolatedHome(
+  config: Pick<ResolvedOptions, 'user' | 'sandbox'>,
+  workspace: Workspace,
+  privateTmp: boolean,
+): { HOME?: string; TMPDIR: string } {
+  const TMPDIR = privateTmp ? '/tmp' : workspace.area.tmp;
+  return config.sandbox || config.user ? { HOME: workspace.dir, TMPDIR } : { TMPDIR };
 }

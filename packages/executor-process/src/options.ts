@@ -24,8 +24,17 @@ export interface ProcessExecutorOptions {
   killGraceMs?: number;
   /** When a run's directory is kept after the run. Default `'never'`. */
   keepWorkspaces?: KeepWorkspaces;
-  /** A run whose directory grows beyond this fails with `error_code: 'disk_limit'`. Default: no cap. */
+  /**
+   * A run whose files (its workspace, /tmp and /dev/shm together) grow beyond this fails with
+   * `error_code: 'disk_limit'` (docs/executors.md, "Disk limits"). Default: no cap.
+   */
   maxWorkspaceBytes?: number;
+  /**
+   * How `maxWorkspaceBytes` is held: `'filesystem'` a filesystem of that size per run, which the
+   * kernel enforces (root, `mkfs.ext4`, loop devices); `'measured'` the run's directory measured
+   * by `du` in a child process; `'auto'` (default) the first where it can be had.
+   */
+  diskLimit?: DiskLimit;
   /**
    * The most bytes of the agent's stdout lines a run keeps; past it, one marker and the rest read
    * and dropped (docs/executors.md, "Output budget"). Default 16 MiB.
@@ -77,6 +86,8 @@ export interface BubblewrapSandbox {
 
 export type Containment = 'auto' | 'pid-namespace' | 'process-group';
 
+export type DiskLimit = 'auto' | 'filesystem' | 'measured';
+
 export type KeepWorkspaces = 'never' | 'on-failure' | 'always';
 
 export interface ResolvedOptions {
@@ -90,6 +101,7 @@ export interface ResolvedOptions {
   killGraceMs: number;
   keepWorkspaces: KeepWorkspaces;
   maxWorkspaceBytes: number | undefined;
+  diskLimit: DiskLimit;
   maxOutputBytes: number;
   onError: (error: unknown) => void;
   user: { uid: number; gid: number } | undefined;
@@ -124,6 +136,7 @@ const OptionsSchema = v.strictObject({
   killGraceMs: v.optional(v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(0, 'must not be negative'))),
   keepWorkspaces: v.optional(v.picklist(['never', 'on-failure', 'always'], "must be 'never', 'on-failure' or 'always'")),
   maxWorkspaceBytes: v.optional(positiveInt),
+  diskLimit: v.optional(v.picklist(['auto', 'filesystem', 'measured'], "must be 'auto', 'filesystem' or 'measured'")),
   maxOutputBytes: v.optional(positiveInt),
   onError: v.optional(v.custom<(e: unknown) => void>((x) => typeof x === 'function', 'must be a function')),
   user: v.optional(v.strictObject({ uid: id, gid: id }, 'must be { uid, gid }')),
@@ -168,6 +181,7 @@ export function resolveOptions(options: ProcessExecutorOptions, defaultRoot: str
     killGraceMs: options.killGraceMs ?? 5000,
     keepWorkspaces: options.keepWorkspaces ?? 'never',
     maxWorkspaceBytes: options.maxWorkspaceBytes,
+    diskLimit: options.diskLimit ?? 'auto',
     maxOutputBytes: options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
     onError: options.onError ?? ((error) => console.error('[agentrun] process executor', error)),
     user: options.user,

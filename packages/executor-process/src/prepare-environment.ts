@@ -7,7 +7,7 @@ import type { OutputBudget } from './output-budget.js';
 import type { RunStops, Stop } from './run-stops.js';
 import { stoppedOutcome } from './run-stops.js';
 import { type AgentPlan, spawnAgent } from './spawn-agent.js';
-import { giveTo, WORKSPACE_FILES, type Workspace } from './workspace.js';
+import { giveTo, WORKSPACE_FILES, type Workspace, workspacePaths } from './workspace.js';
 
 /**
  * Preparing a run's workspace from its environment (docs/repositories.md, "Environments";
@@ -138,7 +138,7 @@ async function runSetupCommand(
   tail: TailBuffer,
   onStop: (listener: () => void) => () => void,
 ): Promise<number | null> {
-  const setup = await spawnAgent(plan, { command: '/bin/sh', args: ['-c', command], shell: false }, workspace.dir, env);
+  const setup = await spawnAgent(plan, { command: '/bin/sh', args: ['-c', command], shell: false }, workspacePaths(workspace), env);
   const child = setup.child;
   child.stdin?.on('error', () => {});
   child.stdin?.end();

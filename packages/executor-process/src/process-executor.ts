@@ -8,9 +8,10 @@ import { type ProcessExecutorOptions, type ResolvedOptions, resolveOptions, type
 import { type OutputBudget, outputBudget } from './output-budget.js';
 import { prepareEnvironment } from './prepare-environment.js';
 import { followupLine } from './protocol.js';
+import { diskPlan } from './run-area.js';
 import { type RunStops, runStops, stoppedOutcome } from './run-stops.js';
 import { type AgentPlan, agentPlan, spawnAgent } from './spawn-agent.js';
-import { createWorkspace, removeWorkspace, type Workspace } from './workspace.js';
+import { createWorkspace, removeWorkspace, type Workspace, workspacePaths } from './workspace.js';
 
 /** How much of stderr's end a failed run's message carries. */
 const STDERR_TAIL_BYTES = 2048;
@@ -24,6 +25,8 @@ export function processExecutor(options: ProcessExecutorOptions): Executor {
   const config = resolveOptions(options, join(tmpdir(), 'agentrun-runs'));
   // Containment, sandbox and user, checked once (docs/executors.md, "Isolating the agent", "Containment").
   const plan = agentPlan(config);
+  // How maxWorkspaceBytes is held, checked once (docs/executors.md, "Disk limits").
+  const disk = { maxBytes: config.maxWorkspaceBytes, plan: diskPlan(config.maxWorkspaceBytes, config.diskLimit) };
   let defaultRepositories: WorkspaceRepositories | undefined;
   /** The host's, else one `gitSources()` made at the first run with an environment. */
   const repositories = (): WorkspaceRepositories => {
@@ -33,7 +36,7 @@ export function processExecutor(options: ProcessExecutorOptions): Executor {
   };
   return {
     async execute(input, context) {
-      const workspace = await createWorkspace(config.workspaceRoot, input, config.user);
+      const workspace = await createWorkspace(config.workspaceRoot, input, disk, config.user);
       let outcome: ExecutionOutcome | undefined;
       const stops = runStops(config, context, workspace);
       // One output budget for the execution: its setup commands' lines and its agent's.
@@ -43,7 +46,7 @@ export function processExecutor(options: ProcessExecutorOptions): Executor {
         config.allow,
         config.set,
         { runId: input.run.run_id, attempt: input.attempt, workspace },
-        isolatedHome(config, workspace),
+        isolatedHome(config, workspace, plan.privateTmp),
         input.environment?.variables,
       );
       let late: Promise<unknown> | undefined;
@@ -71,13 +74,23 @@ export function processExecutor(options: ProcessExecutorOptions): Executor {
         stops.dispose();
         const keep = config.keepWorkspaces === 'always' || (config.keepWorkspaces === 'on-failure' && outcome?.status !== 'succeeded');
         if (!keep) {
-          await removeWorkspace(workspace).catch(config.onError);
+          await removeWorkspace(workspace).catch((error: unknown) => leftBehind(config, context, error));
           // A clone still running when the run stopped writes into the workspace when it ends: removed again then.
           void late?.finally(() => removeWorkspace(workspace).catch(config.onError));
         }
       }
     },
   };
+}
+
+/**
+ * A run directory that could not be removed is not forgotten: the host hears it (`onError`), and
+ * so does the run's transcript, while the execution may still write to it.
+ */
+async function leftBehind(config: ResolvedOptions, context: ExecutionContext, error: unknown): Promise<void> {
+  config.onError(error);
+  const message = error instanceof Error ? error.message : String(error);
+  await context.record?.([{ type: 'status', data: { message: message.slice(0, 1000) } }]).catch(config.onError);
 }
 
 async function runAgent(
@@ -103,7 +116,7 @@ async function runAgent(
   // Stopped during the setup, or since: the agent is not started.
   if (stops.stop) return stoppedOutcome(stops.stop);
   // Spawned in its containment, under its user, in its sandbox (spawn-agent.ts).
-  const agent = await spawnAgent(plan, { command: config.command, args: config.args.map(replace) }, workspace.dir, env);
+  const agent = await spawnAgent(plan, { command: config.command, args: config.args.map(replace) }, workspacePaths(workspace), env);
   const child = agent.child;
 
   // Every line goes through one queue, in the order printed: its event, and the status it leaves
@@ -145,10 +158,12 @@ async function runAgent(
     // in the pipes is still read to the end, but a pipe some escaped process holds open is not waited on.
     await agent.finish();
     await output.close();
+    // What the agent wrote in its last moments, before the next periodic check would have seen it.
+    await stops.checkDisk();
     const tail = stderrTail.trim();
     if (stops.stop) return stoppedOutcome(stops.stop);
-    if (agent.startCodes && (code === 126 || code === 127)) {
-      // The shell's (or the init's) "not executable" / "not found": the command could not start (an ERROR, not the agent failing).
+    if (code === 126 || code === 127) {
+      // The closer's, the shell's or the init's "not executable" / "not found" (spawn-agent.ts): the command could not start (an ERROR, not the agent failing).
       throw new Error(`the agent command could not start (exit ${code})${tail ? `: ${tail}` : ''}`);
     }
     if (output.result) return output.result;

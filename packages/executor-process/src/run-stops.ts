@@ -1,9 +1,13 @@
 import type { ExecutionContext } from '@agentrun/core';
 import type { ResolvedOptions } from './options.js';
-import { directoryBytes, type Workspace } from './workspace.js';
+import type { Workspace } from './workspace.js';
 
-/** How often the workspace's size is checked against `maxWorkspaceBytes`. */
-const DISK_CHECK_MS = 1000;
+/** How often a run filesystem's use is read (one statfs: docs/executors.md, "Disk limits"). */
+const FILESYSTEM_CHECK_MS = 250;
+/** How often a measured run directory is walked at most; a walk that took t ms waits MEASURE_DUTY × t before the next. */
+const MEASURE_CHECK_MS = 1000;
+/** The walks (`du`, in a child process) take at most 1 / (1 + 4) of a core, however many files an agent makes. */
+const MEASURE_DUTY = 4;
 
 /** Why the executor stops an execution, when it does. */
 export type Stop = { reason: 'cancel' } | { reason: 'timeout' | 'disk_limit'; message: string };
@@ -18,6 +22,11 @@ export interface RunStops {
   readonly stop: Stop | undefined;
   /** Calls `listener` at the first stop (at once when it came already); returns the unsubscribe. */
   on(listener: (stop: Stop) => void): () => void;
+  /**
+   * One more size check now, after any still running (with a cap): the agent has exited, and what
+   * it wrote in its last moments counts as much as what it wrote before.
+   */
+  checkDisk(): Promise<void>;
   /** The execution is over: no more timers. */
   dispose(): void;
 }
@@ -37,18 +46,12 @@ export function runStops(config: ResolvedOptions, context: ExecutionContext, wor
     config.timeoutMs === undefined
       ? undefined
       : setTimeout(() => fire({ reason: 'timeout', message: `The agent ran longer than ${config.timeoutMs} ms` }), config.timeoutMs);
-  const checkDisk = async (max: number) => {
-    const bytes = await directoryBytes(workspace.dir);
-    if (bytes > max) fire({ reason: 'disk_limit', message: `The workspace grew beyond ${max} bytes (${bytes})` });
-  };
-  const diskCheck =
-    config.maxWorkspaceBytes === undefined
-      ? undefined
-      : setInterval(() => void checkDisk(config.maxWorkspaceBytes as number), DISK_CHECK_MS);
+  const disk = diskChecks(workspace, config.maxWorkspaceBytes, fire);
   return {
     get stop() {
       return stop;
     },
+    checkDisk: () => disk.now(),
     on(listener) {
       if (stop) {
         listener(stop);
@@ -59,9 +62,50 @@ export function runStops(config: ResolvedOptions, context: ExecutionContext, wor
     },
     dispose() {
       clearTimeout(timeout);
-      clearInterval(diskCheck);
+      disk.dispose();
       context.signal.removeEventListener('abort', onAbort);
       listeners.clear();
+    },
+  };
+}
+
+/**
+ * The cap's checks: one at a time, never overlapping, the next scheduled only once the last ended
+ * (a slow walk delays the next rather than piling up). A size that cannot be known stops the run
+ * as a size past the cap does.
+ */
+function diskChecks(workspace: Workspace, max: number | undefined, fire: (stop: Stop) => void) {
+  let running: Promise<void> | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let disposed = false;
+  const measured = workspace.area.limit === 'measured';
+  const check = async (limit: number) => {
+    const result = await workspace.area.measure().catch((error: unknown) => ({ unreadable: String(error) }));
+    if ('unreadable' in result) {
+      fire({ reason: 'disk_limit', message: `The run's files could not be measured against the cap of ${limit} bytes: ${result.unreadable}` });
+    } else if (result.bytes > limit) {
+      fire({ reason: 'disk_limit', message: `The run's files grew beyond ${limit} bytes (${result.bytes}; its workspace, /tmp and /dev/shm together)` });
+    }
+  };
+  const tick = (limit: number) => {
+    const started = performance.now();
+    running = check(limit).finally(() => {
+      running = undefined;
+      if (disposed) return;
+      const spent = performance.now() - started;
+      timer = setTimeout(() => tick(limit), measured ? Math.max(MEASURE_CHECK_MS, MEASURE_DUTY * spent) : FILESYSTEM_CHECK_MS);
+    });
+  };
+  if (max !== undefined) timer = setTimeout(() => tick(max), measured ? MEASURE_CHECK_MS : FILESYSTEM_CHECK_MS);
+  return {
+    async now() {
+      if (max === undefined) return;
+      await running;
+      await check(max);
+    },
+    dispose() {
+      disposed = true;
+      clearTimeout(timer);
     },
   };
 }

@@ -62,8 +62,16 @@ export function findProgram(name: string, path: string | undefined): string | un
   return undefined;
 }
 
-/** bwrap's arguments up to the command (ending with `--`), for a run whose workspace is `workspaceDir`. */
-export function bubblewrapArgs(sandbox: Required<BubblewrapSandbox>, workspaceDir: string, options: { setUser: boolean }): string[] {
+/** Where a run's writable space is on the host (run-area.ts): its workspace, and what becomes its /tmp and /dev/shm. */
+export interface SandboxPaths {
+  workspace: string;
+  tmp: string;
+  shm: string;
+}
+
+/** bwrap's arguments up to the command (ending with `--`), for a run whose directories are `paths`. */
+export function bubblewrapArgs(sandbox: Required<BubblewrapSandbox>, paths: SandboxPaths, options: { setUser: boolean }): string[] {
+  const workspaceDir = paths.workspace;
   const args = ['--unshare-ipc', '--unshare-uts', '--die-with-parent'];
   if (!sandbox.network) args.push('--unshare-net');
   for (const dir of SYSTEM_DIRS) {
@@ -86,7 +94,9 @@ export function bubblewrapArgs(sandbox: Required<BubblewrapSandbox>, workspaceDi
     args.push(how, path, path);
   };
   for (const file of ETC_FILES) if (existsSync(file)) bind('--ro-bind', file);
-  args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp');
+  // /tmp and /dev/shm are the run's own directories (mode 1777, as on a host): writable by the
+  // agent's user, counted against the run's cap and removed with the run (run-area.ts), not RAM.
+  args.push('--proc', '/proc', '--dev', '/dev', '--bind', paths.tmp, '/tmp', '--bind', paths.shm, '/dev/shm');
   for (const path of sandbox.readOnly) bind('--ro-bind', path);
   for (const path of sandbox.readWrite) bind('--bind', path);
   // Last, so a tmpfs above (a workspace root under /tmp) does not hide it.

@@ -2,16 +2,22 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { type ContainmentKind, chooseContainment, INIT, unshareArgs } from './containment.js';
 import type { ResolvedOptions } from './options.js';
 import { watchProcessGroup } from './process-group.js';
-import { bubblewrapArgs, findBubblewrap, findProgram } from './sandbox.js';
+import { closeDescriptors } from './descriptors.js';
+import { PRIVATE_TMP } from './private-tmp.js';
+import { bubblewrapArgs, findBubblewrap, findProgram, type SandboxPaths } from './sandbox.js';
 import { sweepByEnvironment } from './sweep.js';
 
 /**
  * Starting the agent and ending it, with every descendant (docs/executors.md, "Containment" and
  * "Isolating the agent"). How the agent is wrapped:
  *
- *   pid-namespace:  unshare --pid --fork --kill-child --mount-proc  /bin/sh -c INIT
- *                     [bwrap <sandbox> --]  [setpriv --reuid U --regid G … --]  <agent>
- *   process-group:  <agent>, spawned with uid/gid when a user is set
+ *   pid-namespace:  <close> unshare --pid --fork --kill-child --mount-proc  /bin/sh -c INIT
+ *                     [/bin/sh -c PRIVATE_TMP | bwrap <sandbox> --]  [setpriv --reuid U --regid G … --]  <agent>
+ *   process-group:  <close> <agent>, spawned with uid/gid when a user is set
+ *
+ * `<close>` closes every descriptor but 0–2 that the server inherited without close-on-exec
+ * (descriptors.ts); PRIVATE_TMP gives an agent under its own user, without the sandbox, the run's
+ * own /tmp, /var/tmp and /dev/shm (private-tmp.ts); the sandbox has its own (sandbox.ts).
  *
  * In both the wrapper (or the agent) is spawned `detached`: its pid is the process group the
  * cancel, the timeout and the watchdog signal.
@@ -25,12 +31,17 @@ export interface AgentPlan {
   bwrap?: string;
   /** setpriv's path, with a user under a PID namespace. */
   setpriv?: string;
+  /** Whether the agent has a /tmp of its own (the sandbox, or its user under a PID namespace), not the host's. */
+  privateTmp: boolean;
+  /** The wrapper that closes inherited descriptors, to put before the program. */
+  close: string[];
 }
 
 /** The plan for these options; throws when they ask for what cannot be had here (a sandbox without bwrap, say). */
 export function agentPlan(config: ResolvedOptions): AgentPlan {
   const containment = chooseContainment(config.containment, config.sandbox !== undefined);
-  const plan: AgentPlan = { config, containment };
+  const privateTmp = containment === 'pid-namespace' && (config.sandbox !== undefined || config.user !== undefined);
+  const plan: AgentPlan = { config, containment, privateTmp, close: closeDescriptors(process.env.PATH) };
   if (config.sandbox) plan.bwrap = findBubblewrap(process.env.PATH);
   if (config.user && containment === 'pid-namespace') {
     const setpriv = findProgram('setpriv', process.env.PATH);
@@ -45,8 +56,6 @@ export interface AgentProcess {
   readonly child: ChildProcess;
   /** Its exit code once it (with `pid-namespace`: its init, so the agent) exited; null after a signal. */
   readonly exited: Promise<number | null>;
-  /** Whether exit 126 or 127 means the command could not start (the shell's or the init's "not executable" / "not found"). */
-  readonly startCodes: boolean;
   /** SIGTERM now (to the group; under a PID namespace, its init passes it to every process there), SIGKILL after the grace period. */
   terminate(): void;
   /** Once it exited: end every descendant left, then let its output drain (bounded) and close the pipes. */
@@ -65,19 +74,25 @@ const DRAIN_IDLE_MS = 500;
 export async function spawnAgent(
   plan: AgentPlan,
   argv: { command: string; args: string[]; shell?: boolean },
-  cwd: string,
+  paths: SandboxPaths,
   env: Record<string, string>,
 ): Promise<AgentProcess> {
   const { config } = plan;
+  const cwd = paths.workspace;
+  const [closer, ...closerArgs] = plan.close as [string, ...string[]];
   // The agent's command goes through the shell as `shell` says; a setup command is already `/bin/sh -c …`.
   const shell = argv.shell ?? config.shell;
   const stdio: ['pipe', 'pipe', 'pipe'] = ['pipe', 'pipe', 'pipe'];
   let child: ChildProcess;
   if (plan.containment === 'process-group') {
-    child = spawn(argv.command, argv.args, {
+    const program = shell ? ['/bin/sh', '-c', [argv.command, ...argv.args].join(' ')] : [argv.command, ...argv.args];
+    if (!shell && !findProgram(argv.command, env.PATH)) {
+      // What spawn would say; the closer would only exit 127.
+      throw new Error(`the agent command ${JSON.stringify(argv.command)} could not start: spawn ${argv.command} ENOENT`);
+    }
+    child = spawn(closer, [...closerArgs, ...program], {
       cwd,
       env,
-      shell,
       detached: true,
       stdio,
       ...(config.user ? { uid: config.user.uid, gid: config.user.gid } : {}),
@@ -88,12 +103,14 @@ export async function spawnAgent(
       throw new Error(`the agent command ${JSON.stringify(argv.command)} could not start: spawn ${argv.command} ENOENT`);
     }
     const agent = shell ? ['/bin/sh', '-c', [argv.command, ...argv.args].join(' ')] : [argv.command, ...argv.args];
-    const sandbox = plan.bwrap && config.sandbox ? [plan.bwrap, ...bubblewrapArgs(config.sandbox, cwd, { setUser: !!config.user })] : [];
+    const sandbox = plan.bwrap && config.sandbox ? [plan.bwrap, ...bubblewrapArgs(config.sandbox, paths, { setUser: !!config.user })] : [];
+    const ownTmp =
+      plan.privateTmp && sandbox.length === 0 ? ['/bin/sh', '-c', PRIVATE_TMP, 'agentrun-tmp', paths.workspace, paths.tmp, paths.shm] : [];
     const user =
       plan.setpriv && config.user
         ? [plan.setpriv, '--reuid', String(config.user.uid), '--regid', String(config.user.gid), '--clear-groups', '--no-new-privs', '--']
         : [];
-    child = spawn('unshare', [...unshareArgs(), '/bin/sh', '-c', INIT, 'agentrun-init', ...sandbox, ...user, ...agent], {
+    child = spawn(closer, [...closerArgs, 'unshare', ...unshareArgs(), '/bin/sh', '-c', INIT, 'agentrun-init', ...ownTmp, ...sandbox, ...user, ...agent], {
       cwd,
       env,
       detached: true,
@@ -107,7 +124,6 @@ export async function spawnAgent(
   return {
     child,
     exited,
-    startCodes: shell || plan.containment === 'pid-namespace',
     terminate: () => group.terminate(),
     async finish() {
       // Under a PID namespace there is nothing left by now (the kernel ended it with the init);

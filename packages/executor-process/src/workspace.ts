@@ -1,33 +1,43 @@
-import { chmod, chown, lchown, mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, chown, lchown, mkdir, readdir, writeFile } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import type { ExecutionInput, RunItem } from '@agentrun/core';
+import { createRunArea, type DiskPlan, type RunArea } from './run-area.js';
 
-/** A run's directory and the files the agent reads (docs/executors.md, "The workspace"). */
+/** A run's working directory and the files the agent reads (docs/executors.md, "The workspace"), in its run's directory. */
 export interface Workspace {
   dir: string;
   promptFile: string;
   mcpConfigFile: string;
   runFile: string;
   attachmentsDir: string;
+  /** Everything the run may write: the workspace, its /tmp and /dev/shm (run-area.ts). */
+  area: RunArea;
 }
 
 /**
- * A fresh directory under `root` holding `prompt.md`, `run.json`, `mcp.json` and
- * `attachments/<file_name>` for every attachment of the run. With `user` (the agent's own user,
- * docs/executors.md "Isolating the agent"), the directory and its files are that user's, the
- * directory mode 0700, and `root` mode 0711: the agent reaches its own workspace, and cannot list
- * the others.
+ * A fresh run directory under `root` (run-area.ts) whose workspace holds `prompt.md`, `run.json`,
+ * `mcp.json` and `attachments/<file_name>` for every attachment of the run. With `user` (the
+ * agent's own user, docs/executors.md "Isolating the agent"), the workspace and its files are that
+ * user's, the workspace mode 0700, and `root` and the run directory mode 0711: the agent reaches
+ * its own workspace, and cannot list the others.
  */
-export async function createWorkspace(root: string, input: ExecutionInput, user?: { uid: number; gid: number }): Promise<Workspace> {
+export async function createWorkspace(
+  root: string,
+  input: ExecutionInput,
+  disk: { maxBytes: number | undefined; plan: DiskPlan },
+  user?: { uid: number; gid: number },
+): Promise<Workspace> {
   await mkdir(root, { recursive: true });
   if (user) await chmod(root, 0o711);
-  const dir = await mkdtemp(join(root, `${safeName(input.run.run_id)}-${input.attempt}-`));
+  const area = await createRunArea(root, `${safeName(input.run.run_id)}-${input.attempt}`, disk.maxBytes, disk.plan);
+  const dir = area.workspace;
   const workspace: Workspace = {
     dir,
     promptFile: join(dir, 'prompt.md'),
     mcpConfigFile: join(dir, 'mcp.json'),
     runFile: join(dir, 'run.json'),
     attachmentsDir: join(dir, 'attachments'),
+    area,
   };
   try {
     await writeFiles(workspace, input);
@@ -130,21 +140,11 @@ function skillLine(skill: RunItem['agent_skill']): string | undefined {
   return `Use the skill \`${skill.name}\` (${skill.full_path ? `${skill.spec}, ${skill.full_path}` : skill.spec}).`;
 }
 
-/** Bytes in the directory's files, walking it; files that vanish meanwhile count 0. */
-export async function directoryBytes(dir: string): Promise<number> {
-  let total = 0;
-  const entries = await readdir(dir, { withFileTypes: true, recursive: true }).catch(() => []);
-  for (const entry of entries) {
-    if (!entry.isFile()) continue;
-    total += await stat(join(entry.parentPath, entry.name)).then(
-      (s) => s.size,
-      () => 0,
-    );
-  }
-  return total;
-}
+/** Where the agent's writable directories are on the host, for its start (spawn-agent.ts). */
+export const workspacePaths = (workspace: Workspace) => ({ workspace: workspace.dir, tmp: workspace.area.tmp, shm: workspace.area.shm });
 
-export const removeWorkspace = (workspace: Workspace) => rm(workspace.dir, { recursive: true, force: true });
+/** The run's directory removed, whatever the agent made of it (run-area.ts). */
+export const removeWorkspace = (workspace: Workspace) => workspace.area.release();
 
 /** A file name that stays inside its directory: no separators, never `.` or `..`. */
 const safeName = (name: string) => {

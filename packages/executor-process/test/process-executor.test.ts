@@ -295,13 +295,14 @@ describe('processExecutor, end to end through a worker', () => {
       const runId = await create('go');
       await settled(runId, 'SUCCEEDED');
       const [dir] = readdirSync(root);
-      const env = JSON.parse(readFileSync(join(root, dir as string, 'env.json'), 'utf8'));
-      const workspace = join(root, dir as string);
+      const workspace = join(root, dir as string, 'workspace');
+      const env = JSON.parse(readFileSync(join(workspace, 'env.json'), 'utf8'));
       expect(env).toEqual({
         PATH: process.env.PATH,
         ...(process.env.HOME ? { HOME: process.env.HOME } : {}),
         ...(process.env.LANG ? { LANG: process.env.LANG } : {}),
-        ...(process.env.TMPDIR ? { TMPDIR: process.env.TMPDIR } : {}),
+        // The run's own, whatever the server's is (docs/executors.md, "The agent's environment").
+        TMPDIR: join(root, dir as string, 'tmp'),
         AGENTRUN_TEST_ALLOWED: 'allowed-value',
         AGENT_MODE: 'ci',
         AGENTRUN_RUN_ID: runId,

@@ -1,0 +1,22 @@
+import { findProgram } from './sandbox.js';
+
+/**
+ * Closing what the server inherited (docs/executors.md, "Isolating the agent"). Node opens its own
+ * descriptors close-on-exec, but one the server was started with is passed to every program it
+ * runs: a pipe from the shell that launched it, a supervisor's sockets. The agent must get only
+ * 0–2 (its protocol), so the first program of every agent's chain closes the rest and then execs
+ * the next. bash closes any number (`exec {n}>&-`); a POSIX sh closes only 3–9 (its redirections
+ * take one digit), so bash is used where there is one (Debian and Ubuntu always have it).
+ */
+const BASH_CLOSE = [
+  'for f in /proc/$$/fd/*; do n=${f##*/}; case $n in 0|1|2) ;; *) { exec {n}>&-; } 2>/dev/null ;; esac; done',
+  'exec "$@"',
+].join('\n');
+
+const SH_CLOSE = ['exec 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&-', 'exec "$@"'].join('\n');
+
+/** The wrapper to put before a program (`[...close, program, ...args]`): it closes, then execs the program. */
+export function closeDescriptors(path: string | undefined): string[] {
+  const bash = findProgram('bash', `${path ?? ''}:/usr/bin:/bin`);
+  return bash ? [bash, '-c', BASH_CLOSE, 'agentrun-close'] : ['/bin/sh', '-c', SH_CLOSE, 'agentrun-close'];
+}
