@@ -1,7 +1,6 @@
-import { spawnSync } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { until } from './support/host-processes.js';
+import { ISOLATION_MODES, unavailable } from './support/isolation-modes.js';
 import { type SecretServer, startSecretServer } from './support/secret-server.js';
 import { HOSTILE_STORES, storeFor } from './support/stores.js';
 
@@ -91,6 +90,37 @@ describe.each(HOSTILE_STORES)('the secret hunt, on %s', (kind) => {
     );
   }
 
+  // Descriptors the server was started with (fds 3–14: a launching shell's pipe, a supervisor's
+  // sockets) are not the agent's: it has 0–2 and nothing else, in every mode.
+  for (const mode of ISOLATION_MODES) {
+    const missing = unavailable(mode.needs);
+    it.skipIf(missing !== undefined && process.env.CI !== 'true')(
+      `leaves the agent only descriptors 0–2 of the server's, ${mode.name}${missing ? ` (skipped: ${missing})` : ''}`,
+      async () => {
+        if (missing) throw new Error(`CI=true and ${mode.name} cannot be had here: ${missing}`);
+        await stores.fresh();
+        const database = stores.database();
+        const server = await startSecretServer({
+          // The shell's own descriptors while ls runs: what the agent holds.
+          env: { ...mode.env, AGENTRUN_AGENT_COMMAND: 'ls -l /proc/$$/fd' },
+          inherited: 12,
+          ...(database?.url ? { database: { url: database.url, schema: database.schema } } : {}),
+        });
+        try {
+          const started = await call(server, 'POST', '/agent/run', { prompt: 'descriptors' });
+          await until(async () => isFinal((await call(server, 'GET', `/agent/runs/${started.run_id}`)).state), 'the run to end', 30_000);
+          const run = await call(server, 'GET', `/agent/runs/${started.run_id}`);
+          expect(run.state, JSON.stringify(run.status_message)).toBe('SUCCEEDED');
+          const fds = (await transcript(server, started.run_id)).flatMap((line) => /\s(\d+) -> /.exec(line)?.[1] ?? []).map(Number);
+          expect(fds).toEqual([0, 1, 2]);
+        } finally {
+          await server.stop();
+        }
+      },
+      60_000,
+    );
+  }
+
   const isolated = MODES[2];
   const setupMissing = unavailable(isolated.needs);
   it.skipIf(setupMissing !== undefined && process.env.CI !== 'true')(
@@ -145,28 +175,4 @@ async function transcript(server: SecretServer, runId: string): Promise<string[]
     if (!page.page_info.has_next_page) return lines;
     after = page.page_info.next_cursor;
   }
-}
-
-/** Why a mode cannot be had here, or undefined when it can. */
-function unavailable(needs: readonly string[]): string | undefined {
-  for (const need of needs) {
-    if (need === 'root' && process.geteuid?.() !== 0) return 'running an agent as another user needs root (or CAP_SETUID and CAP_SETGID)';
-    if (need === 'bwrap' && !onPath('bwrap')) return 'bubblewrap is not installed (apt-get install bubblewrap)';
-    if (need === 'namespaces') {
-      const probe = spawnSync('unshare', ['--pid', '--fork', '--kill-child', '--mount-proc', 'true']);
-      if (probe.status !== 0) return `no PID namespace can be had here (${String(probe.stderr).trim() || probe.error?.message})`;
-    }
-  }
-  return undefined;
-}
-
-function onPath(name: string): boolean {
-  return (process.env.PATH ?? '').split(':').some((dir) => {
-    try {
-      accessSync(`${dir}/${name}`, constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  });
 }

@@ -1,2 +1,9 @@
-export type { BubblewrapSandbox, Containment, KeepWorkspaces, ProcessExecutorOptions, WorkspaceRepositories } from './options.js';
+export type {
+  BubblewrapSandbox,
+  Containment,
+  DiskLimit,
+  KeepWorkspaces,
+  ProcessExecutorOptions,
+  WorkspaceRepositories,
+} from './options.js';
 export { processExecutor } from './process-executor.js';

@@ -18,12 +18,17 @@ export async function removeTree(dir: string): Promise<void> {
 /** Runs a program; resolves undefined when it succeeded, else what it said. */
 function run(command: string, args: string[]): Promise<string | undefined> {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C' } });
+    const child = spawn(command, args, {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C' },
+    });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       stderr = (stderr + chunk).slice(-2048);
     });
     child.once('error', (error) => resolve(`${command} could not run: ${error.message}`));
-    child.once('close', (code, signal) => resolve(code === 0 ? undefined : stderr.trim() || `${command} failed (${signal ?? `exit ${code}`})`));
+    child.once('close', (code, signal) =>
+      resolve(code === 0 ? undefined : stderr.trim() || `${command} failed (${signal ?? `exit ${code}`})`),
+    );
   });
 }

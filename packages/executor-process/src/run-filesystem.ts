@@ -107,7 +107,11 @@ export async function mountRunFilesystem(tools: FilesystemTools, dir: string, ma
 /** Runs a program to its end; rejects with its stderr when it fails. */
 function run(command: string, args: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'], timeout: COMMAND_TIMEOUT_MS, env: { PATH: `${SBIN}:/usr/bin:/bin`, LC_ALL: 'C' } });
+    const child = spawn(command, args, {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      timeout: COMMAND_TIMEOUT_MS,
+      env: { PATH: `${SBIN}:/usr/bin:/bin`, LC_ALL: 'C' },
+    });
     let stderr = '';
     child.stderr?.setEncoding('utf8');
     child.stderr?.on('data', (chunk: string) => {

@@ -82,9 +82,15 @@ function diskChecks(workspace: Workspace, max: number | undefined, fire: (stop: 
   const check = async (limit: number) => {
     const result = await workspace.area.measure().catch((error: unknown) => ({ unreadable: String(error) }));
     if ('unreadable' in result) {
-      fire({ reason: 'disk_limit', message: `The run's files could not be measured against the cap of ${limit} bytes: ${result.unreadable}` });
+      fire({
+        reason: 'disk_limit',
+        message: `The run's files could not be measured against the cap of ${limit} bytes: ${result.unreadable}`,
+      });
     } else if (result.bytes > limit) {
-      fire({ reason: 'disk_limit', message: `The run's files grew beyond ${limit} bytes (${result.bytes}; its workspace, /tmp and /dev/shm together)` });
+      fire({
+        reason: 'disk_limit',
+        message: `The run's files grew beyond ${limit} bytes (${result.bytes}; its workspace, /tmp and /dev/shm together)`,
+      });
     }
   };
   const tick = (limit: number) => {

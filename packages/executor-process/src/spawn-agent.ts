@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { type ContainmentKind, chooseContainment, INIT, unshareArgs } from './containment.js';
-import type { ResolvedOptions } from './options.js';
-import { watchProcessGroup } from './process-group.js';
 import { closeDescriptors } from './descriptors.js';
+import type { ResolvedOptions } from './options.js';
 import { PRIVATE_TMP } from './private-tmp.js';
+import { watchProcessGroup } from './process-group.js';
 import { bubblewrapArgs, findBubblewrap, findProgram, type SandboxPaths } from './sandbox.js';
 import { sweepByEnvironment } from './sweep.js';
 
@@ -110,12 +110,16 @@ export async function spawnAgent(
       plan.setpriv && config.user
         ? [plan.setpriv, '--reuid', String(config.user.uid), '--regid', String(config.user.gid), '--clear-groups', '--no-new-privs', '--']
         : [];
-    child = spawn(closer, [...closerArgs, 'unshare', ...unshareArgs(), '/bin/sh', '-c', INIT, 'agentrun-init', ...ownTmp, ...sandbox, ...user, ...agent], {
-      cwd,
-      env,
-      detached: true,
-      stdio,
-    });
+    child = spawn(
+      closer,
+      [...closerArgs, 'unshare', ...unshareArgs(), '/bin/sh', '-c', INIT, 'agentrun-init', ...ownTmp, ...sandbox, ...user, ...agent],
+      {
+        cwd,
+        env,
+        detached: true,
+        stdio,
+      },
+    );
   }
   await started(child, shell ? config.command : argv.command);
   const group = watchProcessGroup(child, config.killGraceMs);

@@ -46,6 +46,11 @@ export async function startSecretServer(options: {
   database?: { url: string; schema: string };
   /** AGENTRUN_AGENT_* settings of the mode under test. */
   env: Record<string, string>;
+  /**
+   * Descriptors the server inherits beyond 0–2, without close-on-exec, as from a launching shell
+   * or a supervisor: fds 3 up to 2 + this (pipes the test holds open). Default none.
+   */
+  inherited?: number;
 }): Promise<SecretServer> {
   const tag = Math.random().toString(36).slice(2, 10);
   const canaries: Canaries = {
@@ -93,7 +98,7 @@ export async function startSecretServer(options: {
   const child = spawn(process.execPath, ['--conditions=agentrun-source', '--import', TSX, '--import', WATCHDOG, SERVER_MAIN], {
     cwd: home,
     env,
-    stdio: ['pipe', 'pipe', 'pipe'],
+    stdio: ['pipe', 'pipe', 'pipe', ...Array.from({ length: options.inherited ?? 0 }, () => 'pipe' as const)],
   });
   const proc = new ManagedProcess('secret-server', child);
   const cleanup = async () => {

@@ -1,0 +1,138 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createAgentRun, type RunItem, type Worker } from '@agentrun/core';
+import { testPrincipal } from '@agentrun/core/testing';
+import { type DiskLimit, processExecutor } from '@agentrun/executor-process';
+import { afterEach, describe, expect, it } from 'vitest';
+import { until } from './support/host-processes.js';
+import { ISOLATION_MODES, type IsolationMode, unavailable } from './support/isolation-modes.js';
+import { HOSTILE_STORES, storeFor } from './support/stores.js';
+
+/**
+ * An agent that writes past `maxWorkspaceBytes` by the ways a walk of the workspace missed: a path
+ * longer than PATH_MAX (the walk saw an empty directory, the removal failed and left 100 MB), a
+ * file deleted while open, a burst written between two checks and then exit, and /tmp. Each run
+ * must end FAILED `disk_limit` and leave nothing on disk: no file under the workspace root, no
+ * mount (docs/executors.md, "Disk limits"). Every isolation mode the machine gives, on both
+ * stores; the kernel-held filesystem per run where root can have one, and the measured mode.
+ */
+
+const principal = testPrincipal();
+const MiB = 2 ** 20;
+const CAP = 16 * MiB;
+/** Each agent tries to write four times the cap. */
+const WRITE = `head -c ${4 * CAP} /dev/zero`;
+
+/** The agents, each a shell command line; `$T` is where the mode's /tmp is (the host's in the plain mode: its TMPDIR). */
+const AGENTS = {
+  // 25 directories of 200-character names: over 5,000 bytes of path (bash: dash's cd stops at PATH_MAX).
+  deep: `bash -c 'd=$(printf "d%.0s" $(seq 200)); for i in $(seq 25); do mkdir "$d" && cd "$d" || exit 3; done; ${WRITE} > big; exit 0'`,
+  // Written into a file already unlinked, and held open.
+  deleted: `exec 3>gone; rm gone; ${WRITE} >&3; exec sleep 30`,
+  // Written at once, then exit, before a periodic check comes.
+  burst: `${WRITE} > big; exit 0`,
+  // Into /tmp, not the workspace.
+  tmp: `${WRITE} > "$T/big"; exit 0`,
+};
+
+const DISK_LIMITS: readonly DiskLimit[] = ['filesystem', 'measured'];
+
+describe.each(HOSTILE_STORES)('an agent writing past its disk cap, on %s', (kind) => {
+  const stores = storeFor(kind, 'disk-limit');
+  let root: string | undefined;
+  let worker: Worker | undefined;
+  afterEach(async () => {
+    await worker?.stop();
+    worker = undefined;
+    if (root) rmSync(root, { recursive: true, force: true });
+    root = undefined;
+  });
+
+  const runAll = async (mode: IsolationMode, diskLimit: DiskLimit) => {
+    root = mkdtempSync(join(tmpdir(), 'agentrun-hostile-disk-'));
+    const executor = processExecutor({
+      // The prompt is the agent's command line: one executor serves all four.
+      command: `T=${mode.privateTmp ? '/tmp' : '"$TMPDIR"'}; eval "$(cat "$AGENTRUN_PROMPT_FILE")"`,
+      shell: true,
+      workspaceRoot: root,
+      killGraceMs: 200,
+      maxWorkspaceBytes: CAP,
+      diskLimit,
+      onError: () => {},
+      ...mode.options,
+    });
+    const agentrun = createAgentRun({ store: await stores.fresh(), executor });
+    worker = agentrun.worker({ pollIntervalMs: 20, concurrency: 4, onError: () => {} });
+    worker.start();
+    const ids = Object.fromEntries(
+      await Promise.all(
+        Object.entries(AGENTS).map(async ([name, command]) => [
+          name,
+          (await agentrun.services.runs.create(principal, { prompt: command })).body.run_id,
+        ]),
+      ),
+    ) as Record<keyof typeof AGENTS, string>;
+    const ended = async (id: string) =>
+      ['SUCCEEDED', 'FAILED', 'ERROR', 'CANCELLED'].includes((await agentrun.services.runs.get(principal, id)).state);
+    await until(async () => (await Promise.all(Object.values(ids).map(ended))).every(Boolean), 'every run to end', 40_000);
+    const runs: Record<string, Pick<RunItem, 'state'> & { error_code?: string }> = {};
+    for (const [name, id] of Object.entries(ids)) {
+      const run = await agentrun.services.runs.get(principal, id);
+      runs[name] = { state: run.state, error_code: (run.status_message as { error_code?: string } | undefined)?.error_code };
+    }
+    return runs;
+  };
+
+  for (const mode of ISOLATION_MODES) {
+    const missing = unavailable(mode.needs);
+    it.skipIf(missing !== undefined && process.env.CI !== 'true')(
+      `gives the agent a /tmp and /dev/shm its user can write, gone with the run, ${mode.name}${missing ? ` (skipped: ${missing})` : ''}`,
+      async () => {
+        if (missing) throw new Error(`CI=true and this mode cannot be had here: ${missing}`);
+        root = mkdtempSync(join(tmpdir(), 'agentrun-hostile-tmp-'));
+        const marker = `agentrun-tmp-marker-${Math.random().toString(36).slice(2)}`;
+        const executor = processExecutor({
+          // mktemp honours TMPDIR; the literal paths are what a program that ignores it writes.
+          command: `mktemp && echo x > /tmp/${marker} && echo x > /dev/shm/${marker} && ls -ld /tmp /dev/shm`,
+          shell: true,
+          workspaceRoot: root,
+          onError: () => {},
+          ...mode.options,
+        });
+        const agentrun = createAgentRun({ store: await stores.fresh(), executor });
+        worker = agentrun.worker({ pollIntervalMs: 20, onError: () => {} });
+        worker.start();
+        const id = (await agentrun.services.runs.create(principal, { prompt: 'tmp' })).body.run_id;
+        const ended = async () =>
+          ['SUCCEEDED', 'FAILED', 'ERROR', 'CANCELLED'].includes((await agentrun.services.runs.get(principal, id)).state);
+        await until(ended, 'the run to end', 20_000);
+        const run = await agentrun.services.runs.get(principal, id);
+        expect(run.state, JSON.stringify(run.status_message)).toBe('SUCCEEDED');
+        expect(readdirSync(root)).toEqual([]);
+        // Isolated, the host's /tmp and /dev/shm never saw the files; plain, the agent reaches the host's (docs/executors.md).
+        const onHost = ['/tmp', '/dev/shm'].filter((dir) => readdirSync(dir).includes(marker));
+        expect(onHost).toEqual(mode.privateTmp ? [] : ['/tmp', '/dev/shm']);
+        for (const dir of onHost) rmSync(join(dir, marker));
+      },
+      30_000,
+    );
+
+    for (const diskLimit of DISK_LIMITS) {
+      const missing = unavailable(diskLimit === 'filesystem' ? [...mode.needs, 'filesystem'] : mode.needs);
+      it.skipIf(missing !== undefined && process.env.CI !== 'true')(
+        `ends each run FAILED disk_limit and leaves nothing, ${mode.name}, ${diskLimit}${missing ? ` (skipped: ${missing})` : ''}`,
+        async () => {
+          if (missing) throw new Error(`CI=true and this mode cannot be had here: ${missing}`);
+          const runs = await runAll(mode, diskLimit);
+          const expected = Object.fromEntries(Object.keys(AGENTS).map((name) => [name, { state: 'FAILED', error_code: 'disk_limit' }]));
+          expect(runs).toEqual(expected);
+          // Nothing on disk, and nothing mounted, once the runs have ended.
+          expect(readdirSync(root as string)).toEqual([]);
+          expect(readFileSync('/proc/self/mountinfo', 'utf8')).not.toContain(root as string);
+        },
+        60_000,
+      );
+    }
+  }
+});
