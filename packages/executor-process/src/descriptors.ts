@@ -9,7 +9,7 @@ import { findProgram } from './sandbox.js';
  * take one digit), so bash is used where there is one (Debian and Ubuntu always have it).
  */
 const BASH_CLOSE = [
-  'for f in /proc/$$/fd/*; do n=${f##*/}; case $n in 0|1|2) ;; *) { exec {n}>&-; } 2>/dev/null ;; esac; done',
+  `for f in /proc/$$/fd/*; do n=\${f##*/}; case $n in 0|1|2) ;; *) { exec {n}>&-; } 2>/dev/null ;; esac; done`,
   'exec "$@"',
 ].join('\n');
 

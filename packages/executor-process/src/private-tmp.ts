@@ -18,7 +18,7 @@ export const PRIVATE_TMP = [
   '  [ -d "$1" ] || return 0',
   '  from=$(origin "$1")',
   '  case $workspace/ in',
-  '    "$1"/*) rel=${workspace#"$1"}; mkdir -p "$from$rel" && mount --bind "$workspace" "$from$rel" || return 1 ;;',
+  `    "$1"/*) rel=\${workspace#"$1"}; mkdir -p "$from$rel" && mount --bind "$workspace" "$from$rel" || return 1 ;;`,
   '  esac',
   '  mount --rbind "$from" "$1"',
   '}',
