@@ -71,8 +71,9 @@ function hunt() {
     console.log(`ls ${dir}: ${list(dir).join(' ')}`);
     if (dir === '/') break;
   }
-  const root = dirname(workspace);
-  for (const run of list(root)) for (const file of ['prompt.md', 'run.json']) show('other-run', join(root, run, file));
+  // A run's directory holds its workspace (docs/executors.md, "The workspace").
+  const root = dirname(dirname(workspace));
+  for (const run of list(root)) for (const file of ['prompt.md', 'run.json']) show('other-run', join(root, run, 'workspace', file));
   // Where a server keeps its own, and the paths the prompt names.
   for (const dir of ['/root', '/home', '/etc/agentrun', '/run/secrets', '/var/run/secrets', '/tmp', '/var/tmp']) {
     for (const name of list(dir)) show('file', join(dir, name));

@@ -66,8 +66,9 @@ export async function startSecretServer(options: {
   chmodSync(home, 0o700);
   const canaryFile = join(home, '.env');
   writeFileSync(canaryFile, `SERVICE_TOKEN=${canaries.file}\n`, { mode: 0o600 });
-  // The hunter, where any user may read it; and the workspaces' root.
-  const tools = mkdtempSync(join(tmpdir(), 'agentrun-hostile-hunter-'));
+  // The hunter, where any user may read it: not under /tmp, which an agent under its own user
+  // does not see (it has a /tmp of its own: docs/executors.md, "Isolating the agent").
+  const tools = mkdtempSync(join(process.geteuid?.() === 0 ? '/var/lib' : tmpdir(), 'agentrun-hostile-hunter-'));
   chmodSync(tools, 0o755);
   copyFileSync(HUNTER, join(tools, 'hunter.mjs'));
   chmodSync(join(tools, 'hunter.mjs'), 0o644);
