@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { executorGroup } from './executor.js';
 import { filterGroup } from './filter.js';
 import { gitSourcesGroup } from './git-sources.js';
+import { hostileGroup } from './hostile.js';
 import { ingressGroup } from './ingress.js';
 import { ingressCoreGroup } from './ingress-core.js';
 import { ingressTelemetryGroup } from './ingress-telemetry.js';
@@ -43,6 +44,7 @@ const groups: BenchGroup[] = [
   transcriptGroup,
   validationGroup,
   gitSourcesGroup,
+  hostileGroup,
 ];
 
 const wanted = process.argv.slice(2);

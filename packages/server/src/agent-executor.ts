@@ -1,5 +1,5 @@
 import type { Executor } from '@agentrun/core';
-import { type Containment, type KeepWorkspaces, type ProcessExecutorOptions, processExecutor } from '@agentrun/executor-process';
+import { type Containment, type DiskLimit, type KeepWorkspaces, type ProcessExecutorOptions, processExecutor } from '@agentrun/executor-process';
 
 /** The executor the environment chose, and its name for the start-up banner. */
 export interface ChosenExecutor {
@@ -43,6 +43,8 @@ export function executorFromEnvironment(
         ...(timeoutMs !== undefined ? { timeoutMs } : {}),
         ...(killGraceMs !== undefined ? { killGraceMs } : {}),
         ...(maxWorkspaceBytes !== undefined ? { maxWorkspaceBytes } : {}),
+        // How the cap is held (docs/executors.md, "Disk limits"): auto, filesystem or measured.
+        ...(env.AGENTRUN_AGENT_DISK_LIMIT ? { diskLimit: env.AGENTRUN_AGENT_DISK_LIMIT as DiskLimit } : {}),
         ...(maxOutputBytes !== undefined ? { maxOutputBytes } : {}),
         ...isolation,
         // An environment's repositories come from the server's git cache (docs/repositories.md, "Environments").
@@ -51,7 +53,7 @@ export function executorFromEnvironment(
     };
   } catch (error) {
     if (!(error instanceof TypeError)) throw error;
-    // The option's name maps to its variable: AGENTRUN_AGENT_ENV_ALLOW, AGENTRUN_KEEP_WORKSPACES.
+    // The option's name maps to its variable: AGENTRUN_AGENT_ENV_ALLOW, AGENTRUN_KEEP_WORKSPACES, AGENTRUN_AGENT_DISK_LIMIT.
     throw new Error(`the process executor's settings: ${error.message}`);
   }
 }

@@ -28,6 +28,9 @@ describe('the reference server executor from the environment', () => {
     expect(() =>
       executorFromEnvironment({ AGENTRUN_EXECUTOR: 'process', AGENTRUN_AGENT_COMMAND: 'a', AGENTRUN_KEEP_WORKSPACES: 'some' }),
     ).toThrow(/option keepWorkspaces/);
+    expect(() =>
+      executorFromEnvironment({ AGENTRUN_EXECUTOR: 'process', AGENTRUN_AGENT_COMMAND: 'a', AGENTRUN_AGENT_DISK_LIMIT: 'quota' }),
+    ).toThrow(/option diskLimit must be 'auto', 'filesystem' or 'measured'/);
   });
 
   it('with process, runs AGENTRUN_AGENT_COMMAND through the shell in the run workspace', async () => {
