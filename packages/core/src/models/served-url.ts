@@ -8,7 +8,7 @@
  */
 
 /** Most characters of a served URL. */
-export const MAX_SERVED_URL_CHARS = 2048;
+const MAX_SERVED_URL_CHARS = 2048;
 
 /** Why `value` is not a URL agentrun serves, or `undefined` when it is one. */
 export function servedUrlProblem(value: unknown): string | undefined {
