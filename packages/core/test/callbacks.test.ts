@@ -77,6 +77,18 @@ describe('where callbacks may go', () => {
     ['::ffff:8.8.8.8', false],
     ['[::1]', true],
     ['2001:4860:4860::8888', false],
+    // Forms that carry an IPv4 address, as private as it; NAT64's local-use prefix always.
+    ['::127.0.0.1', true],
+    ['::7f00:1', true],
+    ['::8.8.8.8', false],
+    ['::ffff:0:10.0.0.1', true],
+    ['64:ff9b::169.254.169.254', true],
+    ['[64:ff9b::a9fe:a9fe]', true],
+    ['64:ff9b::8.8.8.8', false],
+    ['64:ff9b:1::8.8.8.8', true],
+    ['2002:a9fe:a9fe::1', true],
+    ['2002:808:808::1', false],
+    ['fec0::1', true],
     ['example.com', undefined],
     ['1.2.3', undefined],
   ])('%s private: %s', (address, expected) => {
@@ -102,6 +114,12 @@ describe('where callbacks may go', () => {
     expect(callbackUrlProblem('ftp://hooks.example.com/x', false)).toMatch(/http or https/);
     expect(callbackUrlProblem('https://a:b@hooks.example.com/x', false)).toMatch(/credentials/);
     expect(callbackUrlProblem('http://localhost:3000/x', false)).toMatch(/private/);
+    expect(callbackUrlProblem('http://LOCALHOST.:3000/x', false)).toMatch(/private/);
+    expect(callbackUrlProblem('http://a.localhost../x', false)).toMatch(/private/);
+    expect(callbackUrlProblem('http://[::127.0.0.1]:3000/x', false)).toMatch(/private/);
+    expect(callbackUrlProblem('http://[64:ff9b::169.254.169.254]/x', false)).toMatch(/private/);
+    expect(callbackUrlProblem('http://[64:ff9b::8.8.8.8]/x', false)).toBeUndefined();
+    expect(callbackUrlProblem('http://localhost.example.com/x', false)).toBeUndefined();
     expect(callbackUrlProblem('http://127.0.0.1:3000/x', false)).toMatch(/private/);
     expect(callbackUrlProblem('http://127.0.0.1:3000/x', true)).toBeUndefined();
     expect(callbackUrlProblem(`https://example.com/${'a'.repeat(3000)}`, false)).toMatch(/at most/);
@@ -159,6 +177,21 @@ describe('the fetch sender', () => {
     });
     expect(sent).toBe(0);
     expect(await fetchCallbackSender({ fetch, resolve, allowPrivateAddresses: true }).send(request)).toEqual({ status: 204 });
+  });
+
+  it('classifies each resolved address by the IPv4 address its form carries (mapped, compatible, translated, NAT64, 6to4)', async () => {
+    let sent = 0;
+    const fetch = async () => {
+      sent++;
+      return new Response(null, { status: 204 });
+    };
+    for (const address of ['::ffff:127.0.0.1', '::7f00:1', '::ffff:0:a00:1', '64:ff9b::a9fe:a9fe', '64:ff9b:1::1', '2002:c0a8:101::1'])
+      expect(await fetchCallbackSender({ fetch, resolve: async () => [address] }).send(request), address).toEqual({
+        error: 'refused: hooks.example.com resolves to a private address',
+      });
+    expect(sent).toBe(0);
+    for (const address of ['::ffff:93.184.216.34', '64:ff9b::5db8:d822', '2002:5db8:d822::1'])
+      expect(await fetchCallbackSender({ fetch, resolve: async () => [address] }).send(request), address).toEqual({ status: 204 });
   });
 
   it('reports a timeout and a connection error as errors', async () => {

@@ -1,8 +1,10 @@
 import { testPrincipal } from '@agentrun/core/testing';
 import { createMemoryStore } from '@agentrun/store-memory';
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type AgentRunOptions, createAgentRun, type ExecutionContext, type Executor, type Worker } from '../src/index.js';
-import { sessionLinkFor } from '../src/run/session-link.js';
+import { servedUrlProblem } from '../src/models/served-url.js';
+import { agentSessionLink, sessionLinkFor } from '../src/run/session-link.js';
 
 // A run's default session_link (docs/run-api.md, "The run"; docs/embedding.md, "Options"): its
 // dashboard page under publicBaseUrl, given when the run starts; the agent's own link wins.
@@ -28,6 +30,49 @@ describe('sessionLinkFor', () => {
     expect(sessionLinkFor({})).toBeUndefined();
     expect(sessionLinkFor({ dashboardPath: '/dashboard' })).toBeUndefined();
     expect(sessionLinkFor({ publicBaseUrl: 'https://agents.example.com', dashboardPath: false })).toBeUndefined();
+  });
+});
+
+describe('an agent’s session_link (agentSessionLink, models/served-url.ts)', () => {
+  it('keeps an http(s) link, in any case of its scheme', () => {
+    for (const link of ['https://agent.example.com/s/1', 'http://agent.example.com:8080/s?x=1#y', 'HTTPS://agent.example.com/'])
+      expect(agentSessionLink({ message: 'm', session_link: link })).toEqual({ update: { message: 'm', session_link: link } });
+    expect(agentSessionLink({ message: 'm', session_id: 'i' })).toEqual({ update: { message: 'm', session_id: 'i' } });
+  });
+
+  it('leaves out any other link and says why; the message and session id stand', () => {
+    for (const link of [
+      'javascript:alert(1)',
+      'JavaScript:alert(1)',
+      ' https://agent.example.com/',
+      'data:text/html,<script>alert(1)</script>',
+      'file:///etc/passwd',
+      '/runs/1',
+      'https://',
+      '',
+    ])
+      expect(agentSessionLink({ message: 'm', session_id: 'i', session_link: link })).toEqual({
+        update: { message: 'm', session_id: 'i' },
+        refused: 'must be an http(s) URL',
+      });
+    expect(agentSessionLink({ message: 'm', session_link: `https://a.example/${'x'.repeat(2048)}` }).refused).toBe(
+      'must be at most 2048 characters',
+    );
+    // An executor outside TypeScript's checks.
+    expect(agentSessionLink({ message: 'm', session_link: 7 as unknown as string })).toEqual({
+      update: { message: 'm' },
+      refused: 'must be an http(s) URL',
+    });
+  });
+
+  it('keeps exactly what the artifacts’ URL check keeps: one decider', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.webUrl(), fc.string(), fc.constantFrom('javascript:', 'data:', 'http:', 'https://', 'HTTP://')), (link) => {
+        const kept = agentSessionLink({ message: 'm', session_link: link }).refused === undefined;
+        expect(kept).toBe(servedUrlProblem(link) === undefined);
+        expect(kept).toBe(/^https?:\/\//i.test(link) && URL.canParse(link) && link.length <= 2048);
+      }),
+    );
   });
 });
 
@@ -62,6 +107,32 @@ describe('a started run’s session_link', () => {
     expect(await get()).toMatchObject({ session_id: runId, session_link: `https://agents.example.com/agents/dashboard/runs/${runId}` });
     await context.report({ message: 'session', session_id: 'agent-7', session_link: 'https://agent.example.com/s/1' });
     expect(await get()).toMatchObject({ session_id: 'agent-7', session_link: 'https://agent.example.com/s/1' });
+  });
+
+  it('is not replaced by a link that is not http(s): the status stands, and an event says the link was refused', async () => {
+    const { runId, get, context, agentrun } = await startRun({ publicBaseUrl: 'https://agents.example.com' });
+    await context.report({ message: 'session', session_id: 'agent-7', session_link: 'javascript:alert(1)' });
+    expect(await get()).toMatchObject({
+      session_id: 'agent-7',
+      session_link: `https://agents.example.com/dashboard/runs/${runId}`,
+      status_message: { message: 'session' },
+    });
+    await context.record?.(
+      [
+        { type: 'status', data: { message: 'Session started', session_link: 'data:text/html,x' } },
+        { type: 'output', data: { text: 'after' } },
+      ],
+      { status: { message: 'Session started', session_link: 'data:text/html,x' } },
+    );
+    expect((await get()).session_link).toBe(`https://agents.example.com/dashboard/runs/${runId}`);
+    const events = (await agentrun.store.runEvents.list(runId, { limit: 100 })).filter((e) => e.type !== 'state');
+    expect(events.map(({ type, data }) => ({ type, data }))).toEqual([
+      { type: 'status', data: { message: 'session', session_id: 'agent-7' } },
+      { type: 'status', data: { message: 'Session link refused: must be an http(s) URL' } },
+      { type: 'status', data: { message: 'Session started' } },
+      { type: 'status', data: { message: 'Session link refused: must be an http(s) URL' } },
+      { type: 'output', data: { text: 'after' } },
+    ]);
   });
 
   it('keeps the agent’s link when the run starts again after a follow-up', async () => {

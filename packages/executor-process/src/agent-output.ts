@@ -61,14 +61,17 @@ export function agentOutput(
   }: AgentOutputOptions,
 ): AgentOutput {
   const transcript = transcriptWriter(context, onError, { statusIntervalMs: PROGRESS_INTERVAL_MS, backpressure });
-  // Artifacts of the four kinds go to core (artifact-reports.ts); a refusal is a status line.
+  // Artifacts of the four kinds go to core (artifact-reports.ts); a refusal is a status line,
+  // written to the context as the artifacts' events are, so the two keep the order printed (the
+  // context writes in the order called: docs/executors.md, "The Executor interface").
   const artifacts = artifactReports(context, {
     workspace,
     maxFileBytes: maxArtifactBytes,
     onError,
-    note: (message) => {
+    note: async (message) => {
       const update = { message: message.slice(0, MAX_MESSAGE) };
-      transcript.add({ entry: { type: 'status', data: update }, status: { update, throttled: false } }, true);
+      if (context.record) await context.record([{ type: 'status', data: update }], { status: update });
+      else await context.report(update);
     },
   });
   const lines = boundedLines(MAX_LINE, (text) => line(text));

@@ -12,29 +12,43 @@ type ArtifactMessage = Extract<AgentMessage, { agentrun: 'artifact' }>;
  * core one at a time in the order sent: a screenshot's or file's bytes read from the workspace
  * (artifact-file.ts), so at most one file is in memory at once. What core or the read refuses
  * leaves a note (`note`), and the run goes on: an artifact never decides the run's outcome.
+ *
+ * Everything a message leaves, its artifact's event or its refusal's note, is written from one
+ * queue, each waited for before the next message is taken up, the note on the messages past the
+ * limit among them: so the transcript tells them in the order the agent printed them.
  */
 export function artifactReports(
   context: ExecutionContext,
-  options: { workspace: string | undefined; maxFileBytes: number; note: (message: string) => void; onError: (error: unknown) => void },
+  options: {
+    workspace: string | undefined;
+    maxFileBytes: number;
+    /** Write a refusal's note to the transcript; resolves once it is written. */
+    note: (message: string) => Promise<void>;
+    onError: (error: unknown) => void;
+  },
 ) {
   let queue: Promise<void> = Promise.resolve();
   let count = 0;
+  const enqueue = (work: () => Promise<void>) => {
+    queue = queue.then(work).catch(options.onError);
+  };
   const report = async (message: ArtifactMessage & { type: ArtifactType }) => {
     const reported = await reportedOf(message, options.workspace, options.maxFileBytes);
     if (typeof reported === 'string') return options.note(`Artifact refused: ${reported}`);
     const result = await context.reportArtifact?.(reported);
-    if (result && !result.accepted) options.note(`Artifact refused: ${result.reason}`);
+    if (result && !result.accepted) await options.note(`Artifact refused: ${result.reason}`);
   };
   return {
     /** Whether the message is one this takes (one of the four kinds, with a context that keeps artifacts). */
     take(message: ArtifactMessage): boolean {
       if (!isArtifactType(message.type) || !context.reportArtifact) return false;
       if (++count > MAX_ARTIFACT_MESSAGES) {
-        if (count === MAX_ARTIFACT_MESSAGES + 1) options.note(`Artifact refused: more than ${MAX_ARTIFACT_MESSAGES} artifact messages`);
+        if (count === MAX_ARTIFACT_MESSAGES + 1)
+          enqueue(() => options.note(`Artifact refused: more than ${MAX_ARTIFACT_MESSAGES} artifact messages`));
         return true;
       }
       const typed = message as ArtifactMessage & { type: ArtifactType };
-      queue = queue.then(() => report(typed)).catch(options.onError);
+      enqueue(() => report(typed));
       return true;
     },
     /** Resolves once every message taken so far was reported. */

@@ -19,6 +19,5 @@ export const DEFAULT_ARTIFACT_LIMITS: ArtifactLimits = {
 /** How long a `download_url` opens its artifact. */
 export const DOWNLOAD_URL_TTL_MS = 15 * 60 * 1000;
 
-/** Characters of a reported title, description, branch or path; URLs get `MAX_URL_CHARS`. */
+/** Characters of a reported title, description, branch or path (URLs: models/served-url.ts). */
 export const MAX_ARTIFACT_TEXT = 1024;
-export const MAX_URL_CHARS = 2048;

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
+import { servedUrlProblem } from '../models/served-url.js';
 import { normalizeContentType, sniffImageType } from './content-types.js';
-import { type ArtifactLimits, MAX_ARTIFACT_TEXT, MAX_URL_CHARS } from './limits.js';
+import { type ArtifactLimits, MAX_ARTIFACT_TEXT } from './limits.js';
 import type { ArtifactItem } from './model.js';
 
 // The one decider for what an agent reports as an artifact (docs/artifacts.md, "Reporting"):
@@ -8,10 +9,13 @@ import type { ArtifactItem } from './model.js';
 // size limit, a screenshot's bytes) before anything is stored. The agent is untrusted.
 
 const text = v.pipe(v.string(), v.maxLength(MAX_ARTIFACT_TEXT));
+/** A URL the API will serve back: models/served-url.ts decides, as for a run's session_link. */
 const httpUrl = v.pipe(
   v.string(),
-  v.maxLength(MAX_URL_CHARS),
-  v.check((s) => /^https?:\/\//i.test(s) && URL.canParse(s), 'must be an http(s) URL'),
+  v.check(
+    (s) => servedUrlProblem(s) === undefined,
+    (issue) => servedUrlProblem(issue.input) ?? 'must be an http(s) URL',
+  ),
 );
 const bytes = v.custom<Uint8Array>((x) => x instanceof Uint8Array, 'must be bytes');
 

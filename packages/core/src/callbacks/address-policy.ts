@@ -47,11 +47,40 @@ const parseIpv6 = (text: string): number[] | undefined => {
   return all.some(Number.isNaN) ? undefined : all;
 };
 
+/** IPv4 bytes from two 16-bit groups. */
+const ipv4Of = (high: number, low: number): number[] => [high >> 8, high & 255, low >> 8, low & 255];
+
+/**
+ * The IPv4 address an IPv6 address stands for, where its form carries one that a host, a
+ * translator or a relay would reach: IPv4-mapped `::ffff:a.b.c.d`, IPv4-translated
+ * `::ffff:0:a.b.c.d`, IPv4-compatible `::a.b.c.d` (deprecated, `::` and `::1` among them), NAT64's
+ * well-known prefix `64:ff9b::a.b.c.d` and 6to4's `2002:aabb:ccdd::/48`. Such an address is as
+ * private as the IPv4 address in it: on a NAT64 network `64:ff9b::a9fe:a9fe` is 169.254.169.254.
+ */
+const embeddedIpv4 = (g: number[]): number[] | undefined => {
+  const [g0 = 0, g1 = 0, g2 = 0, , g4 = 0, g5 = 0, g6 = 0, g7 = 0] = g;
+  const zeros = (from: number, to: number) => g.slice(from, to).every((x) => x === 0);
+  if (zeros(0, 5) && (g5 === 0xffff || g5 === 0)) return ipv4Of(g6, g7); // mapped, compatible
+  if (zeros(0, 4) && g4 === 0xffff && g5 === 0) return ipv4Of(g6, g7); // translated
+  if (g0 === 0x64 && g1 === 0xff9b && zeros(2, 6)) return ipv4Of(g6, g7); // NAT64, well-known prefix
+  if (g0 === 0x2002) return ipv4Of(g1, g2); // 6to4
+  return undefined;
+};
+
 const privateIpv6 = (g: number[]): boolean => {
-  const [g0 = 0, , , , , g5 = 0, g6 = 0, g7 = 0] = g;
-  if (g.slice(0, 7).every((x) => x === 0) && (g7 === 0 || g7 === 1)) return true; // :: and ::1
-  if (g.slice(0, 5).every((x) => x === 0) && g5 === 0xffff) return privateIpv4([g6 >> 8, g6 & 255, g7 >> 8, g7 & 255]); // v4-mapped
-  return (g0 & 0xfe00) === 0xfc00 || (g0 & 0xffc0) === 0xfe80 || (g0 & 0xff00) === 0xff00; // unique local, link-local, multicast
+  const [g0 = 0, g1 = 0, g2 = 0] = g;
+  const v4 = embeddedIpv4(g);
+  if (v4) return privateIpv4(v4);
+  return (
+    // NAT64 outside the well-known /96, 64:ff9b:1::/48 (local use) among it: the network's own
+    // translator, the IPv4 address at a place the network chose.
+    (g0 === 0x64 && g1 === 0xff9b) ||
+    (g0 === 0x100 && g1 === 0 && g2 === 0) || // discard-only 100::/64
+    (g0 & 0xfe00) === 0xfc00 || // unique local
+    (g0 & 0xffc0) === 0xfe80 || // link-local
+    (g0 & 0xffc0) === 0xfec0 || // site-local (deprecated, still routed by some networks)
+    (g0 & 0xff00) === 0xff00 // multicast
+  );
 };
 
 /** Whether an IP address (v4 or v6 text) is private, loopback, link-local or otherwise not public. Not an IP: `undefined`. */
@@ -62,6 +91,18 @@ export function isPrivateAddress(address: string): boolean | undefined {
   const v6 = parseIpv6(bare.split('%')[0] ?? bare);
   return v6 ? privateIpv6(v6) : undefined;
 }
+
+/**
+ * A host name as a resolver reads it: in lower case, without the trailing dot of a fully
+ * qualified name (`LOCALHOST.` is `localhost`).
+ */
+const normalHostname = (hostname: string): string => hostname.toLowerCase().replace(/\.+$/, '');
+
+/** Whether a name is `localhost` or under it, which resolves to the host itself (RFC 6761). */
+const isLocalhostName = (hostname: string): boolean => {
+  const host = normalHostname(hostname);
+  return host === 'localhost' || host.endsWith('.localhost');
+};
 
 /** Most characters a callback URL may have. */
 export const MAX_CALLBACK_URL_LENGTH = 2048;
@@ -82,8 +123,7 @@ export function callbackUrlProblem(text: string, allowPrivate: boolean): string 
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must be an http or https URL';
   if (url.username !== '' || url.password !== '') return 'must not carry credentials';
   if (allowPrivate) return undefined;
-  const host = url.hostname.toLowerCase();
-  if (host === 'localhost' || host.endsWith('.localhost') || isPrivateAddress(host) === true)
+  if (isLocalhostName(url.hostname) || isPrivateAddress(url.hostname) === true)
     return 'must not point at a private, loopback or link-local address (docs/callbacks.md)';
   return undefined;
 }

@@ -20,7 +20,7 @@ type CallbackOperation =
 /** The callbacks' routes (docs/callbacks.md, "The API"), with the management API's body limit and idempotency. */
 export function callbackOperations(
   callbacks: CallbackService,
-  { readJson, requireBody }: JsonReaders,
+  { readJson, requireBody, readEmpty }: JsonReaders,
   idempotent: IdempotentWrite,
   bodyBytes: number,
 ): OperationHandlers<CallbackOperation> {
@@ -43,17 +43,21 @@ export function callbackOperations(
       await callbacks.delete(principal, callbackId);
       return new Response(null, { status: 204 });
     },
-    rotateCallbackSecret: async (ctx, { callbackId }) =>
-      idempotent(ctx.principal, withKey(ctx.request, `rotate callback ${callbackId}`, {}).idempotency, async () => ({
+    rotateCallbackSecret: async (ctx, { callbackId }) => {
+      await readEmpty(ctx.request, 'rotate-secret');
+      return idempotent(ctx.principal, withKey(ctx.request, `rotate callback ${callbackId}`, {}).idempotency, async () => ({
         status: 200,
         body: await callbacks.rotateSecret(ctx.principal, callbackId),
-      })),
+      }));
+    },
     listCallbackDeliveries: async ({ principal, url }, { callbackId }) =>
       jsonResponse(await callbacks.listDeliveries(principal, callbackId, queryObject(url))),
-    resendCallbackDelivery: async (ctx, { callbackId, deliveryId }) =>
-      idempotent(ctx.principal, withKey(ctx.request, `resend callback ${callbackId}/${deliveryId}`, {}).idempotency, async () => ({
+    resendCallbackDelivery: async (ctx, { callbackId, deliveryId }) => {
+      await readEmpty(ctx.request, 'resend');
+      return idempotent(ctx.principal, withKey(ctx.request, `resend callback ${callbackId}/${deliveryId}`, {}).idempotency, async () => ({
         status: 202,
         body: await callbacks.resend(ctx.principal, callbackId, deliveryId),
-      })),
+      }));
+    },
   };
 }

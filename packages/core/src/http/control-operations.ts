@@ -59,7 +59,7 @@ export interface ManagementBodyLimits {
 /** The management API (docs/management-api.md), under the same base path, auth and errors as the run API. */
 export function controlOperations(
   control: ControlService,
-  { readJson, requireBody }: JsonReaders,
+  { readJson, requireBody, readEmpty }: JsonReaders,
   idempotent: IdempotentWrite,
   limits: ManagementBodyLimits,
 ): OperationHandlers<ControlOperation> {
@@ -129,10 +129,12 @@ export function controlOperations(
       jsonResponse(await control.listDeliveries(principal, factoryUid, webhookUid, queryObject(url))),
     getDelivery: async ({ principal }, { factoryUid, webhookUid, deliveryId }) =>
       jsonResponse(await control.getDelivery(principal, factoryUid, webhookUid, deliveryId)),
-    resendDelivery: async (ctx, { factoryUid, webhookUid, deliveryId }) =>
-      post(ctx, `resend ${factoryUid}/${webhookUid}/${deliveryId}`, {}, 201, () =>
+    resendDelivery: async (ctx, { factoryUid, webhookUid, deliveryId }) => {
+      await readEmpty(ctx.request, 'resend');
+      return post(ctx, `resend ${factoryUid}/${webhookUid}/${deliveryId}`, {}, 201, () =>
         control.resendDelivery(ctx.principal, factoryUid, webhookUid, deliveryId),
-      ),
+      );
+    },
     getDeliveryPayload: async ({ principal }, { factoryUid, webhookUid, deliveryId }) => {
       const bytes = await control.getDeliveryPayload(principal, factoryUid, webhookUid, deliveryId);
       return new Response(bytes as Uint8Array<ArrayBuffer>, {

@@ -1,4 +1,3 @@
-import { invalidRequest } from '../errors.js';
 import { REPEATABLE_QUERY_PARAMS } from '../models/requests.js';
 import { ROUTES } from '../routes/table.js';
 import type { WriteResult } from '../run/idempotency.js';
@@ -33,7 +32,7 @@ type RunOperation =
  */
 export function runOperations(
   runs: RunService,
-  { readJson, requireBody }: JsonReaders,
+  { readJson, requireBody, readEmpty }: JsonReaders,
   streamLimits: StreamLimits = DEFAULT_STREAM_LIMITS,
 ): OperationHandlers<RunOperation> {
   const written = <T>(result: WriteResult<T>) =>
@@ -53,10 +52,7 @@ export function runOperations(
       return written(await runs.followup(principal, runId, body, withKey(request, `followup ${runId}`, body)));
     },
     cancelRun: async ({ principal, request }, { runId }) => {
-      const body = await readJson(request, ROUTES.cancelRun.body.schema);
-      if (body !== undefined && !(isPlainObject(body) && Object.keys(body).length === 0)) {
-        throw invalidRequest('cancel takes no body (or an empty JSON object)');
-      }
+      const body = await readEmpty(request, 'cancel');
       // The bare ID as text/plain (docs/run-api.md, "Cancel"): both published clients hand it back unchanged.
       const result = await runs.cancel(principal, runId, withKey(request, `cancel ${runId}`, body));
       return textResponse(result.body, result.status, {
@@ -100,5 +96,3 @@ export function runOperations(
     },
   };
 }
-
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -1,4 +1,3 @@
-import { invalidRequest } from '../errors.js';
 import { ROUTES } from '../routes/table.js';
 import type { ScheduleService } from '../schedules/service.js';
 import { withKey } from './idempotency-key.js';
@@ -19,19 +18,12 @@ type ScheduleOperation =
 /** The schedules' routes (docs/schedules.md), with the management API's body limit; create takes an `Idempotency-Key`. */
 export function scheduleOperations(
   schedules: ScheduleService,
-  { readJson, requireBody }: JsonReaders,
+  { readJson, requireBody, readEmpty }: JsonReaders,
   idempotent: IdempotentWrite,
   bodyBytes: number,
 ): OperationHandlers<ScheduleOperation> {
   const body = async (request: Request, operation: 'createSchedule' | 'updateSchedule') =>
     requireBody(await readJson(request, ROUTES[operation].body.schema, bodyBytes), 'request');
-  /** Pause and resume: no body, or `{}`. */
-  const noBody = async (request: Request, operation: 'pauseSchedule' | 'resumeSchedule') => {
-    const input = await readJson(request, ROUTES[operation].body.schema, 4096);
-    const empty =
-      input === undefined || (typeof input === 'object' && input !== null && !Array.isArray(input) && Object.keys(input).length === 0);
-    if (!empty) throw invalidRequest(`${operation === 'pauseSchedule' ? 'pause' : 'resume'} takes no body (or an empty JSON object)`);
-  };
   return {
     createSchedule: async (ctx) => {
       const input = await body(ctx.request, 'createSchedule');
@@ -46,11 +38,11 @@ export function scheduleOperations(
       jsonResponse(await schedules.update(principal, scheduleId, await body(request, 'updateSchedule'))),
     deleteSchedule: async ({ principal }, { scheduleId }) => jsonResponse(await schedules.delete(principal, scheduleId)),
     pauseSchedule: async ({ principal, request }, { scheduleId }) => {
-      await noBody(request, 'pauseSchedule');
+      await readEmpty(request, 'pause');
       return jsonResponse(await schedules.pause(principal, scheduleId));
     },
     resumeSchedule: async ({ principal, request }, { scheduleId }) => {
-      await noBody(request, 'resumeSchedule');
+      await readEmpty(request, 'resume');
       return jsonResponse(await schedules.resume(principal, scheduleId));
     },
   };

@@ -1,6 +1,5 @@
 import type { ControlService } from '../control/control-service.js';
 import { notFound } from '../errors.js';
-import { parseOrThrow } from '../models/validate.js';
 import { ROUTES } from '../routes/table.js';
 import type { JsonReaders } from './json-readers.js';
 import { mountedBase } from './mount-path.js';
@@ -19,7 +18,7 @@ type SourceOperation =
 /** A factory's source routes and its push endpoint (docs/repositories.md, "Factories from a repository"). */
 export function sourceOperations(
   control: ControlService,
-  { readJson, requireBody }: JsonReaders,
+  { readJson, requireBody, readEmpty }: JsonReaders,
   bodyBytes: number,
 ): OperationHandlers<SourceOperation> {
   return {
@@ -37,9 +36,7 @@ export function sourceOperations(
     listFactorySourceApplies: async ({ principal, url }, { factoryUid }) =>
       jsonResponse(await control.listSourceApplies(principal, factoryUid, queryObject(url))),
     syncFactorySource: async ({ principal, request }, { factoryUid }) => {
-      // The body is optional and empty; reading it refuses one that is not.
-      const body = await readJson(request, ROUTES.syncFactorySource.body.schema, 1024);
-      if (body !== undefined) parseOrThrow(ROUTES.syncFactorySource.body.schema, body, 'request');
+      await readEmpty(request, 'sync');
       return jsonResponse(await control.syncSource(principal, factoryUid));
     },
     // The ingress decodes its own params: a bad encoding is no such endpoint.

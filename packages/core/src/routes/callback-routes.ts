@@ -1,4 +1,4 @@
-import type * as v from 'valibot';
+import * as v from 'valibot';
 import {
   CallbackDeliveryListSchema,
   CallbackDeliveryViewSchema,
@@ -79,6 +79,7 @@ export const CALLBACK_ROUTES = {
     tag: 'callbacks',
     summary: "Replace an endpoint's signing secret (the new one is shown in this answer only).",
     params: callback,
+    body: { schema: v.strictObject({}), presence: 'optional' },
     responses: { 200: json('The endpoint and its new secret.', CallbackWithSecretSchema) },
     idempotent: true,
   }),
@@ -101,6 +102,7 @@ export const CALLBACK_ROUTES = {
     tag: 'callbacks',
     summary: 'Send a logged delivery again (same webhook-id, a new retry window).',
     params: { ...callback, deliveryId: 'The delivery ID (its webhook-id).' },
+    body: { schema: v.strictObject({}), presence: 'optional' },
     responses: { 202: json('The delivery, due now.', CallbackDeliveryViewSchema) },
     idempotent: true,
   }),

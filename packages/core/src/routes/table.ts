@@ -437,6 +437,7 @@ export const ROUTES = {
     tag: 'deliveries',
     summary: "Evaluate an accepted delivery's payload again against the webhook's automations as they are now (docs/management-api.md).",
     params: { ...webhook, deliveryId: 'The delivery ID.' },
+    body: { schema: v.strictObject({}), presence: 'optional' },
     responses: { 201: json('The new log entry and the runs it started.', DeliveryResentSchema) },
     idempotent: true,
   }),

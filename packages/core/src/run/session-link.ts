@@ -1,7 +1,11 @@
+import type { ProgressUpdate } from '../executor/executor.js';
+import { servedUrlProblem } from '../models/served-url.js';
+
 /**
- * A run's default `session_link`: its page in the dashboard, as a person's browser reaches it
- * (docs/run-api.md, "The run"; docs/embedding.md, "Options"). The worker gives it to a run that
- * starts without one; a link the agent reports (`context.report`) replaces it.
+ * A run's `session_link`. Its default is the run's page in the dashboard, as a person's browser
+ * reaches it (docs/run-api.md, "The run"; docs/embedding.md, "Options"). The worker gives it to a
+ * run that starts without one; a link the agent reports (`context.report`) replaces it, when it is
+ * a URL agentrun serves (`agentSessionLink` below).
  *
  * It is built from `publicBaseUrl` because a worker has no request to take an origin from, and a
  * relative path in an API answer opens nothing. Without `publicBaseUrl` (or with `dashboardPath:
@@ -36,3 +40,17 @@ const BASE = Symbol('session link base');
  * are UUIDs (util/ids.ts), which `encodeURIComponent` leaves as they are.
  */
 export const sessionLinkBase = (link: (runId: string) => string): string | undefined => (link as { [BASE]?: string })[BASE];
+
+/**
+ * A progress update as the run takes it: a `session_link` that is not a URL agentrun serves
+ * (models/served-url.ts: http(s) only, as a pull request's) is left out, and `refused` says why.
+ * The rest of the update stands, as an artifact refused leaves the run going (docs/run-api.md,
+ * "The run").
+ */
+export function agentSessionLink(update: ProgressUpdate): { update: ProgressUpdate; refused?: string } {
+  if (update.session_link === undefined) return { update };
+  const refused = servedUrlProblem(update.session_link);
+  if (refused === undefined) return { update };
+  const { session_link: _, ...rest } = update;
+  return { update: rest, refused };
+}

@@ -3,6 +3,7 @@ import type { NewRunEvent } from '../store/run-events.js';
 import type { Store } from '../store/store.js';
 import { wellFormedJson } from '../util/well-formed-text.js';
 import type { FollowupRecord, RunRecord } from './record.js';
+import { agentSessionLink } from './session-link.js';
 
 // What core writes to a run's transcript (docs/run-api.md, "Run events"): one event per change
 // it makes. A change of state and a follow-up are written by the store in the write that makes
@@ -45,8 +46,17 @@ const statusEvent = (update: ProgressUpdate, at: string): NewRunEvent => ({
 /** The longest output line kept (docs/run-api.md, "Run events"): a transcript is for reading. */
 const MAX_OUTPUT_TEXT = 16_384;
 
-/** An executor's entry (output line, artifact or status line), as stored. */
-export const executorEvent = (entry: TranscriptEntry, at: string): NewRunEvent => markAltered(rawExecutorEvent(entry, at));
+/**
+ * An executor's entry (output line, artifact or status line), as stored: its event, and after a
+ * status whose `session_link` was refused (session-link.ts), a `status` event saying why, as an
+ * artifact's refusal is one (docs/run-api.md, "The run").
+ */
+export function executorEvents(entry: TranscriptEntry, at: string): NewRunEvent[] {
+  if (entry.type !== 'status') return [markAltered(rawExecutorEvent(entry, at))];
+  const { update, refused } = agentSessionLink(entry.data);
+  const event = markAltered(statusEvent(update, at));
+  return refused === undefined ? [event] : [event, { at, type: 'status', data: { message: `Session link refused: ${refused}` } }];
+}
 
 const rawExecutorEvent = (entry: TranscriptEntry, at: string): NewRunEvent =>
   entry.type === 'output'

@@ -155,6 +155,9 @@ export function describeCallbacksConformance(name: string, options: CallbacksCon
         'http://localhost/x',
         'http://169.254.169.254/latest/meta-data',
         'http://[::1]/x',
+        'http://LOCALHOST.:8080/x',
+        'http://[64:ff9b::169.254.169.254]/x',
+        'http://[::127.0.0.1]/x',
         'http://10.1.2.3/x',
         'http://user:pw@example.com/x',
       ])

@@ -2,8 +2,9 @@ import type { ArtifactReportResult } from '../artifacts/report.js';
 import type { ExecutionContext, ProgressUpdate, TranscriptEntry } from '../executor/executor.js';
 import { mergeUsage, type RequestUsage } from '../models/request-usage.js';
 import type { RunRecord } from '../run/record.js';
+import { agentSessionLink } from '../run/session-link.js';
 import { isTerminal } from '../run/state-machine.js';
-import { appendTranscript, executorEvent } from '../run/transcript.js';
+import { appendTranscript, executorEvents } from '../run/transcript.js';
 import type { NewRunEvent } from '../store/run-events.js';
 import type { RunPatch } from '../store/runs.js';
 import { isoTime } from '../util/clock.js';
@@ -75,11 +76,12 @@ export function executionContext(ctx: RunWorkContext, runId: string, execution: 
   // every report, where status_message keeps only the last.
   const record = (entries: readonly TranscriptEntry[], given: ProgressUpdate | undefined, afterAbort: boolean) =>
     inOrder(async () => {
-      // Agent text, made well formed before a store sees it (agent-text.ts); entries in executorEvent.
-      const status = given === undefined ? undefined : wellFormedUpdate(given);
+      // Agent text, made well formed before a store sees it (agent-text.ts), and a session link
+      // kept only when it is one agentrun serves (session-link.ts); entries in executorEvents.
+      const status = given === undefined ? undefined : agentSessionLink(wellFormedUpdate(given)).update;
       if (!afterAbort && execution.controller.signal.aborted) return;
       const at = isoTime(clock.now());
-      const told = entries.map((entry) => executorEvent(entry, at));
+      const told = entries.flatMap((entry) => executorEvents(entry, at));
       if (status === undefined) {
         await appendTranscript(store, onError, runId, told);
         return;
