@@ -1,5 +1,5 @@
-import { realpath } from 'node:fs/promises';
-import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { lstat, readlink, realpath } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { RepositoryError } from '@agentrun/core';
 
 /** Which repository URLs a reader takes (docs/repositories.md, "URLs"). */
@@ -67,8 +67,7 @@ function absolutePath(url: string, path: string): string {
 
 /**
  * Whether git, given `path`, could read a repository inside `dir`: git tries `path`, `path/.git`,
- * `path.git` and `path.git/.git`, each compared after following symbolic links (as far as the
- * path exists: a missing tail is appended to its nearest existing parent, resolved).
+ * `path.git` and `path.git/.git`, each compared as written and after following symbolic links.
  */
 async function reachesInto(path: string, dir: string): Promise<boolean> {
   const roots = [resolve(dir), await resolvedPath(resolve(dir))];
@@ -86,13 +85,19 @@ const isWithin = (path: string, root: string): boolean => {
   return rest === '' || (rest !== '..' && !rest.startsWith('../') && !isAbsolute(rest));
 };
 
-/** `path` with every symbolic link of its existing part followed. */
-async function resolvedPath(path: string): Promise<string> {
+/**
+ * `path` with every symbolic link followed, a dangling one too (its target may be made later);
+ * a missing tail is appended to its resolved parent. Gives up after as many links as the kernel does.
+ */
+async function resolvedPath(path: string, links = 0): Promise<string> {
   try {
     return await realpath(path);
   } catch {
+    if (links > 40) return path;
+    const stats = await lstat(path).catch(() => undefined);
+    if (stats?.isSymbolicLink()) return resolvedPath(resolve(dirname(path), await readlink(path)), links + 1);
     const parent = dirname(path);
     if (parent === path) return path;
-    return join(await resolvedPath(parent), path.slice(parent.length + (parent.endsWith('/') ? 0 : 1)));
+    return join(await resolvedPath(parent, links), basename(path));
   }
 }

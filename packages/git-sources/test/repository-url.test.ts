@@ -61,6 +61,9 @@ describe('checkRepositoryUrl', () => {
     const outside = tempDir('links');
     symlinkSync(entry, join(outside, 'to-entry.git'));
     symlinkSync(cacheDir, join(outside, 'to-cache'));
+    // A link to an entry not made yet: git would follow it once the entry exists.
+    symlinkSync(join(cacheDir, 'later.git'), join(outside, 'dangling.git'));
+    symlinkSync(join(outside, 'dangling.git'), join(outside, 'chained.git'));
     const policy = { allowLocalPaths: true, cacheDir };
     for (const url of [
       entry,
@@ -73,6 +76,9 @@ describe('checkRepositoryUrl', () => {
       join(outside, 'to-entry'), // git tries `<path>.git` too
       `file://${join(outside, 'to-cache', `${'a'.repeat(40)}.git`)}`,
       join(outside, 'to-cache', 'missing', 'deeper.git'),
+      join(outside, 'dangling.git'),
+      `file://${join(outside, 'chained.git')}`,
+      join(outside, 'chained'),
     ]) {
       await expect(checkRepositoryUrl(url, policy), url).rejects.toThrow(/a path into the server's git cache/);
     }
