@@ -105,7 +105,9 @@ describe.each(HOSTILE_STORES)("team B against team A's private repository, on %s
 
     // Team A: its private repository, registered with its token and read, so the cache holds it.
     expect((await call('a', 'PUT', '/team/secrets/git-read', { value: TOKEN })).status).toBeLessThan(300);
-    expect((await call('a', 'POST', '/repositories', { name: 'a/private', url: privateUrl, credential_secret: 'git-read' })).status).toBe(201);
+    expect((await call('a', 'POST', '/repositories', { name: 'a/private', url: privateUrl, credential_secret: 'git-read' })).status).toBe(
+      201,
+    );
     const listed = await call('a', 'GET', '/agent?repo=a/private');
     expect(listed.status).toBe(200);
     expect(listed.text).toContain(SECRET);
@@ -195,10 +197,18 @@ describe.each(HOSTILE_STORES)("team B against team A's private repository, on %s
       ] as const) {
         expect((await call('b', 'POST', '/repositories', { name, url: privateUrl, default_branch: branch })).status).toBe(201);
         // The agent list of that repository, and a run naming its skill either way: refused, naming the reason.
-        expectRefused(await call('b', 'GET', `/agent?repo=${name}`), 400, new RegExp(`^repository ${name} cannot be read \\((unauthorized|not_found)\\)`));
+        expectRefused(
+          await call('b', 'GET', `/agent?repo=${name}`),
+          400,
+          new RegExp(`^repository ${name} cannot be read \\((unauthorized|not_found)\\)`),
+        );
         expectRefused(await call('b', 'GET', `/agent?repo=${name}&refresh=true`), 400, /cannot be read/);
         for (const skill of [`${name}:private-skill`, `${name}:skills/private/SKILL.md`]) {
-          expectRefused(await call('b', 'POST', '/agent/run', { prompt: 'go', skill }), 400, new RegExp(`repository ${name} \\((unauthorized|not_found)\\)`));
+          expectRefused(
+            await call('b', 'POST', '/agent/run', { prompt: 'go', skill }),
+            400,
+            new RegExp(`repository ${name} \\((unauthorized|not_found)\\)`),
+          );
           expectRefused(
             await call('b', 'POST', '/agent/run', { prompt: 'go', config: { skill_spec: skill } }),
             400,

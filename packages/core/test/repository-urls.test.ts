@@ -18,7 +18,8 @@ function readerWithPolicy() {
   const reader = {
     ...fake,
     async checkUrl(url: string) {
-      if (!url.startsWith('https://')) throw new RepositoryError('invalid', `repository URL ${JSON.stringify(url)} is refused: remote only`);
+      if (!url.startsWith('https://'))
+        throw new RepositoryError('invalid', `repository URL ${JSON.stringify(url)} is refused: remote only`);
     },
     async resolve(access: RepositoryAccess, ref: string) {
       accesses.push(access);
@@ -33,7 +34,11 @@ describe('repository URLs the reader refuses', () => {
     const { reader } = readerWithPolicy();
     const h = await setup({ repositories: reader });
     for (const url of ['/srv/git/skills.git', 'file:///srv/git/skills.git']) {
-      const problem = await expectProblem(await h.call('POST', '/repositories', { body: { name: 'acme/local', url } }), 400, 'invalid_request');
+      const problem = await expectProblem(
+        await h.call('POST', '/repositories', { body: { name: 'acme/local', url } }),
+        400,
+        'invalid_request',
+      );
       expect(problem.detail).toBe(`invalid repository: url: repository URL ${JSON.stringify(url)} is refused: remote only`);
       expect(problem.errors).toEqual([{ path: 'url', detail: `repository URL ${JSON.stringify(url)} is refused: remote only` }]);
     }

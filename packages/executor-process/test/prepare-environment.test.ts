@@ -109,7 +109,11 @@ describe('processExecutor, preparing the workspace', () => {
     const abort = new AbortController();
     const statuses: string[] = [];
     const running = executor.execute(
-      inputWith(environment({ repositories: [{ repository: 'acme/web', url: 'file:///srv/web.git', team: 'team-a', ref: 'main', directory: 'web' }] })),
+      inputWith(
+        environment({
+          repositories: [{ repository: 'acme/web', url: 'file:///srv/web.git', team: 'team-a', ref: 'main', directory: 'web' }],
+        }),
+      ),
       contextWith(abort.signal, statuses),
     );
     await cloneStarted;

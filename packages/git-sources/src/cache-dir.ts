@@ -34,7 +34,9 @@ function refuseForeign(dir: string, stats: Stats): void {
   if (!stats.isDirectory()) throw new Error(`${where} is not a directory`);
   const uid = process.getuid?.();
   if (uid !== undefined && stats.uid !== uid) {
-    throw new Error(`${where} belongs to user ${stats.uid}, not to this server's user ${uid}: choose another cacheDir (docs/repositories.md, "The cache")`);
+    throw new Error(
+      `${where} belongs to user ${stats.uid}, not to this server's user ${uid}: choose another cacheDir (docs/repositories.md, "The cache")`,
+    );
   }
   if ((stats.mode & 0o022) !== 0) {
     throw new Error(

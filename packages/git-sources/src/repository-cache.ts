@@ -49,10 +49,13 @@ export class RepositoryCache {
   /** The repository's cache entry for its team, created (empty) when missing. */
   async open(access: RepositoryAccess): Promise<CachedRepository> {
     const team: unknown = access.team;
-    if (typeof team !== 'string' || team === '') throw new RepositoryError('invalid', 'a repository is read for a team: its access names none');
+    if (typeof team !== 'string' || team === '')
+      throw new RepositoryError('invalid', 'a repository is read for a team: its access names none');
     const url = await this.checkUrl(access.url);
     const home = await this.home();
-    const key = createHash('sha256').update(JSON.stringify([team, url])).digest('hex');
+    const key = createHash('sha256')
+      .update(JSON.stringify([team, url]))
+      .digest('hex');
     const dir = join(this.options.cacheDir, `${key.slice(0, 40)}.git`);
     const authorization = access.credential === undefined ? undefined : this.options.authorization(access.credential);
     // A header value with a line break would forge further headers; the value itself is never told.

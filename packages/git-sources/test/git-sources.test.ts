@@ -158,7 +158,11 @@ describe('gitSources over bare repositories on disk', () => {
     const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/slow.git`;
     try {
       const reader = gitSources({ cacheDir: tempDir('cache'), allowLocalPaths: true, fetchTimeoutMs: 1000 });
-      await rejectsWith(reader.resolve({ url, team: TEAM, credential: 'secret-token' }, 'main'), 'unreachable', /slow\.git: ref main: git timed out/);
+      await rejectsWith(
+        reader.resolve({ url, team: TEAM, credential: 'secret-token' }, 'main'),
+        'unreachable',
+        /slow\.git: ref main: git timed out/,
+      );
     } finally {
       for (const socket of sockets) socket.destroy();
       silent.close();

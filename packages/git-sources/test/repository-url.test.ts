@@ -9,7 +9,6 @@ import { removeTempDirs, tempDir } from './support/repositories.js';
 
 afterAll(removeTempDirs);
 
-
 const refusedNow = (check: () => unknown): boolean => {
   try {
     check();
@@ -86,13 +85,15 @@ describe('checkRepositoryUrl', () => {
     expect(await checkRepositoryUrl(join(outside, 'plain.git'), policy)).toBe(join(outside, 'plain.git'));
     expect(await checkRepositoryUrl(`${cacheDir}-other/x.git`, policy)).toBe(`${cacheDir}-other/x.git`);
     // A file:// URL is read by git as written: no escapes to hide a path behind.
-    expect(await refused(checkRepositoryUrl(`file://${entry.replace(/\.git$/, "%2Egit")}`, policy))).toBe(true);
+    expect(await refused(checkRepositoryUrl(`file://${entry.replace(/\.git$/, '%2Egit')}`, policy))).toBe(true);
     expect(await refused(checkRepositoryUrl(`file://localhost${entry}`, policy))).toBe(true);
   });
 
   it('refuses every other transport, scp-like and relative names', async () => {
     const scheme = fc.stringMatching(/^[a-z][a-z0-9+.-]{0,10}$/).filter((name) => !['https', 'http', 'file'].includes(name));
-    await fc.assert(fc.asyncProperty(scheme, host, path, (name, where, rest) => refused(checkRepositoryUrl(`${name}://${where}/${rest}`, LOCAL))));
+    await fc.assert(
+      fc.asyncProperty(scheme, host, path, (name, where, rest) => refused(checkRepositoryUrl(`${name}://${where}/${rest}`, LOCAL))),
+    );
     await fc.assert(fc.asyncProperty(path, (rest) => refused(checkRepositoryUrl(`ext::sh -c ${rest}`, LOCAL))));
     await fc.assert(fc.asyncProperty(host, path, (where, rest) => refused(checkRepositoryUrl(`git@${where}:${rest}`, LOCAL))));
     await fc.assert(fc.asyncProperty(path, (rest) => refused(checkRepositoryUrl(rest, LOCAL))));

@@ -106,6 +106,8 @@ describe('the cache directory (docs/repositories.md, "The cache")', () => {
     rmSync(cacheDir, { recursive: true, force: true });
     mkdirSync(cacheDir, { mode: 0o777 });
     chmodSync(cacheDir, 0o777);
-    await expect(reader.resolve({ url: 'https://git.example.invalid/a.git', team: 'team-a' }, 'main')).rejects.toThrow(/writable by its group/);
+    await expect(reader.resolve({ url: 'https://git.example.invalid/a.git', team: 'team-a' }, 'main')).rejects.toThrow(
+      /writable by its group/,
+    );
   });
 });
