@@ -48,6 +48,7 @@ export class RepositoryCache {
 
   /** The repository's cache entry for its team, created (empty) when missing. */
   async open(access: RepositoryAccess): Promise<CachedRepository> {
+    // A caller in plain JavaScript may leave the team out: then there is no entry to read, rather than a shared one.
     const team: unknown = access.team;
     if (typeof team !== 'string' || team === '')
       throw new RepositoryError('invalid', 'a repository is read for a team: its access names none');
