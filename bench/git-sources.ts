@@ -48,8 +48,8 @@ export const gitSourcesGroup: BenchGroup = {
     const root = mkdtempSync(join(tmpdir(), 'agentrun-bench-git-'));
     try {
       const { url, commit } = bareRepository(root);
-      const reader = gitSources({ cacheDir: join(root, 'cache') });
-      const repo = { url };
+      const reader = gitSources({ cacheDir: join(root, 'cache'), allowLocalPaths: true });
+      const repo = { url, team: 'bench' };
       return {
         'git.resolve_first_ms': await mean(1, () => reader.resolve(repo, 'main')),
         'git.resolve_cached_ms': await mean(20, () => reader.resolve(repo, 'main')),

@@ -79,7 +79,7 @@ describe.each(HOSTILE_STORES)("an environment's workspace, on %s", (kind) => {
       shell: true,
       workspaceRoot: root,
       killGraceMs: 1000,
-      repositories: gitSources({ cacheDir: cacheDir() }),
+      repositories: gitSources({ cacheDir: cacheDir(), allowLocalPaths: true }),
       onError: () => {},
       ...extra,
     });

@@ -83,6 +83,8 @@ describe("a run's environment in the executor input", () => {
     // The registered repository's credential, opened and hidden as the variables are; none for a URL.
     expect(first?.environment?.repositories[0]?.credential?.reveal()).toBe('git-read-token');
     expect(first?.environment?.repositories[1]?.credential).toBeUndefined();
+    // Each repository names the run's team: a caching reader keeps each team's reads apart.
+    expect(first?.environment?.repositories.map((r) => r.team)).toEqual([h.principal.team_uid, h.principal.team_uid]);
     expect(JSON.stringify(first?.environment)).not.toContain('git-read-token');
     const token = first?.environment?.variables.NPM_TOKEN;
     expect(token?.reveal()).toBe('npm-secret-value');

@@ -60,8 +60,9 @@ export interface ProcessExecutorOptions {
   /**
    * Where a run's environment's repositories are checked out from (docs/executors.md,
    * "Environments"): `@agentrun/git-sources`' `gitSources({ cacheDir })`, or anything with its
-   * `resolve` and `checkout`. Default: one `gitSources()` (its cache under the OS's temporary
-   * directory), made at the first run that needs it.
+   * `resolve` and `checkout`. Default: one `gitSources()` (remote URLs only, its cache the server
+   * user's own: docs/repositories.md, "The cache"), made at the first run that needs it. Each
+   * checkout names the run's team, so teams never share cache entries.
    */
   repositories?: WorkspaceRepositories;
 }

@@ -121,7 +121,12 @@ async function checkoutInto({ repositories, workspace }: PrepareInput, repositor
     throw new Error(`directory ${repository.directory} would hold the workspace's own ${top}: choose another directory`);
   const dest = join(workspace.dir, repository.directory);
   if (await exists(dest)) throw new Error(`directory ${repository.directory} is in the workspace already`);
-  const access = { url: repository.url, ...(repository.credential ? { credential: repository.credential.reveal() } : {}) };
+  // The run's team reads through its own cache entries (docs/repositories.md, "The cache").
+  const access = {
+    url: repository.url,
+    team: repository.team,
+    ...(repository.credential ? { credential: repository.credential.reveal() } : {}),
+  };
   const commit = await repositories.resolve(access, repository.ref, { refresh: !/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(repository.ref) });
   await mkdir(dest, { recursive: true });
   await repositories.checkout(access, commit, dest);

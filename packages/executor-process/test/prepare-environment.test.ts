@@ -67,11 +67,12 @@ describe('processExecutor, preparing the workspace', () => {
             {
               repository: 'acme/web',
               url: 'https://git.example.com/acme/web.git',
+              team: 'team-a',
               credential: new SecretValue('tok'),
               ref: 'main',
               directory: 'web',
             },
-            { repository: 'file:///srv/tools.git', url: 'file:///srv/tools.git', ref: sha, directory: 'tools' },
+            { repository: 'file:///srv/tools.git', url: 'file:///srv/tools.git', team: 'team-a', ref: sha, directory: 'tools' },
           ],
         }),
       ),
@@ -79,9 +80,9 @@ describe('processExecutor, preparing the workspace', () => {
     );
     expect(outcome).toEqual({ status: 'succeeded', message: 'The agent finished' });
     expect(calls).toEqual([
-      ['resolve', { url: 'https://git.example.com/acme/web.git', credential: 'tok' }, 'main', { refresh: true }],
+      ['resolve', { url: 'https://git.example.com/acme/web.git', team: 'team-a', credential: 'tok' }, 'main', { refresh: true }],
       ['checkout', 'https://git.example.com/acme/web.git', 'c'.repeat(40), 'web'],
-      ['resolve', { url: 'file:///srv/tools.git' }, sha, { refresh: false }],
+      ['resolve', { url: 'file:///srv/tools.git', team: 'team-a' }, sha, { refresh: false }],
       ['checkout', 'file:///srv/tools.git', 'c'.repeat(40), 'tools'],
     ]);
   });
@@ -108,7 +109,11 @@ describe('processExecutor, preparing the workspace', () => {
     const abort = new AbortController();
     const statuses: string[] = [];
     const running = executor.execute(
-      inputWith(environment({ repositories: [{ repository: 'acme/web', url: 'file:///srv/web.git', ref: 'main', directory: 'web' }] })),
+      inputWith(
+        environment({
+          repositories: [{ repository: 'acme/web', url: 'file:///srv/web.git', team: 'team-a', ref: 'main', directory: 'web' }],
+        }),
+      ),
       contextWith(abort.signal, statuses),
     );
     await cloneStarted;

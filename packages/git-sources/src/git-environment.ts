@@ -5,7 +5,7 @@
  * `GIT_CONFIG_COUNT`/`GIT_CONFIG_KEY_n`/`GIT_CONFIG_VALUE_n`, so it is never in argv (which any
  * user can read in /proc), in the URL, or in the cache's config file.
  */
-export function gitEnvironment(home: string, authorization: string | undefined): NodeJS.ProcessEnv {
+export function gitEnvironment(home: string, authorization: string | undefined, allowLocalPaths: boolean): NodeJS.ProcessEnv {
   const config: [string, string][] = [
     // A stalled server ends the fetch instead of holding the repository's lock forever.
     ['http.lowSpeedLimit', '1000'],
@@ -32,7 +32,8 @@ export function gitEnvironment(home: string, authorization: string | undefined):
     GIT_TERMINAL_PROMPT: '0',
     GIT_ASKPASS: 'false',
     SSH_ASKPASS: 'false',
-    GIT_ALLOW_PROTOCOL: 'https:http:file',
+    // git's own check behind repository-url.ts: local paths count as `file` for git.
+    GIT_ALLOW_PROTOCOL: allowLocalPaths ? 'https:http:file' : 'https:http',
     GIT_CONFIG_COUNT: String(config.length),
   };
   config.forEach(([key, value], index) => {

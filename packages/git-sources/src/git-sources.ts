@@ -8,6 +8,8 @@ import { type CachedRepository, RepositoryCache } from './repository-cache.js';
 
 /** The `RepositoryReader` over git, and a checkout for environments. */
 export interface GitSources extends RepositoryReader {
+  /** Refuses (`invalid`) a URL this reader never reads: see `checkRepositoryUrl`, with this reader's options. */
+  checkUrl(url: string): Promise<void>;
   /** Writes the files of `commit` into `destDir` (created when missing), without a `.git`. */
   checkout(repository: RepositoryAccess, commit: string, destDir: string): Promise<void>;
 }
@@ -44,6 +46,10 @@ export function gitSources(options: GitSourcesOptions = {}): GitSources {
   };
 
   return {
+    async checkUrl(url) {
+      await cache.checkUrl(url);
+    },
+
     async resolve(access, ref, { refresh = false } = {}) {
       const repository = await cache.open(access);
       checkRef(ref);

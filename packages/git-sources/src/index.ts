@@ -4,4 +4,4 @@
  */
 export { type GitSources, gitSources } from './git-sources.js';
 export type { GitSourcesOptions } from './options.js';
-export { checkRepositoryUrl } from './repository-url.js';
+export { checkRepositoryUrl, type UrlPolicy } from './repository-url.js';

@@ -1,13 +1,20 @@
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { defaultCacheDir } from './cache-dir.js';
 
 /** How `gitSources` reads repositories (packages/git-sources/README.md; docs/repositories.md, "The git layer"). */
 export interface GitSourcesOptions {
   /**
-   * Where the cache lives: one bare repository per URL. Disposable (nothing to back up); processes
-   * of one host may share it. Default: `<os tmpdir>/agentrun-git-cache`.
+   * Where the cache lives: one bare repository per team and URL. Disposable (nothing to back up);
+   * processes of one host and user may share it. It must belong to the server's user and be
+   * writable by no one else (an Error otherwise); a missing one is made with mode 0700. Default:
+   * `$XDG_CACHE_HOME/agentrun/git`, else `~/.cache/agentrun/git` (docs/repositories.md, "The cache").
    */
   cacheDir?: string;
+  /**
+   * Whether repositories may be read from this host's disk: absolute paths and `file://` URLs.
+   * Default false: only `https://` and `http://` URLs are read, so no caller names a path on the
+   * server. A path into `cacheDir` is refused even when true (docs/repositories.md, "URLs").
+   */
+  allowLocalPaths?: boolean;
   /** The `git` program (a path, or a name on `PATH`). Default `git`. */
   gitPath?: string;
   /** Largest file `readFile` returns; a larger one is refused (`invalid`). Default 1 MiB. */
@@ -28,6 +35,7 @@ export interface GitSourcesOptions {
 /** The options with their defaults filled in. */
 export interface ResolvedOptions {
   cacheDir: string;
+  allowLocalPaths: boolean;
   gitPath: string;
   maxFileBytes: number;
   maxListedFiles: number;
@@ -40,7 +48,8 @@ const basicToken = (credential: string): string => `Basic ${Buffer.from(`x-acces
 
 export function resolveOptions(options: GitSourcesOptions): ResolvedOptions {
   return {
-    cacheDir: options.cacheDir ?? join(tmpdir(), 'agentrun-git-cache'),
+    cacheDir: options.cacheDir ?? defaultCacheDir(),
+    allowLocalPaths: options.allowLocalPaths === true,
     gitPath: options.gitPath ?? 'git',
     maxFileBytes: options.maxFileBytes ?? 1024 * 1024,
     maxListedFiles: options.maxListedFiles ?? 10_000,

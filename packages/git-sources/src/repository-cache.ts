@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { access as exists, mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type RepositoryAccess, RepositoryError } from '@agentrun/core';
+import { prepareCacheDir, prepareCacheDirSync } from './cache-dir.js';
 import { gitEnvironment } from './git-environment.js';
 import { failure } from './git-errors.js';
 import { type GitResult, runGit } from './git-process.js';
@@ -11,6 +12,8 @@ import { checkRepositoryUrl } from './repository-url.js';
 /** One repository's place in the cache, and how to speak to it. */
 export interface CachedRepository {
   url: string;
+  /** The team it is read for: its entry is that team's alone. */
+  team: string;
   /** The bare repository. */
   dir: string;
   /** The secrets to keep out of every message: the credential and its header value. */
@@ -21,8 +24,9 @@ export interface CachedRepository {
 }
 
 /**
- * The cache (docs/repositories.md, "The git layer"): under `cacheDir`, one bare repository per
- * URL, named by the SHA-256 of the URL, created by `git init --bare` and filled by `git fetch` of
+ * The cache (docs/repositories.md, "The cache"): under `cacheDir`, one bare repository per team and
+ * URL, named by the SHA-256 of both, so that one team's registration never reads what was fetched
+ * for another's (with its credential). Created by `git init --bare` and filled by `git fetch` of
  * the refs asked for. Fetches into one repository are serialized: in this process by a queue, and
  * across processes by a lock file held with flock(1) for the fetch. Reads need no lock (git's
  * objects are immutable and its refs are updated atomically).
@@ -32,20 +36,43 @@ export class RepositoryCache {
   /** Fetches queued and not started yet, by repository and refspecs: a caller asking for the same joins the queued one. */
   private readonly waiting = new Map<string, Promise<void>>();
 
-  constructor(private readonly options: ResolvedOptions) {}
+  /** The cache directory is checked when the reader is made, so a wrong one stops a server at its start. */
+  constructor(private readonly options: ResolvedOptions) {
+    prepareCacheDirSync(options.cacheDir);
+  }
 
-  /** The repository's cache entry, created (empty) when missing. */
+  /** Whether git may be given `url` (repository-url.ts decides, with this cache's policy). */
+  checkUrl(url: string): Promise<string> {
+    return checkRepositoryUrl(url, { allowLocalPaths: this.options.allowLocalPaths, cacheDir: this.options.cacheDir });
+  }
+
+  /** The repository's cache entry for its team, created (empty) when missing. */
   async open(access: RepositoryAccess): Promise<CachedRepository> {
-    const url = checkRepositoryUrl(access.url);
+    // A caller in plain JavaScript may leave the team out: then there is no entry to read, rather than a shared one.
+    const team: unknown = access.team;
+    if (typeof team !== 'string' || team === '')
+      throw new RepositoryError('invalid', 'a repository is read for a team: its access names none');
+    const url = await this.checkUrl(access.url);
     const home = await this.home();
-    const dir = join(this.options.cacheDir, `${createHash('sha256').update(url).digest('hex').slice(0, 40)}.git`);
+    const key = createHash('sha256')
+      .update(JSON.stringify([team, url]))
+      .digest('hex');
+    const dir = join(this.options.cacheDir, `${key.slice(0, 40)}.git`);
     const authorization = access.credential === undefined ? undefined : this.options.authorization(access.credential);
     // A header value with a line break would forge further headers; the value itself is never told.
     if (authorization !== undefined && /[\u0000-\u001f\u007f]/.test(authorization)) {
       throw new RepositoryError('invalid', `the credential for ${url} holds a control character`);
     }
     const secrets = [access.credential ?? '', authorization ?? ''];
-    const repository = { url, dir, secrets, fetchEnv: gitEnvironment(home, authorization), readEnv: gitEnvironment(home, undefined) };
+    const local = this.options.allowLocalPaths;
+    const repository = {
+      url,
+      team,
+      dir,
+      secrets,
+      fetchEnv: gitEnvironment(home, authorization, local),
+      readEnv: gitEnvironment(home, undefined, local),
+    };
     // A stat per call: the cache is disposable, and one removed under a running server is made anew.
     await exists(join(dir, 'HEAD')).catch(() => this.create(repository));
     return repository;
@@ -103,8 +130,9 @@ export class RepositoryCache {
    * (one mkdir) so that a cache directory removed whole while the server runs is made anew.
    */
   private async home(): Promise<string> {
+    await prepareCacheDir(this.options.cacheDir);
     const home = join(this.options.cacheDir, '.home');
-    await mkdir(home, { recursive: true });
+    await mkdir(home, { recursive: true, mode: 0o700 });
     return home;
   }
 
@@ -123,8 +151,8 @@ export class RepositoryCache {
         maxStdoutBytes: 64 * 1024,
       });
       if (result.code !== 0) throw failure(result, `could not create the cache of ${repository.url}`, repository.secrets);
-      // For a person looking into the cache: which URL this is (never a credential).
-      await writeFile(join(scratch, 'agentrun-url'), `${repository.url}\n`);
+      // For a person looking into the cache: which URL this is, and for which team (never a credential).
+      await writeFile(join(scratch, 'agentrun-url'), `${repository.url}\nteam ${repository.team}\n`);
       await rename(scratch, repository.dir);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;

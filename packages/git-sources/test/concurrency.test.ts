@@ -10,6 +10,9 @@ import { git, removeTempDirs, tempDir, testRepository } from './support/reposito
 
 afterAll(removeTempDirs);
 
+/** The team every read here is for. */
+const TEAM = 'team-a';
+
 const LOOP = fileURLToPath(new URL('./support/fetch-loop.ts', import.meta.url));
 
 const output = (child: ChildProcess): Promise<string> =>
@@ -26,8 +29,8 @@ describe('one cache, many callers', () => {
     const origin = testRepository();
     const first = origin.commit({ 'a.txt': '1' });
     const recorder = recordingGit();
-    const reader = gitSources({ cacheDir: tempDir('cache'), gitPath: recorder.gitPath });
-    const repo = { url: origin.bare };
+    const reader = gitSources({ cacheDir: tempDir('cache'), allowLocalPaths: true, gitPath: recorder.gitPath });
+    const repo = { url: origin.bare, team: TEAM };
     const refreshAll = () => Promise.all(Array.from({ length: 8 }, () => reader.resolve(repo, 'main', { refresh: true })));
     const fetches = () =>
       recorder
@@ -75,8 +78,8 @@ describe('one cache, many callers', () => {
     const origin = testRepository();
     const commit = origin.commit({ 'a.txt': '1' });
     const cacheDir = tempDir('cache');
-    const reader = gitSources({ cacheDir });
-    const repo = { url: origin.bare };
+    const reader = gitSources({ cacheDir, allowLocalPaths: true });
+    const repo = { url: origin.bare, team: TEAM };
     await reader.resolve(repo, 'main');
     const [entry] = readdirSync(cacheDir).filter((name) => name.endsWith('.git'));
     const lock = join(cacheDir, `${entry}.lock`);

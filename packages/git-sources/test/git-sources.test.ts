@@ -9,6 +9,9 @@ import { git, removeTempDirs, tempDir, testRepository } from './support/reposito
 
 afterAll(removeTempDirs);
 
+/** The team every read here is for. */
+const TEAM = 'team-a';
+
 const rejectsWith = async (promise: Promise<unknown>, code: string, text?: RegExp) => {
   const error = await promise.then(
     () => undefined,
@@ -30,8 +33,8 @@ describe('gitSources over bare repositories on disk', () => {
     origin.tag('v1');
     origin.tag('v1-annotated', 'the first release');
     const second = origin.commit({ 'README.md': '# hello again\n', 'skillsmore/y.txt': 'y' }, 'feature');
-    const reader = gitSources({ cacheDir: tempDir('cache') });
-    const repo = { url: origin.bare };
+    const reader = gitSources({ cacheDir: tempDir('cache'), allowLocalPaths: true });
+    const repo = { url: origin.bare, team: TEAM };
 
     expect(await reader.resolve(repo, 'main')).toBe(first);
     expect(await reader.resolve(repo, 'feature')).toBe(second);
@@ -39,7 +42,7 @@ describe('gitSources over bare repositories on disk', () => {
     expect(await reader.resolve(repo, 'v1')).toBe(first);
     expect(await reader.resolve(repo, 'v1-annotated')).toBe(first);
     expect(await reader.resolve(repo, second)).toBe(second);
-    expect(await reader.resolve({ url: `file://${origin.bare}` }, 'main')).toBe(first);
+    expect(await reader.resolve({ url: `file://${origin.bare}`, team: TEAM }, 'main')).toBe(first);
     // A branch and a longer one under its name (possible as a tag `release` and a branch `release/1`).
     origin.tag('release');
     const third = origin.commit({ 'c.txt': 'c' }, 'release/1');
@@ -65,8 +68,8 @@ describe('gitSources over bare repositories on disk', () => {
   it('answers a known ref from the cache until refresh, then sees the new commit', async () => {
     const origin = testRepository();
     const first = origin.commit({ 'a.txt': '1' });
-    const reader = gitSources({ cacheDir: tempDir('cache') });
-    const repo = { url: origin.bare };
+    const reader = gitSources({ cacheDir: tempDir('cache'), allowLocalPaths: true });
+    const repo = { url: origin.bare, team: TEAM };
     expect(await reader.resolve(repo, 'main')).toBe(first);
     const second = origin.commit({ 'a.txt': '2' });
     expect(await reader.resolve(repo, 'main')).toBe(first);
@@ -79,19 +82,19 @@ describe('gitSources over bare repositories on disk', () => {
   it('maps failures to RepositoryError codes naming the repository and ref', async () => {
     const origin = testRepository();
     const commit = origin.commit({ 'a.txt': '1' });
-    const reader = gitSources({ cacheDir: tempDir('cache') });
-    const repo = { url: origin.bare };
+    const reader = gitSources({ cacheDir: tempDir('cache'), allowLocalPaths: true });
+    const repo = { url: origin.bare, team: TEAM };
     await rejectsWith(reader.resolve(repo, 'no-such-branch'), 'not_found', /no-such-branch/);
     await rejectsWith(reader.resolve(repo, 'f'.repeat(40)), 'not_found', new RegExp(origin.bare));
     await rejectsWith(reader.readFile(repo, 'e'.repeat(40), 'a.txt'), 'not_found');
-    await rejectsWith(reader.resolve({ url: join(tempDir('empty'), 'nothing.git') }, 'main'), 'not_found');
+    await rejectsWith(reader.resolve({ url: join(tempDir('empty'), 'nothing.git'), team: TEAM }, 'main'), 'not_found');
     await rejectsWith(reader.resolve(repo, 'main~1'), 'invalid');
     await rejectsWith(reader.resolve(repo, '--upload-pack=touch /tmp/x'), 'invalid');
     await rejectsWith(reader.readFile(repo, 'main', 'a.txt'), 'invalid', /full commit SHA/);
     await rejectsWith(reader.readFile(repo, commit, '../a.txt'), 'invalid');
     await rejectsWith(reader.readFile(repo, commit, 'a.txt\nHEAD:a.txt'), 'invalid');
-    await rejectsWith(reader.resolve({ url: 'ext::sh -c touch% /tmp/pwned' }, 'main'), 'invalid');
-    await rejectsWith(reader.resolve({ url: 'http://127.0.0.1:1/nothing.git' }, 'main'), 'unreachable', /127\.0\.0\.1:1/);
+    await rejectsWith(reader.resolve({ url: 'ext::sh -c touch% /tmp/pwned', team: TEAM }, 'main'), 'invalid');
+    await rejectsWith(reader.resolve({ url: 'http://127.0.0.1:1/nothing.git', team: TEAM }, 'main'), 'unreachable', /127\.0\.0\.1:1/);
   });
 
   it('refuses a file larger than the limit, a listing past its count, and text that is not UTF-8', async () => {
@@ -104,8 +107,8 @@ describe('gitSources over bare repositories on disk', () => {
       'd/2': '',
       'd/3': '',
     });
-    const reader = gitSources({ cacheDir: tempDir('cache'), maxFileBytes: 1024, maxListedFiles: 5 });
-    const repo = { url: origin.bare };
+    const reader = gitSources({ cacheDir: tempDir('cache'), allowLocalPaths: true, maxFileBytes: 1024, maxListedFiles: 5 });
+    const repo = { url: origin.bare, team: TEAM };
     await reader.resolve(repo, 'main');
     expect(await reader.readFile(repo, commit, 'small.txt')).toHaveLength(1024);
     await rejectsWith(reader.readFile(repo, commit, 'big.txt'), 'invalid', /2048 bytes, more than the limit of 1024/);
@@ -122,8 +125,8 @@ describe('gitSources over bare repositories on disk', () => {
     git(work, 'commit', '--quiet', '-m', 'executable');
     git(work, 'push', '--quiet', 'origin', 'main');
     const second = git(work, 'rev-parse', 'HEAD');
-    const reader = gitSources({ cacheDir: tempDir('cache') });
-    const repo = { url: origin.bare };
+    const reader = gitSources({ cacheDir: tempDir('cache'), allowLocalPaths: true });
+    const repo = { url: origin.bare, team: TEAM };
     await reader.resolve(repo, 'main');
     const dest = join(tempDir('dest'), 'workspace');
     await reader.checkout(repo, second, dest);
@@ -140,12 +143,12 @@ describe('gitSources over bare repositories on disk', () => {
     const origin = testRepository();
     const commit = origin.commit({ 'a.txt': 'kept' });
     const cacheDir = tempDir('cache');
-    const reader = gitSources({ cacheDir });
-    const repo = { url: origin.bare };
+    const reader = gitSources({ cacheDir, allowLocalPaths: true });
+    const repo = { url: origin.bare, team: TEAM };
     expect(await reader.resolve(repo, 'main')).toBe(commit);
     rmSync(cacheDir, { recursive: true, force: true });
     expect(await reader.readFile(repo, commit, 'a.txt')).toBe('kept');
-    expect(await gitSources({ cacheDir: tempDir('cache') }).listFiles(repo, commit, '')).toEqual(['a.txt']);
+    expect(await gitSources({ cacheDir: tempDir('cache'), allowLocalPaths: true }).listFiles(repo, commit, '')).toEqual(['a.txt']);
   });
 
   it('ends a fetch that outlives its timeout: unreachable, naming the repository', async () => {
@@ -154,8 +157,12 @@ describe('gitSources over bare repositories on disk', () => {
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/slow.git`;
     try {
-      const reader = gitSources({ cacheDir: tempDir('cache'), fetchTimeoutMs: 1000 });
-      await rejectsWith(reader.resolve({ url, credential: 'secret-token' }, 'main'), 'unreachable', /slow\.git: ref main: git timed out/);
+      const reader = gitSources({ cacheDir: tempDir('cache'), allowLocalPaths: true, fetchTimeoutMs: 1000 });
+      await rejectsWith(
+        reader.resolve({ url, team: TEAM, credential: 'secret-token' }, 'main'),
+        'unreachable',
+        /slow\.git: ref main: git timed out/,
+      );
     } finally {
       for (const socket of sockets) socket.destroy();
       silent.close();

@@ -8,6 +8,8 @@ import { removeTempDirs, type TestRepository, tempDir, testRepository } from './
 
 afterAll(removeTempDirs);
 
+/** The team every read here is for. */
+const TEAM = 'team-a';
 const TOKEN = 'ghp_theSecretToken123';
 const HEADER = `Basic ${Buffer.from(`x-access-token:${TOKEN}`).toString('base64')}`;
 const FORBIDDEN = `Basic ${Buffer.from('x-access-token:read-nothing').toString('base64')}`;
@@ -41,18 +43,18 @@ describe('gitSources over smart HTTP with a token (git http-backend)', () => {
     const first = origin.commit({ 'skills/a/SKILL.md': '---\nname: a\n---\n' });
     const reader = gitSources({ cacheDir: tempDir('cache') });
 
-    const anonymous = await failureOf(reader.resolve({ url }, 'main'));
+    const anonymous = await failureOf(reader.resolve({ url, team: TEAM }, 'main'));
     expect(anonymous.code).toBe('unauthorized');
     expect(anonymous.message).toContain(url);
     expect(anonymous.message).toContain('main');
-    const wrong = await failureOf(reader.resolve({ url, credential: 'not-the-token' }, 'main'));
+    const wrong = await failureOf(reader.resolve({ url, team: TEAM, credential: 'not-the-token' }, 'main'));
     expect(wrong.code).toBe('unauthorized');
     expect(wrong.message).not.toContain('not-the-token');
 
-    const forbidden = await failureOf(reader.resolve({ url, credential: 'read-nothing' }, 'main'));
+    const forbidden = await failureOf(reader.resolve({ url, team: TEAM, credential: 'read-nothing' }, 'main'));
     expect(forbidden.code).toBe('unauthorized');
 
-    const repo = { url, credential: TOKEN };
+    const repo = { url, team: TEAM, credential: TOKEN };
     expect(await reader.resolve(repo, 'main')).toBe(first);
     expect(await reader.readFile(repo, first, 'skills/a/SKILL.md')).toBe('---\nname: a\n---\n');
     const second = origin.commit({ 'skills/b/SKILL.md': '---\nname: b\n---\n' });
@@ -63,7 +65,7 @@ describe('gitSources over smart HTTP with a token (git http-backend)', () => {
     const missing = await failureOf(reader.resolve(repo, 'nope'));
     expect(missing.code).toBe('not_found');
     expect(missing.message).toContain('nope');
-    const noRepository = await failureOf(reader.resolve({ url: `${server.url}/other.git`, credential: TOKEN }, 'main'));
+    const noRepository = await failureOf(reader.resolve({ url: `${server.url}/other.git`, team: TEAM, credential: TOKEN }, 'main'));
     expect(noRepository.code).toBe('not_found');
     expect(noRepository.message).not.toContain(TOKEN);
     // The server only ever saw the one header, or none.
@@ -76,7 +78,7 @@ describe('gitSources over smart HTTP with a token (git http-backend)', () => {
     origin.commit({ 'moved.txt': 'm' });
     const reader = gitSources({ cacheDir: tempDir('cache') });
     const before = server.requests.length;
-    const moved = await failureOf(reader.resolve({ url: `${server.url}/moved/team.git`, credential: TOKEN }, 'main'));
+    const moved = await failureOf(reader.resolve({ url: `${server.url}/moved/team.git`, team: TEAM, credential: TOKEN }, 'main'));
     expect(moved.message).not.toContain(TOKEN);
     expect(moved.code).toBe('unreachable');
     // One request, the redirected one; nothing reached /team.git on the other host name.
@@ -88,7 +90,7 @@ describe('gitSources over smart HTTP with a token (git http-backend)', () => {
     const recorder = recordingGit();
     const cacheDir = tempDir('cache');
     const reader = gitSources({ cacheDir, gitPath: recorder.gitPath });
-    const repo = { url, credential: TOKEN };
+    const repo = { url, team: TEAM, credential: TOKEN };
     expect(await reader.resolve(repo, 'main', { refresh: true })).toBe(commit);
     expect(await reader.readFile(repo, commit, 'a.txt')).toBe('a');
     await reader.checkout(repo, commit, tempDir('dest'));
@@ -96,7 +98,7 @@ describe('gitSources over smart HTTP with a token (git http-backend)', () => {
     expect(error.message).not.toContain(TOKEN);
     // The default header is Basic (base64); a host's own `authorization` could put a line break in a header.
     const bearer = gitSources({ cacheDir, authorization: (credential) => `Bearer ${credential}` });
-    const broken = await failureOf(bearer.resolve({ url, credential: 'line\r\nX-Injected: 1' }, 'main'));
+    const broken = await failureOf(bearer.resolve({ url, team: TEAM, credential: 'line\r\nX-Injected: 1' }, 'main'));
     expect(broken.code).toBe('invalid');
     expect(broken.message).not.toContain('X-Injected');
     const calls = recorder.calls();

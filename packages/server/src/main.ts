@@ -30,8 +30,12 @@ const sourcePollIntervalMs = optionalMs('AGENTRUN_SOURCE_POLL_INTERVAL_MS');
 const shutdownGraceMs = optionalMs('AGENTRUN_SHUTDOWN_GRACE_MS') ?? 10_000;
 // The git layer, its cache in AGENTRUN_GIT_CACHE_DIR (docs/repositories.md, "The git layer"): skills
 // are read from the team's registered repositories with it, and the process executor checks an
-// environment's repositories out of the same cache.
-const git = gitSources(process.env.AGENTRUN_GIT_CACHE_DIR ? { cacheDir: process.env.AGENTRUN_GIT_CACHE_DIR } : {});
+// environment's repositories out of the same cache. Remote URLs only, unless
+// AGENTRUN_GIT_ALLOW_LOCAL_PATHS=1 lets teams name repositories on this host's disk (docs/repositories.md, "URLs").
+const git = gitSources({
+  ...(process.env.AGENTRUN_GIT_CACHE_DIR ? { cacheDir: process.env.AGENTRUN_GIT_CACHE_DIR } : {}),
+  allowLocalPaths: process.env.AGENTRUN_GIT_ALLOW_LOCAL_PATHS === '1',
+});
 // The demo executor unless AGENTRUN_EXECUTOR=process, which runs AGENTRUN_AGENT_COMMAND per run.
 const chosen = chooseExecutor();
 // Postgres when DATABASE_URL is set (migrated at start; safe when several servers start at once),

@@ -43,7 +43,7 @@ async function startApp(store: Store, key: string, errors: unknown[], pollMs?: n
   const agentrun = createAgentRun({
     store,
     secretKey: SECRET_KEY,
-    repositories: gitSources({ cacheDir: tempDir('cache') }),
+    repositories: gitSources({ cacheDir: tempDir('cache'), allowLocalPaths: true }),
     publicBaseUrl: ORIGIN,
     // Without a worker nothing polls; with one, the poll runs at its first tick, then every pollMs.
     ...(pollMs !== undefined ? { sourcePollIntervalMs: pollMs } : {}),

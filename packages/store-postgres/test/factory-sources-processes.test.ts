@@ -34,6 +34,7 @@ describe.skipIf(!db.multiConnection)('factory sources across two server processe
             AGENTRUN_SECRET_KEY: secretKey,
             AGENTRUN_SOURCE_POLL_INTERVAL_MS: '100',
             AGENTRUN_GIT_CACHE_DIR: tempDir(`cache-${name}`),
+            AGENTRUN_GIT_ALLOW_LOCAL_PATHS: '1',
           },
         }),
       ),

@@ -14,7 +14,7 @@ export const repoAdd: Command = {
   summary: 'Register a repository the team’s skills come from',
   arguments: ['<owner/repo>'],
   options: {
-    url: { type: 'string', description: 'the clone URL (https://, ssh://, file:// or an absolute path)', valueName: 'url' },
+    url: { type: 'string', description: 'the clone URL (https://, or a path on the server where it allows local paths)', valueName: 'url' },
     branch: { type: 'string', description: 'the branch skills are read at (default main)', valueName: 'branch' },
     'credential-secret': { type: 'string', description: 'a team secret holding a read token', valueName: 'name' },
   },

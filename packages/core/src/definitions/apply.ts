@@ -4,6 +4,7 @@ import { requireFactory, requireManage } from '../control/access.js';
 import { appliedCopy, openTeamSecret } from '../control/applied-secret.js';
 import { type ControlContext, ingressOrigin, nowIso } from '../control/control-context.js';
 import { teamNames } from '../environments/check.js';
+import { environmentFilesUrlProblems } from '../environments/url-check.js';
 import { conflict } from '../errors.js';
 import { invalidWithErrors, parseAllOrThrow } from '../models/validate.js';
 import { planSchedules } from '../schedules/plan-files.js';
@@ -85,6 +86,7 @@ export async function applyDefinitions(
     // Skills resolve as the API's automation saves resolve them (definitions/skills.ts).
     const errors = [
       ...plan.errors,
+      ...(await environmentFilesUrlProblems(ctx.skills, body.environments)),
       ...schedules.errors,
       ...(await skillErrors(ctx.skills, teamUid, body.automations)),
       ...(await skillErrors(ctx.skills, teamUid, body.schedules, 'schedules')),

@@ -29,6 +29,8 @@ export interface ResolvedEnvironment {
  */
 export interface ResolvedRepository extends EnvironmentRepository {
   url: string;
+  /** The environment's team: a reader that caches keeps each team's reads apart (`RepositoryAccess.team`). */
+  team: string;
   credential?: SecretValue;
 }
 
@@ -97,15 +99,15 @@ async function resolveRepository(
   environment: string,
   r: EnvironmentRepository,
 ): Promise<ResolvedRepository> {
-  if (!isRepositoryName(r.repository)) return { ...r, url: r.repository };
+  if (!isRepositoryName(r.repository)) return { ...r, url: r.repository, team: teamUid };
   const registered = await store.repositories.get(teamUid, r.repository);
   if (!registered) throw new EnvironmentUnavailable(`environment ${environment}: repository ${r.repository} is no longer registered`);
-  if (registered.credentialSecret === null) return { ...r, url: registered.url };
+  if (registered.credentialSecret === null) return { ...r, url: registered.url, team: teamUid };
   const secret = await store.secrets.get(teamUid, registered.credentialSecret);
   if (!secret)
     throw new EnvironmentUnavailable(
       `environment ${environment}: repository ${r.repository} needs team secret ${registered.credentialSecret}, which no longer exists`,
     );
   const credential = new SecretValue(await cipher.open(secret.ciphertext, secretSlot(teamUid, registered.credentialSecret)));
-  return { ...r, url: registered.url, credential };
+  return { ...r, url: registered.url, team: teamUid, credential };
 }

@@ -8,6 +8,7 @@ import { newId } from '../util/ids.js';
 import { environmentProblems, teamNames } from './check.js';
 import type { EnvironmentRecord } from './records.js';
 import { EnvironmentBodySchema, repositoriesOf } from './schemas.js';
+import { repositoryUrlProblems } from './url-check.js';
 import { type EnvironmentView, environmentView } from './view.js';
 
 // The environments' management API (docs/repositories.md, "The API"): team-wide, read with
@@ -46,7 +47,10 @@ async function save(ctx: ControlContext, p: Principal, id: string | undefined, i
   const current = id === undefined ? undefined : await ctx.store.environments.get(p.team_uid, id);
   if (current) refuseFileDefined(current, 'change its file and apply');
   const repositories = repositoriesOf(body);
-  const problems = environmentProblems({ repositories, variables: body.variables }, await teamNames(ctx.store, p.team_uid), '');
+  const problems = [
+    ...environmentProblems({ repositories, variables: body.variables }, await teamNames(ctx.store, p.team_uid), ''),
+    ...(await repositoryUrlProblems(ctx.skills, repositories, '')),
+  ];
   if (problems.length > 0) throw invalidWithErrors(problems, 'environment');
   const now = nowIso(ctx);
   const record: EnvironmentRecord = {

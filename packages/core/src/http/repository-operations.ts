@@ -27,7 +27,7 @@ export function repositoryOperations(
       const body = requireBody(await readJson(request, ROUTES.createRepository.body.schema, bodyBytes), 'request');
       return idempotent(principal, withKey(request, 'create repository', body).idempotency, async () => ({
         status: 201,
-        body: await createRepository(store, clock, principal, body),
+        body: await createRepository(skills, clock, principal, body),
       }));
     },
     listRepositories: async ({ principal }) => jsonResponse(await listRepositories(store, principal)),

@@ -2,7 +2,8 @@ import { auditEvent } from '../audit/event.js';
 import type { Principal } from '../auth/principal.js';
 import { requireManage } from '../control/access.js';
 import { conflict, invalidRequest, notFound } from '../errors.js';
-import { parseOrThrow } from '../models/validate.js';
+import { invalidWithErrors, parseOrThrow } from '../models/validate.js';
+import type { SkillCatalog } from '../skills/skill-catalog.js';
 import { teamSources } from '../sources/team-sources.js';
 import type { Store } from '../store/store.js';
 import { type Clock, isoTime } from '../util/clock.js';
@@ -13,11 +14,15 @@ import { repositoryView } from './wire.js';
 /**
  * The team repositories routes (docs/management-api.md, "Repositories"): any key of the team
  * reads them; a change needs `manage_factory`. The credential is a team secret's name, which must
- * exist when the repository is registered.
+ * exist when the repository is registered. The URL must be one the host's reader reads: never a
+ * path into its cache, nor a path on the server unless the host allows those (docs/repositories.md, "URLs").
  */
-export async function createRepository(store: Store, clock: Clock, p: Principal, input: unknown) {
+export async function createRepository(skills: SkillCatalog, clock: Clock, p: Principal, input: unknown) {
   requireManage(p);
+  const { store } = skills;
   const body = parseOrThrow(CreateRepositorySchema, input, 'repository');
+  const refusal = await skills.urlRefusal(body.url);
+  if (refusal !== undefined) throw invalidWithErrors([{ path: 'url', detail: refusal }], 'repository');
   const credentialSecret = body.credential_secret ?? null;
   if (credentialSecret !== null && !(await store.secrets.get(p.team_uid, credentialSecret))) {
     throw invalidRequest(`invalid repository: credential_secret: no team secret ${credentialSecret}`);

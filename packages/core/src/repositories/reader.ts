@@ -1,5 +1,5 @@
 /**
- * How core reads source repositories (issue 22; docs/repositories.md once written): skills, factory
+ * How core reads source repositories (docs/repositories.md): skills, factory
  * definitions and environments live in git repositories a team registers. Core is pure TypeScript,
  * so it reads them through this port; `@agentrun/git-sources` implements it over the `git`
  * program with a local cache of each repository, and tests may pass a fake.
@@ -10,6 +10,13 @@
  * reads the same forever, so a run can be pinned to the commit that resolved its skill.
  */
 export interface RepositoryReader {
+  /**
+   * Refuses (`RepositoryError` `invalid`) a repository URL this reader will never read, so that a
+   * registration or an environment naming it is a 400 when it is saved, not a failure at its first
+   * read (docs/repositories.md, "URLs"). The reads refuse such a URL again. Optional: without it,
+   * any URL of the API's forms is saved.
+   */
+  checkUrl?(url: string): Promise<void>;
   /**
    * The commit `ref` (a branch, a tag or a full SHA) names. Fetches first when the cache does not
    * know the ref yet, or when `refresh` asks; else answers from the cache. Throws
@@ -30,8 +37,14 @@ export interface RepositoryReader {
 
 /** A repository as a read needs it. */
 export interface RepositoryAccess {
-  /** The clone URL: `https://…`, `http://…` (tests, local servers), `file://…` or an absolute path to a repository on disk. */
+  /** The clone URL: `https://…`, `http://…` (tests, local servers); `file://…` or an absolute path where the reader allows local paths. */
   url: string;
+  /**
+   * The team the repository is read for (the registration's or the environment's owner). A reader
+   * that caches keeps each team's reads apart: one team's registration never reads what was
+   * fetched for another's (docs/repositories.md, "The cache").
+   */
+  team: string;
   /** A read credential (a token), sent as HTTP authorization; absent for public or local repositories. */
   credential?: string;
 }

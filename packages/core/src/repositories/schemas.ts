@@ -13,7 +13,10 @@ export const RepositoryNameSchema = v.pipe(
   v.check((s) => !s.split('/').some(isDots), 'must not have . or .. as owner or repo'),
 );
 
-/** A clone URL the reader may be given: https, http, ssh, file, or an absolute path on the server's disk. */
+/**
+ * A clone URL's form: https, http, ssh, file, or an absolute path. Which of them are read is the
+ * host reader's decision (`RepositoryReader.checkUrl`, asked at registration: docs/repositories.md, "URLs").
+ */
 const UrlSchema = v.pipe(
   v.string(),
   v.minLength(1, 'must not be empty'),

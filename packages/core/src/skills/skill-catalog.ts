@@ -131,12 +131,28 @@ export class SkillCatalog {
     }
   }
 
-  /** The read access of a repository: its URL, and its credential secret's value opened for this read. */
+  /** The read access of a repository: its URL and team, and its credential secret's value opened for this read. */
   async access(repo: RepositoryRecord): Promise<RepositoryAccess> {
-    if (repo.credentialSecret === null) return { url: repo.url };
+    const base = { url: repo.url, team: repo.teamUid };
+    if (repo.credentialSecret === null) return base;
     const secret = await this.store.secrets.get(repo.teamUid, repo.credentialSecret);
     if (!secret) throw new RepositoryError('unauthorized', `its credential secret ${repo.credentialSecret} does not exist`);
-    return { url: repo.url, credential: await this.cipher.open(secret.ciphertext, secretSlot(repo.teamUid, repo.credentialSecret)) };
+    return { ...base, credential: await this.cipher.open(secret.ciphertext, secretSlot(repo.teamUid, repo.credentialSecret)) };
+  }
+
+  /**
+   * Why the reader refuses to ever read `url` (docs/repositories.md, "URLs"), or `undefined`: a
+   * registration or an environment naming it is refused when saved. No reader, or one without
+   * `checkUrl`, refuses nothing here.
+   */
+  async urlRefusal(url: string): Promise<string | undefined> {
+    try {
+      await this.reader?.checkUrl?.(url);
+      return undefined;
+    } catch (error) {
+      if (error instanceof RepositoryError && error.code === 'invalid') return error.message;
+      throw error;
+    }
   }
 
   /** The reader, or a 400 saying this agentrun has none (repository `name` cannot be read). */
