@@ -42,10 +42,10 @@ export function filesystemTools(): FilesystemTools | { missing: string } {
 }
 
 /** The image's size for a cap: the cap, ext4's own bookkeeping (inode tables, bitmaps) and a margin, so the cap is usable whole. */
-export const imageBytes = (maxBytes: number): number => maxBytes + Math.ceil(maxBytes / 16) + 4 * 1024 * 1024;
+const imageBytes = (maxBytes: number): number => maxBytes + Math.ceil(maxBytes / 16) + 4 * 1024 * 1024;
 
 /** What a run's filesystem holds now. */
-export interface FilesystemUsage {
+interface FilesystemUsage {
   /** Bytes in use beyond what the empty filesystem held. */
   bytes: number;
   /** No inode left: no file can be made (a flood of small files ends here). */

@@ -1,5 +1,11 @@
 import type { Executor } from '@agentrun/core';
-import { type Containment, type DiskLimit, type KeepWorkspaces, type ProcessExecutorOptions, processExecutor } from '@agentrun/executor-process';
+import {
+  type Containment,
+  type DiskLimit,
+  type KeepWorkspaces,
+  type ProcessExecutorOptions,
+  processExecutor,
+} from '@agentrun/executor-process';
 
 /** The executor the environment chose, and its name for the start-up banner. */
 export interface ChosenExecutor {

@@ -8,7 +8,7 @@ import type { ProcessExecutorOptions } from '@agentrun/executor-process';
  * says what the machine must give; `unavailable` says what it lacks, so a case is skipped saying
  * why, and fails under CI=true.
  */
-export type Need = 'root' | 'bwrap' | 'namespaces';
+type Need = 'root' | 'bwrap' | 'namespaces' | 'filesystem';
 
 export interface IsolationMode {
   name: string;
@@ -48,7 +48,7 @@ export const ISOLATION_MODES: readonly IsolationMode[] = [
 ];
 
 /** What of `needs` this machine lacks, said as a reason; undefined when it has them all. */
-export function unavailable(needs: readonly string[]): string | undefined {
+export function unavailable(needs: readonly Need[]): string | undefined {
   for (const need of needs) {
     if (need === 'root' && process.geteuid?.() !== 0) return 'running an agent as another user needs root (or CAP_SETUID and CAP_SETGID)';
     if (need === 'bwrap' && !onPath('bwrap')) return 'bubblewrap is not installed (apt-get install bubblewrap)';
