@@ -17,8 +17,10 @@ const CLEAN = 'nul[\ufffd] high[\ufffd] low[\ufffd] pair[\ud83d\ude00] ffff[\uff
 const LONG = `${'a'.repeat(16_383)}\ud83d\ude00${'b\u0000'.repeat(50_000)}`;
 const LONG_KEPT = `${'a'.repeat(16_383)}\ufffd`;
 
-const update = { message: HOSTILE, session_id: HOSTILE, session_link: HOSTILE };
-const cleanUpdate = { message: CLEAN, session_id: CLEAN, session_link: CLEAN };
+// A session link must be http(s) (docs/run-api.md, "The run"): the hostile text is its path.
+const LINK = 'https://sessions.example/';
+const update = { message: HOSTILE, session_id: HOSTILE, session_link: `${LINK}${HOSTILE}` };
+const cleanUpdate = { message: CLEAN, session_id: CLEAN, session_link: `${LINK}${CLEAN}` };
 const artifact = { type: 'file', [HOSTILE]: HOSTILE, nested: { list: [HOSTILE, 1, true, null], [HOSTILE]: { deep: HOSTILE } } };
 const cleanArtifact = { type: 'file', [CLEAN]: CLEAN, nested: { list: [CLEAN, 1, true, null], [CLEAN]: { deep: CLEAN } } };
 
@@ -80,7 +82,7 @@ export function describeAgentTextConformance(current: () => Store): void {
         const run = await store.runs.get(runId);
         expect(errors).toEqual([]);
         expect(calls).toBe(1);
-        expect(run).toMatchObject({ state, attempts: 1, statusMessage, sessionId: CLEAN, sessionLink: CLEAN, lease: null });
+        expect(run).toMatchObject({ state, attempts: 1, statusMessage, sessionId: CLEAN, sessionLink: `${LINK}${CLEAN}`, lease: null });
 
         const events = (await store.runEvents.list(runId, { limit: 100 })).map(({ type, data }) => ({ type, data }));
         const marked = (data: object) => ({ ...data, sanitized: true });
