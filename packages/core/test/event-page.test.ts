@@ -80,9 +80,15 @@ async function walk(store: Store, runId: string, limit: number, budget: number):
 describe('utf8Length', () => {
   it('counts what TextEncoder writes, lone surrogates as U+FFFD', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string({ unit: 'binary' }), fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((u) => String.fromCharCode(u)) })), (text) => {
-        expect(utf8Length(text)).toBe(encoded(text));
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string({ unit: 'binary' }),
+          fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((u) => String.fromCharCode(u)) }),
+        ),
+        (text) => {
+          expect(utf8Length(text)).toBe(encoded(text));
+        },
+      ),
       { numRuns: 300 },
     );
   });

@@ -28,7 +28,7 @@ const close = (nextCursor: number | undefined) =>
 const FRAME_BYTES = OPEN.length + close(10 ** 15).length;
 
 /** The first read, before any event was measured; later reads are sized by what the page has left. */
-const FIRST_READ = 16;
+const FIRST_READ = 4;
 
 /**
  * Events of `runId` after `after`, ascending, at most `limit` and at most `budget` bytes of body

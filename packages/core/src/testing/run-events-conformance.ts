@@ -92,7 +92,10 @@ export function describeRunEventsConformance(current: () => Store): void {
       const store = current();
       const id = await created();
       const big = (n: number): NewRunEvent => ({ at: at(n), type: 'output', data: { text: 'x'.repeat(10_000) } });
-      await store.runEvents.append(id, Array.from({ length: 6 }, (_, n) => big(n)));
+      await store.runEvents.append(
+        id,
+        Array.from({ length: 6 }, (_, n) => big(n)),
+      );
       const ids = async (query: { after?: number; limit: number; maxBytes?: number }) =>
         (await store.runEvents.list(id, query)).map((e) => e.id);
       // Each event is about 10,010 bytes: two are below 25,000, the third reaches it and is the last.

@@ -150,7 +150,11 @@ export function describeRunEventsHttpConformance(name: string, options: RunEvent
       // 100,000 characters that JSON escapes as \u0001: 600,000 bytes each on the wire, three a page.
       const runId = await newRun();
       const huge = '\u0001'.repeat(100_000);
-      const big = (n: number) => ({ at: at(n), type: 'followup' as const, data: { followup_id: `f${n}`, message: huge, creator_uid: 'u' } });
+      const big = (n: number) => ({
+        at: at(n),
+        type: 'followup' as const,
+        data: { followup_id: `f${n}`, message: huge, creator_uid: 'u' },
+      });
       await writer.runEvents.append(runId, [output(1), big(2), big(3), big(4), big(5), output(6), big(7), big(8)]);
       const seen: number[] = [];
       const sizes: number[] = [];
