@@ -14,16 +14,36 @@ interface RunEventRow {
   data: unknown;
 }
 
+interface MeasuredRow extends Omit<RunEventRow, 'data'> {
+  text: string;
+  size: string | number;
+}
+
 /**
  * Each run's transcript (table `run_events`, docs/stores.md "Run events"). An append is one call
  * of `agentrun_append_run_events` (migration 0008), which numbers, caps and notifies; a page is
- * one indexed range read of the primary key.
+ * one indexed range read of the primary key. A read bounded by `maxBytes` measures each event as
+ * the octets of its data's JSON text (`octet_length(data::text)`, jsonb's own text, which puts a
+ * space after each `:` and `,`) and sends only the events that fit, so Node never receives the
+ * rest; it measures at most `limit` rows, which core keeps small for large events.
  */
 export function createRunEvents(db: Db, t: Tables, statements: Statements): RunEventStore {
   // Named prepared statements of fixed text (statements.ts): an event stream reads a page per notification.
   const append = prepared(sql`SELECT ${t.fn('agentrun_append_run_events')}($1, $2::jsonb, $3)`.compile(db).sql);
   const page = prepared(
     sql`SELECT run_id, id, at, type, data FROM ${t.run_events} WHERE run_id = $1 AND id > $2 ORDER BY id LIMIT $3`.compile(db).sql,
+  );
+  // jsonb's text is made once per row measured: the size is taken of it, and it is what is sent
+  // (parsed here as the driver would parse jsonb), so a row costs one conversion, not two.
+  const bounded = prepared(
+    sql`SELECT run_id, id, at, type, text, size FROM (
+          SELECT run_id, id, at, type, text, size, sum(size) OVER (ORDER BY id) - size AS before FROM (
+            SELECT run_id, id, at, type, text, octet_length(text) AS size FROM (
+              SELECT run_id, id, at, type, data::text AS text
+              FROM ${t.run_events} WHERE run_id = $1 AND id > $2 ORDER BY id LIMIT $3
+            ) rows
+          ) measured
+        ) page WHERE before < $4 ORDER BY id`.compile(db).sql,
   );
   return {
     async append(runId, events) {
@@ -33,8 +53,19 @@ export function createRunEvents(db: Db, t: Tables, statements: Statements): RunE
     },
     async list(runId, query) {
       const after = Math.max(0, Math.floor(query.after ?? 0));
-      const rows = await statements.run<RunEventRow>(page, [runId, after, query.limit]);
-      return rows.map((r) => ({ id: Number(r.id), runId: r.run_id, at: r.at.toISOString(), type: r.type, data: r.data }));
+      if (query.maxBytes === undefined) {
+        const rows = await statements.run<RunEventRow>(page, [runId, after, query.limit]);
+        return rows.map((r) => ({ id: Number(r.id), runId: r.run_id, at: r.at.toISOString(), type: r.type, data: r.data }));
+      }
+      const rows = await statements.run<MeasuredRow>(bounded, [runId, after, query.limit, Math.max(1, Math.floor(query.maxBytes))]);
+      return rows.map((r) => ({
+        id: Number(r.id),
+        runId: r.run_id,
+        at: r.at.toISOString(),
+        type: r.type,
+        data: JSON.parse(r.text) as unknown,
+        size: Number(r.size),
+      }));
     },
   };
 }

@@ -5,7 +5,11 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 const PROBLEM_TYPE = 'application/problem+json; charset=utf-8';
 
 export const jsonResponse = (body: unknown, status = 200, headers: Record<string, string> = {}): Response =>
-  textResponse(JSON.stringify(body), status, { 'content-type': JSON_TYPE, ...headers });
+  jsonTextResponse(JSON.stringify(body), status, headers);
+
+/** A JSON answer already serialized (a page of run events is built as its text, run/event-page.ts). */
+export const jsonTextResponse = (json: string, status = 200, headers: Record<string, string> = {}): Response =>
+  textResponse(json, status, { 'content-type': JSON_TYPE, ...headers });
 
 /**
  * RFC 9457 problem details (docs/run-api.md, "Errors"):

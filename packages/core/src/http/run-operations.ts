@@ -5,12 +5,13 @@ import { listRunEvents, parseRunEventsQuery, requireTeamRun } from '../run/run-e
 import type { RunService } from '../run/run-service.js';
 import { transcriptHtml } from '../run/transcript-html.js';
 import { parseTranscriptQuery } from '../run/transcript-query.js';
+import { eventPageGate } from './event-page-gate.js';
 import { withKey } from './idempotency-key.js';
 import type { JsonReaders } from './json-readers.js';
 import type { ApiContext, OperationHandlers } from './operation.js';
 import { DEFAULT_STREAM_LIMITS, pacedBody, type StreamLimits } from './paced-body.js';
 import { queryObject } from './query.js';
-import { jsonResponse } from './responses.js';
+import { jsonResponse, jsonTextResponse } from './responses.js';
 import { runEventStream, streamStart, wantsEventStream } from './run-event-stream.js';
 import { textResponse } from './text-response.js';
 
@@ -35,6 +36,8 @@ export function runOperations(
   { readJson, requireBody, readEmpty }: JsonReaders,
   streamLimits: StreamLimits = DEFAULT_STREAM_LIMITS,
 ): OperationHandlers<RunOperation> {
+  // Bounds the memory all event-page builds hold at once (http/event-page-gate.ts).
+  const pages = eventPageGate();
   const written = <T>(result: WriteResult<T>) =>
     jsonResponse(result.body, result.status, result.replayed ? { 'idempotent-replayed': 'true' } : {});
   // One operation for `/agent/run` and its alias: a key names the same request through either.
@@ -62,8 +65,10 @@ export function runOperations(
     },
     listRunEvents: async ({ principal, url, request }, { runId }) => {
       // HEAD answers the page's headers: a stream nobody reads would never be cancelled.
-      if (request.method !== 'GET' || !wantsEventStream(request))
-        return jsonResponse(await listRunEvents(runs.store, principal.team_uid, runId, queryObject(url)));
+      if (request.method !== 'GET' || !wantsEventStream(request)) {
+        const page = await listRunEvents(runs.store, principal.team_uid, runId, queryObject(url), (build) => pages.run(build));
+        return jsonTextResponse(page.body);
+      }
       const { after } = parseRunEventsQuery(queryObject(url));
       return runEventStream(runs.store, principal.team_uid, runId, streamStart(request, after), request, streamLimits);
     },

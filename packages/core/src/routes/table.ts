@@ -166,7 +166,12 @@ export const ROUTES = {
       "A run's transcript (state changes, output, status, follow-ups, artifacts) in pages by event id; with `Accept: text/event-stream`, followed live as Server-Sent Events (resumable with `Last-Event-ID`).",
     params: { runId },
     query: ListRunEventsQuerySchema,
-    responses: { 200: json('One page of events (or, asked for text/event-stream, the live stream).', ListRunEventsResponseSchema) },
+    responses: {
+      200: json(
+        'One page of events: at most `limit` events and at most 2 MiB of body (`EVENT_PAGE_BYTES`, bytes as sent), but always one event; while `page_info.has_next_page`, the next page is `after=next_cursor` (a page may hold fewer than `limit` events and not be the last). Asked for text/event-stream, the live stream. Too many pages built at once: 503 with `Retry-After`.',
+        ListRunEventsResponseSchema,
+      ),
+    },
   }),
   getRunTranscript: route({
     method: 'GET',

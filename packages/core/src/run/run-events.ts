@@ -1,13 +1,8 @@
 import { notFound } from '../errors.js';
 import { ListRunEventsQuerySchema } from '../models/requests.js';
-import type { ListRunEventsResponse, RunEventView } from '../models/run-events.js';
 import { parseOrThrow } from '../models/validate.js';
-import type { RunEventRecord } from '../store/run-events.js';
 import type { Store } from '../store/store.js';
-import { keysetPage } from '../util/keyset-page.js';
-
-/** An event as the API shows it (the run's id is the URL's). */
-export const toRunEventView = (e: RunEventRecord): RunEventView => ({ id: e.id, at: e.at, type: e.type, data: e.data });
+import { buildEventPage, type EventPage } from './event-page.js';
 
 /** The run, if it is the team's: a run's events are shown only to those who may see the run. */
 export async function requireTeamRun(store: Store, teamUid: string, runId: string) {
@@ -20,18 +15,18 @@ export async function requireTeamRun(store: Store, teamUid: string, runId: strin
 export const parseRunEventsQuery = (input: Record<string, unknown>) => parseOrThrow(ListRunEventsQuerySchema, input, 'query');
 
 /**
- * One page of a run's events (docs/run-api.md, "Run events"): ids after `after`, ascending;
- * `next_cursor` is the last id shown, to pass as `after`.
+ * One page of a run's events (docs/run-api.md, "A page"): ids after `after`, ascending, up to
+ * `limit` events and `EVENT_PAGE_BYTES` of body; `next_cursor` is the last id shown, to pass as
+ * `after`. `build` runs the page's reads and serialization (the route bounds how many run at once).
  */
 export async function listRunEvents(
   store: Store,
   teamUid: string,
   runId: string,
   input: Record<string, unknown>,
-): Promise<ListRunEventsResponse> {
+  build: <T>(work: () => Promise<T>) => Promise<T> = (work) => work(),
+): Promise<EventPage> {
   const { after, limit } = parseRunEventsQuery(input);
   await requireTeamRun(store, teamUid, runId);
-  const rows = await store.runEvents.list(runId, { after, limit: limit + 1 });
-  const { page, pageInfo } = keysetPage(rows, limit, (last) => String(last.id));
-  return { events: page.map(toRunEventView), page_info: pageInfo };
+  return build(() => buildEventPage(store, runId, after, limit));
 }

@@ -50,6 +50,7 @@ export { stateEvent } from '../run/transcript.js';
 export type * from '../schedules/records.js';
 export * from '../sources/records.js';
 export { isoTime } from '../util/clock.js';
+export { utf8Length } from '../util/utf8-length.js';
 export type * from './agent-identities.js';
 export type * from './api-keys.js';
 export type * from './artifacts.js';

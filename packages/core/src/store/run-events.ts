@@ -20,6 +20,11 @@ export interface RunEventRecord {
   type: RunEventType;
   /** A JSON value (an object for every type core writes). */
   data: unknown;
+  /**
+   * Only on events listed with `maxBytes`: the store's count of the bytes of `data` as JSON text
+   * (UTF-8), the measure that bound applies to.
+   */
+  size?: number;
 }
 
 /** An event to append: the store gives it its id. Writers never append `truncated` themselves. */
@@ -33,6 +38,12 @@ export interface RunEventListQuery {
   /** Only events with an id greater than this (a page's cursor, or SSE's `Last-Event-ID`). */
   after?: number;
   limit: number;
+  /**
+   * Stop early, so a read of large events holds a bounded amount of memory: events are returned
+   * while the sizes of those before them total less than this (so at least one, and the one that
+   * reaches it), each with its `size`. Core bounds pages this way (docs/run-api.md, "A page").
+   */
+  maxBytes?: number;
 }
 
 export interface RunEventStore {
@@ -43,6 +54,9 @@ export interface RunEventStore {
    * to a run that does not exist adds nothing. Publishes `run.event` (the last id) when it added.
    */
   append(runId: string, events: readonly NewRunEvent[]): Promise<void>;
-  /** A run's events after `after`, by id ascending, at most `limit`; none for an unknown run. */
+  /**
+   * A run's events after `after`, by id ascending, at most `limit` (fewer with `maxBytes`, above);
+   * none for an unknown run.
+   */
   list(runId: string, query: RunEventListQuery): Promise<RunEventRecord[]>;
 }

@@ -87,6 +87,51 @@ export function describeRunEventsConformance(current: () => Store): void {
       for (let i = 0; i < lines.length; i += 2) expect([lines[i], lines[i + 1]]).toEqual([lines[i], (lines[i] ?? 0) + 1]);
     });
 
+    it('bounds a read by maxBytes: a prefix of the events, up to the one whose size reaches it, each with its size', async () => {
+      // Core reads pages this way (run/event-page.ts): the store returns what fits, Node never the rest.
+      const store = current();
+      const id = await created();
+      const big = (n: number): NewRunEvent => ({ at: at(n), type: 'output', data: { text: 'x'.repeat(10_000) } });
+      await store.runEvents.append(
+        id,
+        Array.from({ length: 6 }, (_, n) => big(n)),
+      );
+      const ids = async (query: { after?: number; limit: number; maxBytes?: number }) =>
+        (await store.runEvents.list(id, query)).map((e) => e.id);
+      // Each event is about 10,010 bytes: two are below 25,000, the third reaches it and is the last.
+      const bounded = await store.runEvents.list(id, { limit: 10, maxBytes: 25_000 });
+      expect(bounded.map((e) => e.id)).toEqual([1, 2, 3]);
+      for (const e of bounded) {
+        expect(e.size).toBeGreaterThanOrEqual(10_010);
+        expect(e.size).toBeLessThanOrEqual(10_020);
+      }
+      expect(bounded.map(({ size: _, ...e }) => e)).toEqual(await store.runEvents.list(id, { limit: 3 }));
+      expect(await ids({ after: 2, limit: 10, maxBytes: 25_000 })).toEqual([3, 4, 5]);
+      // Always one event, however small the bound; never past `limit`, however large; none past the end.
+      expect(await ids({ after: 4, limit: 10, maxBytes: 1 })).toEqual([5]);
+      expect(await ids({ limit: 2, maxBytes: 1_000_000 })).toEqual([1, 2]);
+      expect(await ids({ after: 3, limit: 10, maxBytes: 1_000_000 })).toEqual([4, 5, 6]);
+      expect(await ids({ after: 6, limit: 10, maxBytes: 1_000_000 })).toEqual([]);
+      expect(await store.runEvents.list('no-such-run', { limit: 10, maxBytes: 1 })).toEqual([]);
+    });
+
+    it('measures an event in the bytes of its JSON text: escapes and multi-byte characters count as sent', async () => {
+      const store = current();
+      const id = await created();
+      const texts = ['\u0001'.repeat(1_000), 'é'.repeat(1_000), '€'.repeat(1_000), '😀'.repeat(1_000), '"'.repeat(1_000)];
+      await store.runEvents.append(
+        id,
+        texts.map((text, n) => ({ at: at(n), type: 'output', data: { text } })),
+      );
+      const sizes = (await store.runEvents.list(id, { limit: 10, maxBytes: 1_000_000 })).map((e) => e.size ?? 0);
+      // 6 bytes for `\u0001`, 2 for é, 3 for €, 4 for 😀, 2 for `\"`; the rest is `{"text": ""}` (with or without spaces).
+      const expected = [6_000, 2_000, 3_000, 4_000, 2_000];
+      for (const [i, size] of sizes.entries()) {
+        expect(size, texts[i]?.slice(0, 1)).toBeGreaterThanOrEqual((expected[i] ?? 0) + 10);
+        expect(size, texts[i]?.slice(0, 1)).toBeLessThanOrEqual((expected[i] ?? 0) + 12);
+      }
+    });
+
     it(`keeps ${RUN_EVENTS_PER_RUN} events at most, the last one a single truncated marker; later appends add nothing`, async () => {
       const store = current();
       const id = await created();

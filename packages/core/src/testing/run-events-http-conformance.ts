@@ -1,6 +1,7 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApiKey } from '../auth/api-keys.js';
 import { type AgentRunHandler, createAgentRunHandler } from '../http/handler.js';
+import { EVENT_PAGE_BYTES } from '../models/run-events.js';
 import type { Store } from '../store/store.js';
 import { isoTime } from '../util/clock.js';
 import { testPrincipal } from './fixtures.js';
@@ -143,6 +144,45 @@ export function describeRunEventsHttpConformance(name: string, options: RunEvent
       );
       expect(hidden.status).toBe(404);
       expect((await call(handler, 'GET', '/agent/runs/no-such-run/events', { accept: 'text/event-stream' })).status).toBe(404);
+    });
+
+    it(`cuts a page at ${EVENT_PAGE_BYTES} bytes sent (escapes counted), and the pages give every event once, in order`, async () => {
+      // 100,000 characters that JSON escapes as \u0001: 600,000 bytes each on the wire, three a page.
+      const runId = await newRun();
+      const huge = '\u0001'.repeat(100_000);
+      const big = (n: number) => ({
+        at: at(n),
+        type: 'followup' as const,
+        data: { followup_id: `f${n}`, message: huge, creator_uid: 'u' },
+      });
+      await writer.runEvents.append(runId, [output(1), big(2), big(3), big(4), big(5), output(6), big(7), big(8)]);
+      const seen: number[] = [];
+      const sizes: number[] = [];
+      let after = 0;
+      for (let pages = 0; pages < 20; pages++) {
+        const res = await call(handler, 'GET', `/agent/runs/${runId}/events?limit=1000&after=${after}`);
+        expect(res.status).toBe(200);
+        const bytes = new Uint8Array(await res.arrayBuffer());
+        expect(bytes.byteLength).toBeLessThanOrEqual(EVENT_PAGE_BYTES);
+        const page = JSON.parse(new TextDecoder().decode(bytes)) as {
+          events: { id: number; data: { message?: string } }[];
+          page_info: { has_next_page: boolean; next_cursor?: string };
+        };
+        for (const e of page.events) if (e.id !== 1 && e.id !== 6) expect(e.data.message).toBe(huge);
+        seen.push(...page.events.map((e) => e.id));
+        sizes.push(page.events.length);
+        if (!page.page_info.has_next_page) break;
+        expect(page.page_info.next_cursor).toBe(String(page.events.at(-1)?.id));
+        after = Number(page.page_info.next_cursor);
+      }
+      expect(seen).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+      expect(sizes).toEqual([4, 4]); // each: three huge (1.8 MB) and a small one; a fourth huge would not fit
+      // The live stream gives the same events, once each, in order.
+      const stream = frames(await call(handler, 'GET', `/agent/runs/${runId}/events`, { accept: 'text/event-stream' }));
+      const streamed: string[] = [];
+      for (let i = 0; i < 8; i++) streamed.push((await stream.next())?.id ?? 'end');
+      await stream.cancel();
+      expect(streamed).toEqual(['1', '2', '3', '4', '5', '6', '7', '8']);
     });
 
     it('streams every event live as id/event/data, woken by the writer’s instance, and ends after the run is terminal', async () => {
