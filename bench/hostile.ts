@@ -1,59 +1,29 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { type FloodMode, type FloodRound, fileFlood } from '../test/hostile/support/file-flood.js';
 import type { BenchGroup } from './run.js';
 
 /**
- * What a hostile agent's small files cost the server (docs/executors.md, "Disk limits"): the
- * reference server (packages/server/src/main.ts, memory store) in a child process runs one agent
- * that makes FILES empty files in its workspace, then waits a few seconds and exits. Measured on
- * the server process alone: its CPU (utime + stime) from before the run to a few seconds after
- * it, its peak resident memory above its own before the run (VmHWM − VmRSS), and /healthz's
- * latency, asked every 50 ms throughout. Three ways, alternating, ROUNDS times: no cap (the
- * reference: what the agent costs the server without any check), the measured cap (`du` in a
- * child process, paced), and the filesystem per run (root only; skipped elsewhere).
+ * What a hostile agent's small files cost the server (docs/executors.md, "Disk limits";
+ * test/hostile/support/file-flood.ts says what one round measures): FILES empty files, three
+ * ways, alternating, ROUNDS times: no cap (the reference), the measured cap (`du` in a child
+ * process, paced) and the filesystem per run (root only; left out elsewhere).
  *
- * Figures: `hostile.<mode>_cpu_s`, `hostile.<mode>_mem_mb`, `hostile.<mode>_healthz_p99_ms`
- * (the worst round), and `hostile.<mode>_succeeded` (1 when every round's run SUCCEEDED: empty
- * files stay far below the 2 GiB cap, and the filesystem's 524,288 inodes hold 400,000 of them).
+ * Figures, the worst round of each: `hostile.<mode>_cpu_s`, `hostile.<mode>_mem_mb`,
+ * `hostile.<mode>_healthz_p99_ms`, and `hostile.<mode>_succeeded` (1 when every round's run
+ * SUCCEEDED). The targets: under 1 s of CPU, under 100 MB and a p99 under 100 ms with a cap.
  */
 
 const FILES = Number(process.env.HOSTILE_BENCH_FILES ?? 400_000);
 const ROUNDS = Number(process.env.HOSTILE_BENCH_ROUNDS ?? 2);
-const CAP = 2 * 2 ** 30;
-const HOLD_S = 3;
-const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
-const SERVER_MAIN = join(REPO_ROOT, 'packages/server/src/main.ts');
-const TSX = pathToFileURL(join(REPO_ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
-const API_KEY = 'hostile-bench-api-key-0123456789';
-const TICKS_PER_S = 100;
-
-/** 400 directories of FILES / 400 empty files each (xargs touch: a few processes, not one per file). */
-const AGENT = `n=${Math.ceil(FILES / 400)}; for d in $(seq 400); do mkdir $d && (cd $d && seq $n | xargs touch) || exit 3; done; sleep ${HOLD_S}`;
-
-type Mode = 'none' | 'measured' | 'filesystem';
-
-interface Round {
-  cpuS: number;
-  memMb: number;
-  p99Ms: number;
-  maxMs: number;
-  state: string;
-  errorCode: string | undefined;
-  seconds: number;
-}
 
 export const hostileGroup: BenchGroup = {
   name: 'hostile',
   description: `${FILES.toLocaleString('en')} small files by a hostile agent: the server's CPU, memory and /healthz p99, with no cap (reference), the measured cap and the filesystem per run`,
   async run() {
-    const modes: Mode[] = ['none', 'measured', ...(process.geteuid?.() === 0 ? (['filesystem'] as const) : [])];
-    const rounds = new Map<Mode, Round[]>(modes.map((m) => [m, []]));
+    const modes: FloodMode[] = ['none', 'measured', ...(process.geteuid?.() === 0 ? (['filesystem'] as const) : [])];
+    const rounds = new Map<FloodMode, FloodRound[]>(modes.map((m) => [m, []]));
     for (let round = 0; round < ROUNDS; round++) {
       for (const mode of modes) {
-        const result = await oneRound(mode);
+        const result = await fileFlood(mode, FILES);
         console.log(
           `[hostile] ${mode}: server CPU ${result.cpuS.toFixed(2)} s, memory +${result.memMb.toFixed(0)} MB, /healthz p99 ${result.p99Ms.toFixed(1)} ms (max ${result.maxMs.toFixed(1)}), run ${result.state} ${result.errorCode ?? ''} in ${result.seconds.toFixed(1)} s`,
         );
@@ -62,7 +32,7 @@ export const hostileGroup: BenchGroup = {
     }
     const figures: Record<string, number> = {};
     for (const [mode, results] of rounds) {
-      const worst = (pick: (r: Round) => number) => Math.max(...results.map(pick));
+      const worst = (pick: (r: FloodRound) => number) => Math.max(...results.map(pick));
       figures[`hostile.${mode}_cpu_s`] = worst((r) => r.cpuS);
       figures[`hostile.${mode}_mem_mb`] = worst((r) => r.memMb);
       figures[`hostile.${mode}_healthz_p99_ms`] = worst((r) => r.p99Ms);
@@ -71,102 +41,3 @@ export const hostileGroup: BenchGroup = {
     return figures;
   },
 };
-
-async function oneRound(mode: Mode): Promise<Round> {
-  const workspaces = await mkdtemp(join(tmpdir(), 'agentrun-hostile-bench-'));
-  const server = spawn(process.execPath, ['--conditions=agentrun-source', '--import', TSX, SERVER_MAIN], {
-    cwd: REPO_ROOT,
-    env: {
-      PATH: process.env.PATH ?? '/usr/bin:/bin',
-      HOME: workspaces,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      AGENTRUN_API_KEY: API_KEY,
-      AGENTRUN_POLL_INTERVAL_MS: '100',
-      AGENTRUN_EXECUTOR: 'process',
-      AGENTRUN_AGENT_COMMAND: AGENT,
-      AGENTRUN_WORKSPACE_ROOT: workspaces,
-      ...(mode === 'none' ? {} : { AGENTRUN_AGENT_MAX_WORKSPACE_BYTES: String(CAP), AGENTRUN_AGENT_DISK_LIMIT: mode }),
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  try {
-    const url = await listening(server);
-    const pid = server.pid as number;
-    await new Promise((r) => setTimeout(r, 1000)); // settled after its start
-    const before = await usage(pid);
-    const started = performance.now();
-    const run = await api(url, 'POST', '/agent/run', { prompt: 'files' });
-    const latencies: number[] = [];
-    let final: { state: string; status_message?: { error_code?: string } } | undefined;
-    let endedAt: number | undefined;
-    // /healthz every 50 ms until HOLD_S after the run ended: the stall, if any, is after the files too.
-    while (endedAt === undefined || performance.now() - endedAt < HOLD_S * 1000) {
-      const t0 = performance.now();
-      await fetch(`${url}/healthz`).then((r) => r.arrayBuffer());
-      latencies.push(performance.now() - t0);
-      if (endedAt === undefined) {
-        const current = await api(url, 'GET', `/agent/runs/${run.run_id}`);
-        if (['SUCCEEDED', 'FAILED', 'ERROR', 'CANCELLED'].includes(current.state)) {
-          final = current;
-          endedAt = performance.now();
-        }
-      }
-      if (performance.now() - started > 600_000) throw new Error('the run took over 10 minutes');
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    const after = await usage(pid);
-    latencies.sort((a, b) => a - b);
-    return {
-      cpuS: (after.ticks - before.ticks) / TICKS_PER_S,
-      memMb: (after.hwmKb - before.rssKb) / 1024,
-      p99Ms: latencies[Math.floor(latencies.length * 0.99)] ?? 0,
-      maxMs: latencies.at(-1) ?? 0,
-      state: final?.state ?? 'unknown',
-      errorCode: final?.status_message?.error_code,
-      seconds: ((endedAt ?? started) - started) / 1000,
-    };
-  } finally {
-    server.kill('SIGTERM');
-    await new Promise((r) => server.once('exit', r));
-    await rm(workspaces, { recursive: true, force: true });
-  }
-}
-
-/** The server's CPU in clock ticks (utime + stime), its resident memory now and at its peak. */
-async function usage(pid: number): Promise<{ ticks: number; rssKb: number; hwmKb: number }> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0);
-  return { ticks: Number(fields[11]) + Number(fields[12]), rssKb: kb('VmRSS'), hwmKb: kb('VmHWM') };
-}
-
-function listening(server: ChildProcess): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`the server did not start: ${out.slice(-2000)}`)), 60_000);
-    const read = (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1] as string);
-      }
-    };
-    server.stdout?.on('data', read);
-    server.stderr?.on('data', read);
-    server.once('exit', (code) => reject(new Error(`the server exited ${code}: ${out.slice(-2000)}`)));
-  });
-}
-
-async function api(url: string, method: string, path: string, body?: unknown) {
-  const response = await fetch(`${url}/api/v1${path}`, {
-    method,
-    headers: { authorization: `Bearer ${API_KEY}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    ...(body ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await response.text();
-  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${text}`);
-  return JSON.parse(text);
-}

@@ -5,6 +5,7 @@ import { createAgentRun, type RunItem, type Worker } from '@agentrun/core';
 import { testPrincipal } from '@agentrun/core/testing';
 import { type DiskLimit, processExecutor } from '@agentrun/executor-process';
 import { afterEach, describe, expect, it } from 'vitest';
+import { fileFlood } from './support/file-flood.js';
 import { until } from './support/host-processes.js';
 import { ISOLATION_MODES, type IsolationMode, unavailable } from './support/isolation-modes.js';
 import { HOSTILE_STORES, storeFor } from './support/stores.js';
@@ -36,7 +37,11 @@ const AGENTS = {
   tmp: `${WRITE} > "$T/big"; exit 0`,
 };
 
-const DISK_LIMITS: readonly DiskLimit[] = ['filesystem', 'measured'];
+const DISK_LIMITS = ['filesystem', 'measured'] as const satisfies readonly DiskLimit[];
+/** The small files of the flood case: where a walk on the server's event loop took 14 s of its CPU. */
+const FLOOD_FILES = 60_000;
+/** The server's memory above its own, at its peak, while an agent floods its workspace with files. */
+const FLOOD_MEMORY_MB = 100;
 
 describe.each(HOSTILE_STORES)('an agent writing past its disk cap, on %s', (kind) => {
   const stores = storeFor(kind, 'disk-limit');
@@ -83,6 +88,27 @@ describe.each(HOSTILE_STORES)('an agent writing past its disk cap, on %s', (kind
     }
     return runs;
   };
+
+  // The cost is the server's: its memory is asserted, its CPU and /healthz's latency printed
+  // (timings are the bench's: `npm run bench -- hostile`, bench/README.md).
+  for (const diskLimit of DISK_LIMITS) {
+    const missing = diskLimit === 'filesystem' ? unavailable(['filesystem']) : undefined;
+    it.skipIf(missing !== undefined && process.env.CI !== 'true')(
+      `keeps the server's memory bounded while an agent makes ${FLOOD_FILES.toLocaleString('en')} files, ${diskLimit}${missing ? ` (skipped: ${missing})` : ''}`,
+      async () => {
+        if (missing) throw new Error(`CI=true and this mode cannot be had here: ${missing}`);
+        await stores.fresh(); // the child's schema, migrated and empty
+        const database = stores.database();
+        const round = await fileFlood(diskLimit, FLOOD_FILES, database?.url ? { url: database.url, schema: database.schema } : undefined);
+        console.log(
+          `[disk-limit ${kind} ${diskLimit}] ${FLOOD_FILES} files: server CPU ${round.cpuS.toFixed(2)} s, memory +${round.memMb.toFixed(0)} MB, /healthz p99 ${round.p99Ms.toFixed(1)} ms (max ${round.maxMs.toFixed(1)})`,
+        );
+        expect(round.state).toBe('SUCCEEDED');
+        expect(round.memMb).toBeLessThan(FLOOD_MEMORY_MB);
+      },
+      120_000,
+    );
+  }
 
   for (const mode of ISOLATION_MODES) {
     const missing = unavailable(mode.needs);

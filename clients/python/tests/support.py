@@ -83,6 +83,8 @@ class ReferenceServer:
             AGENTRUN_POLL_INTERVAL_MS="25",
             AGENTRUN_SHUTDOWN_GRACE_MS="1",
             AGENTRUN_SECRET_KEY=base64.b64encode(secrets.token_bytes(32)).decode(),
+            # The factory-source test registers a bare repository on this machine's disk.
+            AGENTRUN_GIT_ALLOW_LOCAL_PATHS="1",
         )
         if database_url and self.schema:
             env.update(DATABASE_URL=database_url, AGENTRUN_DB_SCHEMA=self.schema)
