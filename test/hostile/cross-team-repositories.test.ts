@@ -2,15 +2,16 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type AgentRun, createAgentRun, createApiKey, type RunItem, type Worker } from '@agentrun/core';
+import { type AgentRun, createAgentRun, createApiKey, type RunItem } from '@agentrun/core';
 import { testPrincipal } from '@agentrun/core/testing';
 import { processExecutor } from '@agentrun/executor-process';
 import { gitSources } from '@agentrun/git-sources';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HttpGitServer, httpGitServer } from '../../packages/git-sources/test/support/http-git-server.js';
 import { removeTempDirs, type TestRepository, tempDir, testRepository } from '../../packages/git-sources/test/support/repositories.js';
 import { until } from './support/host-processes.js';
 import { HOSTILE_STORES, storeFor } from './support/stores.js';
+import { testScope } from './support/test-scope.js';
 
 /**
  * Team B, with `manage_factory`, against team A's private repository on the same server
@@ -68,22 +69,15 @@ interface Answer {
 
 describe.each(HOSTILE_STORES)("team B against team A's private repository, on %s", (kind) => {
   const stores = storeFor(kind, 'cross_team_repos');
-  let root: string | undefined;
-  let worker: Worker | undefined;
-  afterEach(async () => {
-    await worker?.stop();
-    worker = undefined;
-    if (root) rmSync(root, { recursive: true, force: true });
-    root = undefined;
-  });
+  const scope = testScope();
 
   /** One server (memory or Postgres), its git layer shared by skills and the process executor, as the reference server's is. */
   const start = async (allowLocalPaths: boolean) => {
-    root = mkdtempSync(join(tmpdir(), 'agentrun-hostile-repos-'));
+    scope.root = mkdtempSync(join(tmpdir(), 'agentrun-hostile-repos-'));
     const cacheDir = tempDir('cache');
     const git = gitSources({ cacheDir, allowLocalPaths });
     const store = await stores.fresh();
-    const executor = processExecutor({ command: AGENT, shell: true, workspaceRoot: root, repositories: git, onError: () => {} });
+    const executor = processExecutor({ command: AGENT, shell: true, workspaceRoot: scope.root, repositories: git, onError: () => {} });
     const agentrun = createAgentRun({ store, executor, secretKey: KEY, repositories: git });
     const keys = { a: await createApiKey(store.apiKeys, teamA), b: await createApiKey(store.apiKeys, teamB) };
     /** Everything B was ever answered, to search for A's content at the end. */
@@ -100,8 +94,8 @@ describe.each(HOSTILE_STORES)("team B against team A's private repository, on %s
       if (team === 'b') seenByB.push(text);
       return { status: res.status, type: res.headers.get('content-type') ?? '', body: text === '' ? {} : JSON.parse(text), text };
     };
-    worker = agentrun.worker({ concurrency: 1, pollIntervalMs: 20 });
-    worker.start();
+    scope.worker = agentrun.worker({ concurrency: 1, pollIntervalMs: 20 });
+    scope.worker.start();
 
     // Team A: its private repository, registered with its token and read, so the cache holds it.
     expect((await call('a', 'PUT', '/team/secrets/git-read', { value: TOKEN })).status).toBeLessThan(300);
@@ -258,9 +252,9 @@ describe.each(HOSTILE_STORES)("team B against team A's private repository, on %s
     const allowed = await start(true);
     expect((await allowed.call('b', 'POST', '/repositories', { name: 'b/own', url: `file://${local.bare}` })).status).toBe(201);
     expect((await allowed.call('b', 'GET', '/agent?repo=b/own')).text).toContain('own-skill');
-    await worker?.stop();
-    worker = undefined;
-    rmSync(root as string, { recursive: true, force: true });
+    await scope.worker?.stop();
+    scope.worker = undefined;
+    rmSync(scope.root as string, { recursive: true, force: true });
     const remoteOnly = await start(false);
     expectRefused(
       await remoteOnly.call('b', 'POST', '/repositories', { name: 'b/own', url: local.bare }),

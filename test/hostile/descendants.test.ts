@@ -1,12 +1,13 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type AgentRun, createAgentRun, type RunItem, type Worker } from '@agentrun/core';
+import { type AgentRun, createAgentRun, type RunItem } from '@agentrun/core';
 import { testPrincipal } from '@agentrun/core/testing';
 import { type Containment, processExecutor } from '@agentrun/executor-process';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { processesWith, until } from './support/host-processes.js';
 import { HOSTILE_STORES, storeFor } from './support/stores.js';
+import { testScope } from './support/test-scope.js';
 
 /**
  * Issue 20, point 6: a descendant that calls `setsid` outlived its run, and one that kept stdout
@@ -37,29 +38,22 @@ const CONTAINMENTS: Containment[] = ['pid-namespace', 'process-group'];
 
 describe.each(HOSTILE_STORES)('descendants of an agent, on %s', (kind) => {
   const stores = storeFor(kind, 'descendants');
-  let root: string | undefined;
-  let worker: Worker | undefined;
-  afterEach(async () => {
-    await worker?.stop();
-    worker = undefined;
-    if (root) rmSync(root, { recursive: true, force: true });
-    root = undefined;
-  });
+  const scope = testScope();
 
   const start = async (containment: Containment, extra: { timeoutMs?: number } = {}) => {
-    root = mkdtempSync(join(tmpdir(), 'agentrun-hostile-descendants-'));
+    scope.root = mkdtempSync(join(tmpdir(), 'agentrun-hostile-descendants-'));
     const executor = processExecutor({
       command: AGENT,
       shell: true,
-      workspaceRoot: root,
+      workspaceRoot: scope.root,
       killGraceMs: 1000,
       containment,
       onError: () => {},
       ...extra,
     });
     const agentrun = createAgentRun({ store: await stores.fresh(), executor });
-    worker = agentrun.worker({ concurrency: 1, pollIntervalMs: 20 });
-    worker.start();
+    scope.worker = agentrun.worker({ concurrency: 1, pollIntervalMs: 20 });
+    scope.worker.start();
     return agentrun;
   };
   const create = async (agentrun: AgentRun, prompt: string) => (await agentrun.services.runs.create(principal, { prompt })).body.run_id;
@@ -79,10 +73,10 @@ describe.each(HOSTILE_STORES)('descendants of an agent, on %s', (kind) => {
   };
   /** What the run left: none of its processes, and its slot free (the next run succeeds). */
   const nothingLeft = async (agentrun: AgentRun) => {
-    await until(() => processesWith(`=${root}/`).length === 0, 'the descendants to be gone', 3000);
+    await until(() => processesWith(`=${scope.root}/`).length === 0, 'the descendants to be gone', 3000);
     const next = await ended(agentrun, await create(agentrun, 'end'));
     expect(next.state).toBe('SUCCEEDED');
-    await until(() => processesWith(`=${root}/`).length === 0, "the next run's descendants to be gone", 3000);
+    await until(() => processesWith(`=${scope.root}/`).length === 0, "the next run's descendants to be gone", 3000);
   };
 
   describe.each(CONTAINMENTS)('contained by %s', (containment) => {
@@ -100,7 +94,7 @@ describe.each(HOSTILE_STORES)('descendants of an agent, on %s', (kind) => {
       const agentrun = await start(containment);
       const runId = await create(agentrun, 'wait');
       await descendantsUp(agentrun, runId);
-      expect(processesWith(`=${root}/`).length).toBeGreaterThanOrEqual(3);
+      expect(processesWith(`=${scope.root}/`).length).toBeGreaterThanOrEqual(3);
       await agentrun.services.runs.cancel(principal, runId);
       expect((await ended(agentrun, runId)).state).toBe('CANCELLED');
       await nothingLeft(agentrun);

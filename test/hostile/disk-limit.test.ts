@@ -1,14 +1,15 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createAgentRun, type RunItem, type Worker } from '@agentrun/core';
+import { createAgentRun, type RunItem } from '@agentrun/core';
 import { testPrincipal } from '@agentrun/core/testing';
 import { type DiskLimit, processExecutor } from '@agentrun/executor-process';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fileFlood } from './support/file-flood.js';
 import { until } from './support/host-processes.js';
 import { ISOLATION_MODES, type IsolationMode, unavailable } from './support/isolation-modes.js';
 import { HOSTILE_STORES, storeFor } from './support/stores.js';
+import { testScope } from './support/test-scope.js';
 
 /**
  * An agent that writes past `maxWorkspaceBytes` by the ways a walk of the workspace missed: a path
@@ -48,22 +49,15 @@ const FLOOD_MEMORY_MB = 100;
 
 describe.each(HOSTILE_STORES)('an agent writing past its disk cap, on %s', (kind) => {
   const stores = storeFor(kind, 'disk-limit');
-  let root: string | undefined;
-  let worker: Worker | undefined;
-  afterEach(async () => {
-    await worker?.stop();
-    worker = undefined;
-    if (root) rmSync(root, { recursive: true, force: true });
-    root = undefined;
-  });
+  const scope = testScope();
 
   const runAll = async (mode: IsolationMode, diskLimit: DiskLimit) => {
-    root = mkdtempSync(join(tmpdir(), 'agentrun-hostile-disk-'));
+    scope.root = mkdtempSync(join(tmpdir(), 'agentrun-hostile-disk-'));
     const executor = processExecutor({
       // The prompt is the agent's command line: one executor serves all four.
       command: `T=${mode.privateTmp ? '/tmp' : '"$TMPDIR"'}; eval "$(cat "$AGENTRUN_PROMPT_FILE")"`,
       shell: true,
-      workspaceRoot: root,
+      workspaceRoot: scope.root,
       killGraceMs: 200,
       maxWorkspaceBytes: CAP,
       diskLimit,
@@ -71,8 +65,8 @@ describe.each(HOSTILE_STORES)('an agent writing past its disk cap, on %s', (kind
       ...mode.options,
     });
     const agentrun = createAgentRun({ store: await stores.fresh(), executor });
-    worker = agentrun.worker({ pollIntervalMs: 20, concurrency: 4, onError: () => {} });
-    worker.start();
+    scope.worker = agentrun.worker({ pollIntervalMs: 20, concurrency: 4, onError: () => {} });
+    scope.worker.start();
     const ids = Object.fromEntries(
       await Promise.all(
         Object.entries(AGENTS).map(async ([name, command]) => [
@@ -119,26 +113,26 @@ describe.each(HOSTILE_STORES)('an agent writing past its disk cap, on %s', (kind
       `gives the agent a /tmp and /dev/shm its user can write, gone with the run, ${mode.name}${missing ? ` (skipped: ${missing})` : ''}`,
       async () => {
         if (missing) throw new Error(`CI=true and this mode cannot be had here: ${missing}`);
-        root = mkdtempSync(join(tmpdir(), 'agentrun-hostile-tmp-'));
+        scope.root = mkdtempSync(join(tmpdir(), 'agentrun-hostile-tmp-'));
         const marker = `agentrun-tmp-marker-${Math.random().toString(36).slice(2)}`;
         const executor = processExecutor({
           // mktemp honours TMPDIR; the literal paths are what a program that ignores it writes.
           command: `mktemp && echo x > /tmp/${marker} && echo x > /dev/shm/${marker} && ls -ld /tmp /dev/shm`,
           shell: true,
-          workspaceRoot: root,
+          workspaceRoot: scope.root,
           onError: () => {},
           ...mode.options,
         });
         const agentrun = createAgentRun({ store: await stores.fresh(), executor });
-        worker = agentrun.worker({ pollIntervalMs: 20, onError: () => {} });
-        worker.start();
+        scope.worker = agentrun.worker({ pollIntervalMs: 20, onError: () => {} });
+        scope.worker.start();
         const id = (await agentrun.services.runs.create(principal, { prompt: 'tmp' })).body.run_id;
         const ended = async () =>
           ['SUCCEEDED', 'FAILED', 'ERROR', 'CANCELLED'].includes((await agentrun.services.runs.get(principal, id)).state);
         await until(ended, 'the run to end', 20_000);
         const run = await agentrun.services.runs.get(principal, id);
         expect(run.state, JSON.stringify(run.status_message)).toBe('SUCCEEDED');
-        expect(readdirSync(root)).toEqual([]);
+        expect(readdirSync(scope.root)).toEqual([]);
         // Isolated, the host's /tmp and /dev/shm never saw the files; plain, the agent reaches the host's (docs/executors.md).
         const onHost = ['/tmp', '/dev/shm'].filter((dir) => readdirSync(dir).includes(marker));
         expect(onHost).toEqual(mode.privateTmp ? [] : ['/tmp', '/dev/shm']);
@@ -157,8 +151,8 @@ describe.each(HOSTILE_STORES)('an agent writing past its disk cap, on %s', (kind
           const expected = Object.fromEntries(Object.keys(AGENTS).map((name) => [name, { state: 'FAILED', error_code: 'disk_limit' }]));
           expect(runs).toEqual(expected);
           // Nothing on disk, and nothing mounted, once the runs have ended.
-          expect(readdirSync(root as string)).toEqual([]);
-          expect(readFileSync('/proc/self/mountinfo', 'utf8')).not.toContain(root as string);
+          expect(readdirSync(scope.root as string)).toEqual([]);
+          expect(readFileSync('/proc/self/mountinfo', 'utf8')).not.toContain(scope.root as string);
         },
         60_000,
       );

@@ -1,15 +1,16 @@
-import { mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type AgentRun, createAgentRun, createApiKey, type RunItem, type Worker } from '@agentrun/core';
+import { type AgentRun, createAgentRun, createApiKey, type RunItem } from '@agentrun/core';
 import { testPrincipal } from '@agentrun/core/testing';
 import { type Containment, type ProcessExecutorOptions, processExecutor } from '@agentrun/executor-process';
 import { gitSources } from '@agentrun/git-sources';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HttpGitServer, httpGitServer } from '../../packages/git-sources/test/support/http-git-server.js';
 import { removeTempDirs, tempDir, testRepository } from '../../packages/git-sources/test/support/repositories.js';
 import { processesWith, until } from './support/host-processes.js';
 import { HOSTILE_STORES, storeFor } from './support/stores.js';
+import { testScope } from './support/test-scope.js';
 
 /**
  * Issue 22, point 4: the process executor prepares a run's workspace from its environment
@@ -62,22 +63,15 @@ afterAll(async () => {
 
 describe.each(HOSTILE_STORES)("an environment's workspace, on %s", (kind) => {
   const stores = storeFor(kind, 'environment-setup');
-  let root: string | undefined;
-  let worker: Worker | undefined;
-  afterEach(async () => {
-    await worker?.stop();
-    worker = undefined;
-    if (root) rmSync(root, { recursive: true, force: true });
-    root = undefined;
-  });
+  const scope = testScope();
 
   const start = async (extra: Partial<ProcessExecutorOptions> = {}) => {
-    root = mkdtempSync(join(tmpdir(), 'agentrun-hostile-environment-'));
+    scope.root = mkdtempSync(join(tmpdir(), 'agentrun-hostile-environment-'));
     const store = await stores.fresh();
     const executor = processExecutor({
       command: AGENT,
       shell: true,
-      workspaceRoot: root,
+      workspaceRoot: scope.root,
       killGraceMs: 1000,
       repositories: gitSources({ cacheDir: cacheDir(), allowLocalPaths: true }),
       onError: () => {},
@@ -100,8 +94,8 @@ describe.each(HOSTILE_STORES)("an environment's workspace, on %s", (kind) => {
     await api('PUT', '/team/secrets/npm-token', { value: NPM_TOKEN });
     await api('PUT', '/team/secrets/git-read', { value: TOKEN });
     await api('POST', '/repositories', { name: 'acme/tools', url: `${http.url}/tools.git`, credential_secret: 'git-read' });
-    worker = agentrun.worker({ concurrency: 1, pollIntervalMs: 20 });
-    worker.start();
+    scope.worker = agentrun.worker({ concurrency: 1, pollIntervalMs: 20 });
+    scope.worker.start();
     return { agentrun, api };
   };
   const runIn = async (agentrun: AgentRun, api: Awaited<ReturnType<typeof start>>['api'], environment: Record<string, unknown>) => {
@@ -147,7 +141,7 @@ describe.each(HOSTILE_STORES)("an environment's workspace, on %s", (kind) => {
     expect(all).toContain('Setup 1/3: cat web/README.md > setup-was-here.txt');
     // The HTTP server saw the token (as a header): the credential was the registered repository's.
     expect(http.requests.some((r) => r.path.startsWith('/tools.git') && r.authorization === HEADER)).toBe(true);
-    expect(readdirSync(root as string)).toEqual([]);
+    expect(readdirSync(scope.root as string)).toEqual([]);
   });
 
   it('fails the run with environment_setup_failed and the setup output tail when a command fails, and never starts the agent', async () => {
@@ -167,7 +161,7 @@ describe.each(HOSTILE_STORES)("an environment's workspace, on %s", (kind) => {
     expect(output).toEqual(expect.arrayContaining(['first step', 'about to fail with [secret]', 'details on stderr']));
     expect(output).not.toContain('never');
     expect(output).not.toContain('agent done');
-    expect(readdirSync(root as string)).toEqual([]);
+    expect(readdirSync(scope.root as string)).toEqual([]);
   });
 
   it('fails with environment_setup_failed when a repository cannot be cloned', async () => {
@@ -244,8 +238,8 @@ describe.each(HOSTILE_STORES)("an environment's workspace, on %s", (kind) => {
       expect(run.status_message).toMatchObject({ error_code: 'environment_setup_failed' });
       expect(run.status_message?.message).toContain('took longer than 1 s');
       expect(run.status_message?.message).toContain('hanging');
-      await until(() => processesWith(`AGENTRUN_WORKSPACE=${root}`).length === 0, 'the setup and its descendant to be gone');
-      expect(readdirSync(root as string)).toEqual([]);
+      await until(() => processesWith(`AGENTRUN_WORKSPACE=${scope.root}`).length === 0, 'the setup and its descendant to be gone');
+      expect(readdirSync(scope.root as string)).toEqual([]);
     },
   );
 
@@ -261,8 +255,8 @@ describe.each(HOSTILE_STORES)("an environment's workspace, on %s", (kind) => {
       return events.some((e) => e.type === 'output' && (e.data as { text: string }).text === 'waiting');
     }, 'the setup to start');
     await agentrun.services.runs.cancel(principal, runId);
-    await until(() => processesWith(`AGENTRUN_WORKSPACE=${root}`).length === 0, 'the setup and its descendant to be gone');
-    await until(async () => readdirSync(root as string).length === 0, 'the workspace to be removed');
+    await until(() => processesWith(`AGENTRUN_WORKSPACE=${scope.root}`).length === 0, 'the setup and its descendant to be gone');
+    await until(async () => readdirSync(scope.root as string).length === 0, 'the workspace to be removed');
     expect((await agentrun.services.runs.get(principal, runId)).state).toBe('CANCELLED');
     const events = await agentrun.store.runEvents.list(runId, { limit: 100 });
     expect(JSON.stringify(events)).not.toContain('agent done');

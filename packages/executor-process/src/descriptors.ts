@@ -13,13 +13,20 @@ import { findProgram } from './sandbox.js';
  */
 const BASH_CLOSE = [
   `for f in /proc/$$/fd/*; do n=\${f##*/}; case $n in 0|1|2) ;; *) { exec {n}>&-; } 2>/dev/null ;; esac; done`,
-  'exec env -u SHLVL -u PWD "$@"',
+  'env=$1',
+  'shift',
+  'exec "$env" -u SHLVL -u PWD "$@"',
 ].join('\n');
 
-const SH_CLOSE = ['exec 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&-', 'exec env -u SHLVL -u PWD "$@"'].join('\n');
+const SH_CLOSE = ['env=$1', 'shift', 'exec 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&-', 'exec "$env" -u SHLVL -u PWD "$@"'].join('\n');
 
-/** The wrapper to put before a program (`[...close, program, ...args]`): it closes, then execs the program. */
+/**
+ * The wrapper to put before a program (`[...close, program, ...args]`): it closes, then execs the
+ * program. Its programs are found here, on the server's PATH, not the agent's (which `env.set` may replace).
+ */
 export function closeDescriptors(path: string | undefined): string[] {
-  const bash = findProgram('bash', `${path ?? ''}:/usr/bin:/bin`);
-  return bash ? [bash, '--norc', '-c', BASH_CLOSE, 'agentrun-close'] : ['/bin/sh', '-c', SH_CLOSE, 'agentrun-close'];
+  const where = `${path ?? ''}:/usr/bin:/bin`;
+  const bash = findProgram('bash', where);
+  const env = findProgram('env', where) ?? '/usr/bin/env';
+  return bash ? [bash, '--norc', '-c', BASH_CLOSE, 'agentrun-close', env] : ['/bin/sh', '-c', SH_CLOSE, 'agentrun-close', env];
 }

@@ -33,6 +33,10 @@ export interface AgentPlan {
   setpriv?: string;
   /** Whether the agent has a /tmp of its own (the sandbox, or its user under a PID namespace), not the host's. */
   privateTmp: boolean;
+  /** unshare's path, under a PID namespace: found on the server's PATH, not the agent's (which `env.set` may replace). */
+  unshare?: string;
+  /** mount's and mkdir's paths, for a private /tmp without the sandbox. */
+  mount?: [string, string];
   /** The wrapper that closes inherited descriptors, to put before the program. */
   close: string[];
 }
@@ -42,7 +46,16 @@ export function agentPlan(config: ResolvedOptions): AgentPlan {
   const containment = chooseContainment(config.containment, config.sandbox !== undefined);
   const privateTmp = containment === 'pid-namespace' && (config.sandbox !== undefined || config.user !== undefined);
   const plan: AgentPlan = { config, containment, privateTmp, close: closeDescriptors(process.env.PATH) };
+  if (containment === 'pid-namespace') plan.unshare = findProgram('unshare', `${process.env.PATH ?? ''}:/usr/bin:/bin`);
   if (config.sandbox) plan.bwrap = findBubblewrap(process.env.PATH);
+  if (privateTmp && !config.sandbox) {
+    const path = `${process.env.PATH ?? ''}:/usr/bin:/bin`;
+    const mount = findProgram('mount', path);
+    const mkdir = findProgram('mkdir', path);
+    if (!mount || !mkdir)
+      throw new Error("processExecutor: option user needs mount (util-linux) under a PID namespace, for the agent's own /tmp");
+    plan.mount = [mount, mkdir];
+  }
   if (config.user && containment === 'pid-namespace') {
     const setpriv = findProgram('setpriv', process.env.PATH);
     if (!setpriv) throw new Error('processExecutor: option user needs setpriv (util-linux) on PATH under a PID namespace');
@@ -105,14 +118,28 @@ export async function spawnAgent(
     const agent = shell ? ['/bin/sh', '-c', [argv.command, ...argv.args].join(' ')] : [argv.command, ...argv.args];
     const sandbox = plan.bwrap && config.sandbox ? [plan.bwrap, ...bubblewrapArgs(config.sandbox, paths, { setUser: !!config.user })] : [];
     const ownTmp =
-      plan.privateTmp && sandbox.length === 0 ? ['/bin/sh', '-c', PRIVATE_TMP, 'agentrun-tmp', paths.workspace, paths.tmp, paths.shm] : [];
+      plan.privateTmp && sandbox.length === 0 && plan.mount
+        ? ['/bin/sh', '-c', PRIVATE_TMP, 'agentrun-tmp', ...plan.mount, paths.workspace, paths.tmp, paths.shm]
+        : [];
     const user =
       plan.setpriv && config.user
         ? [plan.setpriv, '--reuid', String(config.user.uid), '--regid', String(config.user.gid), '--clear-groups', '--no-new-privs', '--']
         : [];
     child = spawn(
       closer,
-      [...closerArgs, 'unshare', ...unshareArgs(), '/bin/sh', '-c', INIT, 'agentrun-init', ...ownTmp, ...sandbox, ...user, ...agent],
+      [
+        ...closerArgs,
+        plan.unshare ?? 'unshare',
+        ...unshareArgs(),
+        '/bin/sh',
+        '-c',
+        INIT,
+        'agentrun-init',
+        ...ownTmp,
+        ...sandbox,
+        ...user,
+        ...agent,
+      ],
       {
         cwd,
         env,

@@ -283,6 +283,11 @@ describe('processExecutor, end to end through a worker', () => {
     expect(String(errors[0])).toMatch(/could not start \(exit 127\)/);
   });
 
+  it("starts the agent whatever PATH env.set gives it: what wraps the agent is found on the server's", async () => {
+    start({ command: 'echo "started with $PATH"', shell: true, env: { set: { PATH: '/nonexistent' } } });
+    await settled(await create('go'), 'SUCCEEDED');
+  });
+
   it("passes only the fixed variables, the allowed ones and env.set: the server's secrets stay out", async () => {
     process.env.AGENTRUN_TEST_SERVER_SECRET = 'do-not-leak';
     process.env.AGENTRUN_TEST_ALLOWED = 'allowed-value';
