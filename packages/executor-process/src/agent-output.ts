@@ -61,13 +61,15 @@ export function agentOutput(
   }: AgentOutputOptions,
 ): AgentOutput {
   const transcript = transcriptWriter(context, onError, { statusIntervalMs: PROGRESS_INTERVAL_MS, backpressure });
-  // Artifacts of the four kinds go to core (artifact-reports.ts); a refusal is a status line,
-  // written to the context as the artifacts' events are, so the two keep the order printed (the
-  // context writes in the order called: docs/executors.md, "The Executor interface").
+  // Artifacts of the four kinds go to core (artifact-reports.ts) through the lines' own queue, in
+  // their place among the lines: a later line waits while an artifact is read and checked. A
+  // refusal is a status line written to the context from that place, so every event keeps the
+  // order printed (docs/executors.md, "The JSON-lines protocol").
   const artifacts = artifactReports(context, {
     workspace,
     maxFileBytes: maxArtifactBytes,
     onError,
+    inOrder: (work) => transcript.inOrder(work),
     note: async (message) => {
       const update = { message: message.slice(0, MAX_MESSAGE) };
       if (context.record) await context.record([{ type: 'status', data: update }], { status: update });
@@ -126,11 +128,9 @@ export function agentOutput(
           dropped,
         );
     },
-    close: async () => {
-      // Every artifact reported before the run's outcome is written (and before the workspace goes).
-      await artifacts.idle();
-      await transcript.close();
-    },
+    // Every artifact reported before the run's outcome is written (and before the workspace goes):
+    // its report waits in the transcript's queue.
+    close: () => transcript.close(),
     get result() {
       return result;
     },

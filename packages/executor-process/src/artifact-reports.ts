@@ -15,7 +15,9 @@ type ArtifactMessage = Extract<AgentMessage, { agentrun: 'artifact' }>;
  *
  * Everything a message leaves, its artifact's event or its refusal's note, is written from one
  * queue, each waited for before the next message is taken up, the note on the messages past the
- * limit among them: so the transcript tells them in the order the agent printed them.
+ * limit among them: so the transcript tells them in the order the agent printed them. Given
+ * `inOrder`, that queue is the run's transcript writer's (transcript-writer.ts), so the lines
+ * printed around a message keep their places around what it leaves too.
  */
 export function artifactReports(
   context: ExecutionContext,
@@ -25,13 +27,17 @@ export function artifactReports(
     /** Write a refusal's note to the transcript; resolves once it is written. */
     note: (message: string) => Promise<void>;
     onError: (error: unknown) => void;
+    /** The queue each message's work goes through, one at a time in the order given; else one of its own. */
+    inOrder?: (work: () => Promise<void>) => void;
   },
 ) {
   let queue: Promise<void> = Promise.resolve();
   let count = 0;
-  const enqueue = (work: () => Promise<void>) => {
-    queue = queue.then(work).catch(options.onError);
-  };
+  const enqueue =
+    options.inOrder ??
+    ((work: () => Promise<void>) => {
+      queue = queue.then(work).catch(options.onError);
+    });
   const report = async (message: ArtifactMessage & { type: ArtifactType }) => {
     const reported = await reportedOf(message, options.workspace, options.maxFileBytes);
     if (typeof reported === 'string') return options.note(`Artifact refused: ${reported}`);
@@ -51,7 +57,7 @@ export function artifactReports(
       enqueue(() => report(typed));
       return true;
     },
-    /** Resolves once every message taken so far was reported. */
+    /** Resolves once every message taken so far was reported (its own queue; with `inOrder`, wait for that one). */
     idle: () => queue,
   };
 }

@@ -16,6 +16,20 @@ export interface AgentLine {
   bytes?: number;
 }
 
+/**
+ * Work that writes to the run in its place among the lines, an artifact's report
+ * (artifact-reports.ts): the lines before it are written first, and those after it wait until it
+ * is done, so its event keeps the place its message was printed in.
+ */
+export interface OrderedWork {
+  work: () => Promise<void>;
+}
+
+/** What waits in the queue: a line, or work in its place among them. */
+type Queued = AgentLine | OrderedWork;
+
+const isWork = (item: Queued): item is OrderedWork => 'work' in item;
+
 /** Stops and restarts the agent's stdout, so lines wait in the pipe, not in memory, while the store is behind. */
 interface Backpressure {
   pause(): void;
@@ -56,9 +70,12 @@ export interface TranscriptWriterOptions {
  * 50 ms) whatever the store's speed.
  *
  * A protocol message is written at once, with the lines before it (after the write under way);
- * so is a full batch. While a full batch waits for the write before it, stdout is paused
- * (`backpressure`), so memory holds at most a batch and the lines of one read. See
- * docs/executors.md, "The JSON-lines protocol".
+ * so is a full batch. Ordered work (`inOrder`: an artifact being read and reported) is a write of
+ * its own in the same queue: the lines before it go first, those after it wait for it, gathered
+ * into batches as ever. While a full batch waits for the write or the work before it, stdout is
+ * paused (`backpressure`), so memory holds at most a batch and the lines of one read (besides the
+ * artifact messages waiting, at most 200 an execution). See docs/executors.md, "The JSON-lines
+ * protocol".
  */
 export interface TranscriptWriter {
   /**
@@ -67,8 +84,14 @@ export interface TranscriptWriter {
    */
   add(line: AgentLine, marker?: boolean): boolean;
   /**
-   * The run was stopped (timeout, cancel, disk cap): from now on less than a batch waits, the
-   * lines waiting beyond it are dropped (and returned) as are those added later while it is full
+   * Queue work that writes to the run in its place among the lines (an artifact's report): done
+   * after the lines queued before it are written, before those queued after it. Never dropped, not
+   * even after `stop`; its errors go to `onError`.
+   */
+  inOrder(work: () => Promise<void>): void;
+  /**
+   * The run was stopped (timeout, cancel, disk cap): from now on less than a batch of lines waits
+   * (ordered work is kept), the lines waiting beyond it are dropped (and returned) as are those added later while it is full
    * (`add` says so), and stdout is never paused again, so the agent's pipes drain and `close`
    * costs the write under way and one more, however far behind the store is (docs/executors.md,
    * "Output budget").
@@ -86,7 +109,9 @@ export function transcriptWriter(
   onError: (error: unknown) => void,
   { intervalMs = 50, maxBatch = 100, statusIntervalMs = 1000, backpressure }: TranscriptWriterOptions = {},
 ): TranscriptWriter {
-  const queue: AgentLine[] = [];
+  const queue: Queued[] = [];
+  /** The lines in `queue` (ordered work aside): a batch's worth pauses stdout. */
+  let lines = 0;
   let writing: Promise<void> | undefined;
   /** A write was asked for while one was under way: the next follows it at once. */
   let again = false;
@@ -99,11 +124,30 @@ export function transcriptWriter(
   let stopped = false;
   const status = statusThrottle(statusIntervalMs, () => start());
   /** A protocol message: written at once, with the lines before it. */
-  const urgent = (line: AgentLine) => line.status !== undefined && !line.status.throttled;
+  const urgent = (item: Queued) => isWork(item) || (item.status !== undefined && !item.status.throttled);
 
+  /** The next write: ordered work at the head is done alone; else the lines up to the next work, at most a batch. */
+  const take = (): OrderedWork | AgentLine[] => {
+    const head = queue[0];
+    if (head !== undefined && isWork(head)) return queue.shift() as OrderedWork;
+    let end = 0;
+    while (end < queue.length && end < maxBatch && !isWork(queue[end] as Queued)) end++;
+    lines -= end;
+    return queue.splice(0, end) as AgentLine[];
+  };
   const writeNext = async () => {
-    const batch = queue.splice(0, maxBatch);
-    if (paused && queue.length < maxBatch) {
+    const next = take();
+    if (!Array.isArray(next)) {
+      // The work writes to the context itself; it counts as the write under way (`writing`).
+      try {
+        await next.work();
+      } catch (error) {
+        onError(error);
+      }
+      return;
+    }
+    const batch = next;
+    if (paused && lines < maxBatch) {
       paused = false;
       backpressure?.resume();
     }
@@ -130,7 +174,7 @@ export function transcriptWriter(
     again = false;
     writing = writeNext().finally(() => {
       writing = undefined;
-      if (again || queue.length >= maxBatch || queue.some(urgent)) start();
+      if (again || lines >= maxBatch || queue.some(urgent)) start();
       else schedule();
     });
   }
@@ -154,19 +198,36 @@ export function transcriptWriter(
   return {
     add(line, marker = false) {
       // Stopped: a batch waits at most, the marker the caller adds when this says no the last of it.
-      if (stopped && !marker && queue.length >= maxBatch - 1) return false;
+      if (stopped && !marker && lines >= maxBatch - 1) return false;
       queue.push(line);
-      if (urgent(line) || queue.length >= maxBatch) start();
+      lines++;
+      if (urgent(line) || lines >= maxBatch) start();
       else schedule();
-      if (writing && !paused && !stopped && queue.length >= maxBatch) {
+      if (writing && !paused && !stopped && lines >= maxBatch) {
         paused = true;
         backpressure?.pause();
       }
       return true;
     },
+    inOrder(work) {
+      queue.push({ work });
+      start();
+    },
     stop() {
       stopped = true;
-      const dropped = queue.splice(maxBatch - 1);
+      // The first lines up to a batch stay, with every ordered work wherever it is; the other lines go.
+      const dropped: AgentLine[] = [];
+      let kept = 0;
+      const stay = queue.filter((item) => {
+        if (isWork(item) || kept < maxBatch - 1) {
+          if (!isWork(item)) kept++;
+          return true;
+        }
+        dropped.push(item);
+        return false;
+      });
+      queue.splice(0, queue.length, ...stay);
+      lines = kept;
       if (paused) {
         paused = false;
         backpressure?.resume();
