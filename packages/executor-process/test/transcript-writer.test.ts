@@ -237,4 +237,38 @@ describe('transcriptWriter', () => {
     ]);
     await writer.close();
   });
+
+  it('ordered work (an artifact) goes after the lines before it and before those after; a full batch waiting behind it pauses stdout; a stop drops lines, never the work', async () => {
+    const fake = fakeContext();
+    const flow: string[] = [];
+    const writer = transcriptWriter(fake.context, (e) => flow.push(`error ${e}`), {
+      intervalMs: 0,
+      maxBatch: 3,
+      backpressure: { pause: () => flow.push('pause'), resume: () => flow.push('resume') },
+    });
+    let finish: () => void = () => {};
+    const done: string[] = [];
+    writer.add(plain('before'));
+    writer.inOrder(async () => {
+      flow.push(`work after ${fake.writes.length} writes`);
+      await new Promise<void>((resolve) => {
+        finish = resolve;
+      });
+      done.push('artifact');
+    });
+    writer.inOrder(async () => {
+      done.push(`second artifact after ${fake.writes.length} writes`);
+    });
+    for (let i = 0; i < 5; i++) writer.add(plain(`after ${i}`));
+    await settle();
+    // The line before went first; the work is under way, the lines after wait for both artifacts.
+    expect(fake.writes.map((w) => texts(w.entries))).toEqual([['before']]);
+    expect(flow).toEqual(['pause', 'work after 1 writes']);
+    expect(writer.stop().map((l) => texts([l.entry])[0])).toEqual(['after 2', 'after 3', 'after 4']);
+    expect(flow).toEqual(['pause', 'work after 1 writes', 'resume']);
+    finish();
+    await writer.close();
+    expect(done).toEqual(['artifact', 'second artifact after 1 writes']);
+    expect(fake.writes.map((w) => texts(w.entries))).toEqual([['before'], ['after 0', 'after 1']]);
+  });
 });
