@@ -38,11 +38,18 @@ const expected = (i: number) => [
   i % 2 === 0
     ? {
         type: 'artifact',
-        data: { artifact_type: 'PULL_REQUEST', created_at: expect.any(String), data: { url: `https://example.test/pr/${i}`, branch: `b${i}` } },
+        data: {
+          artifact_type: 'PULL_REQUEST',
+          created_at: expect.any(String),
+          data: { url: `https://example.test/pr/${i}`, branch: `b${i}` },
+        },
       }
     : {
         type: 'artifact',
-        data: expect.objectContaining({ artifact_type: 'FILE', data: expect.objectContaining({ filename: 'report.bin', description: `file ${i}` }) }),
+        data: expect.objectContaining({
+          artifact_type: 'FILE',
+          data: expect.objectContaining({ filename: 'report.bin', description: `file ${i}` }),
+        }),
       },
   { type: 'output', data: { text: `after artifact ${i}` } },
 ];

@@ -21,7 +21,7 @@ export interface AgentLine {
  * (artifact-reports.ts): the lines before it are written first, and those after it wait until it
  * is done, so its event keeps the place its message was printed in.
  */
-export interface OrderedWork {
+interface OrderedWork {
   work: () => Promise<void>;
 }
 
