@@ -123,7 +123,7 @@ export function transcriptWriter(
   let closing = false;
   let stopped = false;
   const status = statusThrottle(statusIntervalMs, () => start());
-  /** A protocol message: written at once, with the lines before it. */
+  /** A protocol message or ordered work: written (done) at once, after the lines before it. */
   const urgent = (item: Queued) => isWork(item) || (item.status !== undefined && !item.status.throttled);
 
   /** The next write: ordered work at the head is done alone; else the lines up to the next work, at most a batch. */
