@@ -17,7 +17,8 @@ const config: KnipConfig = {
   // (docs/executors.md, "Isolating the agent").
   // flock (util-linux): @agentrun/git-sources serializes fetches into a shared cache with it, and its tests hold its lock.
   // mkfifo (coreutils): the process executor's artifact test puts a FIFO where the agent names a file.
-  ignoreBinaries: ['mypy', 'unshare', 'mount', 'umount', 'flock', 'mkfifo'],
+  // chattr (e2fsprogs): the process executor's test makes a file not even root can remove.
+  ignoreBinaries: ['mypy', 'unshare', 'mount', 'umount', 'flock', 'mkfifo', 'chattr'],
   workspaces: {
     '.': {
       // Started as files, not imported: the README's examples (test/examples.test.ts runs them),

@@ -41,9 +41,9 @@ const AGENTS = {
 const DISK_LIMITS = ['filesystem', 'measured'] as const satisfies readonly DiskLimit[];
 /**
  * The small files of the flood case, and the bound on the server's memory above its own at its
- * peak meanwhile: a walk of the workspace on the server's event loop and `fs.rm` took it +95 MB
- * (and 37 s of CPU) at 60,000 files, +234 MB at 120,000, measured on the code before the disk
- * limits of docs/executors.md; now +0 to +11 MB, at 400,000 too (bench/README.md).
+ * peak meanwhile: a walk of the workspace on the server's event loop, with `fs.rm` after the run,
+ * takes it +95 MB at 60,000 files (and 37 s of its CPU); `du` and `rm` in child processes take it
+ * +0 to +11 MB, at 400,000 files too (bench/README.md).
  */
 const FLOOD_FILES = 60_000;
 const FLOOD_MEMORY_MB = 50;

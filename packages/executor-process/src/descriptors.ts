@@ -1,3 +1,4 @@
+import { HELPER_PATH } from './run-program.js';
 import { findProgram } from './sandbox.js';
 
 /**
@@ -24,9 +25,8 @@ const SH_CLOSE = ['env=$1', 'shift', 'exec 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&-', 
  * The wrapper to put before a program (`[...close, program, ...args]`): it closes, then execs the
  * program. Its programs are found here, on the server's PATH, not the agent's (which `env.set` may replace).
  */
-export function closeDescriptors(path: string | undefined): string[] {
-  const where = `${path ?? ''}:/usr/bin:/bin`;
-  const bash = findProgram('bash', where);
-  const env = findProgram('env', where) ?? '/usr/bin/env';
+export function closeDescriptors(): string[] {
+  const bash = findProgram('bash', HELPER_PATH);
+  const env = findProgram('env', HELPER_PATH) ?? '/usr/bin/env';
   return bash ? [bash, '--norc', '-c', BASH_CLOSE, 'agentrun-close', env] : ['/bin/sh', '-c', SH_CLOSE, 'agentrun-close', env];
 }

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { runProgram } from './run-program.js';
 
 /**
  * The measured disk limit, where a filesystem per run cannot be had (docs/executors.md, "Disk
@@ -27,24 +27,10 @@ const SCRIPT = [
 const VANISHED = /No such file or directory/;
 
 /** Measures `dir` once, in a child process; resolves with the bytes, or why they are not known. */
-export function measureDirectory(dir: string): Promise<Measurement> {
-  return new Promise((resolve) => {
-    // nice: the walk takes what the machine has spare, not what the server and the agents need.
-    const child = spawn('nice', ['-n', '10', '/bin/sh', '-c', SCRIPT, 'agentrun-du', dir], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C' },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout = (stdout + chunk).slice(-64 * 1024);
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr = (stderr + chunk).slice(-64 * 1024);
-    });
-    child.once('error', (error) => resolve({ unreadable: `du could not run: ${error.message}` }));
-    child.once('close', () => resolve(parse(stdout, stderr)));
-  });
+export async function measureDirectory(dir: string): Promise<Measurement> {
+  // nice: the walk takes what the machine has spare, not what the server and the agents need.
+  const result = await runProgram('nice', ['-n', '10', '/bin/sh', '-c', SCRIPT, 'agentrun-du', dir]);
+  return parse(result.stdout, result.stderr);
 }
 
 /** The script's output as a measurement (exported for its tests). */

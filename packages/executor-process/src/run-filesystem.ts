@@ -1,7 +1,7 @@
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { open, rmdir, statfs } from 'node:fs/promises';
 import { join } from 'node:path';
+import { HELPER_PATH, runProgram } from './run-program.js';
 import { findProgram } from './sandbox.js';
 
 /**
@@ -26,15 +26,12 @@ export interface FilesystemTools {
   umount: string;
 }
 
-const SBIN = '/usr/local/sbin:/usr/sbin:/sbin';
-
 /** The tools, or why a filesystem per run cannot be had on this machine (not root, a program missing, no loop driver). */
 export function filesystemTools(): FilesystemTools | { missing: string } {
   if (process.geteuid?.() !== 0) return { missing: 'the server does not run as root (mounting needs it)' };
-  const path = `${process.env.PATH ?? ''}:${SBIN}`;
-  const mkfs = findProgram('mkfs.ext4', path);
-  const mount = findProgram('mount', path);
-  const umount = findProgram('umount', path);
+  const mkfs = findProgram('mkfs.ext4', HELPER_PATH);
+  const mount = findProgram('mount', HELPER_PATH);
+  const umount = findProgram('umount', HELPER_PATH);
   if (!mkfs) return { missing: 'mkfs.ext4 is not installed (on Debian and Ubuntu: apt-get install e2fsprogs)' };
   if (!mount || !umount) return { missing: 'mount and umount are not installed (util-linux)' };
   if (!existsSync('/dev/loop-control')) return { missing: 'the kernel offers no loop devices (/dev/loop-control)' };
@@ -97,29 +94,15 @@ export async function mountRunFilesystem(tools: FilesystemTools, dir: string, ma
       return { bytes: Math.max(0, (s.blocks - s.bfree) * s.bsize - baseline), noInodes: s.ffree === 0 };
     },
     async release() {
-      const result = await run(tools.umount, [dir]).catch((error: unknown) => error);
+      if ((await runProgram(tools.umount, [dir], { timeoutMs: COMMAND_TIMEOUT_MS })).ok) return;
       // Busy (a late process still in it): detached now, freed by the kernel when it lets go.
-      if (result instanceof Error) await run(tools.umount, ['--lazy', dir]);
+      await run(tools.umount, ['--lazy', dir]);
     },
   };
 }
 
-/** Runs a program to its end; rejects with its stderr when it fails. */
-function run(command: string, args: string[]): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, {
-      stdio: ['ignore', 'ignore', 'pipe'],
-      timeout: COMMAND_TIMEOUT_MS,
-      env: { PATH: `${SBIN}:/usr/bin:/bin`, LC_ALL: 'C' },
-    });
-    let stderr = '';
-    child.stderr?.setEncoding('utf8');
-    child.stderr?.on('data', (chunk: string) => {
-      stderr = (stderr + chunk).slice(-2048);
-    });
-    child.once('error', reject);
-    child.once('close', (code, signal) =>
-      code === 0 ? resolve() : reject(new Error(`${command} ${args.join(' ')} failed (${signal ?? `exit ${code}`}): ${stderr.trim()}`)),
-    );
-  });
+/** Runs one of the filesystem's programs; throws, saying why, when it fails. */
+async function run(command: string, args: string[]): Promise<void> {
+  const result = await runProgram(command, args, { timeoutMs: COMMAND_TIMEOUT_MS });
+  if (!result.ok) throw new Error(`${command} ${args.join(' ')} failed: ${result.why}`);
 }

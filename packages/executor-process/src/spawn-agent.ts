@@ -4,6 +4,7 @@ import { closeDescriptors } from './descriptors.js';
 import type { ResolvedOptions } from './options.js';
 import { PRIVATE_TMP } from './private-tmp.js';
 import { watchProcessGroup } from './process-group.js';
+import { HELPER_PATH } from './run-program.js';
 import { bubblewrapArgs, findBubblewrap, findProgram, type SandboxPaths } from './sandbox.js';
 import { sweepByEnvironment } from './sweep.js';
 
@@ -45,13 +46,12 @@ export interface AgentPlan {
 export function agentPlan(config: ResolvedOptions): AgentPlan {
   const containment = chooseContainment(config.containment, config.sandbox !== undefined);
   const privateTmp = containment === 'pid-namespace' && (config.sandbox !== undefined || config.user !== undefined);
-  const plan: AgentPlan = { config, containment, privateTmp, close: closeDescriptors(process.env.PATH) };
-  if (containment === 'pid-namespace') plan.unshare = findProgram('unshare', `${process.env.PATH ?? ''}:/usr/bin:/bin`);
+  const plan: AgentPlan = { config, containment, privateTmp, close: closeDescriptors() };
+  if (containment === 'pid-namespace') plan.unshare = findProgram('unshare', HELPER_PATH);
   if (config.sandbox) plan.bwrap = findBubblewrap(process.env.PATH);
   if (privateTmp && !config.sandbox) {
-    const path = `${process.env.PATH ?? ''}:/usr/bin:/bin`;
-    const mount = findProgram('mount', path);
-    const mkdir = findProgram('mkdir', path);
+    const mount = findProgram('mount', HELPER_PATH);
+    const mkdir = findProgram('mkdir', HELPER_PATH);
     if (!mount || !mkdir)
       throw new Error("processExecutor: option user needs mount (util-linux) under a PID namespace, for the agent's own /tmp");
     plan.mount = [mount, mkdir];

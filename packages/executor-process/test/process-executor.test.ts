@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -322,6 +322,26 @@ describe('processExecutor, end to end through a worker', () => {
       delete process.env.AGENTRUN_TEST_ALLOWED;
     }
   });
+
+  it.skipIf(process.geteuid?.() !== 0)(
+    'reports a run directory it cannot remove, to onError and in the transcript, rather than forgetting it',
+    async () => {
+      // An immutable file (root's chattr +i): not even root's rm removes it.
+      start({ command: 'touch stuck && chattr +i stuck', shell: true });
+      const runId = await create('go');
+      await settled(runId, 'SUCCEEDED');
+      const [dir] = readdirSync(root);
+      try {
+        expect(errors.map(String)).toEqual([
+          expect.stringMatching(new RegExp(`the run's directory ${join(root, dir as string)} could not be removed`)),
+        ]);
+        const events = await agentrun.store.runEvents.list(runId, { limit: 100 });
+        expect(events.map((e) => e.data)).toContainEqual({ message: expect.stringMatching(/could not be removed/) });
+      } finally {
+        spawnSync('chattr', ['-i', join(root, dir as string, 'workspace', 'stuck')]);
+      }
+    },
+  );
 
   it('lays out the workspace: prompt.md with the resolved skill and base prompt, run.json, mcp.json, attachments; removed after the run', async () => {
     const script = `
