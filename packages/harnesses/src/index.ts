@@ -1,0 +1,2 @@
+export type { Harness, HarnessEvent, HarnessParser, HarnessTurn, HarnessType, Invocation, McpServer } from './harness.js';
+export { HARNESS_TYPES, MAX_TOOL_TEXT } from './harness.js';
