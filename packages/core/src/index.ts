@@ -36,6 +36,8 @@ export type {
   Executor,
   ProgressUpdate,
   RecordOptions,
+  ToolCall,
+  ToolResult,
   TranscriptEntry,
 } from './executor/executor.js';
 export { type AgentRunHandler, type AgentRunHandlerOptions, API_BASE, createAgentRunHandler } from './http/handler.js';

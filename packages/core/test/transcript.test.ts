@@ -46,6 +46,9 @@ describe('transcript writers', () => {
     await ctx?.record?.([
       { type: 'output', data: { text: 'x'.repeat(20_000) } },
       { type: 'artifact', data: { type: 'PULL_REQUEST', url: 'https://example.com/pr/1' } },
+      { type: 'tool_call', data: { call_id: 'c1', name: 'Bash', input: { command: 'ls' } } },
+      { type: 'tool_result', data: { call_id: 'c1', name: 'Bash', output: 'y'.repeat(20_000), is_error: true } },
+      { type: 'tool_call', data: { call_id: 'c2', name: 'Write', input: { content: 'z'.repeat(20_000) } } },
     ]);
     await handler.service.followup(principal, runId, { message: 'also the docs' });
     // Received before the run ends (one it did not receive would queue the run again: docs/executors.md, "Follow-ups").
@@ -57,7 +60,7 @@ describe('transcript writers', () => {
     await handler.service.followup(principal, runId, { message: 'one more thing' });
 
     const events = await store.runEvents.list(runId, { limit: 100 });
-    expect(events.map((e) => e.id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(events.map((e) => e.id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
     expect(events.map((e) => ({ type: e.type, data: e.data }))).toEqual([
       { type: 'state', data: { from: 'QUEUED', to: 'CLAIMED', status_message: null } },
       { type: 'state', data: { from: 'CLAIMED', to: 'INPROGRESS', status_message: expect.anything() } },
@@ -65,6 +68,14 @@ describe('transcript writers', () => {
       // An output line is cut at 16,384 characters.
       { type: 'output', data: { text: 'x'.repeat(16_384) } },
       { type: 'artifact', data: { type: 'PULL_REQUEST', url: 'https://example.com/pr/1' } },
+      { type: 'tool_call', data: { call_id: 'c1', name: 'Bash', input: { command: 'ls' } } },
+      // A tool's output is cut at 16,384 characters, and says so.
+      { type: 'tool_result', data: { call_id: 'c1', name: 'Bash', output: 'y'.repeat(16_384), truncated: true, is_error: true } },
+      // An input longer than that as JSON is kept as that much of its JSON text.
+      {
+        type: 'tool_call',
+        data: { call_id: 'c2', name: 'Write', input: `{"content":"${'z'.repeat(16_384 - 12)}`, input_truncated: true },
+      },
       { type: 'followup', data: { followup_id: expect.any(String), message: 'also the docs', creator_uid: principal.uid } },
       { type: 'state', data: { from: 'INPROGRESS', to: 'SUCCEEDED', status_message: 'done' } },
       { type: 'state', data: { from: 'SUCCEEDED', to: 'QUEUED', status_message: null } },

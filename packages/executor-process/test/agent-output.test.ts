@@ -49,7 +49,9 @@ function fakeStore({ held = false } = {}) {
 /** One line of the agent's stdout, in a read of its own. */
 const say = (output: AgentOutput, line: string) => output.write(`${line}\n`);
 const texts = (entries: TranscriptEntry[]) =>
-  entries.map((e) => (e.type === 'output' ? e.data.text : e.type === 'status' ? `status: ${e.data.message}` : `artifact: ${e.data.path}`));
+  entries.map((e) =>
+    e.type === 'output' ? e.data.text : e.type === 'status' ? `status: ${e.data.message}` : e.type === 'artifact' ? `artifact: ${e.data.path}` : e.type,
+  );
 const markers = (entries: TranscriptEntry[]) => texts(entries).filter((t) => t.startsWith('status: Output truncated'));
 
 describe('agentOutput: the output budget (docs/executors.md, "Output budget")', () => {

@@ -169,7 +169,7 @@ class ListRunsResponse(TypedDict):
 
 
 class RunEvent(TypedDict):
-    """One event of a run's transcript (docs/run-api.md, "Run events"): ``type`` is ``state``, ``status``, ``followup``, ``output``, ``artifact`` or ``truncated``."""
+    """One event of a run's transcript (docs/run-api.md, "Run events"): ``type`` is ``state``, ``status``, ``followup``, ``output``, ``artifact``, ``tool_call``, ``tool_result`` or ``truncated``."""
 
     id: int
     at: str

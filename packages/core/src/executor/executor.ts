@@ -76,12 +76,32 @@ export interface ExecutionContext {
 
 /**
  * An entry an executor adds to the transcript, one event each: an output line (longer than
- * 16,384 characters is cut there), an artifact, or a status line.
+ * 16,384 characters is cut there), an artifact, a status line, or a tool the agent called and its
+ * result (an input longer than 16,384 characters as JSON, or an output longer than that, is cut
+ * there and marked: docs/run-api.md, "Run events").
  */
 export type TranscriptEntry =
   | { type: 'output'; data: { text: string } }
   | { type: 'artifact'; data: Record<string, unknown> }
-  | { type: 'status'; data: ProgressUpdate };
+  | { type: 'status'; data: ProgressUpdate }
+  | { type: 'tool_call'; data: ToolCall }
+  | { type: 'tool_result'; data: ToolResult };
+
+/** A tool the agent called: `call_id` pairs it with its result. */
+export interface ToolCall {
+  call_id: string;
+  name: string;
+  /** The tool's input as the agent gave it (JSON). */
+  input: unknown;
+}
+
+/** What a tool call returned: its output as text, and whether the tool reported an error. */
+export interface ToolResult {
+  call_id: string;
+  name?: string;
+  output: string;
+  is_error?: boolean;
+}
 
 export interface RecordOptions {
   /**

@@ -19,7 +19,7 @@ export const RunEventViewSchema = v.object({
   id: v.number(),
   at: v.string(),
   type: v.picklist(RUN_EVENT_TYPES),
-  /** state: {from, to, status_message}; status: {message, session_id?, session_link?}; followup: {followup_id, message, creator_uid}; truncated: {limit}. */
+  /** state: {from, to, status_message}; status: {message, session_id?, session_link?}; followup: {followup_id, message, creator_uid}; tool_call: {call_id, name, input, input_truncated?}; tool_result: {call_id, name?, output, truncated?, is_error?}; truncated: {limit}. */
   data: v.unknown(),
 });
 export type RunEventView = v.InferOutput<typeof RunEventViewSchema>;

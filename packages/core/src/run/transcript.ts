@@ -1,4 +1,4 @@
-import type { ProgressUpdate, TranscriptEntry } from '../executor/executor.js';
+import type { ProgressUpdate, ToolCall, ToolResult, TranscriptEntry } from '../executor/executor.js';
 import type { NewRunEvent } from '../store/run-events.js';
 import type { Store } from '../store/store.js';
 import { wellFormedJson } from '../util/well-formed-text.js';
@@ -47,7 +47,7 @@ const statusEvent = (update: ProgressUpdate, at: string): NewRunEvent => ({
 const MAX_OUTPUT_TEXT = 16_384;
 
 /**
- * An executor's entry (output line, artifact or status line), as stored: its event, and after a
+ * An executor's entry (output line, artifact, status line, tool call or result), as stored: its event, and after a
  * status whose `session_link` was refused (session-link.ts), a `status` event saying why, as an
  * artifact's refusal is one (docs/run-api.md, "The run").
  */
@@ -58,12 +58,52 @@ export function executorEvents(entry: TranscriptEntry, at: string): NewRunEvent[
   return refused === undefined ? [event] : [event, { at, type: 'status', data: { message: `Session link refused: ${refused}` } }];
 }
 
-const rawExecutorEvent = (entry: TranscriptEntry, at: string): NewRunEvent =>
-  entry.type === 'output'
-    ? { at, type: 'output', data: { text: String(entry.data.text).slice(0, MAX_OUTPUT_TEXT) } }
-    : entry.type === 'status'
-      ? statusEvent(entry.data, at)
-      : { at, type: 'artifact', data: entry.data };
+function rawExecutorEvent(entry: TranscriptEntry, at: string): NewRunEvent {
+  switch (entry.type) {
+    case 'output':
+      return { at, type: 'output', data: { text: String(entry.data.text).slice(0, MAX_OUTPUT_TEXT) } };
+    case 'status':
+      return statusEvent(entry.data, at);
+    case 'artifact':
+      return { at, type: 'artifact', data: entry.data };
+    case 'tool_call':
+      return { at, type: 'tool_call', data: toolCallData(entry.data) };
+    case 'tool_result':
+      return { at, type: 'tool_result', data: toolResultData(entry.data) };
+  }
+}
+
+/** A tool's name or call id: short text. */
+const MAX_TOOL_NAME = 256;
+
+/**
+ * A tool call as stored: its input kept as JSON while that is at most MAX_OUTPUT_TEXT characters,
+ * else that much of its JSON text, marked `input_truncated` (docs/run-api.md, "Run events").
+ */
+function toolCallData(call: ToolCall): Record<string, unknown> {
+  const base = { call_id: String(call.call_id).slice(0, MAX_TOOL_NAME), name: String(call.name).slice(0, MAX_TOOL_NAME) };
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(call.input);
+  } catch {
+    json = undefined;
+  }
+  if (json === undefined) return { ...base, input: null };
+  if (json.length <= MAX_OUTPUT_TEXT) return { ...base, input: JSON.parse(json) as unknown };
+  return { ...base, input: json.slice(0, MAX_OUTPUT_TEXT), input_truncated: true };
+}
+
+/** A tool result as stored: its output cut at MAX_OUTPUT_TEXT characters, marked `truncated` when it was. */
+function toolResultData(result: ToolResult): Record<string, unknown> {
+  const output = String(result.output);
+  return {
+    call_id: String(result.call_id).slice(0, MAX_TOOL_NAME),
+    ...(result.name !== undefined ? { name: String(result.name).slice(0, MAX_TOOL_NAME) } : {}),
+    output: output.slice(0, MAX_OUTPUT_TEXT),
+    ...(output.length > MAX_OUTPUT_TEXT ? { truncated: true } : {}),
+    ...(result.is_error === true ? { is_error: true } : {}),
+  };
+}
 
 /**
  * Agent text is untrusted: an event's data is made well formed (NUL and unpaired surrogates become

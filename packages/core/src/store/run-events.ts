@@ -1,9 +1,9 @@
 // The run-events part of the Store port (docs/stores.md, "Run events"): each run's transcript, an
 // append-only log of what happened to it (state changes, agent output, status messages,
-// follow-ups, artifacts), read in pages and followed live (docs/run-api.md, "Run events").
+// follow-ups, artifacts, the agent's tool calls and their results), read in pages and followed live (docs/run-api.md, "Run events").
 
 /** What a transcript entry tells: `truncated` is the store's own marker, written once at the cap. */
-export const RUN_EVENT_TYPES = ['state', 'output', 'status', 'followup', 'artifact', 'truncated'] as const;
+export const RUN_EVENT_TYPES = ['state', 'output', 'status', 'followup', 'artifact', 'tool_call', 'tool_result', 'truncated'] as const;
 export type RunEventType = (typeof RUN_EVENT_TYPES)[number];
 
 /**

@@ -47,7 +47,7 @@ export function describeRunEventsConformance(current: () => Store): void {
       // ids follow the order given, never the time or the type. All share one time here.
       const store = current();
       const id = await created();
-      const types = ['output', 'status', 'artifact', 'output', 'state'] as const;
+      const types = ['output', 'status', 'artifact', 'tool_call', 'tool_result', 'output', 'state'] as const;
       const event = (n: number): NewRunEvent => ({ at: at(0), type: types[n % types.length] as NewRunEvent['type'], data: { n } });
       const range = (from: number, count: number) => Array.from({ length: count }, (_, i) => event(from + i));
       await store.runEvents.append(id, range(0, 250));

@@ -28,6 +28,7 @@ import * as m0029 from './0029_runs_inserted_per_statement.js';
 import * as m0030 from './0030_rate_window_counts.js';
 import * as m0031 from './0031_set_based_accepts.js';
 import * as m0032 from './0032_deferred_notifications.js';
+import * as m0033 from './0033_tool_events.js';
 
 /**
  * A schema change. Migrations are append-only: never edit one that has shipped; add the next.
@@ -84,4 +85,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { id: '0030_rate_window_counts', up: m0030.up },
   { id: '0031_set_based_accepts', up: m0031.up },
   { id: '0032_deferred_notifications', up: m0032.up },
+  { id: '0033_tool_events', up: m0033.up },
 ];
