@@ -95,6 +95,7 @@ export const OPERATIONS = {
   getRepository: { method: 'GET', path: '/api/v1/repositories/{owner}/{repo}', content: 'json' },
   deleteRepository: { method: 'DELETE', path: '/api/v1/repositories/{owner}/{repo}', content: 'none' },
   listAgents: { method: 'GET', path: '/api/v1/agent', content: 'json' },
+  listHarnesses: { method: 'GET', path: '/api/v1/agent/harnesses', content: 'json' },
   putFactorySource: { method: 'PUT', path: '/api/v1/factories/{factoryUid}/source', content: 'json' },
   getFactorySource: { method: 'GET', path: '/api/v1/factories/{factoryUid}/source', content: 'json' },
   deleteFactorySource: { method: 'DELETE', path: '/api/v1/factories/{factoryUid}/source', content: 'none' },

@@ -343,12 +343,20 @@ function ownerRepo(name: string): { owner: string; repo: string } {
   return { owner: name.slice(0, slash), repo: name.slice(slash + 1) };
 }
 
-/** The skills the team can run (docs/run-api.md, "List agents"), as the published clients' `agent.list()`. */
+/**
+ * The skills the team can run (docs/run-api.md, "List agents"), as the published clients'
+ * `agent.list()`, and the agent CLIs the server runs them with (docs/harnesses.md).
+ */
 export class Agents extends Resource {
-  static readonly operations = { list: 'listAgents' } as const satisfies Record<string, ClientOperationId>;
+  static readonly operations = { list: 'listAgents', harnesses: 'listHarnesses' } as const satisfies Record<string, ClientOperationId>;
 
   list(query: QueryOf<'listAgents'> = {}, options?: RequestOptions): Promise<ResponseOf<'listAgents'>> {
     return this.client.request('listAgents', { ...options, query });
+  }
+
+  /** The harnesses a run's `config.harness.type` may name here, with their versions and the default. */
+  harnesses(options?: RequestOptions): Promise<ResponseOf<'listHarnesses'>> {
+    return this.client.request('listHarnesses', { ...options });
   }
 }
 

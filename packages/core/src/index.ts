@@ -40,6 +40,17 @@ export type {
   ToolResult,
   TranscriptEntry,
 } from './executor/executor.js';
+// Harnesses (docs/harnesses.md)
+export { type AuthSecretSource, authSecretSourceFor, namedHarness } from './harness/harness-auth.js';
+export {
+  DEFAULT_HARNESS_NAME,
+  HARNESS_AUTH_FIELDS,
+  HARNESS_TYPES,
+  type HarnessAuthField,
+  type HarnessInfo,
+  type HarnessType,
+} from './harness/harness-types.js';
+export type { HarnessAuth } from './harness/resolve-harness-auth.js';
 export { type AgentRunHandler, type AgentRunHandlerOptions, API_BASE, createAgentRunHandler } from './http/handler.js';
 export { composeMounts, type Mountable } from './http/mountable.js';
 export type { StreamLimits } from './http/paced-body.js';

@@ -11,9 +11,17 @@ import { b64, expectProblem, type Harness, setup } from './helpers.js';
 
 let h: Harness;
 beforeEach(async () => {
-  h = await setup({ skills: ['acme/tools:.claude/skills/deploy/SKILL.md', 'acme/tools:deploy', 'acme/tools:lint'] });
+  h = await setup({
+    secretKey: 'a'.repeat(64),
+    skills: ['acme/tools:.claude/skills/deploy/SKILL.md', 'acme/tools:deploy', 'acme/tools:lint'],
+  });
   // Runs below name environment `env`: an unknown environment_id is a 400.
   await seedEnvironments(h.store, h.principal.team_uid, 'env');
+  // …and the team secrets they name for a harness's key: an unknown one is a 400 too.
+  for (const name of ['CLAUDE', 'CODEX', 'S']) {
+    const put = await h.json('PUT', `/team/secrets/${name}`, { body: { value: `key-of-${name}` } });
+    expect(put.status, JSON.stringify(put.body)).toBeLessThan(300);
+  }
 });
 
 const createRun = async (body: unknown) => {

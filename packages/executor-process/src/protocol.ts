@@ -37,6 +37,8 @@ const AgentMessageSchema = v.variant('agentrun', [
     inference_cost_usd: amount,
     platform_cost: amount,
     platform_cost_usd: amount,
+    input_tokens: amount,
+    output_tokens: amount,
   }),
   v.object({
     agentrun: v.literal('result'),

@@ -83,7 +83,7 @@ class RunFollowupResponse(TypedDict):
 
 
 class RequestUsage(TypedDict, total=False):
-    """What a run cost, as its agent reported it (docs/run-api.md, "The run: RunItem"): credits, and the same in US dollars."""
+    """What a run cost, as its agent reported it (docs/run-api.md, "The run: RunItem"): credits, the same in US dollars, and the tokens an agent CLI counted."""
 
     compute_cost: float
     compute_cost_usd: float
@@ -91,6 +91,8 @@ class RequestUsage(TypedDict, total=False):
     inference_cost_usd: float
     platform_cost: float
     platform_cost_usd: float
+    input_tokens: float
+    output_tokens: float
 
 
 class SessionRedirect(TypedDict, total=False):

@@ -13,6 +13,7 @@ import { createSecretCipher, missingCipher } from '../control/secret-cipher.js';
 import { resolveEnvironment } from '../environments/resolved.js';
 import { type AgentRunEvents, createEvents } from '../events.js';
 import type { Executor } from '../executor/executor.js';
+import { resolveHarnessAuth } from '../harness/resolve-harness-auth.js';
 import { healthOperations } from '../health/health-operations.js';
 import { createWorkerStates } from '../health/worker-states.js';
 import { artifactOperations } from '../http/artifact-operations.js';
@@ -20,6 +21,7 @@ import { auditOperations } from '../http/audit-operations.js';
 import { callbackOperations } from '../http/callback-operations.js';
 import { controlOperations } from '../http/control-operations.js';
 import { environmentOperations } from '../http/environment-operations.js';
+import { harnessOperations } from '../http/harness-operations.js';
 import { idempotentWrites } from '../http/idempotent-write.js';
 import { identityOperations } from '../http/identity-operations.js';
 import { jsonReaders } from '../http/json-readers.js';
@@ -141,11 +143,15 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
     onError: reportError,
     ...(options.skillRefreshMs !== undefined ? { refreshMs: options.skillRefreshMs } : {}),
   });
+  // What the executor runs, asked once per read (it caches its own look-up): docs/harnesses.md.
+  const executorHarnesses = options.executor?.harnesses?.bind(options.executor);
+  const harnesses = executorHarnesses ? () => executorHarnesses() : undefined;
   const runs = new RunService({
     store,
     events,
     clock,
     skills,
+    ...(harnesses ? { harnesses } : {}),
     onError: reportError,
     ...(options.idempotencyTtlMs !== undefined ? { idempotencyTtlMs: options.idempotencyTtlMs } : {}),
     ...(options.maxAttempts !== undefined ? { maxAttempts: options.maxAttempts } : {}),
@@ -275,6 +281,7 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
       ...repositoryOperations(skills, clock, readers, idempotent, managementBodyLimits(options).bodyBytes),
       ...ingressOperations(ingress),
       ...metaOperations(),
+      ...harnessOperations(harnesses),
       ...auditOperations(store),
       ...environmentOperations(control, readers, idempotent, managementBodyLimits(options).bodyBytes),
       ...identityOperations(control, readers, idempotent, managementBodyLimits(options).bodyBytes),
@@ -321,6 +328,7 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
         ...(sessionLink ? { sessionLink } : {}),
         artifacts,
         resolveEnvironment: (run: RunRecord) => resolveEnvironment(store, cipher, run.teamUid, run.config.environment_id),
+        resolveHarnessAuth: (run: RunRecord) => resolveHarnessAuth(store, cipher, run),
         ...(telemetry.worker ? { telemetry: telemetry.worker } : {}),
         onError: workerOptions.onError ?? reportError,
       } as WorkerOptions);

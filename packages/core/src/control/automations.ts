@@ -4,6 +4,7 @@ import type { Principal } from '../auth/principal.js';
 import { requireEnvironmentId } from '../environments/check.js';
 import { invalidRequest, notFound } from '../errors.js';
 import { parseFilter } from '../filter/index.js';
+import { requireHarness } from '../harness/harness-check.js';
 import { parseOrThrow } from '../models/validate.js';
 import { resolveSkill } from '../skills/resolve-skill.js';
 import { newId } from '../util/ids.js';
@@ -18,6 +19,7 @@ export async function createAutomation(ctx: ControlContext, p: Principal, factor
   const body = parseOrThrow(CreateAutomationSchema, input, 'automation');
   await requireFactory(ctx, p, factoryUid);
   await requireEnvironmentId(ctx.store, p.team_uid, body.config?.environment_id, 'automation: config.environment_id');
+  if (body.config) await requireHarness(ctx.store, p.team_uid, body.config, undefined, 'automation');
   const now = nowIso(ctx);
   const record: AutomationRecord = {
     id: newId(),
@@ -49,6 +51,7 @@ export async function patchAutomation(ctx: ControlContext, p: Principal, factory
   const patch = parseOrThrow(PatchAutomationSchema, input, 'automation change');
   const current = await requireAutomation(ctx, p, factoryUid, id);
   await requireEnvironmentId(ctx.store, p.team_uid, patch.config?.environment_id, 'automation change: config.environment_id');
+  if (patch.config) await requireHarness(ctx.store, p.team_uid, patch.config, undefined, 'automation change');
   const next: AutomationRecord = {
     ...current,
     ...(patch.name !== undefined ? { name: patch.name } : {}),

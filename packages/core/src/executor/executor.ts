@@ -1,5 +1,7 @@
 import type { ArtifactReportResult, ReportedArtifact } from '../artifacts/report.js';
 import type { ResolvedEnvironment } from '../environments/resolved.js';
+import type { HarnessInfo } from '../harness/harness-types.js';
+import type { HarnessAuth } from '../harness/resolve-harness-auth.js';
 import type { RunItem } from '../models/run.js';
 import type { FollowupRecord } from '../run/record.js';
 
@@ -11,6 +13,12 @@ import type { FollowupRecord } from '../run/record.js';
  */
 export interface Executor {
   execute(input: ExecutionInput, context: ExecutionContext): Promise<ExecutionOutcome>;
+  /**
+   * The harnesses this executor runs (docs/harnesses.md), which `GET /agent/harnesses` lists and a
+   * run's `config.harness.type` is checked against at create. Absent: any known harness name is
+   * accepted, and the executor maps it as it will.
+   */
+  harnesses?(): Promise<readonly HarnessInfo[]>;
 }
 
 export interface ExecutionInput {
@@ -27,6 +35,12 @@ export interface ExecutionInput {
    * from it is the executor's (docs/repositories.md, "What an executor receives").
    */
   environment?: ResolvedEnvironment;
+  /**
+   * The team secrets the run's config names for its harness's API key (`config.harness.auth_secret_name`,
+   * `config.harness_auth_secrets`), opened, by the field that names them; absent when none is named.
+   * `authSecretSourceFor` says which one a harness reads (docs/harnesses.md, "Authentication").
+   */
+  harnessAuth?: HarnessAuth;
 }
 
 export interface ExecutionContext {

@@ -13,6 +13,9 @@ export const REQUEST_USAGE_FIELDS = [
   'inference_cost_usd',
   'platform_cost',
   'platform_cost_usd',
+  // Tokens, as the agent CLIs count them (docs/harnesses.md): what a run used when no cost is known.
+  'input_tokens',
+  'output_tokens',
 ] as const;
 
 export type RequestUsageField = (typeof REQUEST_USAGE_FIELDS)[number];

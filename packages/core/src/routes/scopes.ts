@@ -21,6 +21,7 @@ export const ROUTE_SCOPES: { [K in ApiKeyOperation]: ApiKeyScope } = {
   getRunTranscript: 'read_runs',
   checkSessionRedirect: 'read_runs',
   getArtifact: 'read_runs',
+  listHarnesses: 'read_runs',
   createFactory: 'manage_factory',
   listFactories: 'read_factory',
   getFactory: 'read_factory',

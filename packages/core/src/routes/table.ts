@@ -30,6 +30,7 @@ import {
 } from '../control/wire.js';
 import { ApplyDefinitionsSchema } from '../definitions/schemas.js';
 import { ApplyResultSchema } from '../definitions/wire.js';
+import { HarnessListSchema } from '../harness/harness-wire.js';
 import { HealthSchema, ReadinessSchema } from '../health/wire.js';
 import { CreateApiKeySchema } from '../keys/schemas.js';
 import { ApiKeyCreatedSchema, ApiKeyListSchema } from '../keys/wire.js';
@@ -578,6 +579,17 @@ export const ROUTES = {
     params: {},
     query: ListAgentsQuerySchema,
     responses: { 200: json('The agents, one per skill name.', AgentListSchema) },
+  }),
+  listHarnesses: route({
+    method: 'GET',
+    area: 'api',
+    path: '/agent/harnesses',
+    auth: 'api_key',
+    tag: 'runs',
+    summary:
+      "The agent CLIs this server's executor runs (config.harness.type), each with its version and whether it is the default (oz, or no type).",
+    params: {},
+    responses: { 200: json('The harnesses.', HarnessListSchema) },
   }),
 
   // ── API keys (docs/management-api.md, "API keys")

@@ -21,6 +21,10 @@ export const RUN_ERROR_CODES = [
   'timeout',
   /** The process executor's workspace passed its size cap (FAILED). */
   'disk_limit',
+  /** A team secret the run's config names for its harness's API key was gone, or not a key, when a worker picked it up (FAILED). */
+  'auth_secret_unavailable',
+  /** The agent CLI ended its turn with an error: the model could not be reached, answered what the CLI could not read, or the CLI failed (FAILED). */
+  'agent_failed',
 ] as const;
 
 export type RunErrorCode = (typeof RUN_ERROR_CODES)[number];

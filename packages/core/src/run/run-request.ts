@@ -1,6 +1,7 @@
 import type { Principal } from '../auth/principal.js';
 import { requireEnvironmentId } from '../environments/check.js';
 import { invalidRequest } from '../errors.js';
+import { type AvailableHarnesses, requireHarness } from '../harness/harness-check.js';
 import type { RunAgentRequest } from '../models/requests.js';
 import type { RunCreatorInfo, RunScheduleInfo, RunTrigger } from '../models/run.js';
 import type { RunSourceType } from '../models/run-state.js';
@@ -43,6 +44,8 @@ export async function runFromRequest(
   runId: string,
   now: string,
   skills: SkillCatalog,
+  /** The harnesses this server runs, where it knows them: a run naming another is a 400. */
+  harnesses?: AvailableHarnesses,
 ): Promise<RequestedRun> {
   const asked = requestConfig(request);
   // A skill resolves against the team's repositories, pinned to the commit it was read at.
@@ -50,6 +53,7 @@ export async function runFromRequest(
   const skill = resolved?.skill ?? null;
   const config = resolved ? skilledConfig(asked.config, resolved) : asked.config;
   await requireEnvironmentId(store, principal.team_uid, config.environment_id, 'run request: config.environment_id');
+  await requireHarness(store, principal.team_uid, config, harnesses, 'run request');
 
   let conversationId = request.conversation_id;
   let parentAncestorRunIds: readonly string[] = [];

@@ -2,6 +2,7 @@ import type { Principal } from '../auth/principal.js';
 import { missingCipher } from '../control/secret-cipher.js';
 import { type AgentRunError, conflict, invalidRequest, notFound } from '../errors.js';
 import { type AgentRunEvents, emitSafely } from '../events.js';
+import type { AvailableHarnesses } from '../harness/harness-check.js';
 import { RunAgentRequestSchema, RunFollowupRequestSchema } from '../models/requests.js';
 import type { ListRunsResponse, RunAgentResponse, RunFollowupResponse, RunItem, SessionRedirectResponse } from '../models/run.js';
 import { parseOrThrow } from '../models/validate.js';
@@ -37,6 +38,8 @@ export interface RunServiceOptions {
   onError?: (error: unknown) => void;
   /** Where skill specs resolve (skills/skill-catalog.ts); default: none, so every skill is a 400. */
   skills?: SkillCatalog;
+  /** The harnesses this server runs (its executor's `harnesses()`): a run naming another is a 400 (docs/harnesses.md). */
+  harnesses?: AvailableHarnesses;
 }
 
 /** Extra facts about a run that come from the caller's context rather than the request body. */
@@ -57,6 +60,7 @@ export class RunService {
   readonly maxAttempts: number;
   readonly onError: (error: unknown) => void;
   readonly skills: SkillCatalog;
+  readonly harnesses: AvailableHarnesses | undefined;
   private readonly idempotencyTtlMs: number;
 
   constructor(options: RunServiceOptions) {
@@ -67,6 +71,7 @@ export class RunService {
     this.maxAttempts = options.maxAttempts ?? 3;
     this.onError = options.onError ?? ((error) => console.error('[agentrun] event listener failed', error));
     this.skills = options.skills ?? new SkillCatalog(options.store, missingCipher, undefined);
+    this.harnesses = options.harnesses;
   }
 
   // ─────────────────────────────────────────────── create
@@ -77,7 +82,16 @@ export class RunService {
     if (early) return early;
 
     const now = this.clock.now();
-    const { run, attachments } = await runFromRequest(this.store, principal, request, ctx, newId(), isoTime(now), this.skills);
+    const { run, attachments } = await runFromRequest(
+      this.store,
+      principal,
+      request,
+      ctx,
+      newId(),
+      isoTime(now),
+      this.skills,
+      this.harnesses,
+    );
     const respond = (r: RunRecord) => ({ status: 200, body: { run_id: r.id, task_id: r.id, state: r.state } });
     const outcome = await this.store.runs.create({
       run,

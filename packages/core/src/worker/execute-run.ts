@@ -1,11 +1,12 @@
 import type { ExecutionOutcome } from '../executor/executor.js';
+import { authSecretNames } from '../harness/harness-auth.js';
 import type { FollowupRecord, RunRecord } from '../run/record.js';
 import { toRunItem } from '../run/record.js';
 import { wellFormedOutcome } from './agent-text.js';
 import { executionContext } from './execution-context.js';
 import type { FollowupInbox } from './followup-inbox.js';
 import { startHeartbeat } from './lease-heartbeat.js';
-import { redactedOutcome, redactingContext, runEnvironment } from './run-environment.js';
+import { executionSecrets, redactedOutcome, redactingContext, runEnvironment, runHarnessAuth } from './run-environment.js';
 import type { Execution, RunWorkContext } from './worker-context.js';
 
 /** The status of a run its executor started (the claim's, when it starts the run, runs-part.ts). */
@@ -13,6 +14,8 @@ export const STARTED = { message: 'Started' };
 
 /** What a run without an environment executes with: no resolver is asked (worker.ts `resolveEnvironment`). */
 const NO_ENVIRONMENT = { environment: undefined };
+/** What a run whose config names no auth secret executes with. */
+const NO_HARNESS_AUTH = { harnessAuth: undefined };
 
 /**
  * The outcome of a run whose own outcome the store refused for a reason other than an outage
@@ -76,7 +79,12 @@ export async function executeRun(
       // worker's next claim is sent only after this one's executor has started (runs-part.ts).
       const prepared =
         start.run.config.environment_id === undefined ? NO_ENVIRONMENT : await runEnvironment(ctx.resolveEnvironment, start.run);
+      const auth =
+        'outcome' in prepared || authSecretNames(start.run.config).length === 0
+          ? NO_HARNESS_AUTH
+          : await runHarnessAuth(ctx.resolveHarnessAuth, start.run);
       if ('outcome' in prepared) outcome = prepared.outcome;
+      else if ('outcome' in auth) outcome = auth.outcome;
       else {
         const input = {
           run: toRunItem(start.run),
@@ -84,12 +92,14 @@ export async function executeRun(
           attempt: start.run.attempts,
           readAttachment,
           ...(prepared.environment ? { environment: prepared.environment } : {}),
+          ...(auth.harnessAuth ? { harnessAuth: auth.harnessAuth } : {}),
         };
-        // The environment's secret values never reach the transcript or a status (run-environment.ts).
-        const scrubbed = redactingContext(context, prepared.environment);
+        // The execution's secret values never reach the transcript or a status (run-environment.ts).
+        const secrets = executionSecrets(prepared.environment, auth.harnessAuth);
+        const scrubbed = redactingContext(context, secrets);
         outcome = redactedOutcome(
           await (telemetry ? telemetry.execution(start.run, () => executor.execute(input, scrubbed)) : executor.execute(input, scrubbed)),
-          prepared.environment,
+          secrets,
         );
       }
     } catch (error) {

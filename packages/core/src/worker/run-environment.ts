@@ -1,10 +1,14 @@
 import type { ReportedArtifact } from '../artifacts/report.js';
-import { EnvironmentUnavailable, type ResolvedEnvironment } from '../environments/resolved.js';
+import { EnvironmentUnavailable, type ResolvedEnvironment, type SecretValue } from '../environments/resolved.js';
 import type { ExecutionContext, ExecutionOutcome } from '../executor/executor.js';
+import { type HarnessAuth, HarnessAuthUnavailable } from '../harness/resolve-harness-auth.js';
 import type { RunRecord } from '../run/record.js';
 
 /** How the worker opens a run's environment (`agentrun.worker()` passes one over its store and cipher); asked only for a run whose config names one (execute-run.ts). */
 export type EnvironmentResolver = (run: RunRecord) => Promise<ResolvedEnvironment | undefined>;
+
+/** How the worker opens the team secrets a run's config names for its harness's key; asked only for a run that names one. */
+export type HarnessAuthResolver = (run: RunRecord) => Promise<HarnessAuth | undefined>;
 
 /**
  * The environment the executor receives, or the outcome that ends the run without executing it:
@@ -23,17 +27,43 @@ export async function runEnvironment(
   }
 }
 
+/**
+ * The harness's auth secrets the executor receives, or the outcome that ends the run without
+ * executing it: FAILED `auth_secret_unavailable` when one is gone since the run was created, or
+ * cannot be a key (docs/harnesses.md, "Authentication").
+ */
+export async function runHarnessAuth(
+  resolve: HarnessAuthResolver | undefined,
+  run: RunRecord,
+): Promise<{ harnessAuth: HarnessAuth | undefined } | { outcome: ExecutionOutcome }> {
+  try {
+    return { harnessAuth: await resolve?.(run) };
+  } catch (error) {
+    if (!(error instanceof HarnessAuthUnavailable)) throw error;
+    return { outcome: { status: 'failed', message: error.message, error_code: error.code } };
+  }
+}
+
+/** Every secret value an execution holds: its environment's variables and credentials, and its harness's keys. */
+export function executionSecrets(environment: ResolvedEnvironment | undefined, harnessAuth: HarnessAuth | undefined): SecretValue[] {
+  return [
+    ...Object.values(environment?.variables ?? {}),
+    ...(environment?.repositories ?? []).flatMap((r) => r.credential ?? []),
+    ...Object.values(harnessAuth ?? {}).filter((v): v is SecretValue => v !== undefined),
+  ];
+}
+
 /** Values shorter than this are not looked for: replacing them would garble ordinary text. */
 const MIN_REDACTED_LENGTH = 4;
 
 /**
- * The execution context with the environment's secret values replaced by `[secret]` in everything
+ * The execution context with the execution's secret values (`executionSecrets`) replaced by `[secret]` in everything
  * it writes (transcript entries, status messages, block messages), so an agent that prints a
  * variable does not put its value in the run's transcript (docs/repositories.md, "What an executor
  * receives"). Without secrets of at least 4 characters: the context unchanged.
  */
-export function redactingContext(ctx: ExecutionContext, environment: ResolvedEnvironment | undefined): ExecutionContext {
-  const scrub = scrubberOf(environment);
+export function redactingContext(ctx: ExecutionContext, secrets: readonly SecretValue[]): ExecutionContext {
+  const scrub = scrubberOf(secrets);
   if (!scrub) return ctx;
   const { record, reportUsage, reportArtifact } = ctx;
   return {
@@ -60,15 +90,14 @@ export function redactingContext(ctx: ExecutionContext, environment: ResolvedEnv
 const withoutBytes = (a: ReportedArtifact) => ('content' in a && a.content instanceof Uint8Array ? { ...a, content: undefined } : a);
 const bytesOf = (a: ReportedArtifact) => ('content' in a && a.content instanceof Uint8Array ? { content: a.content } : {});
 
-/** The outcome with the environment's secret values replaced in its message. */
-export function redactedOutcome(outcome: ExecutionOutcome, environment: ResolvedEnvironment | undefined): ExecutionOutcome {
-  const scrub = scrubberOf(environment);
+/** The outcome with the execution's secret values replaced in its message. */
+export function redactedOutcome(outcome: ExecutionOutcome, secrets: readonly SecretValue[]): ExecutionOutcome {
+  const scrub = scrubberOf(secrets);
   return scrub ? scrub(outcome) : outcome;
 }
 
-function scrubberOf(environment: ResolvedEnvironment | undefined): (<T>(value: T) => T) | undefined {
-  // The variables' values and the repositories' credentials: a setup command may print either.
-  const secrets = [...Object.values(environment?.variables ?? {}), ...(environment?.repositories ?? []).flatMap((r) => r.credential ?? [])];
+function scrubberOf(secrets: readonly SecretValue[]): (<T>(value: T) => T) | undefined {
+  // The variables' values, the repositories' credentials, the harness's keys: an agent or a setup command may print any.
   const values = secrets
     .map((v) => v.reveal())
     .filter((v) => v.length >= MIN_REDACTED_LENGTH)

@@ -7,7 +7,7 @@ import type { Store } from '../store/store.js';
 import type { WorkerTelemetry } from '../telemetry/execution-span.js';
 import type { Clock } from '../util/clock.js';
 import type { FollowupInbox } from './followup-inbox.js';
-import type { EnvironmentResolver } from './run-environment.js';
+import type { EnvironmentResolver, HarnessAuthResolver } from './run-environment.js';
 
 /**
  * One run this worker executes (docs/executors.md, "Worker parts"): what its parts share about it.
@@ -50,6 +50,7 @@ export interface RunWorkContext {
   sessionLink: ((runId: string) => string) | undefined;
   telemetry: WorkerTelemetry | undefined;
   resolveEnvironment: EnvironmentResolver | undefined;
+  resolveHarnessAuth: HarnessAuthResolver | undefined;
   artifacts: ArtifactService | undefined;
   /** The worker's own errors, outages reported once every 10 s (worker.ts). */
   onError: (error: unknown) => void;

@@ -30,6 +30,7 @@ const WorkerOptionsSchema = v.strictObject({
   heartbeatMs: v.optional(positiveInt),
   telemetry: v.optional(withMethods('claimed', 'execution')),
   resolveEnvironment: v.optional(v.custom<object>((x) => typeof x === 'function', 'must be a function')),
+  resolveHarnessAuth: v.optional(v.custom<object>((x) => typeof x === 'function', 'must be a function')),
   artifacts: v.optional(withMethods('report')),
   sessionLink: v.optional(v.custom<(runId: string) => string>((x) => typeof x === 'function', 'must be a function')),
   onError: v.optional(v.custom<(e: unknown) => void>((x) => typeof x === 'function', 'must be a function')),

@@ -12,7 +12,7 @@ import { everyMs } from '../util/throttle.js';
 import { recoverExpiredLeases } from './lease-recovery.js';
 import { pollBackoff } from './poll-backoff.js';
 import { type PollLoop, pollLoop } from './poll-loop.js';
-import type { EnvironmentResolver } from './run-environment.js';
+import type { EnvironmentResolver, HarnessAuthResolver } from './run-environment.js';
 import { runsPart } from './runs-part.js';
 import { listenForSignals, type Signals } from './signals.js';
 import type { Execution, RunWorkContext } from './worker-context.js';
@@ -40,6 +40,8 @@ export interface WorkerDeps {
   telemetry?: WorkerTelemetry;
   /** Opens a run's environment for the executor (worker/run-environment.ts), asked only for a run with `environment_id`; from `agentrun.worker()`. */
   resolveEnvironment?: EnvironmentResolver;
+  /** Opens the team secrets a run's config names for its harness's key (harness/resolve-harness-auth.ts), asked only for a run that names one; from `agentrun.worker()`. */
+  resolveHarnessAuth?: HarnessAuthResolver;
   /** Keeps what agents report as artifacts (docs/artifacts.md); without it `reportArtifact` refuses every report. */
   artifacts?: ArtifactService;
 }
@@ -121,6 +123,7 @@ export function createWorker(options: WorkerOptions): Worker {
     sessionLink: options.sessionLink,
     telemetry: options.telemetry,
     resolveEnvironment: options.resolveEnvironment,
+    resolveHarnessAuth: options.resolveHarnessAuth,
     artifacts: options.artifacts,
     onError,
     running: new Map<string, Execution>(),
