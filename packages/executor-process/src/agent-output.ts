@@ -46,6 +46,32 @@ export interface AgentOutputOptions {
   workspace?: string;
   /** The largest screenshot or file read (core's limit, DEFAULT_ARTIFACT_LIMITS.maxFileBytes, unless set). */
   maxArtifactBytes?: number;
+  /**
+   * How a line becomes the run's events: the JSON-lines protocol's reading (default), or a
+   * harness's reading of its CLI's stream (harness-lines.ts).
+   */
+  decoder?: LineDecoder;
+  /** The longest line kept whole (default 64 KiB: a protocol message fits many times over). */
+  maxLine?: number;
+}
+
+/** What one line of stdout is to the run (a line may be several, a harness's stream line say). */
+export type Decoded =
+  /** An event, and the status it leaves. */
+  | { line: AgentLine }
+  /** The run's outcome, kept aside whatever the budget. */
+  | { result: ExecutionOutcome }
+  /** The run's `request_usage` totals so far: no event. */
+  | { usage: Record<string, number> }
+  /** An artifact of the four kinds core keeps: its event is core's (artifact-reports.ts). */
+  | { artifact: Extract<AgentMessage, { agentrun: 'artifact' }> };
+
+/** Reads stdout into what it is to the run, a line at a time. */
+export interface LineDecoder {
+  /** One line, without its newline; none: the line leaves nothing. */
+  line(text: string): Decoded[];
+  /** stdout ended: what a stream cut short still tells. */
+  end?(): Decoded[];
 }
 
 export function agentOutput(
@@ -58,6 +84,8 @@ export function agentOutput(
     plain = false,
     workspace,
     maxArtifactBytes = DEFAULT_ARTIFACT_LIMITS.maxFileBytes,
+    decoder = plain ? plainLines : protocolLines,
+    maxLine = MAX_LINE,
   }: AgentOutputOptions,
 ): AgentOutput {
   const transcript = transcriptWriter(context, onError, { statusIntervalMs: PROGRESS_INTERVAL_MS, backpressure });
@@ -76,7 +104,7 @@ export function agentOutput(
       else await context.report(update);
     },
   });
-  const lines = boundedLines(MAX_LINE, (text) => line(text));
+  const lines = boundedLines(maxLine, (text) => line(text));
   let result: ExecutionOutcome | undefined;
   let stopReason: string | undefined;
   /** The marker, once queued: a status event, and the run's status at once. */
@@ -94,31 +122,39 @@ export function agentOutput(
     if (marker === undefined || dropped.includes(marker)) truncate({ by: 'stop', reason: stopReason ?? 'stopped' });
   };
   function line(text: string) {
-    const message = plain ? undefined : parseAgentLine(text);
-    if (message !== undefined && typeof message !== 'string' && message.agentrun === 'result') {
-      result = outcomeOf(message);
-      return;
-    }
-    if (message !== undefined && typeof message !== 'string' && message.agentrun === 'usage') {
+    take(decoder.line(text), Buffer.byteLength(text) + 1, text);
+  }
+  /** What a line (or the stream's end) decoded to; its bytes are charged to the budget once, with its first event. */
+  function take(items: Decoded[], bytes: number, text: string) {
+    let unpaid = bytes;
+    for (const item of items) {
+      if ('result' in item) result = item.result;
       // No event: the run's request_usage, written by the worker, merged while one write is out (executor.ts).
-      const { agentrun: _, ...usage } = message;
-      context.reportUsage?.(usage).catch(onError);
-      return;
+      else if ('usage' in item) context.reportUsage?.(item.usage).catch(onError);
+      // An artifact core keeps: its event is core's, written when it is accepted (no line of its own).
+      else if ('artifact' in item) {
+        if (!artifacts.take(item.artifact)) event(agentLine(text, item.artifact), unpaid);
+        unpaid = 0;
+      } else {
+        event(item.line, unpaid);
+        unpaid = 0;
+      }
     }
-    // An artifact core keeps: its event is core's, written when it is accepted (no line of its own).
-    if (message !== undefined && typeof message !== 'string' && message.agentrun === 'artifact' && artifacts.take(message)) return;
-    // A blank line leaves no event (and costs no budget).
-    if (message === undefined && text.trim() === '') return;
-    const bytes = Buffer.byteLength(text) + 1;
+  }
+  function event(agentLine: AgentLine, bytes: number) {
     const verdict = budget.take(bytes);
     if (verdict === 'drop') return;
     if (verdict !== 'keep') return truncate(verdict);
     // Stopped, with a batch already waiting: this line and every one after are dropped.
-    if (!transcript.add({ ...agentLine(text, message), bytes })) stopped(bytes);
+    if (!transcript.add({ ...agentLine, bytes })) stopped(bytes);
   }
   return {
     write: (chunk) => lines.write(chunk),
-    end: () => lines.end(),
+    end: () => {
+      lines.end();
+      const rest = decoder.end?.() ?? [];
+      if (rest.length > 0) take(rest, 0, '');
+    },
     stop(reason) {
       stopReason ??= reason;
       const dropped = transcript.stop();
@@ -135,6 +171,31 @@ export function agentOutput(
       return result;
     },
   };
+}
+
+/** A setup command's output: every line but a blank one is an output event. */
+const plainLines: LineDecoder = { line: (text) => (text.trim() === '' ? [] : [{ line: agentLine(text, undefined) }]) };
+
+/** The JSON-lines protocol (docs/executors.md, "The JSON-lines protocol"). */
+const protocolLines: LineDecoder = { line: protocolLine };
+
+function protocolLine(text: string): Decoded[] {
+  const message = parseAgentLine(text);
+  // A blank line leaves no event (and costs no budget).
+  if (message === undefined && text.trim() === '') return [];
+  if (message === undefined || typeof message === 'string') return [{ line: agentLine(text, message) }];
+  switch (message.agentrun) {
+    case 'result':
+      return [{ result: outcomeOf(message) }];
+    case 'usage': {
+      const { agentrun: _, ...usage } = message;
+      return [{ usage: usage as Record<string, number> }];
+    }
+    case 'artifact':
+      return [{ artifact: message }];
+    default:
+      return [{ line: agentLine(text, message) }];
+  }
 }
 
 /** A line's event, and the status it leaves (docs/executors.md, "The JSON-lines protocol"). */

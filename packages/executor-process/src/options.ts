@@ -1,12 +1,34 @@
-import type { RepositoryAccess } from '@agentrun/core';
+import { HARNESS_TYPES, type HarnessType, type RepositoryAccess } from '@agentrun/core';
+import { HARNESS_TYPES as CLI_HARNESS_TYPES, type HarnessType as CliHarnessType } from '@agentrun/harnesses';
 import { checkOptions } from '@agentrun/core/internal';
 import * as v from 'valibot';
 import { DEFAULT_MAX_OUTPUT_BYTES } from './output-budget.js';
 
 /** What `processExecutor` takes (docs/executors.md, "The process executor"). */
 export interface ProcessExecutorOptions {
-  /** The agent's program, or with `shell: true` its whole command line (run by `/bin/sh -c`). */
-  command: string;
+  /**
+   * The `command` harness: the agent's program, or with `shell: true` its whole command line (run
+   * by `/bin/sh -c`), speaking the JSON-lines protocol (docs/executors.md). Optional when an agent
+   * CLI is installed (`harnesses`).
+   */
+  command?: string;
+  /**
+   * The agent CLIs a run may name in `config.harness.type` (docs/harnesses.md): `'auto'` (default)
+   * each of `claude`, `codex` and `gemini` found on the server's `PATH`; or each named, `true` to
+   * look for it on `PATH`, `{ path }` for a program elsewhere (not found: an error at construction).
+   */
+  harnesses?: HarnessesOption;
+  /**
+   * What a run with no `config.harness.type` (or `oz`) runs. Default: `command` when a command is
+   * given, else the first CLI found of claude, codex, gemini.
+   */
+  defaultHarness?: HarnessType;
+  /**
+   * How long a CLI's session (its run directory: workspace, home, /tmp) is kept after a turn
+   * ended, for a follow-up to continue it (docs/harnesses.md, "Follow-ups"), when the run's
+   * `config.idle_timeout_minutes` does not say. Default 10 minutes; 0 keeps none.
+   */
+  sessionIdleMs?: number;
   /**
    * Arguments; `{workspace}`, `{prompt_file}`, `{mcp_config}`, `{run_id}` and `{attempt}` are
    * replaced with the run's values.
@@ -87,12 +109,18 @@ export interface BubblewrapSandbox {
 
 export type Containment = 'auto' | 'pid-namespace' | 'process-group';
 
+/** Which agent CLIs an executor runs (`harnesses`). */
+export type HarnessesOption = 'auto' | { [K in CliHarnessType]?: boolean | { path?: string } };
+
 export type DiskLimit = 'auto' | 'filesystem' | 'measured';
 
 export type KeepWorkspaces = 'never' | 'on-failure' | 'always';
 
 export interface ResolvedOptions {
-  command: string;
+  command: string | undefined;
+  harnesses: HarnessesOption;
+  defaultHarness: HarnessType | undefined;
+  sessionIdleMs: number;
   args: readonly string[];
   shell: boolean;
   workspaceRoot: string;
@@ -122,8 +150,22 @@ const id = v.pipe(
 );
 const absolutePaths = v.array(v.pipe(v.string(), v.startsWith('/', 'must be absolute paths')), 'must be an array of paths');
 
+/** One CLI of `harnesses`: looked for on PATH (`true`), not run (`false`), or at a path. */
+const cliSetup = v.optional(v.union([v.boolean(), v.strictObject({ path: v.optional(v.pipe(v.string(), v.nonEmpty())) })]));
+
 const OptionsSchema = v.strictObject({
-  command: v.pipe(v.string('must be a string'), v.nonEmpty('must not be empty')),
+  command: v.optional(v.pipe(v.string('must be a string'), v.nonEmpty('must not be empty'))),
+  harnesses: v.optional(
+    v.union(
+      [
+        v.literal('auto'),
+        v.strictObject({ claude: cliSetup, codex: cliSetup, gemini: cliSetup } satisfies Record<CliHarnessType, typeof cliSetup>),
+      ],
+      `must be 'auto' or { ${CLI_HARNESS_TYPES.join(', ')} }, each true, false or { path }`,
+    ),
+  ),
+  defaultHarness: v.optional(v.picklist(HARNESS_TYPES, `must be one of ${HARNESS_TYPES.join(', ')}`)),
+  sessionIdleMs: v.optional(v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(0, 'must not be negative'))),
   args: v.optional(v.array(v.string(), 'must be an array of strings')),
   shell: v.optional(v.boolean('must be a boolean')),
   workspaceRoot: v.optional(v.pipe(v.string('must be a string'), v.nonEmpty('must not be empty'))),
@@ -173,6 +215,9 @@ export function resolveOptions(options: ProcessExecutorOptions, defaultRoot: str
   checkOptions('processExecutor', OptionsSchema, options, { command: "the agent's program or command line" });
   return {
     command: options.command,
+    harnesses: options.harnesses ?? 'auto',
+    defaultHarness: options.defaultHarness,
+    sessionIdleMs: options.sessionIdleMs ?? 10 * 60_000,
     args: options.args ?? [],
     shell: options.shell ?? false,
     workspaceRoot: options.workspaceRoot ?? defaultRoot,

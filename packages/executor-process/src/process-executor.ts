@@ -1,12 +1,15 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ExecutionContext, ExecutionInput, ExecutionOutcome, Executor } from '@agentrun/core';
+import { type ExecutionContext, type ExecutionInput, type ExecutionOutcome, type Executor, type HarnessType, namedHarness } from '@agentrun/core';
 import { gitSources } from '@agentrun/git-sources';
 import { agentOutput } from './agent-output.js';
 import { agentEnvironment, isolatedHome } from './environment.js';
 import { type ProcessExecutorOptions, type ResolvedOptions, resolveOptions, type WorkspaceRepositories } from './options.js';
 import { type OutputBudget, outputBudget } from './output-budget.js';
+import { runHarness } from './harness-run.js';
+import { harnessList, installedHarnesses, isCliType } from './installed-harnesses.js';
 import { prepareEnvironment } from './prepare-environment.js';
+import { type ParkedSession, sessionParking } from './session-parking.js';
 import { followupLine } from './protocol.js';
 import { diskPlan } from './run-area.js';
 import { type RunStops, runStops, stoppedOutcome } from './run-stops.js';
@@ -27,6 +30,10 @@ export function processExecutor(options: ProcessExecutorOptions): Executor {
   const plan = agentPlan(config);
   // How maxWorkspaceBytes is held, checked once (docs/executors.md, "Disk limits").
   const disk = { maxBytes: config.maxWorkspaceBytes, plan: diskPlan(config.maxWorkspaceBytes, config.diskLimit) };
+  // The agent CLIs found, and what a run with no harness named runs (docs/harnesses.md).
+  const clis = installedHarnesses(config.harnesses, process.env.PATH);
+  const defaultType = defaultHarness(config, clis);
+  const parking = sessionParking((workspace) => void removeWorkspace(workspace).catch(config.onError));
   let defaultRepositories: WorkspaceRepositories | undefined;
   /** The host's, else one `gitSources()` made at the first run with an environment. */
   const repositories = (): WorkspaceRepositories => {
@@ -35,9 +42,18 @@ export function processExecutor(options: ProcessExecutorOptions): Executor {
     return defaultRepositories;
   };
   return {
+    harnesses: () => harnessList(clis, config.command !== undefined, defaultType),
     async execute(input, context) {
-      const workspace = await createWorkspace(config.workspaceRoot, input, disk, config.user);
+      const type = namedHarness(input.run.agent_config ?? {}) ?? defaultType;
+      const cli = type !== 'command' && isCliType(type) ? clis.get(type) : undefined;
+      if (type === 'command' ? config.command === undefined : cli === undefined) {
+        // Checked at create against the executor the API has; this one (another worker's) may run less.
+        return { status: 'failed', message: `This worker cannot run harness ${type}`, error_code: 'harness_unavailable' };
+      }
+      const parked = cli ? parking.take(input.run.run_id) : undefined;
+      const workspace = parked?.workspace ?? (await createWorkspace(config.workspaceRoot, input, disk, config.user));
       let outcome: ExecutionOutcome | undefined;
+      let session: ParkedSession | undefined;
       const stops = runStops(config, context, workspace);
       // One output budget for the execution: its setup commands' lines and its agent's.
       const budget = outputBudget(config.maxOutputBytes);
@@ -51,7 +67,8 @@ export function processExecutor(options: ProcessExecutorOptions): Executor {
       );
       let late: Promise<unknown> | undefined;
       try {
-        if (input.environment) {
+        // A kept session's workspace was prepared by its first execution.
+        if (input.environment && !parked) {
           const prepared = await prepareEnvironment({
             plan,
             repositories: repositories(),
@@ -68,12 +85,20 @@ export function processExecutor(options: ProcessExecutorOptions): Executor {
             return outcome;
           }
         }
+        if (cli) {
+          ({ outcome, session } = await runHarness({ config, input, context, workspace, plan, env, stops, budget, cli, parked }));
+          return outcome;
+        }
         outcome = await runAgent(config, input, context, workspace, plan, { env, stops, budget });
         return outcome;
       } finally {
         stops.dispose();
         const keep = config.keepWorkspaces === 'always' || (config.keepWorkspaces === 'on-failure' && outcome?.status !== 'succeeded');
-        if (!keep) {
+        const idleMs = idleTime(config, input);
+        if (session && outcome?.status === 'succeeded' && idleMs > 0 && !context.signal.aborted) {
+          // Kept for a follow-up to continue the session; removed when its idle time passes (session-parking.ts).
+          parking.park(input.run.run_id, session, idleMs);
+        } else if (!keep) {
           await removeWorkspace(workspace).catch((error: unknown) => leftBehind(config, context, error));
           // A clone still running when the run stopped writes into the workspace when it ends: removed again then.
           void late?.finally(() => removeWorkspace(workspace).catch(config.onError));
@@ -116,7 +141,7 @@ async function runAgent(
   // Stopped during the setup, or since: the agent is not started.
   if (stops.stop) return stoppedOutcome(stops.stop);
   // Spawned in its containment, under its user, in its sandbox (spawn-agent.ts).
-  const agent = await spawnAgent(plan, { command: config.command, args: config.args.map(replace) }, workspacePaths(workspace), env);
+  const agent = await spawnAgent(plan, { command: config.command ?? '', args: config.args.map(replace) }, workspacePaths(workspace), env);
   const child = agent.child;
 
   // Every line goes through one queue, in the order printed: its event, and the status it leaves
@@ -179,3 +204,23 @@ async function runAgent(
     agent.release();
   }
 }
+
+/** What a run with no harness named runs: as configured, else the command, else the first CLI found. */
+function defaultHarness(config: ResolvedOptions, clis: ReadonlyMap<string, unknown>): HarnessType {
+  const chosen = config.defaultHarness ?? (config.command !== undefined ? 'command' : [...clis.keys()][0]);
+  if (chosen === undefined) {
+    throw new TypeError(
+      'processExecutor: nothing to run: give option command (the command harness), or install an agent CLI (claude, codex or gemini: docs/harnesses.md)',
+    );
+  }
+  if (chosen === 'command' ? config.command === undefined : !clis.has(chosen)) {
+    throw new TypeError(`processExecutor: option defaultHarness: ${chosen} is not available here (it runs ${[...clis.keys(), ...(config.command ? ['command'] : [])].join(', ') || 'nothing'})`);
+  }
+  return chosen as HarnessType;
+}
+
+/** How long a session waits for a follow-up: the run's `idle_timeout_minutes`, else the executor's `sessionIdleMs`. */
+const idleTime = (config: ResolvedOptions, input: ExecutionInput) => {
+  const minutes = input.run.agent_config?.idle_timeout_minutes;
+  return minutes !== undefined ? minutes * 60_000 : config.sessionIdleMs;
+};

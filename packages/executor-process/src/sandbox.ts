@@ -67,6 +67,10 @@ export interface SandboxPaths {
   workspace: string;
   tmp: string;
   shm: string;
+  /** A harness's home of the run's own (harness-run.ts), shown read-write at its own path. */
+  home?: string;
+  /** Host paths this run's program needs, shown read-only (a harness's installed CLI). */
+  readOnly?: readonly string[];
 }
 
 /** bwrap's arguments up to the command (ending with `--`), for a run whose directories are `paths`. */
@@ -99,6 +103,8 @@ export function bubblewrapArgs(sandbox: Required<BubblewrapSandbox>, paths: Sand
   args.push('--proc', '/proc', '--dev', '/dev', '--bind', paths.tmp, '/tmp', '--bind', paths.shm, '/dev/shm');
   for (const path of sandbox.readOnly) bind('--ro-bind', path);
   for (const path of sandbox.readWrite) bind('--bind', path);
+  for (const path of paths.readOnly ?? []) bind('--ro-bind', path);
+  if (paths.home) bind('--bind', paths.home);
   // Last, so a tmpfs above (a workspace root under /tmp) does not hide it.
   bind('--bind', workspaceDir);
   args.push('--chdir', workspaceDir);

@@ -148,7 +148,7 @@ export async function spawnAgent(
       },
     );
   }
-  await started(child, shell ? config.command : argv.command);
+  await started(child, argv.command);
   const group = watchProcessGroup(child, config.killGraceMs);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));

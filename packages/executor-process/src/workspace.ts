@@ -124,10 +124,14 @@ function cutToBytes(text: string, max: number): string {
  * then the prompt, separated by blank lines; parts that are absent are left out.
  */
 function promptText(run: RunItem): string {
-  const parts = [run.agent_config?.base_prompt, skillLine(run.agent_skill), run.prompt].filter(
-    (p): p is string => p !== undefined && p !== '',
-  );
+  const parts = [runInstructions(run), run.prompt].filter((p): p is string => p !== undefined && p !== '');
   return `${parts.join('\n\n')}\n`;
+}
+
+/** The base prompt (a skill's instructions first) and the line naming the skill: what a harness gives its CLI as instructions. */
+export function runInstructions(run: RunItem): string | undefined {
+  const parts = [run.agent_config?.base_prompt, skillLine(run.agent_skill)].filter((p): p is string => p !== undefined && p !== '');
+  return parts.length === 0 ? undefined : parts.join('\n\n');
 }
 
 function skillLine(skill: RunItem['agent_skill']): string | undefined {

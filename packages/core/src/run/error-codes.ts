@@ -25,6 +25,8 @@ export const RUN_ERROR_CODES = [
   'auth_secret_unavailable',
   /** The agent CLI ended its turn with an error: the model could not be reached, answered what the CLI could not read, or the CLI failed (FAILED). */
   'agent_failed',
+  /** The worker's executor cannot run the harness the run names (FAILED). */
+  'harness_unavailable',
 ] as const;
 
 export type RunErrorCode = (typeof RUN_ERROR_CODES)[number];

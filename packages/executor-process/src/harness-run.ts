@@ -1,0 +1,245 @@
+import { chown, mkdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import {
+  authSecretSourceFor,
+  type ExecutionContext,
+  type ExecutionInput,
+  type ExecutionOutcome,
+  HARNESS_AUTH_FIELDS,
+} from '@agentrun/core';
+import type { HarnessTurn, McpServer } from '@agentrun/harnesses';
+import { agentOutput } from './agent-output.js';
+import { type HarnessLines, harnessLines, type UsageTotals, usageBefore } from './harness-lines.js';
+import type { InstalledHarness } from './installed-harnesses.js';
+import type { ResolvedOptions } from './options.js';
+import type { OutputBudget } from './output-budget.js';
+import type { RunStops } from './run-stops.js';
+import { stoppedOutcome } from './run-stops.js';
+import type { ParkedSession } from './session-parking.js';
+import { type AgentPlan, spawnAgent } from './spawn-agent.js';
+import { runInstructions, type Workspace, workspacePaths } from './workspace.js';
+
+/** How much of stderr's end a failed turn's message carries. */
+const STDERR_TAIL_BYTES = 2048;
+/** The longest line of a CLI's stream read whole: a tool's result is one JSON line, and may be large. */
+const MAX_STREAM_LINE = 4 * 2 ** 20;
+/** The longest final text a run's outcome carries. */
+const MAX_RESULT = 10_000;
+
+/** What a harness execution leaves: its outcome, and the session a follow-up may continue. */
+export interface HarnessRunResult {
+  outcome: ExecutionOutcome;
+  session?: ParkedSession;
+}
+
+export interface HarnessRunParts {
+  config: ResolvedOptions;
+  input: ExecutionInput;
+  context: ExecutionContext;
+  workspace: Workspace;
+  plan: AgentPlan;
+  env: Record<string, string>;
+  stops: RunStops;
+  budget: OutputBudget;
+  cli: InstalledHarness;
+  /** The session a follow-up continues, kept since the run's last execution here. */
+  parked: ParkedSession | undefined;
+}
+
+/**
+ * A run on an agent CLI (docs/harnesses.md): the first turn (the prompt, or the follow-ups a kept
+ * session has not answered), then one turn per follow-up received meanwhile, each continuing the
+ * CLI's session, in the run's workspace with a home of its own, under the run's isolation.
+ */
+export async function runHarness(parts: HarnessRunParts): Promise<HarnessRunResult> {
+  const { input, context, workspace, cli, parked } = parts;
+  const harness = cli.harness;
+  const key = apiKey(parts);
+  if ('outcome' in key) return { outcome: key.outcome };
+  const home = join(workspace.area.dir, 'home');
+  await mkdir(home, { recursive: true, mode: 0o700 });
+  if (parts.config.user) await chown(home, parts.config.user.uid, parts.config.user.gid);
+
+  const answered = new Set(parked?.answered ?? []);
+  const unanswered = input.followups.filter((f) => !answered.has(f.id));
+  for (const f of input.followups) answered.add(f.id);
+  let sessionId = parked?.sessionId;
+  // A kept session hears what it has not; a new one, the whole conversation so far.
+  let prompt =
+    parked !== undefined
+      ? unanswered.map((f) => f.message).join('\n\n')
+      : unanswered.length === 0
+        ? input.run.prompt
+        : conversationSoFar(input.run.prompt, unanswered.map((f) => f.message));
+  const pending: string[] = [];
+  const listen = () =>
+    context.onFollowup((f) => {
+      if (answered.has(f.id)) return;
+      answered.add(f.id);
+      pending.push(f.message);
+    });
+  let unsubscribe = listen();
+  let usage = usageBefore(input.run.request_usage as Record<string, unknown> | undefined);
+  try {
+    for (;;) {
+      const turn = await runTurn(parts, key.env, home, harnessTurn(parts, home, prompt, sessionId), usage);
+      sessionId = turn.lines.sessionId ?? sessionId;
+      usage = turn.lines.usage;
+      if (turn.outcome.status !== 'succeeded') return { outcome: turn.outcome };
+      // From here a follow-up is not this execution's: the worker queues the run again with it.
+      unsubscribe();
+      if (pending.length === 0 || sessionId === undefined) {
+        return { outcome: turn.outcome, ...(sessionId !== undefined ? { session: { workspace, sessionId, answered } } : {}) };
+      }
+      prompt = pending.splice(0).join('\n\n');
+      unsubscribe = listen();
+    }
+  } finally {
+    unsubscribe();
+  }
+
+  function harnessTurn(p: HarnessRunParts, homeDir: string, text: string, resume: string | undefined): HarnessTurn {
+    const agentConfig = p.input.run.agent_config ?? {};
+    const instructions = runInstructions(p.input.run);
+    const model = agentConfig.harness?.model_id ?? agentConfig.model_id;
+    const reasoning = agentConfig.harness?.reasoning_level;
+    const endpoint = process.env[harness.endpointVariable];
+    return {
+      workspace: p.workspace.dir,
+      home: homeDir,
+      prompt: text,
+      mcpServers: mcpServersOf(agentConfig.mcp_servers),
+      ...(instructions !== undefined ? { instructions } : {}),
+      ...(model !== undefined ? { model } : {}),
+      ...(reasoning !== undefined ? { reasoningLevel: reasoning } : {}),
+      ...(resume !== undefined ? { resume } : {}),
+      ...(endpoint ? { endpoint } : {}),
+    };
+  }
+}
+
+/** One invocation of the CLI, to its end. */
+async function runTurn(
+  parts: HarnessRunParts,
+  keyEnv: Record<string, string>,
+  home: string,
+  turn: HarnessTurn,
+  usage: UsageTotals,
+): Promise<{ outcome: ExecutionOutcome; lines: HarnessLines }> {
+  const { config, context, workspace, plan, stops, budget, cli } = parts;
+  const harness = cli.harness;
+  const lines = harnessLines(harness.parser(), usage);
+  if (stops.stop) return { outcome: stoppedOutcome(stops.stop), lines };
+  const invocation = harness.invocation(turn);
+  for (const file of invocation.files) {
+    await mkdir(dirname(file.path), { recursive: true, mode: 0o700 });
+    await writeFile(file.path, file.content, { mode: 0o600 });
+    if (config.user) await chown(file.path, config.user.uid, config.user.gid);
+  }
+  if (config.user) await chownTree(home, dirname(home), config.user, invocation.files.map((f) => f.path));
+  const env = {
+    ...parts.env,
+    ...invocation.env,
+    HOME: home,
+    ...keyEnv,
+    // The endpoint is the server's, never the run's (docs/harnesses.md, "The model endpoint").
+    ...(turn.endpoint ? { [harness.endpointVariable]: turn.endpoint } : {}),
+  };
+  const agent = await spawnAgent(
+    plan,
+    { command: cli.path, args: invocation.args, shell: false },
+    { ...workspacePaths(workspace), home, readOnly: cli.readOnly },
+    env,
+  );
+  const child = agent.child;
+  // The CLIs read no follow-ups on stdin (a follow-up is a turn of its own), and some wait for it to close.
+  child.stdin?.on('error', () => {});
+  child.stdin?.end();
+  const output = agentOutput(context, {
+    maxOutputBytes: config.maxOutputBytes,
+    onError: config.onError,
+    backpressure: { pause: () => child.stdout?.pause(), resume: () => child.stdout?.resume() },
+    budget,
+    workspace: workspace.dir,
+    decoder: lines.decoder,
+    maxLine: MAX_STREAM_LINE,
+  });
+  const offStop = stops.on((why) => {
+    output.stop(why.reason);
+    agent.terminate();
+  });
+  let stderrTail = '';
+  child.stderr?.setEncoding('utf8');
+  child.stderr?.on('data', (chunk: string) => {
+    stderrTail = (stderrTail + chunk).slice(-STDERR_TAIL_BYTES);
+  });
+  child.stdout?.setEncoding('utf8');
+  child.stdout?.on('data', (chunk: string) => output.write(chunk));
+  child.stdout?.on('end', () => output.end());
+  try {
+    const code = await agent.exited;
+    await agent.finish();
+    await output.close();
+    await stops.checkDisk();
+    if (stops.stop) return { outcome: stoppedOutcome(stops.stop), lines };
+    const tail = stderrTail.trim();
+    if (code === 126 || code === 127) throw new Error(`${harness.program} could not start (exit ${code})${tail ? `: ${tail}` : ''}`);
+    const told = lines.outcome;
+    if (told?.status === 'succeeded' && told.message !== undefined) return { outcome: { ...told, message: told.message.slice(0, MAX_RESULT) }, lines };
+    if (told) return { outcome: told, lines };
+    return {
+      outcome: {
+        status: 'failed',
+        message: `${harness.program} exited with ${code === null ? 'a signal' : `code ${code}`} before its turn ended${tail ? `: ${tail}` : ''}`,
+        error_code: 'agent_exit',
+      },
+      lines,
+    };
+  } finally {
+    offStop();
+    agent.release();
+  }
+}
+
+/**
+ * The CLI's API key, as the variable it reads (docs/harnesses.md, "Authentication"): the team
+ * secret the run's config names for this harness, else the server's own variable where the
+ * executor passes it (`env.allow`). Neither: the run fails, saying how to give one.
+ */
+function apiKey(parts: HarnessRunParts): { env: Record<string, string> } | { outcome: ExecutionOutcome } {
+  const { harness } = parts.cli;
+  const source = authSecretSourceFor(parts.input.run.agent_config ?? {}, harness.type, HARNESS_AUTH_FIELDS);
+  const secret = source ? parts.input.harnessAuth?.[source] : undefined;
+  if (secret) return { env: { [harness.apiKeyVariable]: secret.reveal() } };
+  if (parts.env[harness.apiKeyVariable]) return { env: {} };
+  const field = harness.authSecretField ? ` (or config.harness_auth_secrets.${harness.authSecretField})` : '';
+  return {
+    outcome: {
+      status: 'failed',
+      message: `The ${harness.type} harness needs an API key: name a team secret holding it in config.harness.auth_secret_name${field}, or have the server pass ${harness.apiKeyVariable}`,
+      error_code: 'auth_secret_unavailable',
+    },
+  };
+}
+
+/** A new session's first message when the run already had follow-ups (its kept session gone). */
+function conversationSoFar(prompt: string, followups: readonly string[]): string {
+  return [prompt, 'Messages since, oldest first:', ...followups.map((m, i) => `${i + 1}. ${m}`)].join('\n\n');
+}
+
+/** `config.mcp_servers` as a CLI takes them: a `warp_id` names a server agentrun cannot reach, so it is left out. */
+function mcpServersOf(servers: Readonly<Record<string, Record<string, unknown>>> | undefined): Record<string, McpServer> {
+  const out: Record<string, McpServer> = {};
+  for (const [name, server] of Object.entries(servers ?? {})) {
+    if (server.warp_id !== undefined) continue;
+    out[name] = server as McpServer;
+  }
+  return out;
+}
+
+/** The home and the files written for a turn given to the agent's user, with the directories made for them. */
+async function chownTree(home: string, top: string, user: { uid: number; gid: number }, files: readonly string[]): Promise<void> {
+  const dirs = new Set<string>();
+  for (const file of files) for (let d = dirname(file); d.startsWith(home) && d !== top; d = dirname(d)) dirs.add(d);
+  for (const dir of dirs) await chown(dir, user.uid, user.gid);
+}

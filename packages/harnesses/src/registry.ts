@@ -1,0 +1,4 @@
+import type { Harness, HarnessType } from './harness.js';
+
+/** Every harness this package has, by the name a run's `config.harness.type` gives. */
+export const HARNESSES: { readonly [K in HarnessType]?: Harness } = {};
