@@ -39,7 +39,8 @@ export interface Command {
 
 /** Where a command reads and writes: the process's streams and environment, or a test's. */
 export interface Io {
-  stdout: { write(text: string): unknown; isTTY?: boolean };
+  /** `columns`: a terminal's width, which `--follow`'s tool lines keep to. */
+  stdout: { write(text: string): unknown; isTTY?: boolean; columns?: number };
   stderr: { write(text: string): unknown; isTTY?: boolean };
   stdin: NodeJS.ReadableStream & { isTTY?: boolean };
   env: Readonly<Record<string, string | undefined>>;

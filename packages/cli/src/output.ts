@@ -66,7 +66,8 @@ export function cell(value: unknown, max = 60): string {
 
 const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
 
-function truncate(text: string, max: number): string {
+/** `text` cut to `max` columns of display width, marked `…` when it was. */
+export function truncate(text: string, max: number): string {
   if (stringWidth(text) <= max) return text;
   let kept = '';
   let used = 0;

@@ -3,7 +3,7 @@ import { checkRunEvent } from './answer-check.js';
 import type { Context, OptionSpec } from './command.js';
 import { CliError, UsageError } from './errors.js';
 import { EXIT } from './exit-codes.js';
-import { formatEvent } from './run-events-view.js';
+import { DEFAULT_WIDTH, formatEvent } from './run-events-view.js';
 import { printRun } from './run-view.js';
 import { startSpinner } from './spinner.js';
 import { terminalJson } from './terminal-text.js';
@@ -53,10 +53,12 @@ export async function wait(context: Context, runId: string, timeoutMs: number | 
 export async function follow(context: Context, runId: string): Promise<number> {
   const client = context.client();
   context.note(`Run ${runId}: following its transcript`);
+  const { isTTY, columns } = context.io.stdout;
+  const view = { width: isTTY && columns ? columns : DEFAULT_WIDTH, toolNames: new Map<string, string>() };
   for await (const event of client.runs.stream(runId)) {
     checkRunEvent(event);
     if (context.json) context.io.stdout.write(`${terminalJson(event)}\n`);
-    else context.print(formatEvent(event));
+    else context.print(formatEvent(event, view));
   }
   // The stream ends when the run does; the run itself says how.
   return outcome(context, await client.runs.get(runId));

@@ -1,3 +1,4 @@
+import type { Executor } from '@agentrun/core';
 import type { ReferenceServer } from '@agentrun/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, envFor, startServer } from './support.js';
@@ -49,5 +50,61 @@ describe.concurrent('run --wait / --follow', () => {
       .split('\n')
       .map((line) => JSON.parse(line) as { type: string; data: { to?: string } });
     expect(events.at(-1)).toMatchObject({ type: 'state', data: { to: 'SUCCEEDED' } });
+  });
+});
+
+describe('--follow with tool calls', () => {
+  // An agent that calls two tools, one failing, between lines of text (docs/run-api.md, "Run events").
+  const agent: Executor = {
+    async execute(_input, context) {
+      await context.record?.([
+        { type: 'output', data: { text: 'Looking at the repository.' } },
+        { type: 'tool_call', data: { call_id: 'toolu_1', name: 'Bash', input: { command: 'ls -la' } } },
+        { type: 'tool_result', data: { call_id: 'toolu_1', output: 'total 8\nREADME.md\npackage.json\n' } },
+        { type: 'tool_call', data: { call_id: 'toolu_2', name: 'Read', input: { file_path: '/w/missing.json' } } },
+        { type: 'tool_result', data: { call_id: 'toolu_2', name: 'Read', output: 'File does not exist.', is_error: true } },
+        { type: 'output', data: { text: 'Done.' } },
+      ]);
+      return { status: 'succeeded' };
+    },
+  };
+  let tools: ReferenceServer;
+  let toolsEnv: Record<string, string>;
+  beforeAll(async () => {
+    tools = await startServer({ executor: agent, pollIntervalMs: 50 });
+    toolsEnv = envFor(tools);
+  });
+  afterAll(() => tools?.close({ graceMs: 0 }));
+
+  it('prints each call and result as a line between the agent’s text; --json passes the events as they are', async () => {
+    const result = await cli(['run', 'Look around', '--follow'], { env: toolsEnv });
+    expect(result.code, result.stderr).toBe(0);
+    const lines = result.stdout.split('\n');
+    const from = lines.indexOf('Looking at the repository.');
+    expect(lines.slice(from, from + 6)).toEqual([
+      'Looking at the repository.',
+      '→ Bash  ls -la',
+      '← Bash  ok: total 8 (+2 lines)',
+      '→ Read  /w/missing.json',
+      '← Read  error: File does not exist.',
+      'Done.',
+    ]);
+
+    const run_id = /^Run (\S+): following/m.exec(result.stderr)?.[1] as string;
+    const json = await cli(['runs', 'follow', run_id, '--json'], { env: toolsEnv });
+    expect(json.code, json.stderr).toBe(0);
+    const events = json.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; data: unknown });
+    expect(events.filter((e) => e.type.startsWith('tool_'))).toEqual([
+      expect.objectContaining({ type: 'tool_call', data: { call_id: 'toolu_1', name: 'Bash', input: { command: 'ls -la' } } }),
+      expect.objectContaining({ type: 'tool_result', data: { call_id: 'toolu_1', output: 'total 8\nREADME.md\npackage.json\n' } }),
+      expect.objectContaining({ type: 'tool_call', data: { call_id: 'toolu_2', name: 'Read', input: { file_path: '/w/missing.json' } } }),
+      expect.objectContaining({
+        type: 'tool_result',
+        data: { call_id: 'toolu_2', name: 'Read', output: 'File does not exist.', is_error: true },
+      }),
+    ]);
   });
 });

@@ -1,4 +1,4 @@
-import { type CallbackOptions, demoExecutor, type Executor, type RepositoryReader } from '@agentrun/core';
+import { type CallbackOptions, demoExecutor, type Executor, type RepositoryReader, type TranscriptEntry } from '@agentrun/core';
 import { type ReferenceServer, startReferenceServer } from '@agentrun/server';
 import { ensureAppBuilt } from '../../scripts/build-app.js';
 
@@ -8,7 +8,8 @@ import { ensureAppBuilt } from '../../scripts/build-app.js';
  *
  * Its executor finishes a run in `finishMs`, except a run whose prompt says "hold", which works
  * until it is cancelled (for the Cancel test), and a run whose prompt says "artifacts", which
- * reports a pull request, a screenshot (a 1×1 PNG) and a file, then succeeds.
+ * reports a pull request, a screenshot (a 1×1 PNG) and a file, then succeeds, and a run whose
+ * prompt says "script", which records `script` (`context.record`) and then works until cancelled.
  */
 /** A 1×1 PNG: a screenshot the browser can draw. */
 const ONE_PIXEL_PNG = Uint8Array.from(
@@ -17,7 +18,7 @@ const ONE_PIXEL_PNG = Uint8Array.from(
 );
 
 export async function startDashboardServer(
-  options: { finishMs?: number; repositories?: RepositoryReader; callbacks?: CallbackOptions } = {},
+  options: { finishMs?: number; repositories?: RepositoryReader; callbacks?: CallbackOptions; script?: readonly TranscriptEntry[] } = {},
 ): Promise<ReferenceServer> {
   await ensureAppBuilt();
   const demo = demoExecutor({ durationMs: options.finishMs ?? 1500 });
@@ -34,7 +35,9 @@ export async function startDashboardServer(
         });
         return { status: 'succeeded', message: 'Reported artifacts' };
       }
-      if (!/hold/i.test(input.run.prompt)) return demo.execute(input, context);
+      const scripted = /script/i.test(input.run.prompt);
+      if (scripted) await context.record?.(options.script ?? []);
+      if (!scripted && !/hold/i.test(input.run.prompt)) return demo.execute(input, context);
       await context.report({ message: 'Holding until cancelled' });
       await new Promise((_, reject) => context.signal.addEventListener('abort', () => reject(context.signal.reason), { once: true }));
       throw new Error('unreachable');

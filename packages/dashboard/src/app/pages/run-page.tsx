@@ -1,5 +1,5 @@
-import { APIUserAbortError, type ResponseOf, type RunEvent } from '@agentrun/client';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import type { ResponseOf } from '@agentrun/client';
+import { useEffect, useState } from 'preact/hooks';
 import { useClient } from '../api-context.js';
 import { ConfirmButton } from '../components/confirm-button.js';
 import { ErrorText } from '../components/error-text.js';
@@ -9,6 +9,7 @@ import { formatBytes, formatTime } from '../format.js';
 import { describe, type Problem } from '../problems.js';
 import { Link } from '../router.js';
 import { useLoad } from '../use-load.js';
+import { Transcript } from './run-transcript.js';
 
 type Run = ResponseOf<'getRun'>;
 
@@ -301,68 +302,6 @@ function Screenshot({ uid, alt }: { uid: string; alt: string }) {
   }, [client, uid]);
   if (problem) return <ErrorText problem={problem} />;
   return src ? <img class="screenshot" src={src} alt={alt} /> : <span role="status">Loading the screenshot…</span>;
-}
-
-/** The events so far, then live until the run finishes; followed again after a follow-up. */
-function Transcript({ runId, finished, onState }: { runId: string; finished: boolean; onState: () => void }) {
-  const client = useClient();
-  const [events, setEvents] = useState<RunEvent[]>([]);
-  const [problem, setProblem] = useState<Problem | undefined>();
-  const lastId = useRef(0);
-  const onStateRef = useRef(onState);
-  onStateRef.current = onState;
-  useEffect(() => {
-    const abort = new AbortController();
-    void (async () => {
-      try {
-        for await (const event of client.runs.stream(runId, { after: lastId.current, signal: abort.signal })) {
-          lastId.current = event.id;
-          setEvents((list) => [...list, event]);
-          if (event.type === 'state') onStateRef.current();
-        }
-        onStateRef.current();
-      } catch (error) {
-        if (!(error instanceof APIUserAbortError)) setProblem(describe(error));
-      }
-    })();
-    return () => abort.abort();
-    // Followed again when the run leaves a finished state (a follow-up re-queues it).
-  }, [client, runId, finished]);
-  return (
-    <>
-      <ErrorText problem={problem} />
-      {events.length === 0 ? <p class="empty">No events yet: they appear here as the run goes.</p> : null}
-      <ol class="transcript" aria-live="polite" aria-label="Transcript">
-        {events.map((event) => (
-          <li key={event.id} class={`event event-${event.type}`}>
-            <time dateTime={event.at}>{new Date(event.at).toLocaleTimeString()}</time> <span class="event-type">{event.type}</span>{' '}
-            <EventText event={event} />
-          </li>
-        ))}
-      </ol>
-    </>
-  );
-}
-
-function EventText({ event }: { event: RunEvent }) {
-  const data = (event.data ?? {}) as Record<string, unknown>;
-  switch (event.type) {
-    case 'state':
-      return (
-        <span>
-          {String(data.from)} → {String(data.to)}
-          {data.status_message ? `: ${String(data.status_message)}` : ''}
-        </span>
-      );
-    case 'status':
-      return <span>{String(data.message ?? '')}</span>;
-    case 'followup':
-      return <span>follow-up: {String(data.message ?? '')}</span>;
-    case 'output':
-      return <span class="output">{String(data.text ?? '')}</span>;
-    default:
-      return <code>{JSON.stringify(data)}</code>;
-  }
 }
 
 function Followup({ runId, onSent, disabled }: { runId: string; onSent: () => Promise<void>; disabled: boolean }) {
