@@ -70,7 +70,10 @@ export async function runHarness(parts: HarnessRunParts): Promise<HarnessRunResu
       ? unanswered.map((f) => f.message).join('\n\n')
       : unanswered.length === 0
         ? input.run.prompt
-        : conversationSoFar(input.run.prompt, unanswered.map((f) => f.message));
+        : conversationSoFar(
+            input.run.prompt,
+            unanswered.map((f) => f.message),
+          );
   const pending: string[] = [];
   const listen = () =>
     context.onFollowup((f) => {
@@ -136,7 +139,13 @@ async function runTurn(
     await writeFile(file.path, file.content, { mode: 0o600 });
     if (config.user) await chown(file.path, config.user.uid, config.user.gid);
   }
-  if (config.user) await chownTree(home, dirname(home), config.user, invocation.files.map((f) => f.path));
+  if (config.user)
+    await chownTree(
+      home,
+      dirname(home),
+      config.user,
+      invocation.files.map((f) => f.path),
+    );
   const env = {
     ...parts.env,
     ...invocation.env,
@@ -185,7 +194,8 @@ async function runTurn(
     const tail = stderrTail.trim();
     if (code === 126 || code === 127) throw new Error(`${harness.program} could not start (exit ${code})${tail ? `: ${tail}` : ''}`);
     const told = lines.outcome;
-    if (told?.status === 'succeeded' && told.message !== undefined) return { outcome: { ...told, message: told.message.slice(0, MAX_RESULT) }, lines };
+    if (told?.status === 'succeeded' && told.message !== undefined)
+      return { outcome: { ...told, message: told.message.slice(0, MAX_RESULT) }, lines };
     if (told) return { outcome: told, lines };
     return {
       outcome: {

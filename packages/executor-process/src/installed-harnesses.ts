@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { realpathSync } from 'node:fs';
 import { dirname, sep } from 'node:path';
 import type { HarnessInfo, HarnessType } from '@agentrun/core';
-import { HARNESS_TYPES as CLI_TYPES, HARNESSES, type Harness, type HarnessType as CliType } from '@agentrun/harnesses';
+import { HARNESS_TYPES as CLI_TYPES, type HarnessType as CliType, HARNESSES, type Harness } from '@agentrun/harnesses';
 import type { HarnessesOption } from './options.js';
 import { findProgram } from './sandbox.js';
 

@@ -1,6 +1,6 @@
 import { HARNESS_TYPES, type HarnessType, type RepositoryAccess } from '@agentrun/core';
-import { HARNESS_TYPES as CLI_HARNESS_TYPES, type HarnessType as CliHarnessType } from '@agentrun/harnesses';
 import { checkOptions } from '@agentrun/core/internal';
+import { HARNESS_TYPES as CLI_HARNESS_TYPES, type HarnessType as CliHarnessType } from '@agentrun/harnesses';
 import * as v from 'valibot';
 import { DEFAULT_MAX_OUTPUT_BYTES } from './output-budget.js';
 

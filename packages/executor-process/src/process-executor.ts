@@ -1,18 +1,25 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type ExecutionContext, type ExecutionInput, type ExecutionOutcome, type Executor, type HarnessType, namedHarness } from '@agentrun/core';
+import {
+  type ExecutionContext,
+  type ExecutionInput,
+  type ExecutionOutcome,
+  type Executor,
+  type HarnessType,
+  namedHarness,
+} from '@agentrun/core';
 import { gitSources } from '@agentrun/git-sources';
 import { agentOutput } from './agent-output.js';
 import { agentEnvironment, isolatedHome } from './environment.js';
-import { type ProcessExecutorOptions, type ResolvedOptions, resolveOptions, type WorkspaceRepositories } from './options.js';
-import { type OutputBudget, outputBudget } from './output-budget.js';
 import { runHarness } from './harness-run.js';
 import { harnessList, installedHarnesses, isCliType } from './installed-harnesses.js';
+import { type ProcessExecutorOptions, type ResolvedOptions, resolveOptions, type WorkspaceRepositories } from './options.js';
+import { type OutputBudget, outputBudget } from './output-budget.js';
 import { prepareEnvironment } from './prepare-environment.js';
-import { type ParkedSession, sessionParking } from './session-parking.js';
 import { followupLine } from './protocol.js';
 import { diskPlan } from './run-area.js';
 import { type RunStops, runStops, stoppedOutcome } from './run-stops.js';
+import { type ParkedSession, sessionParking } from './session-parking.js';
 import { type AgentPlan, agentPlan, spawnAgent } from './spawn-agent.js';
 import { createWorkspace, removeWorkspace, type Workspace, workspacePaths } from './workspace.js';
 
@@ -214,7 +221,9 @@ function defaultHarness(config: ResolvedOptions, clis: ReadonlyMap<string, unkno
     );
   }
   if (chosen === 'command' ? config.command === undefined : !clis.has(chosen)) {
-    throw new TypeError(`processExecutor: option defaultHarness: ${chosen} is not available here (it runs ${[...clis.keys(), ...(config.command ? ['command'] : [])].join(', ') || 'nothing'})`);
+    throw new TypeError(
+      `processExecutor: option defaultHarness: ${chosen} is not available here (it runs ${[...clis.keys(), ...(config.command ? ['command'] : [])].join(', ') || 'nothing'})`,
+    );
   }
   return chosen as HarnessType;
 }

@@ -50,7 +50,13 @@ function fakeStore({ held = false } = {}) {
 const say = (output: AgentOutput, line: string) => output.write(`${line}\n`);
 const texts = (entries: TranscriptEntry[]) =>
   entries.map((e) =>
-    e.type === 'output' ? e.data.text : e.type === 'status' ? `status: ${e.data.message}` : e.type === 'artifact' ? `artifact: ${e.data.path}` : e.type,
+    e.type === 'output'
+      ? e.data.text
+      : e.type === 'status'
+        ? `status: ${e.data.message}`
+        : e.type === 'artifact'
+          ? `artifact: ${e.data.path}`
+          : e.type,
   );
 const markers = (entries: TranscriptEntry[]) => texts(entries).filter((t) => t.startsWith('status: Output truncated'));
 

@@ -16,7 +16,8 @@ export interface ChosenExecutor {
 
 /**
  * `AGENTRUN_EXECUTOR=demo|process` (default demo, so `npm start` needs nothing more). With
- * `process`, `AGENTRUN_AGENT_COMMAND` is the agent's command line, run through the shell in each
+ * `process`, runs go to the agent CLIs installed (docs/harnesses.md) and `AGENTRUN_AGENT_COMMAND`,
+ * when set, is the `command` harness: the agent's command line, run through the shell in each
  * run's workspace (docs/executors.md, "The process executor"; README.md, "Try it"). `shared`: what
  * the server shares with it (its git layer). Throws an Error naming the variable that is wrong.
  */
@@ -27,8 +28,9 @@ export function executorFromEnvironment(
   const kind = env.AGENTRUN_EXECUTOR || 'demo';
   if (kind === 'demo') return { name: 'demo' };
   if (kind !== 'process') throw new Error(`AGENTRUN_EXECUTOR must be demo or process, got ${JSON.stringify(kind)}`);
-  const command = env.AGENTRUN_AGENT_COMMAND;
-  if (!command) throw new Error('AGENTRUN_AGENT_COMMAND is required with AGENTRUN_EXECUTOR=process: the command line that runs the agent');
+  // The command harness, optional once an agent CLI is there (docs/harnesses.md).
+  const command = env.AGENTRUN_AGENT_COMMAND || undefined;
+  const sessionIdleMs = whole(env, 'AGENTRUN_SESSION_IDLE_MS', 0);
   const timeoutMs = whole(env, 'AGENTRUN_AGENT_TIMEOUT_MS');
   const killGraceMs = whole(env, 'AGENTRUN_AGENT_KILL_GRACE_MS');
   const maxWorkspaceBytes = whole(env, 'AGENTRUN_AGENT_MAX_WORKSPACE_BYTES');
@@ -41,8 +43,9 @@ export function executorFromEnvironment(
     return {
       name: 'process',
       executor: processExecutor({
-        command,
-        shell: true,
+        ...(command ? { command, shell: true } : {}),
+        ...harnessesFromEnvironment(env),
+        ...(sessionIdleMs !== undefined ? { sessionIdleMs } : {}),
         ...(allow?.length ? { env: { allow } } : {}),
         ...(env.AGENTRUN_WORKSPACE_ROOT ? { workspaceRoot: env.AGENTRUN_WORKSPACE_ROOT } : {}),
         ...(env.AGENTRUN_KEEP_WORKSPACES ? { keepWorkspaces: env.AGENTRUN_KEEP_WORKSPACES as KeepWorkspaces } : {}),
@@ -64,12 +67,46 @@ export function executorFromEnvironment(
   }
 }
 
-function whole(env: Readonly<Record<string, string | undefined>>, name: string): number | undefined {
+function whole(env: Readonly<Record<string, string | undefined>>, name: string, least = 1): number | undefined {
   const value = env[name];
   if (value === undefined || value === '') return undefined;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a whole number above 0, got ${JSON.stringify(value)}`);
+  if (!Number.isInteger(n) || n < least)
+    throw new Error(`${name} must be a whole number ${least === 0 ? 'of 0 or more' : 'above 0'}, got ${JSON.stringify(value)}`);
   return n;
+}
+
+/**
+ * The agent CLIs (docs/harnesses.md, "Installing the CLIs"): `AGENTRUN_HARNESSES` = `auto` (each
+ * found on PATH, the default) or a comma-separated list of claude, codex, gemini; a program
+ * elsewhere by `AGENTRUN_CLAUDE_PATH`, `AGENTRUN_CODEX_PATH`, `AGENTRUN_GEMINI_PATH`; the default
+ * harness by `AGENTRUN_DEFAULT_HARNESS`.
+ */
+function harnessesFromEnvironment(
+  env: Readonly<Record<string, string | undefined>>,
+): Pick<ProcessExecutorOptions, 'harnesses' | 'defaultHarness'> {
+  const named = env.AGENTRUN_HARNESSES?.trim() || 'auto';
+  const paths = { claude: env.AGENTRUN_CLAUDE_PATH, codex: env.AGENTRUN_CODEX_PATH, gemini: env.AGENTRUN_GEMINI_PATH };
+  const clis = ['claude', 'codex', 'gemini'] as const;
+  let harnesses: ProcessExecutorOptions['harnesses'] = 'auto';
+  if (named !== 'auto' || Object.values(paths).some(Boolean)) {
+    const list =
+      named === 'auto'
+        ? clis.filter((c) => paths[c])
+        : named
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean);
+    for (const name of list) {
+      if (!(clis as readonly string[]).includes(name))
+        throw new Error(`AGENTRUN_HARNESSES must be auto or a list of ${clis.join(', ')}, got ${JSON.stringify(named)}`);
+    }
+    harnesses = Object.fromEntries(
+      list.map((c) => [c, paths[c as (typeof clis)[number]] ? { path: paths[c as (typeof clis)[number]] } : true]),
+    );
+  }
+  const defaultHarness = env.AGENTRUN_DEFAULT_HARNESS?.trim();
+  return { harnesses, ...(defaultHarness ? { defaultHarness: defaultHarness as ProcessExecutorOptions['defaultHarness'] } : {}) };
 }
 
 /**

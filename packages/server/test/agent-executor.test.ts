@@ -18,7 +18,12 @@ describe('the reference server executor from the environment', () => {
 
   it('names the variable that is wrong', () => {
     expect(() => executorFromEnvironment({ AGENTRUN_EXECUTOR: 'docker' })).toThrow(/AGENTRUN_EXECUTOR must be demo or process/);
-    expect(() => executorFromEnvironment({ AGENTRUN_EXECUTOR: 'process' })).toThrow(/AGENTRUN_AGENT_COMMAND is required/);
+    expect(() =>
+      executorFromEnvironment({ AGENTRUN_EXECUTOR: 'process', AGENTRUN_HARNESSES: 'claude', AGENTRUN_CLAUDE_PATH: '/nowhere/claude' }),
+    ).toThrow(/option harnesses.claude: claude is not installed here \(install @anthropic-ai\/claude-code@2\.1\.332, or give its path\)/);
+    expect(() => executorFromEnvironment({ AGENTRUN_EXECUTOR: 'process', AGENTRUN_HARNESSES: 'aider' })).toThrow(
+      /AGENTRUN_HARNESSES must be auto or a list of claude, codex, gemini, got "aider"/,
+    );
     expect(() =>
       executorFromEnvironment({ AGENTRUN_EXECUTOR: 'process', AGENTRUN_AGENT_COMMAND: 'a', AGENTRUN_AGENT_TIMEOUT_MS: '1.5' }),
     ).toThrow(/AGENTRUN_AGENT_TIMEOUT_MS must be a whole number/);
