@@ -106,7 +106,7 @@ export async function runHarness(parts: HarnessRunParts): Promise<HarnessRunResu
     const instructions = runInstructions(p.input.run);
     const model = agentConfig.harness?.model_id ?? agentConfig.model_id;
     const reasoning = agentConfig.harness?.reasoning_level;
-    const endpoint = process.env[harness.endpointVariable];
+    const endpoint = p.config.endpoints[harness.type] ?? process.env[harness.endpointVariable];
     return {
       workspace: p.workspace.dir,
       home: homeDir,
@@ -146,14 +146,10 @@ async function runTurn(
       config.user,
       invocation.files.map((f) => f.path),
     );
-  const env = {
-    ...parts.env,
-    ...invocation.env,
-    HOME: home,
-    ...keyEnv,
-    // The endpoint is the server's, never the run's (docs/harnesses.md, "The model endpoint").
-    ...(turn.endpoint ? { [harness.endpointVariable]: turn.endpoint } : {}),
-  };
+  const env: Record<string, string> = { ...parts.env, ...invocation.env, HOME: home, ...keyEnv };
+  // The endpoint is the server's, never the run's (an environment's variable): docs/harnesses.md, "The model endpoint".
+  if (turn.endpoint) env[harness.endpointVariable] = turn.endpoint;
+  else delete env[harness.endpointVariable];
   const agent = await spawnAgent(
     plan,
     { command: cli.path, args: invocation.args, shell: false },

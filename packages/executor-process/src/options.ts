@@ -24,6 +24,12 @@ export interface ProcessExecutorOptions {
    */
   defaultHarness?: HarnessType;
   /**
+   * The model endpoint each CLI is given, in the variable it reads (docs/harnesses.md, "The model
+   * endpoint"): a gateway, a proxy. The server's, never a run's. Default: the server's own
+   * `ANTHROPIC_BASE_URL`, `OPENAI_BASE_URL` and `GOOGLE_GEMINI_BASE_URL`, read at each turn.
+   */
+  endpoints?: { [K in CliHarnessType]?: string };
+  /**
    * How long a CLI's session (its run directory: workspace, home, /tmp) is kept after a turn
    * ended, for a follow-up to continue it (docs/harnesses.md, "Follow-ups"), when the run's
    * `config.idle_timeout_minutes` does not say. Default 10 minutes; 0 keeps none.
@@ -120,6 +126,7 @@ export interface ResolvedOptions {
   command: string | undefined;
   harnesses: HarnessesOption;
   defaultHarness: HarnessType | undefined;
+  endpoints: { [K in CliHarnessType]?: string };
   sessionIdleMs: number;
   args: readonly string[];
   shell: boolean;
@@ -153,6 +160,9 @@ const absolutePaths = v.array(v.pipe(v.string(), v.startsWith('/', 'must be abso
 /** One CLI of `harnesses`: looked for on PATH (`true`), not run (`false`), or at a path. */
 const cliSetup = v.optional(v.union([v.boolean(), v.strictObject({ path: v.optional(v.pipe(v.string(), v.nonEmpty())) })]));
 
+/** A model endpoint: an http(s) URL. */
+const endpoint = v.optional(v.pipe(v.string(), v.url('must be a URL'), v.regex(/^https?:\/\//i, 'must be an http(s) URL')));
+
 const OptionsSchema = v.strictObject({
   command: v.optional(v.pipe(v.string('must be a string'), v.nonEmpty('must not be empty'))),
   harnesses: v.optional(
@@ -163,6 +173,9 @@ const OptionsSchema = v.strictObject({
       ],
       `must be 'auto' or { ${CLI_HARNESS_TYPES.join(', ')} }, each true, false or { path }`,
     ),
+  ),
+  endpoints: v.optional(
+    v.strictObject({ claude: endpoint, codex: endpoint, gemini: endpoint } satisfies Record<CliHarnessType, typeof endpoint>),
   ),
   defaultHarness: v.optional(v.picklist(HARNESS_TYPES, `must be one of ${HARNESS_TYPES.join(', ')}`)),
   sessionIdleMs: v.optional(v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(0, 'must not be negative'))),
@@ -217,6 +230,7 @@ export function resolveOptions(options: ProcessExecutorOptions, defaultRoot: str
     command: options.command,
     harnesses: options.harnesses ?? 'auto',
     defaultHarness: options.defaultHarness,
+    endpoints: options.endpoints ?? {},
     sessionIdleMs: options.sessionIdleMs ?? 10 * 60_000,
     args: options.args ?? [],
     shell: options.shell ?? false,
