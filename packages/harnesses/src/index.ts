@@ -1,3 +1,4 @@
+export { codexHarness } from './codex/codex-harness.js';
 export type { Harness, HarnessEvent, HarnessParser, HarnessTurn, HarnessType, Invocation, McpServer } from './harness.js';
 export { HARNESS_TYPES, MAX_TOOL_TEXT } from './harness.js';
 export { HARNESSES } from './registry.js';
