@@ -22,8 +22,8 @@ export interface HarnessLines {
   readonly sessionId: string | undefined;
   /** The turn's outcome, once the CLI told it. */
   readonly outcome: ExecutionOutcome | undefined;
-  /** The run's usage with this invocation's counted in. */
-  readonly usage: UsageTotals;
+  /** The run's usage with this invocation's counted in; undefined while it reported none. */
+  readonly usage: UsageTotals | undefined;
 }
 
 /**
@@ -35,7 +35,7 @@ export interface HarnessLines {
 export function harnessLines(parser: HarnessParser, before: UsageTotals): HarnessLines {
   let sessionId: string | undefined;
   let outcome: ExecutionOutcome | undefined;
-  let usage: UsageTotals = before;
+  let usage: UsageTotals | undefined;
   const read = (events: HarnessEvent[]): Decoded[] =>
     events.flatMap((event): Decoded[] => {
       switch (event.kind) {

@@ -83,16 +83,19 @@ export async function runHarness(parts: HarnessRunParts): Promise<HarnessRunResu
     });
   let unsubscribe = listen();
   let usage = usageBefore(input.run.request_usage as Record<string, unknown> | undefined);
+  // A CLI that counts its whole session's usage (Codex) adds to the run's usage as it was when the session began.
+  const usageBase = parked?.usageBase ?? usage;
   try {
     for (;;) {
-      const turn = await runTurn(parts, key.env, home, harnessTurn(parts, home, prompt, sessionId), usage);
+      const before = harness.usageCounts === 'session' ? usageBase : usage;
+      const turn = await runTurn(parts, key.env, home, harnessTurn(parts, home, prompt, sessionId), before);
       sessionId = turn.lines.sessionId ?? sessionId;
-      usage = turn.lines.usage;
+      usage = turn.lines.usage ?? usage;
       if (turn.outcome.status !== 'succeeded') return { outcome: turn.outcome };
       // From here a follow-up is not this execution's: the worker queues the run again with it.
       unsubscribe();
       if (pending.length === 0 || sessionId === undefined) {
-        return { outcome: turn.outcome, ...(sessionId !== undefined ? { session: { workspace, sessionId, answered } } : {}) };
+        return { outcome: turn.outcome, ...(sessionId !== undefined ? { session: { workspace, sessionId, answered, usageBase } } : {}) };
       }
       prompt = pending.splice(0).join('\n\n');
       unsubscribe = listen();

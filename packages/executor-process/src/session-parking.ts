@@ -1,3 +1,4 @@
+import type { UsageTotals } from './harness-lines.js';
 import type { Workspace } from './workspace.js';
 
 /** The most sessions kept waiting at once: past it, the longest-waiting one goes first. */
@@ -10,6 +11,8 @@ export interface ParkedSession {
   sessionId: string;
   /** The follow-ups its turns already answered. */
   answered: ReadonlySet<string>;
+  /** The run's usage when the session began: what a CLI that counts its session's usage adds to (harness-run.ts). */
+  usageBase: UsageTotals;
 }
 
 /**

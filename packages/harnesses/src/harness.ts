@@ -17,6 +17,11 @@ export interface Harness {
   readonly endpointVariable: string;
   /** The member of `config.harness_auth_secrets` naming this harness's secret, where the published clients have one. */
   readonly authSecretField?: 'claude_auth_secret_name' | 'codex_auth_secret_name';
+  /**
+   * What the stream's `usage` counts: that invocation's own calls (default), or the whole session's,
+   * earlier turns included (Codex): the executor sums the one and takes the other as it is.
+   */
+  readonly usageCounts?: 'invocation' | 'session';
   /** How to start one turn: the first (`resume` absent) or a follow-up continuing the session `resume`. */
   invocation(turn: HarnessTurn): Invocation;
   /** A fresh reader of one invocation's stdout. */

@@ -1,4 +1,5 @@
+import { codexHarness } from './codex/codex-harness.js';
 import type { Harness, HarnessType } from './harness.js';
 
 /** Every harness this package has, by the name a run's `config.harness.type` gives. */
-export const HARNESSES: { readonly [K in HarnessType]?: Harness } = {};
+export const HARNESSES: { readonly [K in HarnessType]?: Harness } = { codex: codexHarness };

@@ -20,6 +20,8 @@ export const codexHarness: Harness = {
   // what OpenAI's clients read, so the agent's own tools find the endpoint there.
   endpointVariable: 'OPENAI_BASE_URL',
   authSecretField: 'codex_auth_secret_name',
+  // `turn.completed` counts the thread's tokens, a resumed thread's earlier turns included.
+  usageCounts: 'session',
   invocation(turn: HarnessTurn): Invocation {
     const home = codexHome(turn.home);
     const args = [
