@@ -32,7 +32,7 @@ export interface HarnessLines {
  * that sets the run's `session_id`, usage the run's `request_usage` (the totals before this
  * invocation plus its own, as the CLI counts them so far), the outcome kept aside.
  */
-export function harnessLines(parser: HarnessParser, before: UsageTotals): HarnessLines {
+export function harnessLines(parser: HarnessParser, before: UsageTotals, program: string): HarnessLines {
   let sessionId: string | undefined;
   let outcome: ExecutionOutcome | undefined;
   let usage: UsageTotals | undefined;
@@ -74,7 +74,8 @@ export function harnessLines(parser: HarnessParser, before: UsageTotals): Harnes
           outcome =
             event.status === 'succeeded'
               ? { status: 'succeeded', message: event.message }
-              : { status: 'failed', message: event.message, error_code: 'agent_failed' };
+              : // Said by the CLI, and named as its, so a reader knows where it comes from.
+                { status: 'failed', message: `${program} failed: ${event.message}`, error_code: 'agent_failed' };
           return [];
       }
     });

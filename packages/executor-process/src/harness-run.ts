@@ -134,7 +134,7 @@ async function runTurn(
 ): Promise<{ outcome: ExecutionOutcome; lines: HarnessLines }> {
   const { config, context, workspace, plan, stops, budget, cli } = parts;
   const harness = cli.harness;
-  const lines = harnessLines(harness.parser(), usage);
+  const lines = harnessLines(harness.parser(), usage, harness.program);
   if (stops.stop) return { outcome: stoppedOutcome(stops.stop), lines };
   const invocation = harness.invocation(turn);
   for (const file of invocation.files) {

@@ -6,6 +6,8 @@ import { afterEach } from 'vitest';
 export interface TestScope {
   root?: string;
   worker?: Worker;
+  /** More to close after the test (a server it started), after the worker stopped. */
+  cleanups?: (() => unknown)[];
 }
 
 /** A scope whose worker is stopped and whose workspace root is removed after each test (registered here, in the describe block). */
@@ -14,6 +16,7 @@ export function testScope(): TestScope {
   afterEach(async () => {
     await scope.worker?.stop();
     scope.worker = undefined;
+    for (const cleanup of scope.cleanups?.splice(0) ?? []) await cleanup();
     if (scope.root) rmSync(scope.root, { recursive: true, force: true });
     scope.root = undefined;
   });
