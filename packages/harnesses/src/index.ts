@@ -1,2 +1,3 @@
+export { claudeHarness } from './claude/claude-harness.js';
 export type { Harness, HarnessEvent, HarnessParser, HarnessTurn, HarnessType, Invocation, McpServer } from './harness.js';
 export { HARNESS_TYPES, MAX_TOOL_TEXT } from './harness.js';
