@@ -22,6 +22,8 @@ export interface HarnessLines {
   readonly sessionId: string | undefined;
   /** The turn's outcome, once the CLI told it. */
   readonly outcome: ExecutionOutcome | undefined;
+  /** Each tool call of the invocation, in a few words (`Bash: ls`): what a replayed conversation tells of it. */
+  readonly tools: readonly string[];
   /** The run's usage with this invocation's counted in; undefined while it reported none. */
   readonly usage: UsageTotals | undefined;
 }
@@ -36,6 +38,7 @@ export function harnessLines(parser: HarnessParser, before: UsageTotals, program
   let sessionId: string | undefined;
   let outcome: ExecutionOutcome | undefined;
   let usage: UsageTotals | undefined;
+  const tools: string[] = [];
   const read = (events: HarnessEvent[]): Decoded[] =>
     events.flatMap((event): Decoded[] => {
       switch (event.kind) {
@@ -57,6 +60,7 @@ export function harnessLines(parser: HarnessParser, before: UsageTotals, program
         case 'tool_call': {
           const data = { call_id: event.call_id, name: event.name, input: event.input };
           const message = `${event.name}: ${summary(event.input)}`.slice(0, MAX_MESSAGE);
+          tools.push(message);
           return [{ line: { entry: { type: 'tool_call', data }, status: { update: { message }, throttled: true } } }];
         }
         case 'tool_result': {
@@ -90,6 +94,7 @@ export function harnessLines(parser: HarnessParser, before: UsageTotals, program
     get usage() {
       return usage;
     },
+    tools,
   };
 }
 

@@ -23,6 +23,9 @@ import { runInstructions, type Workspace, workspacePaths } from './workspace.js'
 const STDERR_TAIL_BYTES = 2048;
 /** The longest line of a CLI's stream read whole: a tool's result is one JSON line, and may be large. */
 const MAX_STREAM_LINE = 4 * 2 ** 20;
+/** A replayed conversation (a harness's `followups: 'replay'`) keeps its last lines, each cut to this. */
+const MAX_HISTORY = 200;
+const MAX_HISTORY_LINE = 10_000;
 /** The longest final text a run's outcome carries. */
 const MAX_RESULT = 10_000;
 
@@ -85,17 +88,26 @@ export async function runHarness(parts: HarnessRunParts): Promise<HarnessRunResu
   let usage = usageBefore(input.run.request_usage as Record<string, unknown> | undefined);
   // A CLI that counts its whole session's usage (Codex) adds to the run's usage as it was when the session began.
   const usageBase = parked?.usageBase ?? usage;
+  const history = [...(parked?.history ?? [])];
   try {
     for (;;) {
       const before = harness.usageCounts === 'session' ? usageBase : usage;
-      const turn = await runTurn(parts, key.env, home, harnessTurn(parts, home, prompt, sessionId), before);
+      const replay = harness.followups === 'replay' && history.length > 0;
+      const told = replay ? replayed(history, prompt) : prompt;
+      const turn = await runTurn(parts, key.env, home, harnessTurn(parts, home, told, replay ? undefined : sessionId), before);
       sessionId = turn.lines.sessionId ?? sessionId;
       usage = turn.lines.usage ?? usage;
+      history.push(
+        ...[`User: ${prompt}`, ...turn.lines.tools.map((t) => `You called ${t}`), `You: ${turn.outcome.message ?? ''}`].map((line) =>
+          line.slice(0, MAX_HISTORY_LINE),
+        ),
+      );
+      history.splice(0, Math.max(0, history.length - MAX_HISTORY));
       if (turn.outcome.status !== 'succeeded') return { outcome: turn.outcome };
       // From here a follow-up is not this execution's: the worker queues the run again with it.
       unsubscribe();
       if (pending.length === 0 || sessionId === undefined) {
-        return { outcome: turn.outcome, ...(sessionId !== undefined ? { session: { workspace, sessionId, answered, usageBase } } : {}) };
+        return { outcome: turn.outcome, ...(sessionId !== undefined ? { session: { workspace, sessionId, answered, usageBase, history } } : {}) };
       }
       prompt = pending.splice(0).join('\n\n');
       unsubscribe = listen();
@@ -229,6 +241,16 @@ function apiKey(parts: HarnessRunParts): { env: Record<string, string> } | { out
       error_code: 'auth_secret_unavailable',
     },
   };
+}
+
+/** A replaying CLI's first message of a follow-up's new session: the conversation so far, then the message. */
+function replayed(history: readonly string[], message: string): string {
+  return [
+    'This continues an earlier conversation in this workspace; what you did then is in its files. The conversation so far:',
+    ...history,
+    'The new message:',
+    message,
+  ].join('\n\n');
 }
 
 /** A new session's first message when the run already had follow-ups (its kept session gone). */

@@ -13,6 +13,8 @@ export interface ParkedSession {
   answered: ReadonlySet<string>;
   /** The run's usage when the session began: what a CLI that counts its session's usage adds to (harness-run.ts). */
   usageBase: UsageTotals;
+  /** The conversation so far in a few lines, for a CLI that replays it rather than resume (harness-run.ts). */
+  history: readonly string[];
 }
 
 /**

@@ -22,6 +22,12 @@ export interface Harness {
    * earlier turns included (Codex): the executor sums the one and takes the other as it is.
    */
   readonly usageCounts?: 'invocation' | 'session';
+  /**
+   * How a follow-up continues the run (docs/harnesses.md, "Follow-ups"): `resume` the CLI's session
+   * (default), or `replay`: a new session whose first message tells the conversation so far, for a
+   * CLI whose resumed sessions its model API refuses.
+   */
+  readonly followups?: 'resume' | 'replay';
   /** How to start one turn: the first (`resume` absent) or a follow-up continuing the session `resume`. */
   invocation(turn: HarnessTurn): Invocation;
   /** A fresh reader of one invocation's stdout. */

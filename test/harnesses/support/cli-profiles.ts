@@ -1,4 +1,5 @@
 import type { ModelApi } from '../../support/model-server/api.js';
+import { geminiApi } from '../../support/model-server/gemini.js';
 import { openaiApi } from '../../support/model-server/openai.js';
 import type { RecordedRequest } from '../../support/model-server/server.js';
 
@@ -27,4 +28,12 @@ export const CODEX: CliProfile = {
   endpoint: (url) => `${url}/v1`,
   model: 'gpt-5.5',
   keyOf: (r) => header(r, 'authorization')?.replace(/^Bearer /, ''),
+};
+
+export const GEMINI: CliProfile = {
+  type: 'gemini',
+  api: geminiApi,
+  endpoint: (url) => url,
+  model: 'gemini-2.5-flash',
+  keyOf: (r) => header(r, 'x-goog-api-key'),
 };

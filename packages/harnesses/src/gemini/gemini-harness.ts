@@ -15,6 +15,10 @@ export const geminiHarness: Harness = {
   package: { name: '@google/gemini-cli', version: '0.61.0' },
   apiKeyVariable: 'GEMINI_API_KEY',
   endpointVariable: 'GOOGLE_GEMINI_BASE_URL',
+  // `--resume` after a turn that called tools sends each tool's result twice, which the Gemini API
+  // refuses ("the number of function response parts is equal to the number of function call
+  // parts"): a follow-up is a new session told the conversation so far.
+  followups: 'replay',
   invocation: geminiInvocation,
   parser: geminiStreamParser,
 };
