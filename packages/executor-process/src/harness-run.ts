@@ -107,7 +107,10 @@ export async function runHarness(parts: HarnessRunParts): Promise<HarnessRunResu
       // From here a follow-up is not this execution's: the worker queues the run again with it.
       unsubscribe();
       if (pending.length === 0 || sessionId === undefined) {
-        return { outcome: turn.outcome, ...(sessionId !== undefined ? { session: { workspace, sessionId, answered, usageBase, history } } : {}) };
+        return {
+          outcome: turn.outcome,
+          ...(sessionId !== undefined ? { session: { workspace, sessionId, answered, usageBase, history } } : {}),
+        };
       }
       prompt = pending.splice(0).join('\n\n');
       unsubscribe = listen();

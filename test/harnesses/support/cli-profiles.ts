@@ -1,3 +1,4 @@
+import { anthropicApi } from '../../support/model-server/anthropic.js';
 import type { ModelApi } from '../../support/model-server/api.js';
 import { geminiApi } from '../../support/model-server/gemini.js';
 import { openaiApi } from '../../support/model-server/openai.js';
@@ -36,4 +37,13 @@ export const GEMINI: CliProfile = {
   endpoint: (url) => url,
   model: 'gemini-2.5-flash',
   keyOf: (r) => header(r, 'x-goog-api-key'),
+};
+
+export const CLAUDE: CliProfile = {
+  type: 'claude',
+  api: anthropicApi,
+  // ANTHROPIC_BASE_URL's form: the API's root, without /v1.
+  endpoint: (url) => url,
+  model: 'claude-sonnet-4-5',
+  keyOf: (r) => header(r, 'x-api-key'),
 };

@@ -7,7 +7,7 @@ import { type ProcessExecutorOptions, processExecutor } from '@agentrun/executor
 import { until } from '../../hostile/support/host-processes.js';
 import type { TestScope } from '../../hostile/support/test-scope.js';
 import type { Step } from '../../support/model-server/script.js';
-import { type ModelServer, startModelServer } from '../../support/model-server/server.js';
+import { type ModelServer, type ScriptRule, startModelServer } from '../../support/model-server/server.js';
 import type { CliProfile } from './cli-profiles.js';
 
 export const principal = testPrincipal();
@@ -37,10 +37,11 @@ export async function harnessCase(
   cli: CliProfile,
   script: readonly Step[],
   executor: Partial<ProcessExecutorOptions> = {},
+  rules: readonly ScriptRule[] = [],
 ): Promise<HarnessCase> {
   scope.root = mkdtempSync(join(tmpdir(), `agentrun-harness-${cli.type}-`));
   const root = scope.root;
-  const model = await startModelServer([cli.api], script);
+  const model = await startModelServer([cli.api], script, rules);
   scope.cleanups ??= [];
   scope.cleanups.push(() => model.close());
   const errors: unknown[] = [];

@@ -12,14 +12,11 @@ import { API_KEY, filesHolding, harnessCase, principal } from './harness-case.js
 import { followStream } from './sse.js';
 
 /** What the model does: a shell command, a file written, a final text; then the follow-up's answer. */
-const SCRIPT: Step[] = [
-  { shell: 'echo hi > from-shell.txt' },
-  { write: { path: 'notes.md', content: '# Notes\n' } },
-  { text: 'All done' },
-  { text: 'Follow-up answered' },
-];
+const SCRIPT: Step[] = [{ shell: 'echo hi > from-shell.txt' }, { write: { path: 'notes.md', content: '# Notes\n' } }, { text: 'All done' }];
 const BASE = 'BASE-PROMPT-4d1f: answer in haiku';
 const FOLLOWUP = 'FOLLOWUP-8c2e: and the tests?';
+/** The follow-up's answer, whether the CLI resumed its session (a fourth turn) or started one told the conversation (Gemini CLI). */
+const ANSWER = [{ when: 'FOLLOWUP-8c2e', step: { text: 'Follow-up answered' } }];
 /** A CLI's failure as a run's status says it: the CLI named, then its words (or its exit). */
 const failedMessage = (cli: CliProfile) => new RegExp(`^${cli.type} (failed: \\S|exited with)`);
 const MODES = ISOLATION_MODES.filter((m) => m.name === 'plain' || m.name === 'its own user in the sandbox');
@@ -39,7 +36,7 @@ export function describeHarness(cli: CliProfile): void {
       it.skipIf(missing !== undefined && process.env.CI !== 'true')(
         'runs a shell command and a file edit, streams each tool call and result live, succeeds with the final text and usage; a follow-up continues the session',
         async () => {
-          const c = await harnessCase(scope, await stores.fresh(), cli, SCRIPT, mode.options);
+          const c = await harnessCase(scope, await stores.fresh(), cli, SCRIPT, mode.options, ANSWER);
           const runId = await c.start('Make the files', {
             base_prompt: BASE,
             mcp_servers: { 'probe-7a1c': { command: 'node', args: ['/opt/probe-7a1c/server.mjs'] } },
@@ -123,11 +120,16 @@ export function describeHarness(cli: CliProfile): void {
 
     it('a model server that is down ends the run FAILED, saying so, well within its timeout', async () => {
       const port = await freePort();
-      const c = await harnessCase(scope, await stores.fresh(), cli, SCRIPT, { endpoints: { [cli.type]: cli.endpoint(`http://127.0.0.1:${port}`) } });
+      const c = await harnessCase(scope, await stores.fresh(), cli, SCRIPT, {
+        endpoints: { [cli.type]: cli.endpoint(`http://127.0.0.1:${port}`) },
+      });
       const started = Date.now();
       const run = await c.ended(await c.start('Hello'));
       expect(run.state).toBe('FAILED');
-      expect(run.status_message).toMatchObject({ message: expect.stringMatching(failedMessage(cli)), error_code: expect.stringMatching(/^agent_(failed|exit)$/) });
+      expect(run.status_message).toMatchObject({
+        message: expect.stringMatching(failedMessage(cli)),
+        error_code: expect.stringMatching(/^agent_(failed|exit)$/),
+      });
       expect(Date.now() - started).toBeLessThan(90_000);
     }, 120_000);
 
@@ -136,7 +138,10 @@ export function describeHarness(cli: CliProfile): void {
       c.model.fault = 'garbage';
       const run = await c.ended(await c.start('Hello'));
       expect(run.state).toBe('FAILED');
-      expect(run.status_message).toMatchObject({ message: expect.stringMatching(failedMessage(cli)), error_code: expect.stringMatching(/^agent_(failed|exit)$/) });
+      expect(run.status_message).toMatchObject({
+        message: expect.stringMatching(failedMessage(cli)),
+        error_code: expect.stringMatching(/^agent_(failed|exit)$/),
+      });
     }, 120_000);
   });
 }

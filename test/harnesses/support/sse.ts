@@ -11,7 +11,10 @@ export interface StreamedEvent {
   data: unknown;
 }
 
-export function followStream(api: (method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<Response>, runId: string): FollowedStream {
+export function followStream(
+  api: (method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<Response>,
+  runId: string,
+): FollowedStream {
   const events: StreamedEvent[] = [];
   const waiters: { done: (e: StreamedEvent) => boolean; resolve: (all: StreamedEvent[]) => void }[] = [];
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;

@@ -25,7 +25,20 @@ export interface RecordedRequest {
   body: unknown;
 }
 
-export async function startModelServer(apis: readonly ModelApi[], script: readonly Step[]): Promise<ModelServer> {
+/**
+ * A step given whatever the turn count, to a request that holds `when` anywhere in its body: a
+ * follow-up's answer, for a CLI that starts a new session for it (its history counts no turns).
+ */
+export interface ScriptRule {
+  when: string;
+  step: Step;
+}
+
+export async function startModelServer(
+  apis: readonly ModelApi[],
+  script: readonly Step[],
+  rules: readonly ScriptRule[] = [],
+): Promise<ModelServer> {
   const requests: RecordedRequest[] = [];
   const state: { fault: ModelServer['fault'] } = { fault: undefined };
   const server = createServer((req, res) => {
@@ -53,7 +66,8 @@ export async function startModelServer(apis: readonly ModelApi[], script: readon
           .end(JSON.stringify({ error: { message: api ? 'scripted failure' : `no such endpoint: ${method} ${url}` } }));
         return;
       }
-      api.respond(stepAt(script, api.turns(body)), { url, body, req }, res);
+      const ruled = rules.find((r) => text.includes(r.when));
+      api.respond(ruled?.step ?? stepAt(script, api.turns(body)), { url, body, req }, res);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
