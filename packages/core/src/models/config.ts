@@ -70,12 +70,12 @@ export const AmbientAgentConfigSchema = jsonObject({
   ),
   computer_use_enabled: v.optional(v.boolean()),
   idle_timeout_minutes: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(60))),
-  /** Accepted for client compatibility; agentrun routes work through its own executor. */
+  /** Accepted for client compatibility; agentrun's own workers run every run (docs/run-api.md). */
   worker_host: v.optional(shortText),
-  /** Which agent program runs the run; stored, and an executor may map it to a command. */
+  /** Which agent program runs the run: a harness the server runs (docs/harnesses.md). */
   harness: v.optional(HarnessSchema),
-  // The Python client's further settings: validated, stored and echoed in `agent_config`; the
-  // reference executors do not act on them (docs/run-api.md).
+  // The Python client's further settings: validated, stored and echoed in `agent_config`; what the
+  // process executor makes of each, and why some do nothing, is in docs/harnesses.md and docs/run-api.md.
   harness_auth_secrets: v.optional(
     jsonObject({ claude_auth_secret_name: v.optional(shortText), codex_auth_secret_name: v.optional(shortText) }),
   ),
