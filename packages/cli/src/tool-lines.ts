@@ -1,6 +1,6 @@
 import { truncate } from './output.js';
 import { terminalText } from './terminal-text.js';
-import { toolSummary } from './tool-summary.js';
+import { toolSummaryText } from '@agentrun/core/api';
 
 /**
  * A run's tool calls and results as one line each for `--follow` (docs/cli.md, "`run`: start a
@@ -12,7 +12,7 @@ import { toolSummary } from './tool-summary.js';
 /** `→ name  what it was asked`; undefined when the data is not a tool call's. */
 export function toolCallLine(data: Record<string, unknown>, width: number): string | undefined {
   if (typeof data.call_id !== 'string' || typeof data.name !== 'string') return undefined;
-  const { first, more } = firstLine(toolSummary(data.name, data.input, data.input_truncated === true));
+  const { first, more } = firstLine(toolSummaryText(data.name, data.input, data.input_truncated === true));
   return fit(`→ ${data.name}  ${first}${more > 0 ? ' …' : ''}`, '', width);
 }
 

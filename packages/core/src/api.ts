@@ -55,5 +55,6 @@ export {
   type RouteSpec,
 } from './routes/route.js';
 export { type OperationId, ROUTES, type RouteTable } from './routes/table.js';
+export { MAX_SUMMARY, toolInputText, toolSummary, toolSummaryText } from './run/tool-summary.js';
 export { type PutSource, PutSourceSchema } from './sources/schemas.js';
 export * from './sources/wire.js';

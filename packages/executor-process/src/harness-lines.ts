@@ -1,11 +1,10 @@
 import type { ExecutionOutcome } from '@agentrun/core';
+import { toolSummary } from '@agentrun/core/api';
 import type { HarnessEvent, HarnessParser } from '@agentrun/harnesses';
 import type { Decoded, LineDecoder } from './agent-output.js';
 
 /** Longest status message taken from the agent's text or a tool call. */
 const MAX_MESSAGE = 1000;
-/** Longest summary of a tool call's input in the run's status. */
-const MAX_SUMMARY = 200;
 
 /** What a run has used, summed over its CLI's invocations (each reports its own). */
 export interface UsageTotals {
@@ -59,7 +58,7 @@ export function harnessLines(parser: HarnessParser, before: UsageTotals, program
           ];
         case 'tool_call': {
           const data = { call_id: event.call_id, name: event.name, input: event.input };
-          const message = `${event.name}: ${summary(event.input)}`.slice(0, MAX_MESSAGE);
+          const message = `${event.name}: ${toolSummary(event.name, event.input)}`.slice(0, MAX_MESSAGE);
           tools.push(message);
           return [{ line: { entry: { type: 'tool_call', data }, status: { update: { message }, throttled: true } } }];
         }
@@ -120,22 +119,3 @@ export function usageBefore(requestUsage: Readonly<Record<string, unknown>> | nu
 }
 
 const firstLine = (text: string) => (text.trim().split('\n')[0] ?? '').slice(0, MAX_MESSAGE);
-
-/** A tool call's input in a few words: the command of a shell tool, the path of a file tool, else its JSON. */
-export function summary(input: unknown): string {
-  if (input !== null && typeof input === 'object' && !Array.isArray(input)) {
-    const o = input as Record<string, unknown>;
-    for (const key of ['command', 'cmd', 'file_path', 'path', 'absolute_path', 'url', 'pattern', 'query']) {
-      const value = o[key];
-      if (typeof value === 'string') return value.slice(0, MAX_SUMMARY);
-      if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value.join(' ').slice(0, MAX_SUMMARY);
-    }
-  }
-  let json: string | undefined;
-  try {
-    json = JSON.stringify(input);
-  } catch {
-    json = undefined;
-  }
-  return (json ?? String(input)).slice(0, MAX_SUMMARY);
-}

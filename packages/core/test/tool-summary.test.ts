@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_SUMMARY, toolInputText, toolSummary } from '../src/app/tool-summary.js';
+import { MAX_SUMMARY, toolInputText, toolSummary } from '../src/run/tool-summary.js';
 
 // The one-line summary of a tool call's input on the run page, and its whole input (no browser).
 

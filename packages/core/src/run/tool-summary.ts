@@ -1,11 +1,12 @@
 /**
- * A tool call's input in one line, for the summary of its block on the run page: the command for a
- * shell tool, the path for a file tool (with the pattern for a search), else compact JSON. Agents
+ * A tool call's input in a few words (docs/run-api.md, "Run events"), for the dashboard's blocks,
+ * the CLI's `--follow` lines and a run's status while the tool runs: the command for a shell tool,
+ * the path for a file tool (with the pattern for a search), else compact JSON. Agents
  * name their tools differently (Claude Code `Bash`/`Write`, Codex `shell`, Gemini CLI
  * `run_shell_command`/`write_file`), so file tools are known by their input's fields, not names.
  */
 
-/** Longer summaries are cut here; the page cuts them to the block's width as well. */
+/** Longer summaries are cut here; a page or a terminal cuts them to its width as well. */
 export const MAX_SUMMARY = 200;
 
 const SHELL_TOOLS = new Set(['bash', 'shell', 'run_shell_command', 'local_shell', 'exec_command', 'shell_command']);
@@ -22,11 +23,15 @@ const isShellTool = (name: string): boolean => SHELL_TOOLS.has(name.toLowerCase(
 
 /** The summary line of a tool call (`input_truncated`: `input` is the start of its JSON text). */
 export function toolSummary(name: string, input: unknown, inputTruncated = false): string {
+  return oneLine(toolSummaryText(name, input, inputTruncated));
+}
+
+/** The same summary, whole: it may hold several lines (a script), for a reader that lays them out itself. */
+export function toolSummaryText(name: string, input: unknown, inputTruncated = false): string {
   const truncatedText = inputTruncated && typeof input === 'string' ? input : undefined;
   const fields: Fields | undefined = truncatedText !== undefined ? fieldsOfJsonText(truncatedText) : isRecord(input) ? input : undefined;
   const what = fields ? summaryOfFields(name, fields) : undefined;
-  if (what !== undefined) return oneLine(what);
-  return oneLine(truncatedText ?? compactJson(input));
+  return what ?? truncatedText ?? compactJson(input);
 }
 
 /** A tool call's whole input as people read it: pretty JSON, or the truncated JSON text as it came. */
