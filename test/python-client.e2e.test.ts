@@ -1,6 +1,6 @@
 import { Agent, request as httpRequest } from 'node:http';
 import { createApiKey } from '@agentrun/core';
-import { fakeSkillRepositories, makeEnvironment, makeRun, seedEnvironments } from '@agentrun/core/testing';
+import { fakeSkillRepositories, makeEnvironment, makeRun, makeSecret, seedEnvironments } from '@agentrun/core/testing';
 import { type ReferenceServer, startReferenceServer } from '@agentrun/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -31,6 +31,9 @@ beforeAll(async () => {
   agent = new Agent({ keepAlive: true });
   // Runs below name environment `env-1`: an unknown environment_id is a 400.
   await seedEnvironments(server.store, server.principal.team_uid, 'env-1');
+  // …and the team secrets they name for a harness's key: an unknown one is a 400 too.
+  for (const name of ['CLAUDE_KEY', 'CODEX_KEY', 'ANTHROPIC'])
+    await server.store.secrets.put(makeSecret({ teamUid: server.principal.team_uid, name }));
 });
 afterAll(async () => {
   agent.destroy();

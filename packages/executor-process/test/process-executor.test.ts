@@ -464,7 +464,16 @@ describe('processExecutor options', () => {
     expect(() => processExecutor({ command: 'x', timeoutMS: 5 } as never)).toThrow(/unknown option timeoutMS \(did you mean timeoutMs\?\)/);
     expect(() => processExecutor({ command: 'x', keepWorkspaces: 'sometimes' } as never)).toThrow(/option keepWorkspaces/);
     expect(() => processExecutor({ command: 'x', env: { allow: ['NOT A NAME'] } })).toThrow(/option env\.allow\.0/);
-    expect(() => processExecutor({} as never)).toThrow(/option command is required/);
+    expect(() => processExecutor({ harnesses: {} })).toThrow(/processExecutor: nothing to run: give option command/);
+    expect(() => processExecutor({ command: 'x', harnesses: { claude: { path: '/nowhere/claude' } } })).toThrow(
+      /option harnesses\.claude: claude is not installed here/,
+    );
+    expect(() => processExecutor({ command: 'x', harnesses: {}, defaultHarness: 'codex' })).toThrow(
+      /option defaultHarness: codex is not available here \(it runs command\)/,
+    );
+    expect(() => processExecutor({ command: 'x', endpoints: { claude: 'file:///etc' } })).toThrow(
+      /option endpoints\.claude must be an http\(s\) URL/,
+    );
     expect(() => processExecutor({ command: 'x', repositories: { resolve: () => 'c' } } as never)).toThrow(
       /option repositories must have resolve and checkout functions/,
     );

@@ -22,7 +22,12 @@ export async function resolveHarnessAuth(store: Store, cipher: SecretCipher, run
   for (const { source, name } of named) {
     const secret = await store.secrets.get(run.teamUid, name);
     if (!secret) throw new HarnessAuthUnavailable(`config.${source} names team secret ${name}, which no longer exists`);
-    const value = await cipher.open(secret.ciphertext, secretSlot(run.teamUid, name));
+    // One that cannot be opened (a server without its secret key, a key rotated away) fails the run, saying so.
+    const value = await cipher.open(secret.ciphertext, secretSlot(run.teamUid, name)).catch((error: unknown) => {
+      throw new HarnessAuthUnavailable(
+        `team secret ${name} (config.${source}) cannot be opened: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    });
     // A key is one line of printable text: anything else cannot be a CLI's API key, and would end up in a header.
     if (value === '' || /[\x00-\x1f\x7f]/.test(value))
       throw new HarnessAuthUnavailable(
