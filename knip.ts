@@ -26,7 +26,10 @@ const config: KnipConfig = {
       entry: ['examples/*.mjs', 'test/support/*.mjs', 'scripts/check-fresh-clone.mjs'],
       // Run as binaries from node_modules/.bin by scripts/lint-packages.mjs.
       // preact: tsconfig.base.json's jsxImportSource, for the dashboard's app (a devDependency there).
-      ignoreDependencies: ['publint', '@arethetypeswrong/cli', 'preact'],
+      // Claude Code and Codex, agent CLIs the harnesses run (docs/harnesses.md): found on PATH
+      // (node_modules/.bin) by the executor and its tests, never imported (knip sees Gemini CLI's
+      // `gemini` binary named in a test).
+      ignoreDependencies: ['publint', '@arethetypeswrong/cli', 'preact', '@anthropic-ai/claude-code', '@openai/codex'],
     },
     'packages/dashboard': {
       // The app's entry: bundled by scripts/build-app.ts (esbuild) into dist/app/, not imported.

@@ -1,6 +1,6 @@
+import { toolSummaryText } from '@agentrun/core/api';
 import { truncate } from './output.js';
 import { terminalText } from './terminal-text.js';
-import { toolSummaryText } from '@agentrun/core/api';
 
 /**
  * A run's tool calls and results as one line each for `--follow` (docs/cli.md, "`run`: start a

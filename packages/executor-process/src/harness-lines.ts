@@ -38,50 +38,50 @@ export function harnessLines(parser: HarnessParser, before: UsageTotals, program
   let outcome: ExecutionOutcome | undefined;
   let usage: UsageTotals | undefined;
   const tools: string[] = [];
-  const read = (events: HarnessEvent[]): Decoded[] =>
-    events.flatMap((event): Decoded[] => {
-      switch (event.kind) {
-        case 'session': {
-          sessionId = event.id;
-          const update = { message: 'Session started', session_id: event.id };
-          return [{ line: { entry: { type: 'status', data: update }, status: { update, throttled: false } } }];
-        }
-        case 'text':
-          if (event.text.trim() === '') return [];
-          return [
-            {
-              line: {
-                entry: { type: 'output', data: { text: event.text } },
-                status: { update: { message: firstLine(event.text) }, throttled: true },
-              },
-            },
-          ];
-        case 'tool_call': {
-          const data = { call_id: event.call_id, name: event.name, input: event.input };
-          const message = `${event.name}: ${toolSummary(event.name, event.input)}`.slice(0, MAX_MESSAGE);
-          tools.push(message);
-          return [{ line: { entry: { type: 'tool_call', data }, status: { update: { message }, throttled: true } } }];
-        }
-        case 'tool_result': {
-          const { kind: _, ...data } = event;
-          return [{ line: { entry: { type: 'tool_result', data } } }];
-        }
-        case 'status': {
-          const update = { message: event.message.slice(0, MAX_MESSAGE) };
-          return [{ line: { entry: { type: 'status', data: update }, status: { update, throttled: false } } }];
-        }
-        case 'usage':
-          usage = added(before, event);
-          return [{ usage: { ...usage } }];
-        case 'result':
-          outcome =
-            event.status === 'succeeded'
-              ? { status: 'succeeded', message: event.message }
-              : // Said by the CLI, and named as its, so a reader knows where it comes from.
-                { status: 'failed', message: `${program} failed: ${event.message}`, error_code: 'agent_failed' };
-          return [];
+  const read = (events: HarnessEvent[]): Decoded[] => events.flatMap(decode);
+  function decode(event: HarnessEvent): Decoded[] {
+    switch (event.kind) {
+      case 'session': {
+        sessionId = event.id;
+        const update = { message: 'Session started', session_id: event.id };
+        return [{ line: { entry: { type: 'status', data: update }, status: { update, throttled: false } } }];
       }
-    });
+      case 'text':
+        if (event.text.trim() === '') return [];
+        return [
+          {
+            line: {
+              entry: { type: 'output', data: { text: event.text } },
+              status: { update: { message: firstLine(event.text) }, throttled: true },
+            },
+          },
+        ];
+      case 'tool_call': {
+        const data = { call_id: event.call_id, name: event.name, input: event.input };
+        const message = `${event.name}: ${toolSummary(event.name, event.input)}`.slice(0, MAX_MESSAGE);
+        tools.push(message);
+        return [{ line: { entry: { type: 'tool_call', data }, status: { update: { message }, throttled: true } } }];
+      }
+      case 'tool_result': {
+        const { kind: _, ...data } = event;
+        return [{ line: { entry: { type: 'tool_result', data } } }];
+      }
+      case 'status': {
+        const update = { message: event.message.slice(0, MAX_MESSAGE) };
+        return [{ line: { entry: { type: 'status', data: update }, status: { update, throttled: false } } }];
+      }
+      case 'usage':
+        usage = added(before, event);
+        return [{ usage: { ...usage } }];
+      case 'result':
+        outcome =
+          event.status === 'succeeded'
+            ? { status: 'succeeded', message: event.message }
+            : // Said by the CLI, and named as its, so a reader knows where it comes from.
+              { status: 'failed', message: `${program} failed: ${event.message}`, error_code: 'agent_failed' };
+        return [];
+    }
+  }
   return {
     decoder: { line: (text) => read(parser.line(text)), end: () => read(parser.end()) },
     get sessionId() {

@@ -56,5 +56,3 @@ export function sessionParking(release: (workspace: Workspace) => void) {
     },
   };
 }
-
-export type SessionParking = ReturnType<typeof sessionParking>;

@@ -1,3 +1,5 @@
+import { HARNESS_TYPES as ALL_HARNESSES, type HarnessType as AnyHarness } from '@agentrun/core';
+
 /**
  * A harness knows one agent CLI (docs/harnesses.md): how to start it in a run's workspace, with
  * a home of the run's own, and how to read its native stream into agentrun's transcript. A
@@ -34,8 +36,9 @@ export interface Harness {
   parser(): HarnessParser;
 }
 
-export const HARNESS_TYPES = ['claude', 'codex', 'gemini'] as const;
-export type HarnessType = (typeof HARNESS_TYPES)[number];
+/** The harnesses that are agent CLIs: every one core knows but `command` (the process executor's own protocol). */
+export type HarnessType = Exclude<AnyHarness, 'command'>;
+export const HARNESS_TYPES: readonly HarnessType[] = ALL_HARNESSES.filter((t): t is HarnessType => t !== 'command');
 
 /** An MCP server as a run's `config.mcp_servers` gives it (core's `MCPServerConfig`, `warp_id` aside). */
 export interface McpServer {

@@ -13,7 +13,7 @@ import type { CliProfile } from './cli-profiles.js';
 export const principal = testPrincipal();
 const KEY = new Uint8Array(32).fill(9);
 export const API_KEY = 'sk-agentrun-e2e-7f3a9c41d2';
-export const ENDED = ['SUCCEEDED', 'FAILED', 'ERROR', 'CANCELLED'];
+const ENDED = ['SUCCEEDED', 'FAILED', 'ERROR', 'CANCELLED'];
 
 /** One agentrun over `store` whose executor runs `cli` against a scripted model server. */
 export interface HarnessCase {

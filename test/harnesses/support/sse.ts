@@ -5,7 +5,7 @@ export interface FollowedStream {
   close(): void;
 }
 
-export interface StreamedEvent {
+interface StreamedEvent {
   id: number;
   type: string;
   data: unknown;

@@ -14,7 +14,7 @@ export type Step =
   | { write: { path: string; content: string } };
 
 /** What a request the script has no step for gets. */
-export const SCRIPT_ENDED = 'The script has no more steps.';
+const SCRIPT_ENDED = 'The script has no more steps.';
 
 /** The step for a request whose history holds `turns` model turns. */
 export const stepAt = (script: readonly Step[], turns: number): Step => script[turns] ?? { text: SCRIPT_ENDED };

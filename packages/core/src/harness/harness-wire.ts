@@ -11,4 +11,3 @@ export const HarnessListSchema = v.object({
     }),
   ),
 });
-export type HarnessList = v.InferOutput<typeof HarnessListSchema>;

@@ -1,5 +1,5 @@
-import type { ComponentChildren } from 'preact';
 import { toolInputText, toolSummary } from '@agentrun/core/api';
+import type { ComponentChildren } from 'preact';
 import type { ToolCallData, ToolResultData } from '../transcript-items.js';
 
 /**
