@@ -15,7 +15,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import List, Optional
+from typing import Dict, List, Optional
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[1]
 REPO_ROOT = PACKAGE_ROOT.parents[1]
@@ -63,10 +63,11 @@ class ReferenceServer:
     """
     The reference server (packages/server/src/main.ts) in a child process, on a free port, with
     its own API key; on PostgreSQL in a schema of its own, dropped by ``stop()``. Its demo agent
-    works ``demo_duration_ms`` on a run (a prompt containing "fail" makes it fail).
+    works ``demo_duration_ms`` on a run (a prompt containing "fail" makes it fail). ``extra_env``
+    sets more of its variables (``AGENTRUN_EXECUTOR=process`` and the harnesses, for instance).
     """
 
-    def __init__(self, demo_duration_ms: int, database_url: Optional[str] = None) -> None:
+    def __init__(self, demo_duration_ms: int, database_url: Optional[str] = None, extra_env: Optional[Dict[str, str]] = None) -> None:
         self.api_key = "ar_py_" + secrets.token_hex(20)
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -88,6 +89,7 @@ class ReferenceServer:
         )
         if database_url and self.schema:
             env.update(DATABASE_URL=database_url, AGENTRUN_DB_SCHEMA=self.schema)
+        env.update(extra_env or {})
         self._listening = threading.Event()
         self._process = subprocess.Popen(
             ["node", "--conditions=agentrun-source", "--import", "tsx", "packages/server/src/main.ts"],

@@ -409,6 +409,10 @@ class LiveSuite:
         with self.assertRaises(NotFoundError):
             client.runs.session_redirect("no-such-session")
 
+    def test_the_demo_executor_lists_no_harness(self) -> None:
+        # It does not say which agent CLIs it runs (test_harnesses.py has one that does).
+        self.assertEqual(self.client().agents.harnesses(), {"harnesses": []})
+
     def test_lists_gets_and_downloads_a_runs_artifacts(self) -> None:
         client = self.client(self.finishing)
         run = client.runs.create(prompt="Make two artifacts")  # the demo agent reports a plan and a file

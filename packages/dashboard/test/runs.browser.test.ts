@@ -60,6 +60,8 @@ describe.runIf(browserAvailable())('dashboard: runs', { timeout: 30_000 }, () =>
   it('says what to do when there is no run yet', async () => {
     await signIn();
     await page.getByText('No runs yet.').waitFor();
+    // This server's executor does not say which agent CLIs it runs.
+    await page.getByText('Its executor lists no agent CLIs').waitFor();
     expect(await seriousViolations(page)).toEqual([]);
     await page.context().close();
   });

@@ -31,7 +31,8 @@ from .resources.audit import Audit
 from .resources.automations import Automations
 from .resources.deliveries import Deliveries
 from .resources.factories import Factories
-from .resources.repositories import Agents, Repositories
+from .resources.agents import Agents
+from .resources.repositories import Repositories
 from .resources.sources import Sources
 from .resources.runs import Runs
 from .resources.secrets import Secrets

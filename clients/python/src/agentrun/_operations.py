@@ -86,6 +86,7 @@ OPERATIONS: Dict[str, Operation] = {
     "getRepository": Operation("GET", "/api/v1/repositories/{owner}/{repo}", "json"),
     "deleteRepository": Operation("DELETE", "/api/v1/repositories/{owner}/{repo}", "none"),
     "listAgents": Operation("GET", "/api/v1/agent", "json"),
+    "listHarnesses": Operation("GET", "/api/v1/agent/harnesses", "json"),
     "putFactorySource": Operation("PUT", "/api/v1/factories/{factoryUid}/source", "json"),
     "getFactorySource": Operation("GET", "/api/v1/factories/{factoryUid}/source", "json"),
     "deleteFactorySource": Operation("DELETE", "/api/v1/factories/{factoryUid}/source", "none"),

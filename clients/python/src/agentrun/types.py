@@ -410,6 +410,27 @@ class AgentList(TypedDict):
     agents: List[AgentSkill]
 
 
+HarnessType = Literal["claude", "codex", "gemini", "command"]
+"""An agent CLI a server may run: the values of a run's ``config.harness.type`` besides ``oz`` (the default)."""
+
+
+class _HarnessInfoRequired(TypedDict):
+    type: HarnessType
+
+
+class HarnessInfo(_HarnessInfoRequired, total=False):
+    """One harness the server's executor runs: ``version`` as its CLI reported it, ``default`` on the one ``oz`` (or no type) runs."""
+
+    version: str
+    default: bool
+
+
+class HarnessList(TypedDict):
+    """``GET /agent/harnesses``'s answer: empty when the executor does not say what it runs."""
+
+    harnesses: List[HarnessInfo]
+
+
 class Trigger(TypedDict):
     """What starts an automation: e.g. ``{"provider": "webhook", "event": "received", "filter": {...}}`` (docs/filters.md)."""
 

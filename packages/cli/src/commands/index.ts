@@ -18,6 +18,7 @@ export { deliveriesList, deliveriesResend, deliveriesShow } from './deliveries.j
 export { factoryCreate, factoryList } from './factory.js';
 export { factoryApplies, factorySourceClear, factorySourceSet, factorySourceShow, factorySourceSync } from './factory-source.js';
 export { filterTest } from './filter-test.js';
+export { harnessesList } from './harnesses.js';
 export { keysCreate, keysList, keysRevoke } from './keys.js';
 export { repoAdd, repoList, repoRemove, skillsList } from './repo.js';
 export { run } from './run.js';

@@ -1,4 +1,11 @@
-import { type CallbackOptions, demoExecutor, type Executor, type RepositoryReader, type TranscriptEntry } from '@agentrun/core';
+import {
+  type CallbackOptions,
+  demoExecutor,
+  type Executor,
+  type HarnessInfo,
+  type RepositoryReader,
+  type TranscriptEntry,
+} from '@agentrun/core';
 import { type ReferenceServer, startReferenceServer } from '@agentrun/server';
 import { ensureAppBuilt } from '../../scripts/build-app.js';
 
@@ -10,6 +17,7 @@ import { ensureAppBuilt } from '../../scripts/build-app.js';
  * until it is cancelled (for the Cancel test), and a run whose prompt says "artifacts", which
  * reports a pull request, a screenshot (a 1×1 PNG) and a file, then succeeds, and a run whose
  * prompt says "script", which records `script` (`context.record`) and then works until cancelled.
+ * Given `harnesses`, the executor says it runs those (GET /agent/harnesses); else it says nothing.
  */
 /** A 1×1 PNG: a screenshot the browser can draw. */
 const ONE_PIXEL_PNG = Uint8Array.from(
@@ -18,10 +26,17 @@ const ONE_PIXEL_PNG = Uint8Array.from(
 );
 
 export async function startDashboardServer(
-  options: { finishMs?: number; repositories?: RepositoryReader; callbacks?: CallbackOptions; script?: readonly TranscriptEntry[] } = {},
+  options: {
+    finishMs?: number;
+    repositories?: RepositoryReader;
+    callbacks?: CallbackOptions;
+    script?: readonly TranscriptEntry[];
+    harnesses?: readonly HarnessInfo[];
+  } = {},
 ): Promise<ReferenceServer> {
   await ensureAppBuilt();
   const demo = demoExecutor({ durationMs: options.finishMs ?? 1500 });
+  const listed = options.harnesses;
   const executor: Executor = {
     async execute(input, context) {
       if (/artifacts/i.test(input.run.prompt)) {
@@ -42,6 +57,7 @@ export async function startDashboardServer(
       await new Promise((_, reject) => context.signal.addEventListener('abort', () => reject(context.signal.reason), { once: true }));
       throw new Error('unreachable');
     },
+    ...(listed ? { harnesses: async () => listed } : {}),
   };
   return startReferenceServer({
     port: 0,

@@ -1,10 +1,10 @@
-"""``client.repositories`` and ``client.agents``: the repositories a team's skills come from, and the skills it can run (docs/repositories.md)."""
+"""``client.repositories``: the repositories a team's skills come from (docs/repositories.md)."""
 
 from __future__ import annotations
 
 from typing import ClassVar, Dict, Optional, Tuple, cast
 
-from ..types import AgentList, Repository, RepositoryList
+from ..types import Repository, RepositoryList
 from ._base import Resource, given
 
 
@@ -57,24 +57,3 @@ class Repositories(Resource):
         """Unregister a repository: its skills no longer resolve."""
         owner, repo = _owner_repo(name)
         self._client.request("deleteRepository", params={"owner": owner, "repo": repo}, timeout=timeout, max_retries=max_retries)
-
-
-class Agents(Resource):
-    """The skills the team can run, as the published clients' ``agent.list()``."""
-
-    operations: ClassVar[Dict[str, str]] = {"list": "listAgents"}
-    """Each method's operation (tests/test_operations.py proves every operation has a method)."""
-
-    def list(
-        self,
-        *,
-        repo: Optional[str] = None,
-        sort_by: Optional[str] = None,
-        include_malformed_skills: Optional[bool] = None,
-        refresh: Optional[bool] = None,
-        timeout: Optional[float] = None,
-        max_retries: Optional[int] = None,
-    ) -> AgentList:
-        """One agent per skill name; ``sort_by`` is ``name`` or ``last_run``; malformed skills only when asked."""
-        query = given(repo=repo, sort_by=sort_by, include_malformed_skills=include_malformed_skills, refresh=refresh)
-        return cast(AgentList, self._client.request("listAgents", query=query, timeout=timeout, max_retries=max_retries))

@@ -2,6 +2,7 @@ import type { QueryOf } from '@agentrun/client';
 import { useState } from 'preact/hooks';
 import { useClient } from '../api-context.js';
 import { ErrorText } from '../components/error-text.js';
+import { HarnessList } from '../components/harness-list.js';
 import { StateBadge } from '../components/state-badge.js';
 import { formatTime } from '../format.js';
 import { describe, type Problem } from '../problems.js';
@@ -10,7 +11,8 @@ import { useLoad } from '../use-load.js';
 
 /**
  * The runs (docs/run-api.md, "List runs"): the list API's filters kept in the page's URL (so a
- * filtered list can be shared and survives a reload), cursor pages, a badge per state.
+ * filtered list can be shared and survives a reload), cursor pages, a badge per state; above
+ * them, the agent CLIs the server runs.
  */
 
 const STATES = ['QUEUED', 'PENDING', 'CLAIMED', 'INPROGRESS', 'BLOCKED', 'SUCCEEDED', 'FAILED', 'ERROR', 'CANCELLED'];
@@ -56,6 +58,7 @@ export function RunsPage() {
   return (
     <>
       <h1 tabIndex={-1}>Runs</h1>
+      <HarnessList />
       <Filters search={search} onApply={go} />
       <StartRun onStarted={(runId) => navigate(`/runs/${encodeURIComponent(runId)}`)} />
       <ErrorText problem={runs.problem} />
