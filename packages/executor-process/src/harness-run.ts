@@ -9,6 +9,7 @@ import {
 } from '@agentrun/core';
 import type { HarnessTurn, McpServer } from '@agentrun/harnesses';
 import { agentOutput } from './agent-output.js';
+import { pipeAgent } from './agent-pipes.js';
 import { type HarnessLines, harnessLines, type UsageTotals, usageBefore } from './harness-lines.js';
 import type { InstalledHarness } from './installed-harnesses.js';
 import type { ResolvedOptions } from './options.js';
@@ -19,8 +20,6 @@ import type { ParkedSession } from './session-parking.js';
 import { type AgentPlan, spawnAgent } from './spawn-agent.js';
 import { runInstructions, type Workspace, workspacePaths } from './workspace.js';
 
-/** How much of stderr's end a failed turn's message carries. */
-const STDERR_TAIL_BYTES = 2048;
 /** The longest line of a CLI's stream read whole: a tool's result is one JSON line, and may be large. */
 const MAX_STREAM_LINE = 4 * 2 ** 20;
 /** A replayed conversation (a harness's `followups: 'replay'`) keeps its last lines, each cut to this. */
@@ -187,25 +186,10 @@ async function runTurn(
     decoder: lines.decoder,
     maxLine: MAX_STREAM_LINE,
   });
-  const offStop = stops.on((why) => {
-    output.stop(why.reason);
-    agent.terminate();
-  });
-  let stderrTail = '';
-  child.stderr?.setEncoding('utf8');
-  child.stderr?.on('data', (chunk: string) => {
-    stderrTail = (stderrTail + chunk).slice(-STDERR_TAIL_BYTES);
-  });
-  child.stdout?.setEncoding('utf8');
-  child.stdout?.on('data', (chunk: string) => output.write(chunk));
-  child.stdout?.on('end', () => output.end());
+  const piped = pipeAgent(agent, output, stops);
   try {
-    const code = await agent.exited;
-    await agent.finish();
-    await output.close();
-    await stops.checkDisk();
+    const { code, stderrTail: tail } = await piped.settle();
     if (stops.stop) return { outcome: stoppedOutcome(stops.stop), lines };
-    const tail = stderrTail.trim();
     if (code === 126 || code === 127) throw new Error(`${harness.program} could not start (exit ${code})${tail ? `: ${tail}` : ''}`);
     const told = lines.outcome;
     if (told?.status === 'succeeded' && told.message !== undefined)
@@ -220,8 +204,7 @@ async function runTurn(
       lines,
     };
   } finally {
-    offStop();
-    agent.release();
+    piped.release();
   }
 }
 

@@ -10,6 +10,7 @@ import {
 } from '@agentrun/core';
 import { gitSources } from '@agentrun/git-sources';
 import { agentOutput } from './agent-output.js';
+import { pipeAgent } from './agent-pipes.js';
 import { agentEnvironment, isolatedHome } from './environment.js';
 import { runHarness } from './harness-run.js';
 import { harnessList, installedHarnesses, isCliType } from './installed-harnesses.js';
@@ -22,9 +23,6 @@ import { type RunStops, runStops, stoppedOutcome } from './run-stops.js';
 import { type ParkedSession, sessionParking } from './session-parking.js';
 import { type AgentPlan, agentPlan, spawnAgent } from './spawn-agent.js';
 import { createWorkspace, removeWorkspace, type Workspace, workspacePaths } from './workspace.js';
-
-/** How much of stderr's end a failed run's message carries. */
-const STDERR_TAIL_BYTES = 2048;
 
 /**
  * An executor that runs one local command per run, in a fresh workspace, with a clean
@@ -161,38 +159,17 @@ async function runAgent(
     workspace: workspace.dir,
   });
 
-  const offStop = stops.on((why) => {
-    // Lines still waiting for the store are not waited for (docs/executors.md, "Output budget").
-    output.stop(why.reason);
-    agent.terminate();
-  });
+  const piped = pipeAgent(agent, output, stops);
 
   // Follow-ups: the ones so far first (a re-queued run continues its conversation), then each as it comes.
   child.stdin?.on('error', () => {}); // EPIPE when the agent closed its stdin: it does not read follow-ups.
   for (const f of input.followups) child.stdin?.write(followupLine(f));
   const unsubscribe = context.onFollowup((f) => child.stdin?.write(followupLine(f)));
 
-  let stderrTail = '';
-  child.stderr?.setEncoding('utf8');
-  child.stderr?.on('data', (chunk: string) => {
-    stderrTail = (stderrTail + chunk).slice(-STDERR_TAIL_BYTES);
-  });
-  child.stdout?.setEncoding('utf8');
-  child.stdout?.on('data', (chunk: string) => output.write(chunk));
-  child.stdout?.on('end', () => output.end());
-
   try {
-    const code = await agent.exited;
-    // The agent reads no more: a follow-up from now on stays with the worker, which queues the run
-    // again with it (docs/executors.md, "Follow-ups"), instead of going to a stdin nobody reads.
-    unsubscribe();
-    // The agent is done: every descendant it left goes too (spawn-agent.ts). Its output already
-    // in the pipes is still read to the end, but a pipe some escaped process holds open is not waited on.
-    await agent.finish();
-    await output.close();
-    // What the agent wrote in its last moments, before the next periodic check would have seen it.
-    await stops.checkDisk();
-    const tail = stderrTail.trim();
+    // Once the agent exited it reads no more: a follow-up from then on stays with the worker, which
+    // queues the run again with it (docs/executors.md, "Follow-ups"), instead of going to a stdin nobody reads.
+    const { code, stderrTail: tail } = await piped.settle(unsubscribe);
     if (stops.stop) return stoppedOutcome(stops.stop);
     if (code === 126 || code === 127) {
       // The closer's, the shell's or the init's "not executable" / "not found" (spawn-agent.ts): the command could not start (an ERROR, not the agent failing).
@@ -206,9 +183,8 @@ async function runAgent(
       error_code: 'agent_exit',
     };
   } finally {
-    offStop();
     unsubscribe();
-    agent.release();
+    piped.release();
   }
 }
 
