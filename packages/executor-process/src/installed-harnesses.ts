@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
-import { realpathSync } from 'node:fs';
-import { dirname, sep } from 'node:path';
+import { readFileSync, realpathSync } from 'node:fs';
+import { dirname, join, sep } from 'node:path';
 import type { HarnessInfo, HarnessType } from '@agentrun/core';
 import { HARNESS_TYPES as CLI_TYPES, type HarnessType as CliType, HARNESSES, type Harness } from '@agentrun/harnesses';
 import type { HarnessesOption } from './options.js';
@@ -38,7 +38,13 @@ export function installedHarnesses(option: HarnessesOption, path: string | undef
         `processExecutor: option harnesses.${type}: ${harness.program} is not installed here (install ${harness.package.name}@${harness.package.version}, or give its path)`,
       );
     }
-    found.set(type, { harness, path: program, readOnly: [programHome(program)], version: once(() => versionOf(program)) });
+    const installed = packageVersion(program, harness.package.name);
+    found.set(type, {
+      harness,
+      path: program,
+      readOnly: [programHome(program)],
+      version: installed !== undefined ? () => Promise.resolve(installed) : once(() => versionOf(program)),
+    });
   }
   return found;
 }
@@ -65,6 +71,23 @@ function programHome(program: string): string {
   return at === -1 ? dirname(real) : real.slice(0, at + `${sep}node_modules`.length);
 }
 
+/**
+ * The version of the npm package the program belongs to, read from its package.json (no process
+ * started: `gemini --version` alone costs two seconds of CPU); undefined when it is not one.
+ */
+function packageVersion(program: string, name: string): string | undefined {
+  for (let dir = dirname(realpathSync(program)); dir !== dirname(dir); dir = dirname(dir)) {
+    try {
+      const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: unknown; version?: unknown };
+      if (manifest.name === name && typeof manifest.version === 'string') return manifest.version;
+    } catch {
+      // No package.json here, or not one that reads: further up.
+    }
+  }
+  return undefined;
+}
+
+/** What the program says of its version, for one installed some other way. */
 function versionOf(program: string): Promise<string | undefined> {
   return new Promise((resolve) => {
     execFile(
