@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { executorGroup } from './executor.js';
 import { filterGroup } from './filter.js';
 import { gitSourcesGroup } from './git-sources.js';
+import { harnessGroup } from './harness.js';
 import { hostileGroup } from './hostile.js';
 import { ingressGroup } from './ingress.js';
 import { ingressCoreGroup } from './ingress-core.js';
@@ -45,6 +46,7 @@ const groups: BenchGroup[] = [
   validationGroup,
   gitSourcesGroup,
   hostileGroup,
+  harnessGroup,
 ];
 
 const wanted = process.argv.slice(2);

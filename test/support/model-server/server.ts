@@ -23,6 +23,8 @@ export interface RecordedRequest {
   url: string;
   headers: IncomingHttpHeaders;
   body: unknown;
+  /** When its headers arrived (Date.now(): the clock run events are stamped with), for the harness bench. */
+  receivedAt: number;
 }
 
 /**
@@ -42,6 +44,7 @@ export async function startModelServer(
   const requests: RecordedRequest[] = [];
   const state: { fault: ModelServer['fault'] } = { fault: undefined };
   const server = createServer((req, res) => {
+    const receivedAt = Date.now();
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
@@ -55,7 +58,7 @@ export async function startModelServer(
       const url = req.url ?? '/';
       const method = req.method ?? 'GET';
       const api = apis.find((a) => a.matches(method, url));
-      requests.push({ api: api?.name ?? 'unknown', method, url, headers: req.headers, body });
+      requests.push({ api: api?.name ?? 'unknown', method, url, headers: req.headers, body, receivedAt });
       if (state.fault === 'garbage') {
         res.writeHead(200, { 'content-type': 'text/plain' }).end('<html>this is not a model</html>\n');
         return;
