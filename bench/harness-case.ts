@@ -31,7 +31,7 @@ export function programOf(cli: CliProfile): { harness: Harness; path: string } {
 }
 
 /** The CLI's model requests among those from `from` on (a CLI may ask other paths too, which are not turns). */
-export function turnRequests(model: ModelServer, cli: CliProfile, from: number): RecordedRequest[] {
+function turnRequests(model: ModelServer, cli: CliProfile, from: number): RecordedRequest[] {
   return model.requests.slice(from).filter((r) => r.api === cli.api.name);
 }
 
