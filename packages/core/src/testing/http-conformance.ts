@@ -705,6 +705,8 @@ export function describeHttpConformance(name: string, options: HttpConformanceOp
           credential_strategy: null,
           session_sharing: { public_access: 'VIEWER' },
         };
+        // The secret the harness names must be the team's (docs/harnesses.md, "Authentication").
+        await json('PUT', '/api/v1/team/secrets/ANTHROPIC', { value: 'sk-ant-conformance' });
         const { run_id } = await json('POST', '/api/v1/agent/runs', { prompt: 'p', team: true, interactive: false, mode: 'plan', config });
         expect((await json('GET', `/api/v1/agent/runs/${run_id}`)).agent_config).toEqual(config);
       });
