@@ -327,7 +327,8 @@ describe('processExecutor, end to end through a worker', () => {
     'reports a run directory it cannot remove, to onError and in the transcript, rather than forgetting it',
     async () => {
       // An immutable file (root's chattr +i): not even root's rm removes it.
-      start({ command: 'touch stuck && chattr +i stuck', shell: true });
+      // No args: through the shell they would follow `stuck` (the example agent's path made immutable too).
+      start({ command: 'touch stuck && chattr +i stuck', args: [], shell: true });
       const runId = await create('go');
       await settled(runId, 'SUCCEEDED');
       const [dir] = readdirSync(root);
