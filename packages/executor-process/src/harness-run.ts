@@ -66,6 +66,9 @@ export async function runHarness(parts: HarnessRunParts): Promise<HarnessRunResu
   const unanswered = input.followups.filter((f) => !answered.has(f.id));
   for (const f of input.followups) answered.add(f.id);
   let sessionId = parked?.sessionId;
+  // Queued again with nothing new (a retry of an execution that answered all): the session waits on.
+  if (parked !== undefined && unanswered.length === 0)
+    return { outcome: { status: 'succeeded', message: 'Nothing new to answer' }, session: parked };
   // A kept session hears what it has not; a new one, the whole conversation so far.
   let prompt =
     parked !== undefined
@@ -91,7 +94,8 @@ export async function runHarness(parts: HarnessRunParts): Promise<HarnessRunResu
   try {
     for (;;) {
       const before = harness.usageCounts === 'session' ? usageBase : usage;
-      const replay = harness.followups === 'replay' && history.length > 0;
+      // A CLI that cannot resume, or one that told no session to resume, is told the conversation instead.
+      const replay = history.length > 0 && (harness.followups === 'replay' || sessionId === undefined);
       const told = replay ? replayed(history, prompt) : prompt;
       const turn = await runTurn(parts, key.env, home, harnessTurn(parts, home, told, replay ? undefined : sessionId), before);
       sessionId = turn.lines.sessionId ?? sessionId;
@@ -105,7 +109,7 @@ export async function runHarness(parts: HarnessRunParts): Promise<HarnessRunResu
       if (turn.outcome.status !== 'succeeded') return { outcome: turn.outcome };
       // From here a follow-up is not this execution's: the worker queues the run again with it.
       unsubscribe();
-      if (pending.length === 0 || sessionId === undefined) {
+      if (pending.length === 0) {
         return {
           outcome: turn.outcome,
           ...(sessionId !== undefined ? { session: { workspace, sessionId, answered, usageBase, history } } : {}),
