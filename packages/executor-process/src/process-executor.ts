@@ -25,9 +25,9 @@ import { type AgentPlan, agentPlan, spawnAgent } from './spawn-agent.js';
 import { createWorkspace, removeWorkspace, type Workspace, workspacePaths } from './workspace.js';
 
 /**
- * An executor that runs one local command per run, in a fresh workspace, with a clean
- * environment, speaking plain lines and a JSON-lines protocol on stdout (docs/executors.md,
- * "The process executor"). Node only.
+ * An executor that runs each run on an agent CLI (its `config.harness`: docs/harnesses.md) or on
+ * one local command speaking plain lines and a JSON-lines protocol on stdout (docs/executors.md,
+ * "The process executor"), in a fresh workspace, with a clean environment. Node only.
  */
 export function processExecutor(options: ProcessExecutorOptions): Executor {
   const config = resolveOptions(options, join(tmpdir(), 'agentrun-runs'));
@@ -38,7 +38,10 @@ export function processExecutor(options: ProcessExecutorOptions): Executor {
   // The agent CLIs found, and what a run with no harness named runs (docs/harnesses.md).
   const clis = installedHarnesses(config.harnesses, process.env.PATH);
   const defaultType = defaultHarness(config, clis);
-  const parking = sessionParking((workspace) => void removeWorkspace(workspace).catch(config.onError));
+  // A session's directory goes when its idle time passes, unless every run directory is kept.
+  const parking = sessionParking((workspace) => {
+    if (config.keepWorkspaces !== 'always') void removeWorkspace(workspace).catch(config.onError);
+  });
   let defaultRepositories: WorkspaceRepositories | undefined;
   /** The host's, else one `gitSources()` made at the first run with an environment. */
   const repositories = (): WorkspaceRepositories => {

@@ -41,8 +41,9 @@ export const MCPServerConfigSchema = v.pipe(
 export type MCPServerConfig = v.InferOutput<typeof MCPServerConfigSchema>;
 
 /**
- * `config.harness`: the agent program (`oz`, `claude`, `gemini`, `codex`, or another name an
- * executor knows), with the optional settings both published clients send. Every member is
+ * `config.harness`: the agent program (`oz`, the server's default, or one of `HARNESS_TYPES`, which
+ * a run's create checks against what the server runs: harness/harness-check.ts), with the
+ * optional settings both published clients send. Every member is
  * optional, `type` too, as in the Python client's `Harness` (a `TypedDict` with `total=False`):
  * no `type` means the default harness, `oz` (docs/run-api.md).
  */
