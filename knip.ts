@@ -18,7 +18,11 @@ const config: KnipConfig = {
   // flock (util-linux): @agentrun/git-sources serializes fetches into a shared cache with it, and its tests hold its lock.
   // mkfifo (coreutils): the process executor's artifact test puts a FIFO where the agent names a file.
   // chattr (e2fsprogs): the process executor's test makes a file not even root can remove.
-  ignoreBinaries: ['mypy', 'unshare', 'mount', 'umount', 'flock', 'mkfifo', 'chattr'],
+  // valgrind, and setarch (util-linux): the `instructions` bench counts instructions under callgrind
+  // without address-space randomization, and is skipped without valgrind.
+  // podman and ldd: the container executor's tests start a Podman service and build images holding
+  // Node and its shared libraries (scripts/podman-setup.sh installs Podman; docs/executors.md, "Docker and Podman").
+  ignoreBinaries: ['mypy', 'unshare', 'mount', 'umount', 'flock', 'mkfifo', 'chattr', 'valgrind', 'setarch', 'podman', 'ldd'],
   workspaces: {
     '.': {
       // Started as files, not imported: the README's examples (test/examples.test.ts runs them),

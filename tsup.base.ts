@@ -9,6 +9,11 @@ export interface BuildExtras {
   internal?: string[];
   /** Specifiers left as they are, for the host's runtime to resolve (e.g. `#crypto`). */
   external?: string[];
+  /**
+   * Packages whose imported values are copied into the output, read from their TypeScript sources
+   * (the `agentrun-source` condition), where the package would otherwise load them at run time.
+   */
+  bundle?: string[];
 }
 
 /**
@@ -19,17 +24,21 @@ export interface BuildExtras {
  */
 const javascriptOnly = process.env.AGENTRUN_BUILD === 'js';
 
-/** The one build every package uses: ESM + CJS + .d.ts for Node 20, from the given public entries. */
+/** The one build every package uses: ESM + CJS + .d.ts for Node 22, from the given public entries. */
 export const packageBuild = (entry: string[], extras: BuildExtras = {}): Options | Options[] =>
   defineConfig({
     entry: [...entry, ...(extras.internal ?? [])],
     format: ['esm', 'cjs'],
     dts: javascriptOnly ? false : { entry, compilerOptions: { composite: false } },
     external: extras.external ?? [],
+    noExternal: extras.bundle ?? [],
+    esbuildOptions(options) {
+      if (extras.bundle) options.conditions = ['agentrun-source', ...(options.conditions ?? [])];
+    },
     // Its `customConditions: ["agentrun-source"]` lets the .d.ts build read sibling packages'
     // sources, so packages build in any order (docs/development.md, "How packages resolve to their sources").
     tsconfig: '../../tsconfig.base.json',
     clean: true,
     sourcemap: true,
-    target: 'node20',
+    target: 'node22',
   }) as Options;

@@ -10,10 +10,11 @@ import type { BenchGroup } from './run.js';
  * `url`, `headers`, and the body through `READ_BODY` (bytes, as a socket gives them). What it
  * measures is the floor under the HTTP figures: no adapter can make a delivery cheaper than this.
  *
- * Accept and evaluation are both counted (issue 24): where the core has an evaluator (runs made
- * after the 202), it runs beside the deliveries, started by `agentrunHandler`, and each timed
- * phase ends only once it has drained, so every accepted delivery's runs exist. On a core whose
- * accept still makes the runs, there is nothing to wait for.
+ * Accept and evaluation are both counted, as a delivery costs both: where the core has an
+ * evaluator (runs made after the 202), it runs beside the deliveries, started by `agentrunHandler`,
+ * and each timed phase ends only once it has drained, so every accepted delivery's runs exist. On
+ * a core whose accept makes the runs (an older one measured beside it), there is nothing to wait
+ * for.
  *
  * Knobs (environment): INGRESS_CORE_DELIVERIES (60,000; a third of them warm up first).
  */

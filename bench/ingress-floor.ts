@@ -7,8 +7,8 @@ import { load, startServer, stopServer } from './ingress.js';
 import { PG_POOL_ENV, PG_SCHEMA_ENV, PG_URL_ENV } from './ingress-server.js';
 
 /**
- * The floors under `postgres.ingress_vs_pgbench` (docs/production.md, "The floors under the
- * ingress's figures"): what any design that keeps the ingress's guarantees would reach on the same
+ * The floors under `postgres.ingress_vs_pgbench` (bench/README.md, "postgres-ingress: the webhook
+ * ingress on PostgreSQL"): what any design that keeps the ingress's guarantees would reach on the same
  * machine, so the distance left to a target can be told apart from the distance to what is
  * possible. Each is a rate over pgbench's single-row INSERT rate measured in the same run.
  *

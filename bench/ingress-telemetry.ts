@@ -44,8 +44,8 @@ const loadCore = async (dir: string) =>
 
 /**
  * `createAgentRunHandler` of core at the commit before packages/core/src/telemetry existed, with
- * the memory store of that commit: the store's port has changed since (issue 24 took the runs out
- * of the accept), so the baseline runs as it was then, whole. Its store resolves `@agentrun/core`
+ * the memory store of that commit: the store's port differs from today's (that accept made the
+ * runs; today's evaluation makes them after the 202), so the baseline runs as it was, whole. Its store resolves `@agentrun/core`
  * to that core through a link beside them.
  */
 async function coreBefore(): Promise<{ create: Create; createStore: () => unknown; commit: string }> {

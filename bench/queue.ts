@@ -9,7 +9,7 @@ import type { BenchGroup } from './run.js';
 
 /**
  * agentrun's queue beside graphile-worker on the same database, in one run, rounds alternating
- * (docs/production.md, "The queue beside graphile-worker"): the same jobs (a no-op executor, a
+ * (bench/README.md, "queue: beside graphile-worker"): the same jobs (a no-op executor, a
  * no-op task), the same callers, the same concurrency and poll interval, each side's worker
  * running only in its own phases, in this process.
  *

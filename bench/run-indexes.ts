@@ -2,6 +2,7 @@ import { createPostgresStore } from '@agentrun/store-postgres';
 import pg from 'pg';
 import { inScratchSchema } from './pg-admin.js';
 import type { BenchGroup } from './run.js';
+import { measureStats } from './run-stats.js';
 
 /**
  * What each index of `runs` costs a run's INSERT (docs/production.md, "What each index serves").
@@ -46,8 +47,13 @@ const ROUNDS = 5;
 
 export const runIndexesGroup: BenchGroup = {
   name: 'indexes',
-  description: 'what each index of runs costs an INSERT (time and buffers per run), and which UPDATEs stay HOT, PostgreSQL store',
-  run: () => inScratchSchema('bench_idx', measure),
+  description:
+    'what each index of runs costs an INSERT (time and buffers per run), which UPDATEs stay HOT, and the stats aggregates at 1M runs and 1M deliveries, PostgreSQL store',
+  // INDEXES_PART=runs or =stats measures one half alone.
+  run: async () => ({
+    ...(process.env.INDEXES_PART === 'stats' ? {} : await inScratchSchema('bench_idx', measure)),
+    ...(process.env.INDEXES_PART === 'runs' ? {} : await inScratchSchema('bench_stats', measureStats)),
+  }),
 };
 
 const insertSql = (schema: string) => `

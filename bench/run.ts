@@ -1,7 +1,10 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { claimRoutesGroup } from './claim-routes.js';
+import { dashboardGroup } from './dashboard.js';
 import { executorGroup } from './executor.js';
+import { executorContainerGroup } from './executor-container.js';
 import { filterGroup } from './filter.js';
 import { gitSourcesGroup } from './git-sources.js';
 import { harnessGroup } from './harness.js';
@@ -9,6 +12,7 @@ import { hostileGroup } from './hostile.js';
 import { ingressGroup } from './ingress.js';
 import { ingressCoreGroup } from './ingress-core.js';
 import { ingressTelemetryGroup } from './ingress-telemetry.js';
+import { instructionsGroup } from './instructions.js';
 import { notifyGroup } from './notify.js';
 import { postgresGroup } from './postgres.js';
 import { postgresIngressGroup } from './postgres-ingress.js';
@@ -26,6 +30,8 @@ import { validationGroup } from './validation.js';
 export interface BenchGroup {
   name: string;
   description: string;
+  /** Another group's name: asking for that group runs this one too (a part kept apart to be asked for alone). */
+  partOf?: string;
   run(): Promise<Record<string, number>>;
 }
 
@@ -38,15 +44,19 @@ const groups: BenchGroup[] = [
   ingressGroup,
   ingressCoreGroup,
   ingressTelemetryGroup,
+  instructionsGroup,
   notifyGroup,
   queueGroup,
+  claimRoutesGroup,
   sseGroup,
   executorGroup,
+  executorContainerGroup,
   transcriptGroup,
   validationGroup,
   gitSourcesGroup,
   hostileGroup,
   harnessGroup,
+  dashboardGroup,
 ];
 
 const wanted = process.argv.slice(2);
@@ -58,7 +68,8 @@ if (unknown.length > 0) {
 
 const resultsPath = join(dirname(fileURLToPath(import.meta.url)), 'results.json');
 const results: Record<string, number> = await readFile(resultsPath, 'utf8').then(JSON.parse, () => ({}));
-for (const group of groups.filter((g) => wanted.length === 0 || wanted.includes(g.name))) {
+const asked = (g: BenchGroup) => wanted.includes(g.name) || (g.partOf !== undefined && wanted.includes(g.partOf));
+for (const group of groups.filter((g) => wanted.length === 0 || asked(g))) {
   console.log(`\n## ${group.name}: ${group.description}`);
   const figures = await group.run();
   console.table(Object.entries(figures).map(([figure, value]) => ({ figure, value: Number(value.toPrecision(4)) })));

@@ -5,7 +5,7 @@ import { createMemoryStore } from '@agentrun/store-memory';
 import type { BenchGroup } from './run.js';
 
 /**
- * Hostile bodies through the real handler (issue 20, point 5; docs/run-api.md, "Sizes first";
+ * Hostile bodies through the real handler (docs/run-api.md, "Sizes first";
  * docs/management-api.md, "Body limits"): for every route that takes a body, its worst shapes (a
  * huge array, many keys, keys spread over objects each within the item limit, deep nesting, a
  * long string, a string of `\u0041` or `\"` escapes, of 4-byte characters, many short strings),
@@ -19,7 +19,7 @@ import type { BenchGroup } from './run.js';
  * the core mid-stretch is not the request's doing), and a shape's is the largest over its sizes.
  * A request that yields between slices is not one stall, so its time from call to answer is
  * printed beside it (`total_ms`), not judged.
- * The criterion (issue 20, point 5): no shape's worst stall over 50 ms at any size its route
+ * The criterion: no shape's worst stall over 50 ms at any size its route
  * admits; the last line says PASS or FAIL, and figures go to bench/results.json.
  *
  * Knobs (environment): VALIDATION_SIZES_MB (0.25,1,4,16: sizes below each route's limit, which

@@ -1,6 +1,5 @@
-// server.mjs: agentrun inside a Fastify app. Run it with `node server.mjs` (an ES module: the
-// .mjs name, or "type": "module" in package.json, lets it use top-level await).
-//   npm install fastify ./vendor/agentrun-*.tgz   # the packages packed in a clone (README, "Use it from a clone")
+// server.mjs: agentrun inside a Fastify app, an ES module (top-level await): `node server.mjs`.
+//   npm install fastify ./vendor/agentrun-*.tgz   # the packages packed in a clone (README, "Embed it")
 //   AGENTRUN_SECRET_KEY=$(openssl rand -base64 32) node server.mjs
 import { agentrunFastify, shutdownGracefully } from '@agentrun/adapter-fastify';
 import { composeMounts, createAgentRun, createApiKey, demoExecutor } from '@agentrun/core';
@@ -27,12 +26,7 @@ app.get('/hello', async () => 'ok'); // your routes and parsers are untouched
 // Probes for a load balancer or Kubernetes: /agents/healthz (alive) and /agents/readyz (store, worker).
 
 // manage_factory lets this key create factories, webhooks and automations too.
-const key = await createApiKey(store.apiKeys, {
-  type: 'service_account',
-  uid: 'ci',
-  team_uid: 'acme',
-  permissions: ['manage_factory'],
-});
+const key = await createApiKey(store.apiKeys, { type: 'service_account', uid: 'ci', team_uid: 'acme', permissions: ['manage_factory'] });
 await app.listen({ port });
 worker.start();
 console.log(`run API at http://localhost:${app.server.address().port}/agents/api/v1, key ${key}`);

@@ -62,7 +62,7 @@ function start(command, args, env, pattern) {
   });
 }
 
-/** Ends a started server and everything it started (npm start → tsx → node). */
+/** Ends a started server and everything it started (npm start → node, and its children). */
 function stop(child) {
   try {
     process.kill(-child.pid, 'SIGKILL');

@@ -1,23 +1,35 @@
 // `npm run pack -- [--out DIR] [--no-build] [@agentrun/NAME ...]`: the packages as the registry
 // will serve them, from this clone, for an app that embeds agentrun before it is published
-// (README, "Use it from a clone"; docs/development.md, "Packing"). Writes one tarball per package
+// (README, "Embed it"; docs/development.md, "Packing"). Writes one tarball per package
 // (`npm pack`) into DIR (default ./packed): the named packages and every @agentrun package they
 // depend on, or every published package when none is named. Then prints the `npm install` line
 // that installs them together, so the dependencies between them resolve to the tarballs and never
-// to the registry. It builds first (`npm run build`: JavaScript and declarations) unless
-// --no-build says `dist/` is already what should ship.
+// to the registry: the tarballs by absolute path, so the line works wherever it is pasted (the
+// app's directory), and the named packages' peers (the framework an adapter mounts into), which
+// the app imports itself. It builds what it packs first (`npm run build` of those packages:
+// JavaScript and declarations) unless --no-build says `dist/` is already what should ship.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 
-/** A published workspace package: its folder and the @agentrun packages it needs. */
+/** A published workspace package: its folder, the @agentrun packages it needs, and what the app brings. */
 interface Published {
   folder: string;
   needs: string[];
+  /** Its peer dependencies outside @agentrun that are not optional, as `name@range`: `express@>=4.18`. */
+  peers: string[];
+}
+
+/** What was packed, and the arguments of the `npm install` that installs it into an app. */
+export interface Packed {
+  /** The tarballs' absolute paths. */
+  tarballs: string[];
+  /** `npm install`'s arguments: the tarballs, then the named packages' peers. */
+  install: string[];
 }
 
 export interface PackOptions {
@@ -38,7 +50,10 @@ function publishedPackages(): Map<string, Published> {
     const manifest = JSON.parse(readFileSync(path, 'utf8'));
     if (manifest.private) continue;
     const needs = Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies }).filter((name) => name.startsWith('@agentrun/'));
-    found.set(manifest.name, { folder: join(root, 'packages', folder), needs });
+    const peers = Object.entries<string>(manifest.peerDependencies ?? {})
+      .filter(([name]) => !name.startsWith('@agentrun/') && !manifest.peerDependenciesMeta?.[name]?.optional)
+      .map(([name, range]) => `${name}@${range}`);
+    found.set(manifest.name, { folder: join(root, 'packages', folder), needs, peers });
   }
   return found;
 }
@@ -72,13 +87,23 @@ function checkBuilt(name: string, folder: string): void {
   if (newest(join(folder, 'src')) > newest(dist)) throw new Error(`${name}: dist/ is older than src/: ${fix}`);
 }
 
-/** Packs `names` into `out`; returns the tarballs' paths. */
-export function pack({ names = [], out = join(root, 'packed'), build = true }: PackOptions = {}): string[] {
+/**
+ * Packs `names` into `out`, building them first unless `build` is false. The packages an app
+ * names are the ones it imports, so their peers (Express for the Express adapter, Kysely and pg
+ * for the PostgreSQL store) join the install; a peer of a package pulled in (core's
+ * OpenTelemetry API) is left to npm, which installs peers itself.
+ */
+export function pack({ names = [], out = join(root, 'packed'), build = true }: PackOptions = {}): Packed {
   const packages = publishedPackages();
-  const chosen = closure(packages, names.length > 0 ? names : [...packages.keys()]);
-  if (build) execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' });
+  const named = names.length > 0 ? names : [...packages.keys()];
+  const chosen = closure(packages, named);
   const folder = (name: string) => (packages.get(name) as Published).folder;
-  if (!build) for (const name of chosen) checkBuilt(name, folder(name));
+  if (build)
+    execFileSync('npm', ['run', 'build', '--if-present', ...chosen.flatMap((name) => ['--workspace', name])], {
+      cwd: root,
+      stdio: 'inherit',
+    });
+  else for (const name of chosen) checkBuilt(name, folder(name));
   mkdirSync(out, { recursive: true });
   const tarballs: string[] = [];
   for (const name of chosen) {
@@ -86,20 +111,25 @@ export function pack({ names = [], out = join(root, 'packed'), build = true }: P
       cwd: folder(name),
       encoding: 'utf8',
     }).trim();
-    tarballs.push(join(out, written.split('\n').at(-1) as string));
+    tarballs.push(resolve(out, written.split('\n').at(-1) as string));
   }
-  return tarballs;
+  const peers = [...new Set(named.flatMap((name) => (packages.get(name) as Published).peers))];
+  return { tarballs, install: [...tarballs, ...peers] };
 }
+
+/** The `npm install` line printed for `install`, each argument quoted for a POSIX shell where it needs it (`'express@>=4.18'`). */
+export const installLine = (install: readonly string[]): string => `npm install ${install.map(shellWord).join(' ')}`;
+
+const shellWord = (word: string): string => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`);
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === resolve(process.argv[1])) {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
     options: { out: { type: 'string' }, 'no-build': { type: 'boolean', default: false } },
   });
-  // Paths as the user typed them: from where `npm run pack` was called (npm's INIT_CWD), not the root.
-  const cwd = process.env.INIT_CWD ?? process.cwd();
-  const out = resolve(cwd, values.out ?? join(root, 'packed'));
-  const tarballs = pack({ names: positionals, out, build: !values['no-build'] });
-  console.log(`\nwrote ${tarballs.length} packages into ${out}; install them together in your app:\n`);
-  console.log(`  npm install ${tarballs.map((t) => relative(cwd, t)).join(' ')}`);
+  // --out as the user typed it: from where `npm run pack` was called (npm's INIT_CWD), not the root.
+  const out = resolve(process.env.INIT_CWD ?? process.cwd(), values.out ?? join(root, 'packed'));
+  const { tarballs, install } = pack({ names: positionals, out, build: !values['no-build'] });
+  console.log(`\nwrote ${tarballs.length} packages into ${out}; install them together, from your app's directory:\n`);
+  console.log(`  ${installLine(install)}`);
 }

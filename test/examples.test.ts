@@ -7,12 +7,17 @@ import { ensureAppBuilt } from '../packages/dashboard/scripts/build-app.js';
 import { watchOutput } from './support/child-output.js';
 import { freePort } from './support/free-port.js';
 
-// The README's embedding examples are files, and each runs as written: the key it prints can use
+// The embedding examples are files, shown exactly where the docs show them (Express in the README,
+// Fastify in docs/embedding.md), and each runs as written: the key it prints can use
 // the run API and set up a webhook whose printed URL starts a run. And with no hashing option
 // given, a signature webhook is verified by node:crypto (docs/signatures.md, "Hashing"): the child
 // runs with a preload that reports every node:crypto createHmac call.
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const EXAMPLES = ['express', 'fastify'] as const;
+/** Each example, and the page that shows it whole. */
+const EXAMPLES = [
+  { name: 'express', page: 'README.md' },
+  { name: 'fastify', page: 'docs/embedding.md' },
+] as const;
 const COUNT_HMAC = './test/support/count-hmac.mjs';
 /** The ingress's largest body (docs/webhooks.md): 256 KB. */
 const MAX_BODY = 262_144;
@@ -20,7 +25,7 @@ const MAX_BODY = 262_144;
 // The examples mount the dashboard, whose app a fresh clone has not built yet.
 beforeAll(() => ensureAppBuilt(), 60_000);
 
-describe.each(EXAMPLES)('examples/%s.mjs', (name) => {
+describe.each(EXAMPLES)('examples/$name.mjs', ({ name, page }) => {
   const file = `examples/${name}.mjs`;
   let child: ChildProcess | undefined;
   afterEach(() => {
@@ -28,9 +33,9 @@ describe.each(EXAMPLES)('examples/%s.mjs', (name) => {
     child = undefined;
   });
 
-  it('is shown in the README exactly', () => {
-    const readme = readFileSync(`${ROOT}README.md`, 'utf8');
-    expect(readme).toContain(`\`\`\`js\n${readFileSync(`${ROOT}${file}`, 'utf8')}\`\`\``);
+  it(`is shown in ${page} exactly`, () => {
+    const shown = readFileSync(`${ROOT}${page}`, 'utf8');
+    expect(shown).toContain(`\`\`\`js\n${readFileSync(`${ROOT}${file}`, 'utf8')}\`\`\``);
   });
 
   it('runs as written: run API, factory, webhook, automation, a delivery to the printed ingress_url starts a run, a run’s session_link opens its dashboard page, and node:crypto verifies a 256 KB GitHub signature', async () => {

@@ -1,31 +1,35 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, execSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pack } from '../scripts/pack.js';
+import { installLine, type Packed, pack } from '../scripts/pack.js';
 import { watchOutput } from './support/child-output.js';
 import { freePort } from './support/free-port.js';
 
-// Embedding agentrun before it is on the registry (README, "Use it from a clone"): the packages
-// packed from this clone as `npm run pack` packs them, installed together with Express into an app
-// in a temporary folder outside the repository, and the README's Express example run there with
-// plain node. Packs what `dist/` holds (the `npm install` of the clone builds it; CI's full build
-// adds the declarations) rather than building, so it never rewrites `dist/` under other tests.
+// Embedding agentrun before it is on the registry (README, "Embed it"): the packages packed from
+// this clone as `npm run pack` packs them, installed with the line it prints (Express included)
+// into an app in a temporary folder outside the repository, and the README's Express example run
+// there with plain node. Packs what `dist/` holds (the `npm install` of the clone builds it; CI's
+// full build adds the declarations) rather than building, so it never rewrites `dist/` under other
+// tests.
 const EXAMPLE = new URL('../examples/express.mjs', import.meta.url);
 
 let app: string;
+/** Where the tarballs go: beside the app, not in it, as a clone's `packed/` would be. */
+let vendor: string;
 let child: ChildProcess | undefined;
 /** Why nothing was packed: `dist/` missing or older than the sources (a build since the last edit is due). */
 let unbuilt: Error | undefined;
 beforeAll(() => {
   app = realpathSync(mkdtempSync(join(tmpdir(), 'agentrun-packed-app-')));
-  let tarballs: string[];
+  vendor = realpathSync(mkdtempSync(join(tmpdir(), 'agentrun-packed-vendor-')));
+  let packed: Packed;
   try {
-    tarballs = pack({
+    packed = pack({
       names: ['@agentrun/adapter-express', '@agentrun/store-memory', '@agentrun/dashboard'],
-      out: join(app, 'vendor'),
+      out: vendor,
       build: false,
     });
   } catch (error) {
@@ -33,13 +37,14 @@ beforeAll(() => {
     return;
   }
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'embedding-app', private: true, type: 'module' }));
+  // The line `npm run pack` prints, run by a shell in the app's directory as a user pastes it;
   // --prefer-offline: Express comes from npm's cache, where the repository's own install put it.
-  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...tarballs, 'express'], { cwd: app, stdio: 'pipe' });
+  execSync(`${installLine(packed.install)} --no-audit --no-fund --prefer-offline`, { cwd: app, stdio: 'pipe' });
   copyFileSync(EXAMPLE, join(app, 'server.mjs'));
 }, 120_000);
 afterAll(() => {
   child?.kill('SIGKILL');
-  if (app) rmSync(app, { recursive: true, force: true });
+  for (const dir of [app, vendor]) if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 /**
@@ -61,6 +66,16 @@ describe('the packed packages in an app outside the repository', () => {
       encoding: 'utf8',
     });
     expect(where.trim()).toBe(`file://${join(app, 'node_modules', '@agentrun', 'core', 'dist', 'index.js')}`);
+    // The framework the adapter mounts into is the app's own dependency, as it imports it.
+    const { dependencies } = JSON.parse(readFileSync(join(app, 'package.json'), 'utf8'));
+    expect(Object.keys(dependencies).sort()).toEqual([
+      '@agentrun/adapter-express',
+      '@agentrun/core',
+      '@agentrun/dashboard',
+      '@agentrun/node',
+      '@agentrun/store-memory',
+      'express',
+    ]);
   });
 
   it('run the Express example as written: a run through the API, the dashboard page', async ({ skip }) => {

@@ -202,7 +202,7 @@ describe('the Python oz-agent-sdk, request by request', () => {
     expect(run.attachments).toEqual([{ file_name: 'image-1.png', mime_type: 'image/png', size: 6 }]);
   });
 
-  it('the newest releases: agent.run() posts to /agent/runs (api.md "post /agent/runs"), the same call', async () => {
+  it('the newest releases: agent.run() posts to /agent/runs (its api.md lists post /agent/runs), the same call', async () => {
     const { run_id, task_id, state } = JSON.parse(
       ok(await pythonRequest('POST', '/agent/runs', { prompt: 'via /agent/runs', title: 'Alias' })).text,
     );

@@ -185,7 +185,7 @@ describe('oz-agent-sdk against the reference server', () => {
     }
   });
 
-  it('reads the run fields of issue 23: started_at, source, conversation_id, request_usage (a run that reported none has none)', async () => {
+  it('reads the run fields the published client reads: started_at, source, conversation_id, request_usage (a run that reported none has none)', async () => {
     const { run_id } = await client.agent.run({ prompt: 'quick', conversation_id: 'conv-23' });
     const run = await waitForState(run_id, ['SUCCEEDED']);
     expect(run).toMatchObject({ source: 'API', conversation_id: 'conv-23', started_at: expect.any(String) });

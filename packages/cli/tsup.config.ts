@@ -9,5 +9,5 @@ export default defineConfig({
   tsconfig: '../../tsconfig.base.json',
   clean: true,
   sourcemap: true,
-  target: 'node20',
+  target: 'node22',
 });

@@ -9,12 +9,12 @@ import { processExecutor } from '../../packages/executor-process/src/index.js';
 import { HOSTILE_STORES, storeFor } from './support/stores.js';
 
 /**
- * Issue 20, points 2 and 3, end to end: a real agent (the process executor) puts NUL and lone
- * surrogates in every field of every protocol message (status; session id and link; artifact
- * type, name, path and url; result message and error code) and NUL bytes in plain lines, each
- * between numbered plain lines. Before, on PostgreSQL, the result's NUL failed the outcome's write
- * and the agent ran three times; a NUL dropped the whole batch of lines around it. Now the run ends
- * once, in the state its result says, every altered text U+FFFD and its event marked `sanitized`,
+ * End to end: a real agent (the process executor) puts NUL and lone surrogates in every field of
+ * every protocol message (status; session id and link; artifact type, name, path and url; result
+ * message and error code) and NUL bytes in plain lines, each between numbered plain lines.
+ * PostgreSQL refuses a NUL, so unhandled, the result's NUL would fail the outcome's write and run
+ * the agent again, and a NUL would drop the whole batch of lines around it. The run ends once, in
+ * the state its result says, every altered text U+FFFD and its event marked `sanitized`,
  * every line before and after kept (docs/executors.md, "Text a store cannot keep").
  *
  * Follow-ups are not among the fields: the API refuses a follow-up holding NUL or a lone

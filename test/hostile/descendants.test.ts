@@ -10,9 +10,9 @@ import { HOSTILE_STORES, storeFor } from './support/stores.js';
 import { testScope } from './support/test-scope.js';
 
 /**
- * Issue 20, point 6: a descendant that calls `setsid` outlived its run, and one that kept stdout
- * open kept the run INPROGRESS until it exited; after a cancel its worker slot stayed taken (four
- * such runs blocked a worker). Now every descendant ends with the run, at its end, at a cancel and
+ * An agent's descendants: one that calls `setsid` leaves the process group and could outlive its
+ * run, and one that keeps stdout open could keep the run INPROGRESS and its worker slot taken
+ * (four such runs would block a worker). Every descendant ends with the run, at its end, at a cancel and
  * at a timeout, and the run ends whatever a descendant holds open (docs/executors.md,
  * "Containment").
  *

@@ -13,7 +13,7 @@ import { HOSTILE_STORES, storeFor } from './support/stores.js';
 import { testScope } from './support/test-scope.js';
 
 /**
- * Issue 22, point 4: the process executor prepares a run's workspace from its environment
+ * The process executor prepares a run's workspace from its environment
  * (docs/repositories.md, "Environments"; docs/executors.md, "Environments"). Real repositories (a
  * bare one on disk, and one over smart HTTP behind a token, registered for the team), a real
  * process executor, an agent that lists its workspace. A setup that fails, floods, hangs or looks

@@ -8,10 +8,9 @@ import type { FloodResult } from './support/flood-server.js';
 import { HOSTILE_STORES, storeFor } from './support/stores.js';
 
 /**
- * Issue 20, point 4: an agent that prints a gigabyte. Before, 100 MB of output left the run
- * INPROGRESS two minutes after the agent was done and took the server from 105 to 469 MB; 1 GB
- * took 3.3 GB and kept the run INPROGRESS 12 minutes past its timeout. Now the agent's output is
- * read as fast as the store takes it (stdout paused while a batch waits), a run keeps at most
+ * An agent that prints a gigabyte. Read as fast as it prints, output held for the store would
+ * grow the server by as much and keep the run INPROGRESS long past its timeout. So the agent's
+ * output is read as fast as the store takes it (stdout paused while a batch waits), a run keeps at most
  * `maxOutputBytes` of it (one marker, then the rest read and dropped), and a timeout ends the run
  * whatever is queued (docs/executors.md, "Output budget").
  *

@@ -8,10 +8,9 @@ import type { SlowReaderServerReady, SlowReaderStats } from './support/slow-read
 import { HOSTILE_STORES, storeFor } from './support/stores.js';
 
 /**
- * Issue 20, point 5: clients that never read. Before, an event stream whose client never read
- * made the server read the whole transcript into the stream's queue: each such client of a 164 MB
- * transcript added ~160 MB, never released, and the HTML transcript of a 10,000 × 16 KB run was
- * built as one 165 MB string. Now both bodies are pulled by their client (packages/core/src/http/
+ * Clients that never read. A server that read a whole transcript into the stream's queue would
+ * hold ~160 MB for each such client of a 164 MB transcript, and build the HTML transcript of a
+ * 10,000 × 16 KB run as one 165 MB string. So both bodies are pulled by their client (packages/core/src/http/
  * paced-body.ts): the store is read only while a client's queue (256 KiB) has room, a client whose
  * queue stays full for `dropStalledAfterMs` is dropped, and the transcript page holds 200 events
  * (docs/run-api.md, "Slow readers").
@@ -31,8 +30,8 @@ const EVENTS = 9_999;
 const EVENT_CHARS = 10_000;
 const STREAM_CLIENTS = 50;
 const PAGE_CLIENTS = 5;
-/** streamLimits.dropStalledAfterMs for the test: the default is 60 s. */
-const DROP_MS = 5_000;
+/** streamLimits.dropStalledAfterMs for the test (the default is 60 s): long enough that all the streams are served and hang before the first is dropped, with other test files running beside this one. */
+const DROP_MS = 15_000;
 /**
  * What the server holds above what it held before the clients (docs/run-api.md, "Slow readers"),
  * with 50 streams and 5 pages hanging. Held by JavaScript (V8's heap and the buffers outside it,
@@ -42,9 +41,15 @@ const DROP_MS = 5_000;
  * loopback, read, encoded and sent) before a collection, and what the allocator keeps. Measured:
  * see the printed figures and docs/run-api.md. Before: each client queued the whole transcript
  * (~100 MB a client, 5 GB for these 50).
+ *
+ * The peak also holds whatever of the events read through the store (~2.3 transcripts' worth,
+ * ~230 MB of strings and the driver's buffers on PostgreSQL) was not yet collected, and when V8
+ * collects depends on how busy the machine is: +129 MB quiet, +259 MB with the suite beside it.
+ * So the peak bound only separates "bounded" from "a transcript per client"; what the design
+ * holds is HELD_BOUND_MB's check.
  */
 const HELD_BOUND_MB = 64;
-const MEMORY_BOUND_MB = 256;
+const MEMORY_BOUND_MB = 512;
 
 const sockets: Socket[] = [];
 afterEach(() => {

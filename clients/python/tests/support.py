@@ -89,6 +89,8 @@ class ReferenceServer:
         )
         if database_url and self.schema:
             env.update(DATABASE_URL=database_url, AGENTRUN_DB_SCHEMA=self.schema)
+        else:
+            env.update(AGENTRUN_STORE="memory")
         env.update(extra_env or {})
         self._listening = threading.Event()
         self._process = subprocess.Popen(

@@ -1,5 +1,5 @@
 """
-``python -m agentrun`` against a broken or hostile server (issue 20, point 6; docs/python.md,
+``python -m agentrun`` against a broken or hostile server (docs/python.md,
 "Command line"), on the stub server: escape sequences in the server's and the agent's text are
 shown as U+FFFD, ``--json`` reads back exact, and a malformed answer (not JSON, the wrong shape, a
 repeated page cursor) is one line on stderr and exit 3, never a traceback.

@@ -1,4 +1,4 @@
-"""Every public name of the package says what it is (issue 14: docstrings on every public name)."""
+"""Every public name of the package says what it is (a docstring on every public name)."""
 
 from __future__ import annotations
 

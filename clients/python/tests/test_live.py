@@ -16,22 +16,23 @@ covered by the stub server (test_stub.py).
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import secrets
 import subprocess
-import sys
 import tempfile
 import threading
 import time
 import unittest
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, ClassVar, List, Optional
+from typing import Any, ClassVar, Dict, List, Optional, cast
+from unittest import mock
 from urllib.parse import urlsplit
 
 from faulty_proxy import FaultyProxy
-from support import PACKAGE_ROOT, ReferenceServer, find_postgres, psql, start_servers
+from support import ReferenceServer, find_postgres, psql, start_servers
 
 import agentrun
 from agentrun import (
@@ -43,6 +44,7 @@ from agentrun import (
     PermissionDeniedError,
     WaitTimeoutError,
 )
+from agentrun._cli import main
 from agentrun.types import AttachmentInput
 
 POSTGRES_URL = find_postgres()
@@ -409,6 +411,22 @@ class LiveSuite:
         with self.assertRaises(NotFoundError):
             client.runs.session_redirect("no-such-session")
 
+    def test_reads_the_stats_of_the_overview(self) -> None:
+        client = self.client()
+        client.runs.create(prompt="Count me", config={"name": "stats"})
+        runs = client.stats.runs(range="1h")
+        self.assertEqual((runs["range"], runs["step_seconds"], len(runs["buckets"])), ("1h", 60, 60))
+        by_state = cast(Dict[str, List[int]], runs["by_state"])
+        self.assertTrue(sum(sum(series) for series in by_state.values()) >= 1)
+        self.assertEqual(len(client.stats.runs()["buckets"]), 96)
+        self.assertEqual(client.stats.run_durations(range="7d", by="name")["by"], "name")
+        self.assertIn("webhooks", client.stats.deliveries(range="24h", webhook_uid="wh_none"))
+        queue = client.stats.queue()
+        self.assertTrue(queue["queued"] >= 0 and queue["running"] >= 0)
+        self.assertEqual(client.stats.callbacks(range="7d")["range"], "7d")
+        with self.assertRaises(BadRequestError):
+            client.stats.runs(range="2h")
+
     def test_the_demo_executor_lists_no_harness(self) -> None:
         # It does not say which agent CLIs it runs (test_harnesses.py has one that does).
         self.assertEqual(self.client().agents.harnesses(), {"harnesses": []})
@@ -422,11 +440,14 @@ class LiveSuite:
         self.assertEqual([a["artifact_type"] for a in artifacts], ["PLAN", "FILE"])
         self.assertIn(run["run_id"], [r["run_id"] for r in client.runs.list(artifact_type="FILE")])
         self.assertNotIn(run["run_id"], [r["run_id"] for r in client.runs.list(artifact_type="SCREENSHOT")])
-        uid = artifacts[1]["data"]["artifact_uid"]
+        plan_item, file_item = artifacts
+        # ArtifactItem is a union by artifact_type: checking it gives each form's data its own keys.
+        assert plan_item["artifact_type"] == "PLAN" and file_item["artifact_type"] == "FILE"
+        uid = file_item["data"]["artifact_uid"]
         got = client.artifacts.get(uid)
         self.assertEqual((got["artifact_type"], got["artifact_uid"], got.get("data", {}).get("filename")), ("FILE", uid, "report.txt"))
         self.assertEqual(client.artifacts.download(uid), b"The demo agent did its three steps.\n")
-        plan = client.artifacts.download(artifacts[0]["data"]["artifact_uid"])
+        plan = client.artifacts.download(plan_item["data"]["artifact_uid"])
         self.assertTrue(plan.startswith(b"# Demo plan"))
         with self.assertRaises(NotFoundError):
             client.artifacts.get("no-such-artifact")
@@ -479,10 +500,12 @@ class LiveSuite:
     # ── python -m agentrun
 
     def cli(self, *args: str, server: Optional[ReferenceServer] = None, key: Optional[str] = None) -> "subprocess.CompletedProcess[str]":
+        """The command line's ``main``, called here: ``python -m agentrun`` as a process is test_checkout.py's."""
         server = server or self.held
-        env = dict(os.environ, AGENTRUN_API_KEY=server.api_key if key is None else key, AGENTRUN_BASE_URL=server.url)
-        env["PYTHONPATH"] = str(PACKAGE_ROOT / "src")
-        return subprocess.run([sys.executable, "-m", "agentrun", *args], capture_output=True, text=True, env=env, timeout=60)
+        out, err = io.StringIO(), io.StringIO()
+        with mock.patch.dict(os.environ, {"AGENTRUN_API_KEY": server.api_key if key is None else key, "AGENTRUN_BASE_URL": server.url}):
+            code = main(list(args), out, err)
+        return subprocess.CompletedProcess(["python", "-m", "agentrun", *args], code, out.getvalue(), err.getvalue())
 
     def test_the_command_line(self) -> None:
         done = self.cli("run", "Do the thing", "--wait", server=self.finishing)

@@ -1,4 +1,4 @@
-"""The package's version is the TypeScript client's (issue 14: kept in step), in the code and in pyproject.toml."""
+"""The package's version is the TypeScript client's (the two are released in step), in the code and in pyproject.toml."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ import { describeIssues } from './issues.js';
 /**
  * Every JSON answer the command line gets is checked against the route table's schema for its
  * operation and status (core's ROUTES, the schemas the server answers with) before anything is
- * printed from it (issue 20, point 6): a wrongly shaped answer is an `APIResponseError`, exit 3
+ * printed from it, since a broken or hostile server may answer anything: a wrongly shaped answer is an `APIResponseError`, exit 3
  * (docs/cli.md, "Exit codes"), never a crash (70) or exit 0 with `undefined` in the table. The
  * schemas are `v.object`, not strict, so a newer server's extra fields pass.
  */

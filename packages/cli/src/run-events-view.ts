@@ -1,4 +1,5 @@
 import type { RunEvent } from '@agentrun/client';
+import { artifactLines } from './artifact-lines.js';
 import { toolCallLine, toolResultLine } from './tool-lines.js';
 
 export interface EventViewOptions {
@@ -17,7 +18,7 @@ export const DEFAULT_WIDTH = 120;
 /**
  * One transcript event as a line for a human (`run --follow`); the shapes of `data` are in
  * docs/run-api.md, "Run events". Output lines are the agent's own text, printed as they are; a
- * tool call or result is one line, cut to the width.
+ * tool call or result is one line, cut to the width; an artifact is what it is (artifact-lines.ts).
  */
 export function formatEvent(event: RunEvent, options: EventViewOptions = {}): string {
   const width = options.width ?? DEFAULT_WIDTH;
@@ -45,6 +46,11 @@ export function formatEvent(event: RunEvent, options: EventViewOptions = {}): st
       const callName = typeof data.call_id === 'string' ? options.toolNames?.get(data.call_id) : undefined;
       const line = toolResultLine(data, callName, width);
       if (line !== undefined) return line;
+      break;
+    }
+    case 'artifact': {
+      const lines = artifactLines(event.data, time);
+      if (lines) return lines.join('\n');
       break;
     }
     case 'truncated':

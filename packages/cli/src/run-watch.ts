@@ -1,5 +1,6 @@
 import { type ResponseOf, WaitTimeoutError } from '@agentrun/client';
 import { checkRunEvent } from './answer-check.js';
+import { PLAN_RULE, planTextUid } from './artifact-lines.js';
 import type { Context, OptionSpec } from './command.js';
 import { CliError, UsageError } from './errors.js';
 import { EXIT } from './exit-codes.js';
@@ -58,10 +59,28 @@ export async function follow(context: Context, runId: string): Promise<number> {
   for await (const event of client.runs.stream(runId)) {
     checkRunEvent(event);
     if (context.json) context.io.stdout.write(`${terminalJson(event)}\n`);
-    else context.print(formatEvent(event, view));
+    else {
+      context.print(formatEvent(event, view));
+      const plan = event.type === 'artifact' ? planTextUid(event.data) : undefined;
+      if (plan) context.print(await planText(context, plan));
+    }
   }
   // The stream ends when the run does; the run itself says how.
   return outcome(context, await client.runs.get(runId));
+}
+
+/** The longest plan printed; a longer one is there to download. */
+const MAX_PLAN_BYTES = 256 * 1024;
+
+/** A plan's Markdown, between rules, as text (context.print keeps control characters out). */
+async function planText(context: Context, uid: string): Promise<string> {
+  try {
+    const bytes = await context.client().artifacts.download(uid);
+    if (bytes.byteLength > MAX_PLAN_BYTES) return `  (the plan is ${bytes.byteLength} bytes: download it to read it)`;
+    return [PLAN_RULE, new TextDecoder().decode(bytes).replace(/\n+$/, ''), PLAN_RULE].join('\n');
+  } catch (error) {
+    return `  (the plan's text could not be read: ${error instanceof Error ? error.message : String(error)})`;
+  }
 }
 
 function outcome(context: Context, finished: ResponseOf<'getRun'>): number {

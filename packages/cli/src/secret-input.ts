@@ -6,7 +6,7 @@ import { EXIT } from './exit-codes.js';
 
 /**
  * A secret value, read so that it is never in argv (so never in shell history or `ps`) and never
- * echoed (docs/cli.md, "Secrets"): all of stdin when it is a pipe or file, with one trailing
+ * echoed (docs/cli.md, "secret …"): all of stdin when it is a pipe or file, with one trailing
  * newline taken off (`echo`, `printf '%s\n'`); else a prompt on stderr whose typing is not shown.
  */
 export async function readSecretValue(io: Io, prompt: string): Promise<string> {

@@ -1,6 +1,6 @@
 /**
- * Text from the server or an agent, made safe for a terminal (docs/cli.md, "Output"; issue 20,
- * point 6). A run's title, an agent's output line or an error's detail could carry escape
+ * Text from the server or an agent, made safe for a terminal (docs/cli.md, "Output"): a server or
+ * an agent may be hostile. A run's title, an agent's output line or an error's detail could carry escape
  * sequences that set the window title (OSC `ESC ] 0 ; … BEL`), clear the screen (CSI `ESC [ 2 J`),
  * recolour or move the cursor. Every control character, C0 (U+0000–U+001F), DEL and C1
  * (U+0080–U+009F), shows as `�` (U+FFFD), except a newline and a tab, which keep the text's layout.

@@ -128,14 +128,21 @@ describe('agentrun apply', () => {
     );
   });
 
-  it('applies environments/<name>.yaml with the other files; a missing team secret or repository is refused at its line', async () => {
+  it('applies environments/<name>.yaml with the other files; a missing team secret, repository, bad image or limit is refused at its line', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentrun-defs-'));
     cpSync(SAMPLE, dir, { recursive: true });
     mkdirSync(join(dir, 'environments'));
     const file = join(dir, 'environments', 'web.yaml');
-    const yaml = (secret: string) =>
-      `repositories:\n  - repository: acme/web\n    ref: main\nsetup:\n  - npm ci\nvariables:\n  TOKEN: ${secret}\nsetupTimeoutSeconds: 120\n`;
-    writeFileSync(file, yaml('no-such-secret'));
+    const yaml = (secret: string, image: string, memory: number) =>
+      `repositories:\n  - repository: acme/web\n    ref: main\nsetup:\n  - npm ci\nvariables:\n  TOKEN: ${secret}\nsetupTimeoutSeconds: 120\n` +
+      `image: ${image}\nlimits:\n  network: none\n  memory_mb: ${memory}\n`;
+    // An invalid value is refused before anything is looked up.
+    writeFileSync(file, yaml('no-such-secret', 'ghcr.io/Acme/web', 4));
+    const invalid = await run([dir]);
+    expect(invalid.code).toBe(3);
+    expect(invalid.stderr).toContain(`${relative(process.cwd(), file)}:9: image: the repository path must be lowercase`);
+    expect(invalid.stderr).toContain(`${relative(process.cwd(), file)}:12: limits.memory_mb:`);
+    writeFileSync(file, yaml('no-such-secret', 'ghcr.io/acme/web', 16));
     const refusedEnv = await run([dir]);
     expect(refusedEnv.code).toBe(3);
     expect(refusedEnv.stderr).toContain(`${relative(process.cwd(), file)}:7: variables.TOKEN: no team secret named no-such-secret`);
@@ -143,12 +150,18 @@ describe('agentrun apply', () => {
     expect(refusedEnv.stderr).toContain(`${relative(process.cwd(), file)}:2: repositories.0.repository: no repository named acme/web`);
     await client.repositories.create({ name: 'acme/web', url: 'https://git.example.com/acme/web.git' });
 
-    writeFileSync(file, yaml('ci-alerts-token'));
+    writeFileSync(file, yaml('ci-alerts-token', 'ghcr.io/acme/web-agent:2', 2048));
     const applied = await run([dir]);
     expect(applied.code, applied.stderr).toBe(0);
     expect(applied.stdout).toMatch(/\+ environments\/web\.yaml\s+create/);
     const [environment] = (await client.environments.list()).environments;
-    expect(environment).toMatchObject({ name: 'web', setup_timeout_seconds: 120, definition_file: 'environments/web.yaml' });
+    expect(environment).toMatchObject({
+      name: 'web',
+      setup_timeout_seconds: 120,
+      image: 'ghcr.io/acme/web-agent:2',
+      limits: { network: 'none', memory_mb: 2048 },
+      definition_file: 'environments/web.yaml',
+    });
   });
 
   it('refuses a renamed webhook file and a YAML error, naming the file', async () => {

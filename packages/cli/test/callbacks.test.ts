@@ -2,7 +2,7 @@ import type { ReferenceServer } from '@agentrun/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, cliJson, envFor, startServer } from './support.js';
 
-// `agentrun callbacks …` (docs/cli.md, "Callbacks") against a reference server whose callbacks
+// `agentrun callbacks …` (docs/cli.md, "callbacks …") against a reference server whose callbacks
 // go to a sender that records them (no network).
 
 const sent: { url: string; id: string }[] = [];

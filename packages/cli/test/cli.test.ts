@@ -250,6 +250,10 @@ describe('factories, webhooks and deliveries', () => {
     expect(deliveries).toEqual([expect.objectContaining({ delivery_id, status: 'Accepted' })]);
     expect(shown.stdout).toMatch(/^status:\s+Accepted$/m);
     expect(shown.stdout).toContain('"event": "push"');
+    // Its headers as kept: the bearer token masked before it was stored.
+    expect(shown.stdout).toMatch(/^ {2}authorization: \[masked\]$/m);
+    expect(shown.stdout).toMatch(/^ {2}content-type: application\/json$/m);
+    expect(shown.stdout).not.toContain(created.secret);
     expect(raw.stdout).toBe('{"event":"push","n":1.50}');
 
     // resend: a new entry resent from the first; with no automation, no run.

@@ -3,7 +3,7 @@ import type { ReferenceServer } from '@agentrun/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, cliJson, envFor, startServer } from './support.js';
 
-// `agentrun harnesses list` (docs/cli.md, "Harnesses") against a reference server whose executor
+// `agentrun harnesses list` (docs/cli.md, "harnesses list") against a reference server whose executor
 // says what it runs, and one on the demo executor, which does not.
 
 const RUNS: HarnessInfo[] = [

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli } from './support.js';
 
 // What a broken or hostile server (or a proxy in front of one) can answer, and what the command
-// line makes of it (issue 20, point 6; docs/cli.md, "Output" and "Exit codes"): its text reaches
+// line makes of it (docs/cli.md, "Output" and "Exit codes"): its text reaches
 // the terminal with control characters shown as �, and a malformed answer is exit 3, never a
 // crash (70) or 0. A stub server answers by path; the reference server never answers these.
 

@@ -81,3 +81,45 @@ describe('tool lines', () => {
     expect(line).toBe('← Bash  ok: a b\uFFFD[2Jc');
   });
 });
+
+describe('artifact lines', () => {
+  const at = '2026-11-28T10:00:01.000Z';
+  const artifact = (artifact_type: string, data: unknown) => event('artifact', { artifact_type, created_at: at, data });
+
+  it('shows each artifact as what it is, with the command that downloads a stored one', () => {
+    expect(formatEvent(artifact('PULL_REQUEST', { url: 'https://github.com/acme/app/pull/9', branch: 'fix/flaky' }))).toBe(
+      '[10:00:01] pull request: https://github.com/acme/app/pull/9 (branch fix/flaky)',
+    );
+    expect(formatEvent(artifact('PLAN', { document_uid: 'd1', artifact_uid: 'art_p', title: 'Fix it' }))).toBe(
+      "[10:00:01] plan: Fix it\n  download: agentrun artifacts download art_p --out 'Fix it.md'",
+    );
+    expect(formatEvent(artifact('PLAN', { document_uid: 'd2', url: 'https://docs.example.com/plan' }))).toBe(
+      '[10:00:01] plan: untitled https://docs.example.com/plan',
+    );
+    expect(formatEvent(artifact('SCREENSHOT', { artifact_uid: 'art_s', mime_type: 'image/jpeg', description: 'The home page' }))).toBe(
+      '[10:00:01] screenshot: The home page, image/jpeg\n  download: agentrun artifacts download art_s --out screenshot.jpg',
+    );
+    expect(
+      formatEvent(
+        artifact('FILE', {
+          artifact_uid: 'art_f',
+          filename: 'report.txt',
+          filepath: 'out/report.txt',
+          mime_type: 'text/plain',
+          size_bytes: 2048,
+        }),
+      ),
+    ).toBe('[10:00:01] file: out/report.txt (text/plain, 2.0 KB)\n  download: agentrun artifacts download art_f --out report.txt');
+  });
+
+  it('never prints an artifact as JSON unless it is not of a known shape', () => {
+    const lines = [
+      formatEvent(artifact('PULL_REQUEST', { url: 'https://x/pull/1', branch: 'b' })),
+      formatEvent(artifact('FILE', { artifact_uid: 'u', filename: 'a', filepath: 'a', mime_type: 'text/plain' })),
+    ];
+    for (const line of lines) expect(line).not.toContain('{');
+    expect(formatEvent(artifact('VIDEO', { artifact_uid: 'u' }))).toBe(
+      `[10:00:01] artifact: {"artifact_type":"VIDEO","created_at":"${at}","data":{"artifact_uid":"u"}}`,
+    );
+  });
+});

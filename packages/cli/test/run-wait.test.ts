@@ -1,3 +1,6 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Executor } from '@agentrun/core';
 import type { ReferenceServer } from '@agentrun/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -106,5 +109,64 @@ describe('--follow with tool calls', () => {
         data: { call_id: 'toolu_2', name: 'Read', output: 'File does not exist.', is_error: true },
       }),
     ]);
+  });
+});
+
+describe('--follow with artifacts', () => {
+  // An agent that reports one artifact of each kind (docs/artifacts.md).
+  const PLAN = '# Fix the flaky test\n\n- Wait on the event\n- Run it 50 times\n';
+  const agent: Executor = {
+    async execute(_input, context) {
+      await context.reportArtifact?.({ type: 'PLAN', title: 'Flaky test plan', content: PLAN });
+      await context.reportArtifact?.({ type: 'PULL_REQUEST', url: 'https://github.com/acme/app/pull/9', branch: 'fix/flaky' });
+      await context.reportArtifact?.({
+        type: 'SCREENSHOT',
+        filepath: 'home.png',
+        content: Uint8Array.from(
+          atob('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=='),
+          (c) => c.charCodeAt(0),
+        ),
+        description: 'The home page',
+      });
+      await context.reportArtifact?.({
+        type: 'FILE',
+        filepath: 'out/report.txt',
+        content: new TextEncoder().encode('report'),
+        content_type: 'text/plain',
+      });
+      return { status: 'succeeded' };
+    },
+  };
+  let artifacts: ReferenceServer;
+  let artifactsEnv: Record<string, string>;
+  beforeAll(async () => {
+    artifacts = await startServer({ executor: agent, pollIntervalMs: 50 });
+    artifactsEnv = envFor(artifacts);
+  });
+  afterAll(() => artifacts?.close({ graceMs: 0 }));
+
+  it('prints each artifact as what it is: the plan’s Markdown, the pull request’s URL, a file’s size and how to download', async () => {
+    const result = await cli(['run', 'Report artifacts', '--follow'], { env: artifactsEnv });
+    expect(result.code, result.stderr).toBe(0);
+    const out = result.stdout;
+    expect(out).not.toMatch(/artifact: \{/);
+    const [, planUid] =
+      /plan: Flaky test plan\n {2}download: agentrun artifacts download (\S+) --out 'Flaky test plan.md'\n/.exec(out) ?? [];
+    expect(planUid).toMatch(/\S/);
+    // The plan's Markdown follows its line, as text between rules.
+    expect(out).toContain(`${'─'.repeat(40)}\n# Fix the flaky test\n\n- Wait on the event\n- Run it 50 times\n${'─'.repeat(40)}\n`);
+    expect(out).toMatch(/\] pull request: https:\/\/github\.com\/acme\/app\/pull\/9 \(branch fix\/flaky\)\n/);
+    expect(out).toMatch(/\] screenshot: The home page, image\/png\n {2}download: agentrun artifacts download \S+ --out screenshot\.png\n/);
+    const [, fileUid] =
+      /\] file: out\/report\.txt \(text\/plain, 6 B\)\n {2}download: agentrun artifacts download (\S+) --out report\.txt\n/.exec(out) ?? [];
+    // The command it prints downloads the file.
+    const dir = mkdtempSync(join(tmpdir(), 'agentrun-follow-'));
+    try {
+      const saved = await cli(['artifacts', 'download', fileUid as string, '--out', join(dir, 'report.txt')], { env: artifactsEnv });
+      expect(saved.code, saved.stderr).toBe(0);
+      expect(readFileSync(join(dir, 'report.txt'), 'utf8')).toBe('report');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

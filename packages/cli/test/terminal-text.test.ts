@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { terminalJson, terminalText } from '../src/terminal-text.js';
 
-// What reaches the terminal from the server or an agent (docs/cli.md, "Output"; issue 20, point 6).
+// What reaches the terminal from the server or an agent, either of which may be hostile (docs/cli.md, "Output").
 
 /** Any C0, DEL or C1 control character but a newline and a tab. */
 const FORBIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;

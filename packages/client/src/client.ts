@@ -16,7 +16,9 @@ import {
   Schedules,
   Secrets,
   Sources,
+  Stats,
   Webhooks,
+  Workers,
 } from './resources.js';
 import { retryDelayMs, shouldRetry } from './retry.js';
 import { sleep } from './sleep.js';
@@ -102,6 +104,8 @@ export class AgentRunClient {
   readonly callbacks: Callbacks = new Callbacks(this);
   readonly sources: Sources = new Sources(this);
   readonly schedules: Schedules = new Schedules(this);
+  readonly workers: Workers = new Workers(this);
+  readonly stats: Stats = new Stats(this);
 
   constructor(options: ClientOptions) {
     if (!options.apiKey) throw new TypeError('AgentRunClient: apiKey is required');

@@ -4,7 +4,7 @@ import { APIResponseError } from './errors.js';
  * Auto-pagination over a keyset-paged list (docs/run-api.md, "List runs"): each page's
  * `page_info.next_cursor` is the next page's `cursor`, until a page has none. A cursor that came
  * before would page forever (a server that repeats one, a proxy that caches a page), so it is an
- * `APIResponseError` instead (issue 20, point 6).
+ * `APIResponseError` instead.
  */
 
 /** Every item of every page, fetching a page only when the previous one is used up. */

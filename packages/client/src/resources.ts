@@ -360,6 +360,57 @@ export class Agents extends Resource {
   }
 }
 
+/**
+ * The live workers (docs/operations.md, "Worker hosts"): their hosts, capacity and the runs they
+ * hold, only the caller's team's run ids listed.
+ */
+export class Workers extends Resource {
+  static readonly operations = { list: 'listWorkers' } as const satisfies Record<string, ClientOperationId>;
+
+  list(options?: RequestOptions): Promise<ResponseOf<'listWorkers'>> {
+    return this.client.request('listWorkers', { ...options });
+  }
+}
+
+/**
+ * The counts behind the dashboard's overview (docs/management-api.md, "Stats"), each over a range
+ * (`1h`, `24h` or `7d`; `STATS_RANGES`) of the caller's team.
+ */
+export class Stats extends Resource {
+  static readonly operations = {
+    runs: 'getRunStats',
+    runDurations: 'getRunDurationStats',
+    deliveries: 'getDeliveryStats',
+    queue: 'getQueueStats',
+    callbacks: 'getCallbackStats',
+  } as const satisfies Record<string, ClientOperationId>;
+
+  /** Runs created in each bucket, one series per state (the state each is in now). */
+  runs(query: QueryOf<'getRunStats'> = {}, options?: RequestOptions): Promise<ResponseOf<'getRunStats'>> {
+    return this.client.request('getRunStats', { ...options, query });
+  }
+
+  /** p50 and p95 run duration by harness or config name. */
+  runDurations(query: QueryOf<'getRunDurationStats'> = {}, options?: RequestOptions): Promise<ResponseOf<'getRunDurationStats'>> {
+    return this.client.request('getRunDurationStats', { ...options, query });
+  }
+
+  /** Deliveries in each bucket, per webhook, by label (`DELIVERY_STAT_LABELS`). */
+  deliveries(query: QueryOf<'getDeliveryStats'> = {}, options?: RequestOptions): Promise<ResponseOf<'getDeliveryStats'>> {
+    return this.client.request('getDeliveryStats', { ...options, query });
+  }
+
+  /** The queue now: depth, the oldest queued run, runs held, by worker host. */
+  queue(options?: RequestOptions): Promise<ResponseOf<'getQueueStats'>> {
+    return this.client.request('getQueueStats', { ...options });
+  }
+
+  /** Each callback endpoint's attempts in the range, failing ones first. */
+  callbacks(query: QueryOf<'getCallbackStats'> = {}, options?: RequestOptions): Promise<ResponseOf<'getCallbackStats'>> {
+    return this.client.request('getCallbackStats', { ...options, query });
+  }
+}
+
 /** The team's environments (docs/repositories.md, "Environments"): what a run's `environment_id` selects. */
 export class Environments extends Resource {
   static readonly operations = {

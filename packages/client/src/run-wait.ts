@@ -1,3 +1,4 @@
+import { TERMINAL_STATES } from '@agentrun/core/api';
 import type { AgentRunClient } from './client.js';
 import { APIUserAbortError, WaitTimeoutError } from './errors.js';
 import type { ResponseOf } from './operations.js';
@@ -9,13 +10,6 @@ import { sleep } from './sleep.js';
  */
 
 type Run = ResponseOf<'getRun'>;
-
-/**
- * The states a run never leaves by itself, as core's state machine has them
- * (packages/core/src/run/state-machine.ts, `TERMINAL_STATES`; a test compares the two). A
- * SUCCEEDED or FAILED run can still be followed up, which queues it again.
- */
-export const TERMINAL_STATES: ReadonlySet<Run['state']> = new Set<Run['state']>(['SUCCEEDED', 'FAILED', 'ERROR', 'CANCELLED']);
 
 export interface WaitOptions {
   /** Between two looks. Default 1000 ms. */

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { AgentRunClient, APIResponseError, type Fetch } from '../src/index.js';
 
 /**
- * Success answers that are not what the operation answers (issue 20, point 6): a body that is
+ * Success answers that are not what the operation answers (a broken or hostile server): a body that is
  * not JSON, one the caller's `checkAnswer` refuses, pages whose cursor came before. Each is an
  * `APIResponseError`, never a bare SyntaxError or an endless walk. A fake `fetch` answers.
  */

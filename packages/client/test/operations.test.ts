@@ -9,6 +9,7 @@ import {
   Audit,
   Automations,
   Callbacks,
+  DELIVERY_STAT_LABELS,
   Deliveries,
   Environments,
   Factories,
@@ -17,7 +18,10 @@ import {
   Schedules,
   Secrets,
   Sources,
+  STATS_RANGES,
+  Stats,
   Webhooks,
+  Workers,
 } from '../src/index.js';
 import { OPERATIONS } from '../src/operations.js';
 
@@ -48,6 +52,8 @@ const RESOURCES = {
   sources: Sources,
   schedules: Schedules,
   callbacks: Callbacks,
+  workers: Workers,
+  stats: Stats,
 };
 
 describe('the client covers the route table', () => {
@@ -107,5 +113,34 @@ describe('the client covers the route table', () => {
     const state: string = run.state;
     expect(state).toBe('QUEUED');
     expect(urls.at(-1)).toBe('http://x/mount/api/v1/agent/runs/r%201');
+  });
+
+  it('reads the stats with their queries, typed from the table, and exports the ranges and labels', async () => {
+    const urls: string[] = [];
+    const client = new AgentRunClient({
+      apiKey: 'k',
+      baseURL: 'http://x',
+      fetch: async (input) => {
+        urls.push(input);
+        return Response.json({ queued: 2, oldest_queued_at: null, running: 0, by_host: [] });
+      },
+    });
+    await client.stats.runs({ range: '1h' });
+    await client.stats.runDurations({ range: '7d', by: 'name' });
+    await client.stats.deliveries({ webhook_uid: 'w 1' });
+    // @ts-expect-error a range is one of STATS_RANGES
+    await client.stats.callbacks({ range: '2h' });
+    const queue = await client.stats.queue();
+    const queued: number = queue.queued;
+    expect(queued).toBe(2);
+    expect(urls).toEqual([
+      'http://x/api/v1/stats/runs?range=1h',
+      'http://x/api/v1/stats/run-durations?range=7d&by=name',
+      'http://x/api/v1/stats/deliveries?webhook_uid=w+1',
+      'http://x/api/v1/stats/callbacks?range=2h',
+      'http://x/api/v1/stats/queue',
+    ]);
+    expect(Object.keys(STATS_RANGES)).toEqual(['1h', '24h', '7d']);
+    expect(DELIVERY_STAT_LABELS).toEqual(['Accepted', 'Filtered out', 'Duplicate', 'Rejected', 'Rate limited']);
   });
 });

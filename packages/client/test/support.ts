@@ -62,8 +62,7 @@ export async function startServers(kind: StoreKind, options: { postgresUrl?: str
     const store = await storeFor(label);
     return startReferenceServer({ port: 0, demoDurationMs, pollIntervalMs: 25, secretKey: SECRET_KEY, ...(store ? { store } : {}) });
   };
-  const held = await start('held', 3_600_000);
-  const finishing = await start('finishing', options.finishMs);
+  const [held, finishing] = await Promise.all([start('held', 3_600_000), start('finishing', options.finishMs)]);
   return {
     held,
     finishing,

@@ -1,7 +1,14 @@
-import { RUN_STATES } from '@agentrun/core';
 import { describe, expect, it } from 'vitest';
-import { AgentRunClient, AgentRunError, APIConnectionError, type Fetch, InternalServerError, WaitTimeoutError } from '../src/index.js';
-import { TERMINAL_STATES } from '../src/run-wait.js';
+import {
+  AgentRunClient,
+  AgentRunError,
+  APIConnectionError,
+  type Fetch,
+  InternalServerError,
+  RUN_STATES,
+  TERMINAL_STATES,
+  WaitTimeoutError,
+} from '../src/index.js';
 
 /**
  * wait() and stream() on a stub fetch, for what a real server does not do on demand: every run

@@ -5,6 +5,7 @@
 // says what lives where.
 
 // The composition root and its HTTP surface
+export type { AgentRunRunner, AgentRunRunnerOptions, AgentRunRunsOptions } from './app/agent-run-runner.js';
 export { type AgentRun, type AgentRunWorkerOptions, createAgentRun } from './app/create-agent-run.js';
 export type { AgentRunOptions, CallbackOptions } from './app/options.js';
 // Artifacts (docs/artifacts.md)
@@ -24,7 +25,7 @@ export { type CallbackRequest, type CallbackResponse, type CallbackSender, fetch
 export type { ControlService, WebhookWithSecret } from './control/control-service.js';
 export type { SecretKeyOption } from './control/secret-cipher.js';
 // Execution
-export { type ResolvedEnvironment, type ResolvedRepository, SecretValue } from './environments/resolved.js';
+export { type ContainerLimits, type ResolvedEnvironment, type ResolvedRepository, SecretValue } from './environments/resolved.js';
 // Errors
 export { AgentRunError, type AgentRunErrorOptions, ERROR_STATUS, type ErrorCode, isAgentRunError } from './errors.js';
 export { type AgentRunEventMap, type AgentRunEvents, createEvents } from './events.js';
@@ -87,7 +88,19 @@ export { RUN_ERROR_CODES, type RunErrorCode } from './run/error-codes.js';
 export type { WriteResult } from './run/idempotency.js';
 export type { FollowupRecord } from './run/record.js';
 export type { RunService } from './run/run-service.js';
-// Schedules (docs/schedules.md): the scheduler agentrun.worker() runs, for a host that drives its own.
+// The runner (docs/embedding.md, "The runner"): a process's parts, and the loop each runs on, for a part of the host's own.
+export { type BackoffOptions, MAX_BACKOFF_MS } from './runner/backoff.js';
+export { createLoop, type Loop, type LoopHealth, type LoopOptions, type PassCause } from './runner/loop.js';
+export { type LoopPartOptions, loopPart, ReportedFailure, type RunnerPart } from './runner/part.js';
+export {
+  createRunner,
+  type PartHealth,
+  type Runner,
+  type RunnerHealth,
+  type RunnerOptions,
+  type RunnerStopOptions,
+} from './runner/runner.js';
+// Schedules (docs/schedules.md): the scheduler a runner runs (its `schedules` part), for a host that drives its own.
 export { createScheduler, type Scheduler, type SchedulerOptions, type SchedulerTick } from './schedules/scheduler.js';
 export type { Store } from './store/store.js';
 export { type Clock, systemClock } from './util/clock.js';

@@ -144,6 +144,14 @@ describe('audit log API', () => {
     await expectProblem(await h.call('GET', '/audit/events?actor=a&actor=b'), 400, 'invalid_request');
     const reader = await h.keyFor(testPrincipal({ uid: 'reader', permissions: [] }));
     await expectProblem(await h.call('GET', '/audit/events', { key: reader }), 403, 'forbidden');
+    const scopedReader = await h.keyFor(testPrincipal({ uid: 'scoped-reader', scopes: ['read_factory'], permissions: ['manage_factory'] }));
+    await expectProblem(await h.call('GET', '/audit/events', { key: scopedReader }), 403, 'forbidden');
+  });
+
+  it('serves a key whose scopes include manage_factory, with no permissions of its own', async () => {
+    const auditor = await h.keyFor(testPrincipal({ uid: 'auditor', scopes: ['manage_factory'], permissions: [] }));
+    const answer = await h.call('GET', '/audit/events', { key: auditor });
+    expect(answer.status).toBe(200);
   });
 
   it('records no event for a change that was refused', async () => {

@@ -4,14 +4,11 @@ import { testPrincipal } from '@agentrun/core/testing';
 import { createMemoryStore } from '@agentrun/store-memory';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { compileFilter } from '../src/filter/index.js';
-import { createAutomationMatcher } from '../src/ingress/automation-matchers.js';
+import { createAutomationMatcher as createMatcher } from '../src/ingress/automation-matchers.js';
 
 // Count compilations, to see what the matcher reuses; the real compiler still does the work.
-vi.mock('../src/filter/index.js', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('../src/filter/index.js')>();
-  return { ...actual, compileFilter: vi.fn(actual.compileFilter) };
-});
-const compiled = vi.mocked(compileFilter);
+const compiled = vi.fn(compileFilter);
+const createAutomationMatcher = () => createMatcher(compiled);
 
 const AT = '2026-01-01T00:00:00.000Z';
 const trigger = (webhookIds: string[], payload?: Record<string, unknown>): AutomationRecord['triggers'][number] => ({

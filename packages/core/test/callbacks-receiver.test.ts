@@ -7,7 +7,7 @@ import { createAgentRun } from '../src/app/create-agent-run.js';
 import { createApiKey } from '../src/auth/api-keys.js';
 import { testPrincipal } from '../src/testing/fixtures.js';
 
-// Issue 23's done-when, over real HTTP with the default (fetch) sender: a receiver that fails
+// Callbacks end to end, over real HTTP with the default (fetch) sender: a receiver that fails
 // each message 3 times, then answers 200, gets each event once after the retries, every one
 // verified with the `standardwebhooks` library. The clock is faked: every retry is due at once.
 

@@ -71,6 +71,17 @@ describe('factory sources', () => {
     await expectProblem(await h.call('DELETE', `/factories/${factoryUid}/source`), 404);
   });
 
+  it('says in the factory read whether the factory has a source, so no reader needs the 404', async () => {
+    const hasSource = async () => (await ok<{ has_source: boolean }>('GET', `/factories/${factoryUid}`)).has_source;
+    expect(await hasSource()).toBe(false);
+    await ok('PUT', `/factories/${factoryUid}/source`, { repository: 'acme/factory' });
+    expect(await hasSource()).toBe(true);
+    await ok('DELETE', `/factories/${factoryUid}/source`);
+    expect(await hasSource()).toBe(false);
+    // The list stays as it was: one read per factory would be a read of every source.
+    expect((await ok<{ factories: object[] }>('GET', '/factories')).factories[0]).not.toHaveProperty('has_source');
+  });
+
   it('keeps the repository and the push secret a source uses from being deleted', async () => {
     await ok('PUT', `/factories/${factoryUid}/source`, { repository: 'acme/factory', push_scheme: 'github', push_secret: 'push-secret' });
     expect((await expectProblem(await h.call('DELETE', '/repositories/acme/factory'), 409)).detail).toContain(

@@ -24,6 +24,7 @@ describe('health probes', () => {
         { name: 'store', ok: true, detail: 'reachable' },
         { name: 'migrations', ok: true, detail: 'current' },
       ],
+      parts: [],
     });
     expect([agentrun.owns('/healthz'), agentrun.owns('/readyz'), agentrun.owns('/healthz/x'), agentrun.owns('/health')]).toEqual([
       true,

@@ -71,12 +71,13 @@ describe('maintenance', () => {
     expect(await m.runAll()).toEqual({ x: 1, y: 1 });
   });
 
-  it('by default purges expired idempotency keys and sweeps the delivery log, the audit log and the callbacks’ log', () => {
+  it('by default purges expired idempotency keys, sweeps the delivery log, the audit log and the callbacks’ log, and folds the stats', () => {
     expect(defaultMaintenanceTasks(createMemoryStore()).map((t) => t.name)).toEqual([
       'idempotency-purge',
       'delivery-log-sweep',
       'audit-sweep',
       'callback-log-sweep',
+      'stats-rollups',
     ]);
   });
 

@@ -6,7 +6,7 @@ import { type RunItem, RunItemSchema } from '../src/models/run.js';
 import { MAX_ANCESTORS } from '../src/run/record.js';
 import { driveTo, expectProblem, type Harness, setup, T0 } from './helpers.js';
 
-// The RunItem fields and calls of issue 23, point 3 (docs/run-api.md): started_at, source as the
+// The RunItem fields and calls the published clients read (docs/run-api.md): started_at, source as the
 // client declares it, parent_run_id and the list's ancestor_run_id, execution_location, the
 // session redirect, and request_usage as the executor reports it. Stores: memory here; the store
 // conformance suite runs the filter on both (packages/core/src/testing/runs-conformance.ts).

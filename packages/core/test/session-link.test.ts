@@ -6,7 +6,7 @@ import { type AgentRunOptions, createAgentRun, type ExecutionContext, type Execu
 import { servedUrlProblem } from '../src/models/served-url.js';
 import { agentSessionLink, sessionLinkFor } from '../src/run/session-link.js';
 
-// A run's default session_link (docs/run-api.md, "The run"; docs/embedding.md, "Options"): its
+// A run's default session_link (docs/run-api.md, "The run"; docs/embedding.md, "Session links"): its
 // dashboard page under publicBaseUrl, given when the run starts; the agent's own link wins.
 
 const principal = testPrincipal();

@@ -10,8 +10,8 @@ import { RunAgentRequestSchema } from '../src/models/requests.js';
 import { jsonBudget, oversize } from '../src/models/size-check.js';
 import { expectProblem, type Harness, setup } from './helpers.js';
 
-// Sizes over a schema's limits are refused before validation walks the body (models/size-check.ts,
-// issue 20, point 5). These assert the answers; `npm run bench -- validation` measures the time.
+// Sizes over a schema's limits are refused before validation walks the body (models/size-check.ts;
+// docs/run-api.md, "Sizes first"). These assert the answers; `npm run bench -- validation` measures the time.
 
 // Within the run API's counts on the text (no array or object over 64 items, 17,754 values), so the
 // size check on the parsed body is what refuses them.

@@ -3,7 +3,7 @@ import { createMemoryStore } from '@agentrun/store-memory';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createEvents } from '../src/events.js';
-import { RUN_STATES, type RunState } from '../src/models/run-state.js';
+import { RUN_STATES, type RunState, TERMINAL_STATES } from '../src/models/run-state.js';
 import { RunService } from '../src/run/run-service.js';
 import {
   CANCELLABLE_STATES,
@@ -11,7 +11,6 @@ import {
   LEASED_STATES,
   nextUpdatedAt,
   type RunEventType,
-  TERMINAL_STATES,
   type TransitionContext,
   transition,
 } from '../src/run/state-machine.js';
@@ -30,6 +29,7 @@ const EVENTS: readonly RunEventType[] = [
   'lease_expired',
   'cancel',
   'followup',
+  'wait',
 ];
 
 const TERMINAL: readonly RunState[] = ['SUCCEEDED', 'FAILED', 'ERROR', 'CANCELLED'];
@@ -65,6 +65,8 @@ const EXPECTED: Record<Exclude<RunEventType, 'lease_expired'>, Partial<Record<Ru
     SUCCEEDED: 'QUEUED',
     FAILED: 'QUEUED',
   },
+  // A queued run waiting for a worker of its host stays queued; its status says so
+  wait: { QUEUED: 'QUEUED' },
 };
 
 const CTX: TransitionContext = { attempts: 1, maxAttempts: 3 };

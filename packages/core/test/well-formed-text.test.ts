@@ -5,7 +5,7 @@ import { MAX_JSON_DEPTH, wellFormedJson } from '../src/util/well-formed-text.js'
 
 // What a store could refuse: NUL, or a surrogate that is not half of a pair.
 const illFormed = (text: string) => /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text);
-/** ES2024's String.prototype.toWellFormed (Node 20 has it; the repo's lib is ES2023): the reference for surrogates. */
+/** ES2024's String.prototype.toWellFormed (every Node the project supports has it; the repo's lib is ES2023): the reference for surrogates. */
 const toWellFormed = (text: string) => (text as unknown as { toWellFormed(): string }).toWellFormed();
 /** Any sequence of UTF-16 code units: lone surrogates and NULs included, pairs too. */
 const anyUnits = fc.string({ unit: 'binary', maxLength: 60 });

@@ -123,4 +123,40 @@ describe("a run's environment in the executor input", () => {
     expect(inputs).toHaveLength(2);
     await worker.stop();
   });
+
+  it("hands a container executor the environment's image and limits, camelCased; none when it sets none", async () => {
+    const h = await setup({ secretKey: KEY, store: createMemoryStore() });
+    const inputs: ExecutionInput[] = [];
+    const worker = h.handler.app.worker({
+      executor: {
+        async execute(input) {
+          inputs.push(input);
+          return { status: 'succeeded' };
+        },
+      },
+      pollIntervalMs: 20,
+    });
+    const run = async (body: Record<string, unknown>) => {
+      const env = await h.json<{ id: string }>('POST', '/environments', { body });
+      expect(env.status).toBe(201);
+      const created = await h.json<{ run_id: string }>('POST', '/agent/run', {
+        body: { prompt: 'p', config: { environment_id: env.body.id } },
+      });
+      expect(created.status).toBe(200);
+      await worker.poll();
+      await worker.idle();
+      return inputs.at(-1)?.environment;
+    };
+    const boxed = await run({
+      name: 'boxed',
+      image: 'localhost/agentrun-busybox:1',
+      limits: { memory_mb: 512, cpus: 0.5, pids: 64, network: 'none' },
+    });
+    expect(boxed).toMatchObject({ image: 'localhost/agentrun-busybox:1', limits: { memoryMb: 512, cpus: 0.5, pids: 64, network: 'none' } });
+    const plain = await run({ name: 'plain' });
+    expect(plain).toBeDefined();
+    expect(plain).not.toHaveProperty('image');
+    expect(plain).not.toHaveProperty('limits');
+    await worker.stop();
+  });
 });

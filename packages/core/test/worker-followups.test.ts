@@ -13,7 +13,7 @@ import {
 
 // Every follow-up a run accepts reaches an execution: a listener of the one running, or the input
 // of the next (docs/executors.md, "Follow-ups"). These tests put a follow-up exactly in the windows
-// where one used to be lost, by steering the store the worker reads and writes through; polls and
+// where one could be lost (between a read and a write of the worker), by steering the store the worker reads and writes through; polls and
 // heartbeats are an hour apart, so only what the test does moves the worker.
 const principal = testPrincipal();
 const HOUR = 3_600_000;

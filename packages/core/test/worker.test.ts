@@ -14,7 +14,7 @@ import {
   type RunState,
   type Worker,
 } from '../src/index.js';
-import { MAX_BACKOFF_MS } from '../src/worker/poll-backoff.js';
+import { MAX_BACKOFF_MS } from '../src/runner/backoff.js';
 
 const principal = testPrincipal();
 
@@ -93,6 +93,28 @@ describe('worker', () => {
       [5, 'status', 'Wrapping up (3/3)'],
       [6, 'state', 'SUCCEEDED'],
     ]);
+  });
+
+  it("calls the executor's sweep once as it starts, and tells its failure to onError", async () => {
+    handler = createAgentRunHandler({ store: createMemoryStore() });
+    const swept: string[] = [];
+    const errors: unknown[] = [];
+    const sweeping = (fail: boolean): Executor => ({
+      ...demoExecutor({ durationMs: 30 }),
+      async sweep() {
+        swept.push(fail ? 'failed' : 'swept');
+        if (fail) throw new Error('the engine is gone');
+      },
+    });
+    const worker = start(sweeping(false));
+    // A second start of a started worker is nothing: no second sweep.
+    worker.start();
+    await waitState(await create(), 'SUCCEEDED');
+    expect(swept).toEqual(['swept']);
+    start(sweeping(true), { onError: (e) => errors.push(e) });
+    await until(() => errors.length > 0, 'the failure to be told');
+    expect(swept).toEqual(['swept', 'failed']);
+    expect(String(errors[0])).toContain('the engine is gone');
   });
 
   it('fails a run the demo executor is asked to fail, and succeeds it after a follow-up', async () => {

@@ -14,8 +14,9 @@ const outDir = join(packageDir, 'dist', 'app');
 const sources = [
   join(packageDir, 'src', 'app'),
   join(packageDir, '..', 'client', 'src'),
-  // The API-key scopes the keys page imports from core (keys/scopes.ts).
-  join(packageDir, '..', 'core', 'src', 'keys'),
+  // What the app takes from core, directly (the keys page's scopes, the tool summaries) or through
+  // the client (the lists of run states and audit kinds).
+  join(packageDir, '..', 'core', 'src'),
   fileURLToPath(import.meta.url),
 ];
 

@@ -1,7 +1,7 @@
 import type { ReferenceServer } from '@agentrun/server';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserAvailable, launchBrowser, openPage, seriousViolations } from './support/browser.js';
+import { browserAvailable, openPage, seriousViolations, sharedBrowser } from './support/browser.js';
 import { startDashboardServer } from './support/server.js';
 
 /**
@@ -27,7 +27,7 @@ describe.runIf(browserAvailable())('dashboard: the audit log', { timeout: 30_000
   };
 
   beforeAll(async () => {
-    [server, browser] = await Promise.all([startDashboardServer(), launchBrowser()]);
+    [server, browser] = await Promise.all([startDashboardServer(), sharedBrowser()]);
     const factory = await api<{ uid: string }>('POST', '/factories', { name: 'Audited' });
     const created = await api<{ ingress_url: string; secret: string }>('POST', `/factories/${factory.uid}/webhooks`, {
       name: 'Hook',
@@ -48,7 +48,6 @@ describe.runIf(browserAvailable())('dashboard: the audit log', { timeout: 30_000
   }, 60_000);
   afterAll(async () => {
     expect(problems).toEqual([]);
-    await browser?.close();
     await server?.close();
   });
 

@@ -7,7 +7,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureAppBuilt } from '../scripts/build-app.js';
 import { createDashboard } from '../src/server/index.js';
-import { browserAvailable, launchBrowser, openPage, seriousViolations } from './support/browser.js';
+import { browserAvailable, openPage, seriousViolations, sharedBrowser } from './support/browser.js';
 
 /**
  * A host that signs people in itself (docs/dashboard.md, "Your own authentication"): its hook
@@ -34,10 +34,9 @@ describe.runIf(browserAvailable())('dashboard: the host auth hook', { timeout: 3
     server = createServer(createNodeListener(composeMounts([agentrun, dashboard], (request) => agentrun.fetch(request))));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await launchBrowser();
+    browser = await sharedBrowser();
   }, 60_000);
   afterAll(async () => {
-    await browser?.close();
     await new Promise((resolve) => server?.close(resolve));
   });
 

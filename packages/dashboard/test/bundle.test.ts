@@ -3,7 +3,7 @@ import { gzipSync } from 'node:zlib';
 import { beforeAll, expect, it } from 'vitest';
 import { ensureAppBuilt } from '../scripts/build-app.js';
 
-/** The app stays small (issue 13: JS at most 80 KB gzipped) and self-contained (no CDN). */
+/** The app stays small (JS at most 80 KB gzipped: quick to load on a slow link) and self-contained (no CDN). */
 beforeAll(() => ensureAppBuilt(), 60_000);
 
 const built = (name: string) => readFileSync(new URL(`../dist/app/${name}`, import.meta.url));

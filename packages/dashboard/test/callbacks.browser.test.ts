@@ -1,12 +1,12 @@
 import type { ReferenceServer } from '@agentrun/server';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserAvailable, launchBrowser, openPage, seriousViolations } from './support/browser.js';
+import { browserAvailable, openPage, seriousViolations, sharedBrowser } from './support/browser.js';
 import { startDashboardServer } from './support/server.js';
 
 /**
  * The callbacks pages in a real headless Chromium against the reference server (docs/dashboard.md,
- * "Callbacks"): register (the secret shown once, never in the list), a run's events in the
+ * its pages): register (the secret shown once, never in the list), a run's events in the
  * delivery log with each attempt, Resend, Disable and Enable, Delete. The server's callbacks go
  * to a sender that fails each message once, then answers 200 (no network).
  */
@@ -32,7 +32,7 @@ describe.runIf(browserAvailable())('dashboard: callbacks', { timeout: 30_000 }, 
           },
         },
       }),
-      launchBrowser(),
+      sharedBrowser(),
     ]);
     ({ page, problems } = await openPage(browser, server.url));
     await page.goto(`${server.url}/dashboard/callbacks`);
@@ -41,7 +41,6 @@ describe.runIf(browserAvailable())('dashboard: callbacks', { timeout: 30_000 }, 
   }, 60_000);
   afterAll(async () => {
     expect(problems).toEqual([]);
-    await browser?.close();
     await server?.close();
   });
 

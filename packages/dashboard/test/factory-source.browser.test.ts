@@ -2,7 +2,7 @@ import { fakeRepositoryReader } from '@agentrun/core/testing';
 import type { ReferenceServer } from '@agentrun/server';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserAvailable, launchBrowser, openPage, seriousViolations } from './support/browser.js';
+import { browserAvailable, openPage, seriousViolations, sharedBrowser } from './support/browser.js';
 import { startDashboardServer } from './support/server.js';
 
 /**
@@ -40,7 +40,7 @@ describe.runIf(browserAvailable())('dashboard: a factory from a repository', { t
   };
 
   beforeAll(async () => {
-    [server, browser] = await Promise.all([startDashboardServer({ repositories: reader }), launchBrowser()]);
+    [server, browser] = await Promise.all([startDashboardServer({ repositories: reader }), sharedBrowser()]);
     factoryUid = (await api<{ uid: string }>('POST', '/factories', { name: 'From git' })).uid;
     await api('PUT', '/team/secrets/ci-token', { value: 'ci-token-value-1234' });
     await api('POST', '/repositories', { name: 'acme/factory', url: URL });
@@ -53,7 +53,6 @@ describe.runIf(browserAvailable())('dashboard: a factory from a repository', { t
   }, 60_000);
   afterAll(async () => {
     expect(problems).toEqual([]);
-    await browser?.close();
     await server?.close();
   });
 

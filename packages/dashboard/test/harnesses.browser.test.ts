@@ -1,12 +1,12 @@
 import type { ReferenceServer } from '@agentrun/server';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserAvailable, launchBrowser, openPage, seriousViolations } from './support/browser.js';
+import { browserAvailable, openPage, seriousViolations, sharedBrowser } from './support/browser.js';
 import { startDashboardServer } from './support/server.js';
 
 /**
  * The agent CLIs the server runs, above the runs list, in a real headless Chromium against a
- * reference server whose executor lists them (docs/dashboard.md, "Runs"). The empty case is in
+ * reference server whose executor lists them (docs/dashboard.md, its pages). The empty case is in
  * runs.browser.test.ts, whose executor lists none.
  */
 describe.runIf(browserAvailable())('dashboard: the harnesses the server runs', { timeout: 30_000 }, () => {
@@ -20,7 +20,7 @@ describe.runIf(browserAvailable())('dashboard: the harnesses the server runs', {
       startDashboardServer({
         harnesses: [{ type: 'claude', version: '2.1.332', default: true }, { type: 'gemini', version: '0.61.0' }, { type: 'command' }],
       }),
-      launchBrowser(),
+      sharedBrowser(),
     ]);
     ({ page, problems } = await openPage(browser, server.url));
     await page.goto(`${server.url}/dashboard/runs`);
@@ -29,7 +29,6 @@ describe.runIf(browserAvailable())('dashboard: the harnesses the server runs', {
   }, 60_000);
   afterAll(async () => {
     expect(problems).toEqual([]);
-    await browser?.close();
     await server?.close();
   });
 

@@ -1,7 +1,7 @@
 import type { ReferenceServer } from '@agentrun/server';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserAvailable, launchBrowser, openPage, seriousViolations } from './support/browser.js';
+import { browserAvailable, openPage, seriousViolations, sharedBrowser } from './support/browser.js';
 import { startDashboardServer } from './support/server.js';
 
 /**
@@ -16,7 +16,7 @@ describe.runIf(browserAvailable())('dashboard: API keys', { timeout: 30_000 }, (
   let problems: string[];
 
   beforeAll(async () => {
-    [server, browser] = await Promise.all([startDashboardServer(), launchBrowser()]);
+    [server, browser] = await Promise.all([startDashboardServer(), sharedBrowser()]);
     ({ page, problems } = await openPage(browser, server.url));
     await page.goto(`${server.url}/dashboard/keys`);
     await page.getByLabel('API key').fill(server.apiKey);
@@ -24,7 +24,6 @@ describe.runIf(browserAvailable())('dashboard: API keys', { timeout: 30_000 }, (
   }, 60_000);
   afterAll(async () => {
     expect(problems).toEqual([]);
-    await browser?.close();
     await server?.close();
   });
 

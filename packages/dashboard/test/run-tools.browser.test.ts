@@ -6,7 +6,7 @@ import type { TranscriptEntry } from '@agentrun/core';
 import type { ReferenceServer } from '@agentrun/server';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserAvailable, launchBrowser, openPage, seriousViolations } from './support/browser.js';
+import { browserAvailable, openPage, seriousViolations, sharedBrowser } from './support/browser.js';
 import { startDashboardServer } from './support/server.js';
 
 /**
@@ -56,11 +56,10 @@ describe.runIf(browserAvailable())('dashboard: a run’s tool calls', { timeout:
   const shots = mkdtempSync(join(tmpdir(), 'agentrun-run-tools-'));
 
   beforeAll(async () => {
-    [server, browser] = await Promise.all([startDashboardServer({ script: SCRIPT }), launchBrowser()]);
+    [server, browser] = await Promise.all([startDashboardServer({ script: SCRIPT }), sharedBrowser()]);
     client = new AgentRunClient({ apiKey: server.apiKey, baseURL: server.url });
   }, 60_000);
   afterAll(async () => {
-    await browser?.close();
     await server?.close();
     if (process.env.KEEP_SCREENSHOTS === '1') console.info(`[dashboard tests] screenshots kept in ${shots}`);
     else rmSync(shots, { recursive: true, force: true });
@@ -161,7 +160,7 @@ describe.runIf(browserAvailable())('dashboard: a run’s tool calls', { timeout:
     // Close the long ones so the picture shows the page as one reads it: text, blocks, one opened.
     await log.locator('summary').click();
     await write.locator('summary').click();
-    await page.getByRole('heading', { name: 'Transcript', level: 2 }).scrollIntoViewIfNeeded();
+    await page.getByRole('heading', { name: 'Timeline', level: 2 }).scrollIntoViewIfNeeded();
     const file = join(shots, 'run-tools.png');
     await page.screenshot({ path: file, fullPage: true });
     const png = readFileSync(file);

@@ -2,7 +2,7 @@ import { AgentRunClient } from '@agentrun/client';
 import type { ReferenceServer } from '@agentrun/server';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { browserAvailable, launchBrowser, openPage, screenshot, seriousViolations } from './support/browser.js';
+import { browserAvailable, openPage, seriousViolations, sharedBrowser } from './support/browser.js';
 import { startDashboardServer } from './support/server.js';
 
 /**
@@ -18,11 +18,10 @@ describe.runIf(browserAvailable())('dashboard: runs', { timeout: 30_000 }, () =>
   let problems: string[];
 
   beforeAll(async () => {
-    [server, browser] = await Promise.all([startDashboardServer(), launchBrowser()]);
+    [server, browser] = await Promise.all([startDashboardServer(), sharedBrowser()]);
     client = new AgentRunClient({ apiKey: server.apiKey, baseURL: server.url });
   }, 60_000);
   afterAll(async () => {
-    await browser?.close();
     await server?.close();
   });
   afterEach(() => expect(problems).toEqual([]));
@@ -44,13 +43,13 @@ describe.runIf(browserAvailable())('dashboard: runs', { timeout: 30_000 }, () =>
     await page.getByText('This API key was not accepted').waitFor();
     await page.getByLabel('API key').fill(server.apiKey);
     await page.keyboard.press('Enter');
-    await page.getByRole('heading', { name: 'Runs', level: 1 }).waitFor();
+    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
     expect(page.url()).not.toContain(server.apiKey);
     expect(await page.evaluate(() => sessionStorage.getItem('agentrun.dashboard.apiKey'))).toBe(server.apiKey);
     expect(await page.evaluate(() => localStorage.length)).toBe(0);
     // A reload keeps the session; signing out forgets it.
     await page.reload();
-    await page.getByRole('heading', { name: 'Runs', level: 1 }).waitFor();
+    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('API key').waitFor();
     expect(await page.evaluate(() => sessionStorage.getItem('agentrun.dashboard.apiKey'))).toBeNull();
@@ -145,10 +144,10 @@ describe.runIf(browserAvailable())('dashboard: runs', { timeout: 30_000 }, () =>
     await page.getByRole('button', { name: 'Next page' }).waitFor();
 
     await page.goto(`${server.url}/dashboard/runs`);
+    await page.getByText('States: all').click();
     await page.getByLabel('CANCELLED').check();
-    await page.getByRole('button', { name: 'Apply filters' }).click();
     await page.getByRole('link', { name: 'Held run' }).waitFor();
-    expect(await page.locator('tbody tr').count()).toBe(1);
+    await expect.poll(() => page.locator('tbody tr').count()).toBe(1);
     expect(page.url()).toContain('state=CANCELLED');
 
     // An invalid filter is the API's 400, in words.
@@ -158,7 +157,6 @@ describe.runIf(browserAvailable())('dashboard: runs', { timeout: 30_000 }, () =>
     await page.goto(`${server.url}/dashboard/runs`);
     await page.getByRole('link', { name: 'Paged 2' }).waitFor();
     expect(await seriousViolations(page)).toEqual([]);
-    await screenshot(page, 'dashboard-runs.png');
     await page.context().close();
   });
 

@@ -1,12 +1,12 @@
 import type { ReferenceServer } from '@agentrun/server';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserAvailable, launchBrowser, openPage, seriousViolations } from './support/browser.js';
+import { browserAvailable, openPage, seriousViolations, sharedBrowser } from './support/browser.js';
 import { startDashboardServer } from './support/server.js';
 
 /**
  * The schedules page in a real headless Chromium against the reference server (docs/dashboard.md,
- * "Schedules"; docs/schedules.md): create (a bad expression shown beside its field), the list with
+ * its pages; docs/schedules.md): create (a bad expression shown beside its field), the list with
  * the next run, pause and resume, the link to its runs, delete.
  */
 describe.runIf(browserAvailable())('dashboard: schedules', { timeout: 30_000 }, () => {
@@ -16,7 +16,7 @@ describe.runIf(browserAvailable())('dashboard: schedules', { timeout: 30_000 }, 
   let problems: string[];
 
   beforeAll(async () => {
-    [server, browser] = await Promise.all([startDashboardServer(), launchBrowser()]);
+    [server, browser] = await Promise.all([startDashboardServer(), sharedBrowser()]);
     ({ page, problems } = await openPage(browser, server.url));
     await page.goto(`${server.url}/dashboard/schedules`);
     await page.getByLabel('API key').fill(server.apiKey);
@@ -24,7 +24,6 @@ describe.runIf(browserAvailable())('dashboard: schedules', { timeout: 30_000 }, 
   }, 60_000);
   afterAll(async () => {
     expect(problems).toEqual([]);
-    await browser?.close();
     await server?.close();
   });
 

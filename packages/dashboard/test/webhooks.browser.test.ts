@@ -1,7 +1,8 @@
 import type { ReferenceServer } from '@agentrun/server';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserAvailable, launchBrowser, openPage, screenshot, seriousViolations } from './support/browser.js';
+import { keepScreenshot } from './support/artifacts.js';
+import { browserAvailable, openPage, seriousViolations, sharedBrowser } from './support/browser.js';
 import { startDashboardServer } from './support/server.js';
 
 /**
@@ -20,7 +21,7 @@ describe.runIf(browserAvailable())('dashboard: webhooks, deliveries, automations
   let secret: string;
 
   beforeAll(async () => {
-    [server, browser] = await Promise.all([startDashboardServer(), launchBrowser()]);
+    [server, browser] = await Promise.all([startDashboardServer(), sharedBrowser()]);
     ({ page, problems } = await openPage(browser, server.url));
     await page.goto(`${server.url}/dashboard/factories`);
     await page.getByLabel('API key').fill(server.apiKey);
@@ -28,7 +29,6 @@ describe.runIf(browserAvailable())('dashboard: webhooks, deliveries, automations
   }, 60_000);
   afterAll(async () => {
     expect(problems).toEqual([]);
-    await browser?.close();
     await server?.close();
   });
 
@@ -92,7 +92,7 @@ describe.runIf(browserAvailable())('dashboard: webhooks, deliveries, automations
     await viewer.getByText('"opened"').waitFor();
     await viewer.getByText('pull_request:').waitFor();
     expect(await seriousViolations(page)).toEqual([]);
-    await screenshot(page, 'dashboard-webhook.png');
+    await keepScreenshot(page, 'webhook');
   });
 
   it('builds an automation, with an invalid filter shown at its path, and runs Test filter on the stored delivery', async () => {

@@ -7,17 +7,16 @@ import {
   type ExecutionOutcome,
   HARNESS_AUTH_FIELDS,
 } from '@agentrun/core';
-import type { HarnessTurn, McpServer } from '@agentrun/harnesses';
+import type { Harness, HarnessTurn, McpServer } from '@agentrun/harnesses';
 import { agentOutput } from './agent-output.js';
 import { pipeAgent } from './agent-pipes.js';
 import { type HarnessLines, harnessLines, type UsageTotals, usageBefore } from './harness-lines.js';
 import type { InstalledHarness } from './installed-harnesses.js';
-import type { ResolvedOptions } from './options.js';
 import type { OutputBudget } from './output-budget.js';
 import type { RunStops } from './run-stops.js';
 import { stoppedOutcome } from './run-stops.js';
 import type { ParkedSession } from './session-parking.js';
-import { type AgentPlan, spawnAgent } from './spawn-agent.js';
+import { type AgentPlan, type AgentProcess, spawnAgent } from './spawn-agent.js';
 import { runInstructions, type Workspace, workspacePaths } from './workspace.js';
 
 /** The longest line of a CLI's stream read whole: a tool's result is one JSON line, and may be large. */
@@ -34,16 +33,50 @@ export interface HarnessRunResult {
   session?: ParkedSession;
 }
 
+/**
+ * Where and how a CLI's turns run: spawned as the process executor's agent is (`spawnedHarness`),
+ * or another executor's way (a container's `exec`: docs/executors.md, "The container executor").
+ */
+export interface HarnessRunner {
+  /** The agent's user, given the home and the files written for a turn; none: they stay the server's. */
+  user: { uid: number; gid: number } | undefined;
+  maxOutputBytes: number;
+  onError: (error: unknown) => void;
+  /** The run's home for the CLI, on this host: made here, the turn's files written into it. */
+  home: string;
+  /** The workspace and the home as the CLI sees them: the paths its command line and variables name. */
+  seen: { workspace: string; home: string };
+  /** The model endpoint the server names for this CLI (docs/harnesses.md, "The model endpoint"), if any. */
+  endpoint: string | undefined;
+  /** Starts the CLI with `args` in the workspace, with `env`, as the agent is started. */
+  launch(args: string[], env: Record<string, string>): Promise<AgentProcess>;
+}
+
+/** The process executor's: the CLI spawned as its agent is, in the same containment, user and sandbox, its home beside the workspace. */
+export function spawnedHarness(plan: AgentPlan, workspace: Workspace, cli: InstalledHarness): HarnessRunner {
+  const { config } = plan;
+  const home = join(workspace.area.dir, 'home');
+  return {
+    user: config.user,
+    maxOutputBytes: config.maxOutputBytes,
+    onError: config.onError,
+    home,
+    seen: { workspace: workspace.dir, home },
+    endpoint: config.endpoints[cli.harness.type] ?? process.env[cli.harness.endpointVariable],
+    launch: (args, env) =>
+      spawnAgent(plan, { command: cli.path, args, shell: false }, { ...workspacePaths(workspace), home, readOnly: cli.readOnly }, env),
+  };
+}
+
 export interface HarnessRunParts {
-  config: ResolvedOptions;
+  runner: HarnessRunner;
+  harness: Harness;
   input: ExecutionInput;
   context: ExecutionContext;
   workspace: Workspace;
-  plan: AgentPlan;
   env: Record<string, string>;
   stops: RunStops;
   budget: OutputBudget;
-  cli: InstalledHarness;
   /** The session a follow-up continues, kept since the run's last execution here. */
   parked: ParkedSession | undefined;
 }
@@ -54,13 +87,11 @@ export interface HarnessRunParts {
  * CLI's session, in the run's workspace with a home of its own, under the run's isolation.
  */
 export async function runHarness(parts: HarnessRunParts): Promise<HarnessRunResult> {
-  const { input, context, workspace, cli, parked } = parts;
-  const harness = cli.harness;
+  const { input, context, workspace, runner, harness, parked } = parts;
   const key = apiKey(parts);
   if ('outcome' in key) return { outcome: key.outcome };
-  const home = join(workspace.area.dir, 'home');
-  await mkdir(home, { recursive: true, mode: 0o700 });
-  if (parts.config.user) await chown(home, parts.config.user.uid, parts.config.user.gid);
+  await mkdir(runner.home, { recursive: true, mode: 0o700 });
+  if (runner.user) await chown(runner.home, runner.user.uid, runner.user.gid);
 
   const answered = new Set(parked?.answered ?? []);
   const unanswered = input.followups.filter((f) => !answered.has(f.id));
@@ -97,7 +128,7 @@ export async function runHarness(parts: HarnessRunParts): Promise<HarnessRunResu
       // A CLI that cannot resume, or one that told no session to resume, is told the conversation instead.
       const replay = history.length > 0 && (harness.followups === 'replay' || sessionId === undefined);
       const told = replay ? replayed(history, prompt) : prompt;
-      const turn = await runTurn(parts, key.env, home, harnessTurn(parts, home, told, replay ? undefined : sessionId), before);
+      const turn = await runTurn(parts, key.env, harnessTurn(parts, told, replay ? undefined : sessionId), before);
       sessionId = turn.lines.sessionId ?? sessionId;
       usage = turn.lines.usage ?? usage;
       history.push(
@@ -122,15 +153,15 @@ export async function runHarness(parts: HarnessRunParts): Promise<HarnessRunResu
     unsubscribe();
   }
 
-  function harnessTurn(p: HarnessRunParts, homeDir: string, text: string, resume: string | undefined): HarnessTurn {
+  function harnessTurn(p: HarnessRunParts, text: string, resume: string | undefined): HarnessTurn {
     const agentConfig = p.input.run.agent_config ?? {};
     const instructions = runInstructions(p.input.run);
     const model = agentConfig.harness?.model_id ?? agentConfig.model_id;
     const reasoning = agentConfig.harness?.reasoning_level;
-    const endpoint = p.config.endpoints[harness.type] ?? process.env[harness.endpointVariable];
+    const endpoint = p.runner.endpoint;
     return {
-      workspace: p.workspace.dir,
-      home: homeDir,
+      workspace: p.runner.seen.workspace,
+      home: p.runner.seen.home,
       prompt: text,
       mcpServers: mcpServersOf(agentConfig.mcp_servers),
       ...(instructions !== undefined ? { instructions } : {}),
@@ -146,44 +177,38 @@ export async function runHarness(parts: HarnessRunParts): Promise<HarnessRunResu
 async function runTurn(
   parts: HarnessRunParts,
   keyEnv: Record<string, string>,
-  home: string,
   turn: HarnessTurn,
   usage: UsageTotals,
 ): Promise<{ outcome: ExecutionOutcome; lines: HarnessLines }> {
-  const { config, context, workspace, plan, stops, budget, cli } = parts;
-  const harness = cli.harness;
+  const { runner, context, workspace, stops, budget, harness } = parts;
   const lines = harnessLines(harness.parser(), usage, harness.program);
   if (stops.stop) return { outcome: stoppedOutcome(stops.stop), lines };
   const invocation = harness.invocation(turn);
-  for (const file of invocation.files) {
+  const files = invocation.files.map((f) => ({ path: onHost(runner, workspace, f.path), content: f.content }));
+  for (const file of files) {
     await mkdir(dirname(file.path), { recursive: true, mode: 0o700 });
     await writeFile(file.path, file.content, { mode: 0o600 });
-    if (config.user) await chown(file.path, config.user.uid, config.user.gid);
+    if (runner.user) await chown(file.path, runner.user.uid, runner.user.gid);
   }
-  if (config.user)
+  if (runner.user)
     await chownTree(
-      home,
-      dirname(home),
-      config.user,
-      invocation.files.map((f) => f.path),
+      runner.home,
+      dirname(runner.home),
+      runner.user,
+      files.map((f) => f.path),
     );
-  const env: Record<string, string> = { ...parts.env, ...invocation.env, HOME: home, ...keyEnv };
+  const env: Record<string, string> = { ...parts.env, ...invocation.env, HOME: turn.home, ...keyEnv };
   // The endpoint is the server's, never the run's (an environment's variable): docs/harnesses.md, "The model endpoint".
   if (turn.endpoint) env[harness.endpointVariable] = turn.endpoint;
   else delete env[harness.endpointVariable];
-  const agent = await spawnAgent(
-    plan,
-    { command: cli.path, args: invocation.args, shell: false },
-    { ...workspacePaths(workspace), home, readOnly: cli.readOnly },
-    env,
-  );
+  const agent = await runner.launch(invocation.args, env);
   const child = agent.child;
   // The CLIs read no follow-ups on stdin (a follow-up is a turn of its own), and some wait for it to close.
   child.stdin?.on('error', () => {});
   child.stdin?.end();
   const output = agentOutput(context, {
-    maxOutputBytes: config.maxOutputBytes,
-    onError: config.onError,
+    maxOutputBytes: runner.maxOutputBytes,
+    onError: runner.onError,
     backpressure: { pause: () => child.stdout?.pause(), resume: () => child.stdout?.resume() },
     budget,
     workspace: workspace.dir,
@@ -218,7 +243,7 @@ async function runTurn(
  * executor passes it (`env.allow`). Neither: the run fails, saying how to give one.
  */
 function apiKey(parts: HarnessRunParts): { env: Record<string, string> } | { outcome: ExecutionOutcome } {
-  const { harness } = parts.cli;
+  const { harness } = parts;
   const source = authSecretSourceFor(parts.input.run.agent_config ?? {}, harness.type, HARNESS_AUTH_FIELDS);
   const secret = source ? parts.input.harnessAuth?.[source] : undefined;
   if (secret) return { env: { [harness.apiKeyVariable]: secret.reveal() } };
@@ -256,6 +281,17 @@ function mcpServersOf(servers: Readonly<Record<string, Record<string, unknown>>>
     out[name] = server as McpServer;
   }
   return out;
+}
+
+/** Where a file a turn names (under the home or the workspace, as the CLI sees them) is on this host. */
+function onHost(runner: HarnessRunner, workspace: Workspace, path: string): string {
+  for (const [seen, here] of [
+    [runner.seen.home, runner.home],
+    [runner.seen.workspace, workspace.dir],
+  ] as const) {
+    if (path === seen || path.startsWith(`${seen}/`)) return here + path.slice(seen.length);
+  }
+  throw new Error(`A harness wrote outside the run's home and workspace: ${path}`);
 }
 
 /** The home and the files written for a turn given to the agent's user, with the directories made for them. */

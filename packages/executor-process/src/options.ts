@@ -113,14 +113,27 @@ export interface BubblewrapSandbox {
   network?: boolean;
 }
 
-export type Containment = 'auto' | 'pid-namespace' | 'process-group';
+/** How the agent's descendants are tracked (`containment`): the one list, which the reference server's settings import too. */
+export const CONTAINMENTS = ['auto', 'pid-namespace', 'process-group'] as const;
+export type Containment = (typeof CONTAINMENTS)[number];
 
 /** Which agent CLIs an executor runs (`harnesses`). */
 export type HarnessesOption = 'auto' | { [K in CliHarnessType]?: boolean | { path?: string } };
 
-export type DiskLimit = 'auto' | 'filesystem' | 'measured';
+/** How `maxWorkspaceBytes` is held (`diskLimit`). */
+export const DISK_LIMITS = ['auto', 'filesystem', 'measured'] as const;
+export type DiskLimit = (typeof DISK_LIMITS)[number];
 
-export type KeepWorkspaces = 'never' | 'on-failure' | 'always';
+/** When a run's directory is kept after the run (`keepWorkspaces`). */
+export const KEEP_WORKSPACES = ['never', 'on-failure', 'always'] as const;
+export type KeepWorkspaces = (typeof KEEP_WORKSPACES)[number];
+
+/** `'a', 'b' or 'c'`: a list as the options' messages name it. */
+const quoted = (list: readonly string[]) =>
+  `${list
+    .slice(0, -1)
+    .map((x) => `'${x}'`)
+    .join(', ')} or '${list.at(-1)}'`;
 
 export interface ResolvedOptions {
   command: string | undefined;
@@ -163,6 +176,12 @@ const cliSetup = v.optional(v.union([v.boolean(), v.strictObject({ path: v.optio
 /** A model endpoint: an http(s) URL. */
 const endpoint = v.optional(v.pipe(v.string(), v.url('must be a URL'), v.regex(/^https?:\/\//i, 'must be an http(s) URL')));
 
+/** `endpoints`: each CLI's model endpoint (the container executor's option too). */
+export const ENDPOINTS = v.strictObject({ claude: endpoint, codex: endpoint, gemini: endpoint } satisfies Record<
+  CliHarnessType,
+  typeof endpoint
+>);
+
 const OptionsSchema = v.strictObject({
   command: v.optional(v.pipe(v.string('must be a string'), v.nonEmpty('must not be empty'))),
   harnesses: v.optional(
@@ -174,9 +193,7 @@ const OptionsSchema = v.strictObject({
       `must be 'auto' or { ${CLI_HARNESS_TYPES.join(', ')} }, each true, false or { path }`,
     ),
   ),
-  endpoints: v.optional(
-    v.strictObject({ claude: endpoint, codex: endpoint, gemini: endpoint } satisfies Record<CliHarnessType, typeof endpoint>),
-  ),
+  endpoints: v.optional(ENDPOINTS),
   defaultHarness: v.optional(v.picklist(HARNESS_TYPES, `must be one of ${HARNESS_TYPES.join(', ')}`)),
   sessionIdleMs: v.optional(v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(0, 'must not be negative'))),
   args: v.optional(v.array(v.string(), 'must be an array of strings')),
@@ -190,9 +207,9 @@ const OptionsSchema = v.strictObject({
   ),
   timeoutMs: v.optional(positiveInt),
   killGraceMs: v.optional(v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(0, 'must not be negative'))),
-  keepWorkspaces: v.optional(v.picklist(['never', 'on-failure', 'always'], "must be 'never', 'on-failure' or 'always'")),
+  keepWorkspaces: v.optional(v.picklist(KEEP_WORKSPACES, `must be ${quoted(KEEP_WORKSPACES)}`)),
   maxWorkspaceBytes: v.optional(positiveInt),
-  diskLimit: v.optional(v.picklist(['auto', 'filesystem', 'measured'], "must be 'auto', 'filesystem' or 'measured'")),
+  diskLimit: v.optional(v.picklist(DISK_LIMITS, `must be ${quoted(DISK_LIMITS)}`)),
   maxOutputBytes: v.optional(positiveInt),
   onError: v.optional(v.custom<(e: unknown) => void>((x) => typeof x === 'function', 'must be a function')),
   user: v.optional(v.strictObject({ uid: id, gid: id }, 'must be { uid, gid }')),
@@ -210,7 +227,7 @@ const OptionsSchema = v.strictObject({
       "must be 'bubblewrap' or { kind: 'bubblewrap', readOnly?, readWrite?, network? }",
     ),
   ),
-  containment: v.optional(v.picklist(['auto', 'pid-namespace', 'process-group'], "must be 'auto', 'pid-namespace' or 'process-group'")),
+  containment: v.optional(v.picklist(CONTAINMENTS, `must be ${quoted(CONTAINMENTS)}`)),
   repositories: v.optional(
     v.custom<WorkspaceRepositories>(
       (x) =>

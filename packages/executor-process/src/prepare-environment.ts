@@ -6,7 +6,7 @@ import type { WorkspaceRepositories } from './options.js';
 import type { OutputBudget } from './output-budget.js';
 import type { RunStops, Stop } from './run-stops.js';
 import { stoppedOutcome } from './run-stops.js';
-import { type AgentPlan, spawnAgent } from './spawn-agent.js';
+import { type AgentPlan, type AgentProcess, spawnAgent } from './spawn-agent.js';
 import { giveTo, WORKSPACE_FILES, type Workspace, workspacePaths } from './workspace.js';
 
 /**
@@ -26,8 +26,26 @@ const TAIL_CHARS = 4096;
 /** A setup command, as a status line shows it. */
 const SHOWN_COMMAND = 200;
 
+/** Where and how the setup commands run: as the agent is (spawn-agent.ts, or another executor's way: a container). */
+export interface SetupRunner {
+  /** The agent's user, given the checked-out files; none: they stay the server's. */
+  user: { uid: number; gid: number } | undefined;
+  maxOutputBytes: number;
+  onError: (error: unknown) => void;
+  /** Starts `/bin/sh -c <command>` in the workspace, with `env`, as the agent is started. */
+  launch(command: string, env: Record<string, string>): Promise<AgentProcess>;
+}
+
+/** The process executor's: each setup command spawned as its agent is, in the same containment, user and sandbox. */
+export const spawnedSetup = (plan: AgentPlan, workspace: Workspace): SetupRunner => ({
+  user: plan.config.user,
+  maxOutputBytes: plan.config.maxOutputBytes,
+  onError: plan.config.onError,
+  launch: (command, env) => spawnAgent(plan, { command: '/bin/sh', args: ['-c', command], shell: false }, workspacePaths(workspace), env),
+});
+
 export interface PrepareInput {
-  plan: AgentPlan;
+  runner: SetupRunner;
   /** Where repositories are checked out from (options.ts `repositories`). */
   repositories: WorkspaceRepositories;
   environment: ResolvedEnvironment;
@@ -50,7 +68,7 @@ export interface Prepared {
 type SetupStop = Stop | { reason: 'setup_timeout'; message: string };
 
 export async function prepareEnvironment(input: PrepareInput): Promise<Prepared> {
-  const { environment, stops, plan } = input;
+  const { environment, stops, runner } = input;
   const seconds = environment.setupTimeoutSeconds;
   let stop: SetupStop | undefined = stops.stop;
   const listeners = new Set<(s: SetupStop) => void>();
@@ -91,7 +109,7 @@ export async function prepareEnvironment(input: PrepareInput): Promise<Prepared>
       if ('stop' in first) return { ...ended(first.stop), late: work.catch(() => {}) };
     }
     // Checked out by the server: the agent's user is given them, as the rest of the workspace.
-    if (plan.config.user && environment.repositories.length > 0) await giveTo(input.workspace, plan.config.user);
+    if (runner.user && environment.repositories.length > 0) await giveTo(input.workspace, runner.user);
     for (const [i, command] of environment.setup.entries()) {
       if (stop) return ended(stop);
       await status(input, `Setup ${i + 1}/${environment.setup.length}: ${command.slice(0, SHOWN_COMMAND)}`);
@@ -138,19 +156,19 @@ async function checkoutInto({ repositories, workspace }: PrepareInput, repositor
  * its exit code (null after a signal) once it and its descendants are gone.
  */
 async function runSetupCommand(
-  { plan, context, workspace, env, budget }: PrepareInput,
+  { runner, context, env, budget }: PrepareInput,
   command: string,
   tail: TailBuffer,
   onStop: (listener: () => void) => () => void,
 ): Promise<number | null> {
-  const setup = await spawnAgent(plan, { command: '/bin/sh', args: ['-c', command], shell: false }, workspacePaths(workspace), env);
+  const setup = await runner.launch(command, env);
   const child = setup.child;
   child.stdin?.on('error', () => {});
   child.stdin?.end();
   const outputs = [child.stdout, child.stderr].map((stream) => {
     const output = agentOutput(context, {
-      maxOutputBytes: plan.config.maxOutputBytes,
-      onError: plan.config.onError,
+      maxOutputBytes: runner.maxOutputBytes,
+      onError: runner.onError,
       backpressure: { pause: () => stream?.pause(), resume: () => stream?.resume() },
       budget,
       plain: true,
@@ -179,7 +197,7 @@ async function runSetupCommand(
 }
 
 /** A status event and the run's status; a store that refuses it is told to onError, as the agent's lines are. */
-const status = ({ context, plan }: PrepareInput, message: string) => context.report({ message }).catch(plan.config.onError);
+const status = ({ context, runner }: PrepareInput, message: string) => context.report({ message }).catch(runner.onError);
 
 const exists = (path: string) =>
   lstat(path).then(

@@ -12,14 +12,14 @@ import { gitSources } from '@agentrun/git-sources';
 import { agentOutput } from './agent-output.js';
 import { pipeAgent } from './agent-pipes.js';
 import { agentEnvironment, isolatedHome } from './environment.js';
-import { runHarness } from './harness-run.js';
+import { runHarness, spawnedHarness } from './harness-run.js';
 import { harnessList, installedHarnesses, isCliType } from './installed-harnesses.js';
 import { type ProcessExecutorOptions, type ResolvedOptions, resolveOptions, type WorkspaceRepositories } from './options.js';
 import { type OutputBudget, outputBudget } from './output-budget.js';
-import { prepareEnvironment } from './prepare-environment.js';
+import { prepareEnvironment, spawnedSetup } from './prepare-environment.js';
 import { followupLine } from './protocol.js';
 import { diskPlan } from './run-area.js';
-import { type RunStops, runStops, stoppedOutcome } from './run-stops.js';
+import { exitOutcome, type RunStops, runStops, stoppedOutcome } from './run-stops.js';
 import { type ParkedSession, sessionParking } from './session-parking.js';
 import { type AgentPlan, agentPlan, spawnAgent } from './spawn-agent.js';
 import { createWorkspace, removeWorkspace, type Workspace, workspacePaths } from './workspace.js';
@@ -78,7 +78,7 @@ export function processExecutor(options: ProcessExecutorOptions): Executor {
         // A kept session's workspace was prepared by its first execution.
         if (input.environment && !parked) {
           const prepared = await prepareEnvironment({
-            plan,
+            runner: spawnedSetup(plan, workspace),
             repositories: repositories(),
             environment: input.environment,
             context,
@@ -94,7 +94,17 @@ export function processExecutor(options: ProcessExecutorOptions): Executor {
           }
         }
         if (cli) {
-          ({ outcome, session } = await runHarness({ config, input, context, workspace, plan, env, stops, budget, cli, parked }));
+          ({ outcome, session } = await runHarness({
+            runner: spawnedHarness(plan, workspace, cli),
+            harness: cli.harness,
+            input,
+            context,
+            workspace,
+            env,
+            stops,
+            budget,
+            parked,
+          }));
           return outcome;
         }
         outcome = await runAgent(config, input, context, workspace, plan, { env, stops, budget });
@@ -174,17 +184,8 @@ async function runAgent(
     // queues the run again with it (docs/executors.md, "Follow-ups"), instead of going to a stdin nobody reads.
     const { code, stderrTail: tail } = await piped.settle(unsubscribe);
     if (stops.stop) return stoppedOutcome(stops.stop);
-    if (code === 126 || code === 127) {
-      // The closer's, the shell's or the init's "not executable" / "not found" (spawn-agent.ts): the command could not start (an ERROR, not the agent failing).
-      throw new Error(`the agent command could not start (exit ${code})${tail ? `: ${tail}` : ''}`);
-    }
-    if (output.result) return output.result;
-    if (code === 0) return { status: 'succeeded', message: 'The agent finished' };
-    return {
-      status: 'failed',
-      message: `The agent exited with ${code === null ? 'a signal' : `code ${code}`}${tail ? `: ${tail}` : ''}`,
-      error_code: 'agent_exit',
-    };
+    // 126/127: the closer's, the shell's or the init's "not executable" / "not found" (spawn-agent.ts).
+    return exitOutcome(code, tail, output.result);
   } finally {
     unsubscribe();
     piped.release();

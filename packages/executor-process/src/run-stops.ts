@@ -1,4 +1,4 @@
-import type { ExecutionContext } from '@agentrun/core';
+import type { ExecutionContext, ExecutionOutcome } from '@agentrun/core';
 import type { ResolvedOptions } from './options.js';
 import type { Workspace } from './workspace.js';
 
@@ -31,7 +31,11 @@ export interface RunStops {
   dispose(): void;
 }
 
-export function runStops(config: ResolvedOptions, context: ExecutionContext, workspace: Workspace): RunStops {
+export function runStops(
+  config: Pick<ResolvedOptions, 'timeoutMs' | 'maxWorkspaceBytes'>,
+  context: ExecutionContext,
+  workspace: Workspace,
+): RunStops {
   let stop: Stop | undefined;
   const listeners = new Set<(stop: Stop) => void>();
   const fire = (why: Stop) => {
@@ -121,3 +125,20 @@ export const stoppedOutcome = (stop: Stop) =>
   stop.reason === 'cancel'
     ? ({ status: 'failed', message: 'Cancelled' } as const)
     : ({ status: 'failed', message: stop.message, error_code: stop.reason } as const);
+
+/**
+ * The outcome of a command agent that exited on its own (docs/executors.md, "The JSON-lines
+ * protocol", "Outcomes"): its `result` message, else exit 0 SUCCEEDED, else FAILED `agent_exit` with
+ * the end of its stderr. Exit 126 or 127 ("not executable", "not found" from the shell or the
+ * wrapper) throws: the command could not start, an ERROR rather than the agent failing.
+ */
+export function exitOutcome(code: number | null, tail: string, result: ExecutionOutcome | undefined): ExecutionOutcome {
+  if (code === 126 || code === 127) throw new Error(`the agent command could not start (exit ${code})${tail ? `: ${tail}` : ''}`);
+  if (result) return result;
+  if (code === 0) return { status: 'succeeded', message: 'The agent finished' };
+  return {
+    status: 'failed',
+    message: `The agent exited with ${code === null ? 'a signal' : `code ${code}`}${tail ? `: ${tail}` : ''}`,
+    error_code: 'agent_exit',
+  };
+}

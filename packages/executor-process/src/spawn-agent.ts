@@ -24,6 +24,9 @@ import { sweepByEnvironment } from './sweep.js';
  * cancel, the timeout and the watchdog signal.
  */
 
+/** What of a running agent its run reads and writes: stdin, stdout and stderr. */
+export type AgentPipes = Pick<ChildProcess, 'stdin' | 'stdout' | 'stderr'>;
+
 /** How the executor's options resolve to a way of starting agents (made once, at construction). */
 export interface AgentPlan {
   config: ResolvedOptions;
@@ -66,7 +69,8 @@ export function agentPlan(config: ResolvedOptions): AgentPlan {
 
 /** A running agent. */
 export interface AgentProcess {
-  readonly child: ChildProcess;
+  /** Its pipes: a child process's, or another executor's (a container's attached streams). */
+  readonly child: AgentPipes;
   /** Its exit code once it (with `pid-namespace`: its init, so the agent) exited; null after a signal. */
   readonly exited: Promise<number | null>;
   /** SIGTERM now (to the group; under a PID namespace, its init passes it to every process there), SIGKILL after the grace period. */

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -86,7 +86,12 @@ describe('one cache, many callers', () => {
     // Another process holding the repository's lock (as its fetch would), until told to stop.
     const holder = spawn('flock', ['--no-fork', lock, 'sleep', '60'], { stdio: 'ignore' });
     try {
-      await sleep(200); // let flock take the lock before the fetch asks for it
+      // Until flock holds it, before the fetch asks: a try without waiting fails (exit 1) only then.
+      const held = () => spawnSync('flock', ['--nonblock', lock, 'true']).status === 1;
+      for (let tries = 0; !held(); tries++) {
+        if (tries === 1000) throw new Error('flock did not take the lock');
+        await sleep(10);
+      }
       let settled = false;
       const refreshed = reader.resolve(repo, 'main', { refresh: true }).finally(() => {
         settled = true;

@@ -224,10 +224,11 @@ describe('gemini: a follow-up to a turn without tools', () => {
   );
 });
 
-describe('gemini: a model endpoint that fails', () => {
+// At once: the CLI waits ~5 s before its second try at an endpoint nobody listens on.
+describe.concurrent('gemini: a model endpoint that fails', () => {
   it(
     'ends failed when nothing listens on the endpoint',
-    async () => {
+    async ({ expect }) => {
       const closed = await startModelServer([geminiApi], []);
       const endpoint = closed.url;
       await closed.close();
@@ -240,7 +241,7 @@ describe('gemini: a model endpoint that fails', () => {
 
   it(
     'ends failed on garbage; with no model named, it asks the default model straight away',
-    async () => {
+    async ({ expect }) => {
       const server = await startModelServer([geminiApi], [{ text: 'unused' }]);
       server.fault = 'garbage';
       try {

@@ -36,8 +36,8 @@ export function followBody(source: Readable, limits: BodyLimits, sink: BodySink)
 
 /**
  * A class rather than closures: one object and four bound listeners per request body, where a
- * closure per listener and helper cost measurably on every delivery (docs/production.md, "The
- * webhook ingress").
+ * closure per listener and helper costs measurably on every delivery (bench/README.md, "What was
+ * tried").
  */
 class NodeBodyFollower implements FollowedBody {
   readonly #source: Readable;

@@ -23,8 +23,8 @@ function normalize(value: string): string {
 /**
  * The request's headers as a Web `Headers` that is made only when something needs more than
  * `get`: core reads a handful of headers per request (`x-request-id`, `authorization`,
- * `content-type`, a signature), and filling undici's `Headers` from every raw header cost more
- * than all of those reads (docs/production.md, "The webhook ingress"). `get` answers from
+ * `content-type`, a signature), and filling undici's `Headers` from every raw header costs more
+ * than all of those reads (bench/README.md, "What was tried"). `get` answers from
  * `rawHeaders` exactly as `toWebHeaders` would (repeats joined with `, `, `cookie` with `; `,
  * values trimmed of HTTP whitespace); every other member goes to the real `Headers`, and
  * `instanceof Headers` holds.

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import { AgentRunError } from '@agentrun/core';
-import { forwardToReal, MOUNT_PATH, READ_BODY } from '@agentrun/core/internal';
+import { forwardToReal, MOUNT_PATH, READ_BODY, REMOTE_ADDRESS } from '@agentrun/core/internal';
 import type { BodyLimits } from './body-source.js';
 import { requestBodyStream } from './body-stream.js';
 import { declaredLength, declaresBody } from './headers.js';
@@ -73,6 +73,11 @@ class NodeRequest {
   /** See `MOUNT_PATH` in core: where the host mounted agentrun. */
   get [MOUNT_PATH](): string | undefined {
     return this.#options.mountPath;
+  }
+
+  /** See `REMOTE_ADDRESS` in core: the socket's peer, as the delivery log keeps it. */
+  get [REMOTE_ADDRESS](): string | undefined {
+    return this.#req.socket?.remoteAddress;
   }
 
   /** Answers `get` from the raw headers; the real `Headers` is made on first use of anything else (see `NodeHeaders`). */

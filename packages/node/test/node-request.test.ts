@@ -1,7 +1,7 @@
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { connect } from 'node:net';
 import { AgentRunError } from '@agentrun/core';
-import { READ_BODY, readBodyLimited } from '@agentrun/core/internal';
+import { READ_BODY, REMOTE_ADDRESS, readBodyLimited } from '@agentrun/core/internal';
 import { toWebRequest } from '@agentrun/node';
 import { aborted, binaryBody, rawRequest } from '@agentrun/test-utils/http';
 import { closeServer, listen } from '@agentrun/test-utils/servers';
@@ -119,6 +119,18 @@ describe('toWebRequest over a real Node request', () => {
     expect(error).toBeInstanceOf(AgentRunError);
     expect((error as AgentRunError).code).toBe(code);
   };
+
+  it("says the socket's peer address under REMOTE_ADDRESS, as the delivery log keeps it", async () => {
+    const seen = await exchange(
+      (request, req) => ({
+        address: (request as Request & { [REMOTE_ADDRESS]?: unknown })[REMOTE_ADDRESS],
+        socket: req.socket.remoteAddress,
+      }),
+      post('{}'),
+    );
+    expect(seen.address).toBe(seen.socket);
+    expect(seen.address).toMatch(/127\.0\.0\.1|::1/);
+  });
 
   it('is a Request with the method, the URL as given and the headers, repeated fields joined', async () => {
     const seen = await exchange(

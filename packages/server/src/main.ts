@@ -1,177 +1,175 @@
-import { randomBytes } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
-import { filesystemBlobStore } from '@agentrun/blob-storage';
-import { createSecretCipher } from '@agentrun/core/internal';
+import { hostname } from 'node:os';
 import { gitSources } from '@agentrun/git-sources';
-import { createPostgresBlobStore, createPostgresStore, isUnavailableError } from '@agentrun/store-postgres';
-import { type ChosenExecutor, executorFromEnvironment } from './agent-executor.js';
+import { DataDirectoryInUseError } from '@agentrun/store-pglite';
+import { executorFromSettings } from './agent-executor.js';
+import type { BootstrapKey } from './bootstrap-key.js';
+import { openServerStore } from './open-store.js';
 import { servePrometheusMetrics } from './prometheus.js';
+import { readSettings, SettingError } from './read-settings.js';
 import { resealCommand } from './reseal-command.js';
-import { secretKeysFromEnv } from './secret-keys-env.js';
 import { startReferenceServer } from './server.js';
-import { waitForDatabase } from './wait-for-database.js';
+import { serverSecretKey } from './server-secret-key.js';
+import type { Settings } from './settings.js';
+import { settingsHelp } from './settings-docs.js';
+import { startWorkerProcess } from './worker-process.js';
 
-// `npm start`: serve the run API on PORT with the memory store, a worker and the demo executor.
-const port = Number(process.env.PORT ?? 8080);
-if (!Number.isInteger(port) || port < 0 || port > 65535) {
-  console.error(`PORT must be a port number, got ${JSON.stringify(process.env.PORT)}`);
-  process.exit(1);
+// `npm start` (docs/server.md): the reference server on PORT with the store the settings choose,
+// a worker and the demo executor (or the process executor). `npm start -- --help` lists the
+// settings; `npm start -- reseal-secrets` re-seals the store's secrets and exits; `npm start --
+// worker` runs a worker alone, for a worker host (docs/operations.md, "Worker hosts").
+const command = process.argv[2];
+if (command === '--help' || command === '-h') {
+  process.stdout.write(settingsHelp());
+  process.exit(0);
 }
-// Optional knobs for fast runs in tests and demos: how long the demo executor works on a run, and
-// how often the worker polls the store (other processes' new runs are only seen by polling).
-const demoDurationMs = optionalMs('AGENTRUN_DEMO_DURATION_MS');
-const pollIntervalMs = optionalMs('AGENTRUN_POLL_INTERVAL_MS');
-// How long an evaluation claim holds before another process may take the deliveries (docs/webhooks.md).
-const evaluationLeaseMs = optionalMs('AGENTRUN_EVALUATION_LEASE_MS');
-// How often factory sources are fetched, the fallback to push notifications (docs/repositories.md).
-const sourcePollIntervalMs = optionalMs('AGENTRUN_SOURCE_POLL_INTERVAL_MS');
-// On SIGTERM or SIGINT, how long running executions may take to finish before they are handed
-// back to the queue (docs/executors.md, "Stopping a worker"). A second signal exits at once.
-const shutdownGraceMs = optionalMs('AGENTRUN_SHUTDOWN_GRACE_MS') ?? 10_000;
-// The git layer, its cache in AGENTRUN_GIT_CACHE_DIR (docs/repositories.md, "The git layer"): skills
-// are read from the team's registered repositories with it, and the process executor checks an
-// environment's repositories out of the same cache. Remote URLs only, unless
-// AGENTRUN_GIT_ALLOW_LOCAL_PATHS=1 lets teams name repositories on this host's disk (docs/repositories.md, "URLs").
-const git = gitSources({
-  ...(process.env.AGENTRUN_GIT_CACHE_DIR ? { cacheDir: process.env.AGENTRUN_GIT_CACHE_DIR } : {}),
-  allowLocalPaths: process.env.AGENTRUN_GIT_ALLOW_LOCAL_PATHS === '1',
-});
-// The demo executor unless AGENTRUN_EXECUTOR=process, which runs AGENTRUN_AGENT_COMMAND per run.
-const chosen = chooseExecutor();
-// Postgres when DATABASE_URL is set (migrated at start; safe when several servers start at once),
-// its tables in the schema AGENTRUN_DB_SCHEMA (default agentrun; docs/production.md).
-const databaseUrl = process.env.DATABASE_URL;
-const store = databaseUrl ? postgresStore(databaseUrl, process.env.AGENTRUN_DB_SCHEMA || undefined) : undefined;
-// A database that is not up yet is waited for (an outage, not a misconfiguration: see wait-for-database.ts).
-if (store) await waitForDatabase(() => store.migrate(), isUnavailableError);
-
-// Team secrets are sealed with AGENTRUN_SECRET_KEY. Without one, the memory store gets a key for
-// this process only (its data dies with it anyway); Postgres gets none, so that secrets are never
-// sealed with a key that is lost at restart: storing one answers 503 and says why. A comma-separated
-// list rotates keys: the first seals, all open (docs/operations.md, "Rotating the secret key").
-const secretKey = configuredSecretKey() ?? (store ? undefined : randomBytes(32));
-// `npm start -- reseal-secrets`: re-seal every secret with the first key, print the counts, exit.
-if (process.argv[2] === 'reseal-secrets') {
-  if (!store) console.error('reseal-secrets needs DATABASE_URL: the memory store lives only inside a running server');
-  process.exit(store ? await resealCommand(store, configuredSecretKey()).finally(() => store.close()) : 1);
+if (command !== undefined && command !== 'reseal-secrets' && command !== 'worker') {
+  console.error(`unknown argument ${JSON.stringify(command)}: npm start [-- worker | reseal-secrets | --help]`);
+  process.exit(2);
 }
 
-// AGENTRUN_METRICS_PORT: Prometheus metrics on a port of their own (prometheus.ts), registered before the server is made.
-const metricsPort = process.env.AGENTRUN_METRICS_PORT ? Number(process.env.AGENTRUN_METRICS_PORT) : undefined;
-if (metricsPort !== undefined && (!Number.isInteger(metricsPort) || metricsPort < 0 || metricsPort > 65535)) {
-  console.error(`AGENTRUN_METRICS_PORT must be a port number, got ${JSON.stringify(process.env.AGENTRUN_METRICS_PORT)}`);
-  process.exit(1);
+try {
+  await start(readSettings(process.env));
+} catch (error) {
+  // A setting that is wrong: one line naming it, exit code 2 (docs/server.md). A data directory
+  // another server holds: one line saying which, exit code 1.
+  if (!(error instanceof SettingError || error instanceof DataDirectoryInUseError)) throw error;
+  console.error(error.message);
+  process.exit(error instanceof SettingError ? 2 : 1);
 }
-const prometheus = metricsPort === undefined ? undefined : await servePrometheusMetrics(metricsPort, process.env.HOST ?? '0.0.0.0');
 
-const server = await startReferenceServer({
-  ...(secretKey !== undefined ? { secretKey } : {}),
-  // Where people reach this server (runs' session_link, ingress URLs); default http://localhost:PORT.
-  ...(process.env.AGENTRUN_PUBLIC_URL ? { publicBaseUrl: process.env.AGENTRUN_PUBLIC_URL } : {}),
-  ...(process.env.WEBHOOK_BASE_URL ? { webhookBaseUrl: process.env.WEBHOOK_BASE_URL } : {}),
-  ...(store ? { store } : {}),
-  // Artifacts' bytes (docs/artifacts.md): files under AGENTRUN_BLOB_DIR, else the database, else memory.
-  ...(process.env.AGENTRUN_BLOB_DIR
-    ? { blobs: filesystemBlobStore({ directory: process.env.AGENTRUN_BLOB_DIR }) }
-    : store
-      ? { blobs: createPostgresBlobStore(store) }
-      : {}),
-  ...(chosen.executor ? { executor: chosen.executor } : {}),
-  port,
-  host: process.env.HOST ?? '0.0.0.0',
-  ...(process.env.AGENTRUN_API_KEY ? { apiKey: process.env.AGENTRUN_API_KEY } : {}),
-  ...(demoDurationMs !== undefined ? { demoDurationMs } : {}),
-  ...(pollIntervalMs !== undefined ? { pollIntervalMs } : {}),
-  ...(sourcePollIntervalMs !== undefined ? { sourcePollIntervalMs } : {}),
-  ...(evaluationLeaseMs !== undefined ? { evaluationLeaseMs } : {}),
-  repositories: git,
-  callbacks: callbackOptions(),
-});
-// The address actually bound (HOST, default 0.0.0.0: every interface), and where to reach it here.
-const shown = server.url.replace(/\/\/(0\.0\.0\.0|\[::\])(?=:)/, '//localhost');
-console.log(
-  `agentrun reference server listening on ${server.url}${shown !== server.url ? ` (all interfaces; from this machine: ${shown})` : ''}`,
-);
-console.log(`  run API:  ${shown}/api/v1  (store: ${store ? `postgres, schema ${store.schema}` : 'memory'}, executor: ${chosen.name})`);
-console.log(`  dashboard: ${shown}/dashboard`);
-if (prometheus) console.log(`  metrics:  ${prometheus.url} (Prometheus)`);
-console.log(
-  `  API key:  ${server.apiKey}${process.env.AGENTRUN_API_KEY ? ' (from AGENTRUN_API_KEY)' : ' (generated; set AGENTRUN_API_KEY to fix it)'}`,
-);
-if (!secretKey) console.log('  secrets:  disabled (set AGENTRUN_SECRET_KEY, e.g. from `openssl rand -base64 32`)');
-else if (!process.env.AGENTRUN_SECRET_KEY)
-  console.log('  secrets:  sealed with a key for this process only (set AGENTRUN_SECRET_KEY to keep one)');
-else {
-  // Key ids, never keys: what to compare across processes during a rotation (docs/operations.md).
-  const [sealing, ...opening] = await createSecretCipher(secretKey).keyIds();
-  console.log(`  secrets:  sealed with key ${sealing}${opening.length ? `; also opens ${opening.join(', ')}` : ''}`);
-}
-console.log(`  try:      curl -s -H "Authorization: Bearer ${server.apiKey}" -d '{"prompt":"hello"}' ${shown}/api/v1/agent/run`);
-
-let stopping = false;
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    if (stopping) process.exit(1);
-    stopping = true;
-    console.log(`stopping: running executions have ${shutdownGraceMs} ms to finish (a second ${signal} exits now)…`);
-    // shutdownGracefully (docs/operations.md, "Graceful shutdown"): 5 s more for requests in flight and the hand-back.
-    void server.close({ graceMs: shutdownGraceMs, timeoutMs: shutdownGraceMs + 5_000 }).then(() => process.exit(0));
+async function start(settings: Settings): Promise<void> {
+  // The git layer (docs/repositories.md, "The git layer"): skills are read from the team's
+  // registered repositories with it, and the process executor checks an environment's
+  // repositories out of the same cache.
+  const git = gitSources({
+    ...(settings.AGENTRUN_GIT_CACHE_DIR !== undefined ? { cacheDir: settings.AGENTRUN_GIT_CACHE_DIR } : {}),
+    allowLocalPaths: settings.AGENTRUN_GIT_ALLOW_LOCAL_PATHS,
   });
+  const chosen = executorFromSettings(settings, { repositories: git });
+  const opened = await openServerStore(settings);
+  const secret = await serverSecretKey(settings.AGENTRUN_SECRET_KEY, opened);
+
+  if (command === 'reseal-secrets') {
+    if (opened.kind === 'memory')
+      throw new SettingError('AGENTRUN_STORE', 'reseal-secrets needs a durable store: the memory store lives only inside a running server');
+    process.exit(await resealCommand(opened.store, secret.key).finally(() => opened.store.close?.()));
+  }
+
+  // A worker alone is of use only beside API processes on one PostgreSQL server (docs/operations.md, "Worker hosts").
+  if (command === 'worker' && opened.kind !== 'postgres') {
+    await opened.store.close?.();
+    throw new SettingError('DATABASE_URL', 'npm start -- worker needs the PostgreSQL store the API processes share: set DATABASE_URL');
+  }
+
+  // Prometheus metrics on a port of their own (prometheus.ts), registered before the server is made.
+  const metricsPort = settings.AGENTRUN_METRICS_PORT;
+  const prometheus = metricsPort === undefined ? undefined : await servePrometheusMetrics(metricsPort, settings.HOST);
+
+  // What the server and a worker process alike are made with.
+  const common = {
+    store: opened.store,
+    ...(opened.blobs ? { blobs: opened.blobs } : {}),
+    ...(chosen.executor ? { executor: chosen.executor } : {}),
+    ...(secret.key !== undefined ? { secretKey: secret.key } : {}),
+    port: settings.PORT,
+    host: settings.HOST,
+    ...(settings.AGENTRUN_DEMO_DURATION_MS !== undefined ? { demoDurationMs: settings.AGENTRUN_DEMO_DURATION_MS } : {}),
+    ...(settings.AGENTRUN_POLL_INTERVAL_MS !== undefined ? { pollIntervalMs: settings.AGENTRUN_POLL_INTERVAL_MS } : {}),
+    ...(settings.AGENTRUN_EVALUATION_LEASE_MS !== undefined ? { evaluationLeaseMs: settings.AGENTRUN_EVALUATION_LEASE_MS } : {}),
+    repositories: git,
+    callbacks: callbackOptions(settings),
+    worker: {
+      host: settings.AGENTRUN_WORKER_HOST ?? hostname(),
+      unrouted: settings.AGENTRUN_WORKER_UNROUTED,
+      ...(settings.AGENTRUN_WORKER_CONCURRENCY !== undefined ? { concurrency: settings.AGENTRUN_WORKER_CONCURRENCY } : {}),
+      executorName: chosen.name,
+    },
+  };
+
+  if (command === 'worker') {
+    const running = await startWorkerProcess({
+      ...common,
+      ...(settings.AGENTRUN_PUBLIC_URL !== undefined ? { publicBaseUrl: settings.AGENTRUN_PUBLIC_URL } : {}),
+    });
+    console.log(`agentrun worker on host ${JSON.stringify(common.worker.host)} (store: ${opened.description}, executor: ${chosen.name})`);
+    console.log(`  probes:   ${running.url}/healthz, ${running.url}/readyz`);
+    if (prometheus) console.log(`  metrics:  ${prometheus.url} (Prometheus)`);
+    stopOnSignals(settings.AGENTRUN_SHUTDOWN_GRACE_MS, running);
+    return;
+  }
+
+  const server = await startReferenceServer({
+    ...common,
+    ...(settings.AGENTRUN_PUBLIC_URL !== undefined ? { publicBaseUrl: settings.AGENTRUN_PUBLIC_URL } : {}),
+    ...(settings.WEBHOOK_BASE_URL !== undefined ? { webhookBaseUrl: settings.WEBHOOK_BASE_URL } : {}),
+    ...(settings.AGENTRUN_API_KEY !== undefined ? { apiKey: settings.AGENTRUN_API_KEY } : {}),
+    ...(settings.AGENTRUN_SOURCE_POLL_INTERVAL_MS !== undefined ? { sourcePollIntervalMs: settings.AGENTRUN_SOURCE_POLL_INTERVAL_MS } : {}),
+  });
+
+  // The address actually bound (HOST, default 0.0.0.0: every interface), and where to reach it here.
+  const shown = server.url.replace(/\/\/(0\.0\.0\.0|\[::\])(?=:)/, '//localhost');
+  console.log(
+    `agentrun reference server listening on ${server.url}${shown !== server.url ? ` (all interfaces; from this machine: ${shown})` : ''}`,
+  );
+  console.log(`  run API:  ${shown}/api/v1  (store: ${opened.description}, executor: ${chosen.name})`);
+  console.log(`  dashboard: ${shown}/dashboard`);
+  if (prometheus) console.log(`  metrics:  ${prometheus.url} (Prometheus)`);
+  for (const line of apiKeyLines(server.bootstrapKey, opened.kind)) console.log(line);
+  console.log(`  secrets:  ${secret.line}`);
+  const key = 'key' in server.bootstrapKey ? server.bootstrapKey.key : '$AGENTRUN_API_KEY';
+  console.log(`  try:      curl -s -H "Authorization: Bearer ${key}" -d '{"prompt":"hello"}' ${shown}/api/v1/agent/run`);
+
+  stopOnSignals(settings.AGENTRUN_SHUTDOWN_GRACE_MS, server);
+}
+
+/**
+ * On SIGTERM or SIGINT, running executions get AGENTRUN_SHUTDOWN_GRACE_MS to finish before they
+ * are handed back to the queue (docs/operations.md, "Graceful shutdown"); a second signal exits at once.
+ */
+function stopOnSignals(graceMs: number, server: { close(options: { graceMs: number; timeoutMs: number }): Promise<void> }): void {
+  let stopping = false;
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      if (stopping) process.exit(1);
+      stopping = true;
+      console.log(`stopping: running executions have ${graceMs} ms to finish (a second ${signal} exits now)…`);
+      // 5 s more for requests in flight and the hand-back; then the store closes, the data directory's lock with it.
+      void server.close({ graceMs, timeoutMs: graceMs + 5_000 }).then(() => process.exit(0));
+    });
+  }
+}
+
+/**
+ * The start-up lines about the bootstrap key (docs/server.md): shown whole the one time it is made;
+ * later starts on the same store say it exists and how to make another.
+ */
+function apiKeyLines(bootstrap: BootstrapKey, store: 'embedded' | 'postgres' | 'memory'): string[] {
+  const another = '            another: `agentrun keys create --name … --scope …`, or POST /api/v1/api-keys (docs/server.md)';
+  switch (bootstrap.source) {
+    case 'given':
+      return ['  API key:  from AGENTRUN_API_KEY'];
+    case 'made':
+      return store === 'memory'
+        ? [`  API key:  ${bootstrap.key} (made for this memory store; set AGENTRUN_API_KEY to choose one)`]
+        : [`  API key:  ${bootstrap.key} (the bootstrap key, shown this once: keep it now)`];
+    case 'kept':
+      return [`  API key:  the bootstrap key ${bootstrap.prefix}… exists (shown when it was made; lost: set AGENTRUN_API_KEY)`, another];
+    case 'revoked':
+      return ['  API key:  the bootstrap key was revoked; use a key made since, or set AGENTRUN_API_KEY', another];
+  }
 }
 
 /**
  * Run-state callbacks (docs/callbacks.md, "Options"): every name a callback URL holds is resolved
- * and checked before sending; AGENTRUN_CALLBACKS_ALLOW_PRIVATE=1 lets callbacks reach private
- * addresses (local use, tests); the retry knobs are for tests and demos.
+ * and checked before sending, private addresses only with AGENTRUN_CALLBACKS_ALLOW_PRIVATE.
  */
-function callbackOptions() {
-  const baseDelayMs = optionalMs('AGENTRUN_CALLBACK_BASE_DELAY_MS');
-  const timeoutMs = optionalMs('AGENTRUN_CALLBACK_TIMEOUT_MS');
+function callbackOptions(settings: Settings) {
+  const baseDelayMs = settings.AGENTRUN_CALLBACK_BASE_DELAY_MS;
+  const timeoutMs = settings.AGENTRUN_CALLBACK_TIMEOUT_MS;
   return {
     resolve: async (hostname: string) => (await lookup(hostname, { all: true })).map((a) => a.address),
-    allowPrivateAddresses: process.env.AGENTRUN_CALLBACKS_ALLOW_PRIVATE === '1',
+    allowPrivateAddresses: settings.AGENTRUN_CALLBACKS_ALLOW_PRIVATE,
     policy: { ...(baseDelayMs !== undefined ? { baseDelayMs } : {}), ...(timeoutMs !== undefined ? { timeoutMs } : {}) },
   };
-}
-
-/** The store, or the process ends with one line saying what is wrong with AGENTRUN_DB_SCHEMA. */
-function postgresStore(connectionString: string, schema: string | undefined) {
-  try {
-    return createPostgresStore({ connectionString, ...(schema !== undefined ? { schema } : {}) });
-  } catch (error) {
-    if (!(error instanceof TypeError)) throw error;
-    console.error(`AGENTRUN_DB_SCHEMA: ${error.message}`);
-    process.exit(1);
-  }
-}
-
-/** AGENTRUN_SECRET_KEY as one key or a list, or the process ends with one line saying what is wrong. */
-function configuredSecretKey() {
-  try {
-    return secretKeysFromEnv(process.env.AGENTRUN_SECRET_KEY);
-  } catch (error) {
-    console.error(error instanceof Error ? error.message : String(error));
-    process.exit(1);
-  }
-}
-
-/** The executor the environment asks for, or the process ends with one line saying which variable is wrong. */
-function chooseExecutor(): ChosenExecutor {
-  try {
-    return executorFromEnvironment(process.env, { repositories: git });
-  } catch (error) {
-    console.error(error instanceof Error ? error.message : String(error));
-    process.exit(1);
-  }
-}
-
-function optionalMs(name: string): number | undefined {
-  const value = process.env[name];
-  if (value === undefined || value === '') return undefined;
-  const ms = Number(value);
-  if (!Number.isInteger(ms) || ms < 1) {
-    console.error(`${name} must be a whole number of milliseconds, got ${JSON.stringify(value)}`);
-    process.exit(1);
-  }
-  return ms;
 }

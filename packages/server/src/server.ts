@@ -1,39 +1,20 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import {
-  type AgentRun,
-  type BlobStore,
-  type CallbackOptions,
-  composeMounts,
-  createAgentRun,
-  createApiKey,
-  demoExecutor,
-  type Executor,
-  type Principal,
-  type RepositoryReader,
-  type SecretKeyOption,
-  type Store,
-  type Worker,
-} from '@agentrun/core';
-import { sha256Hex } from '@agentrun/core/internal';
+import { createRequire } from 'node:module';
+import { type AgentRun, type BlobStore, composeMounts, createAgentRun, type Principal, type Store, type Worker } from '@agentrun/core';
 import { createDashboard } from '@agentrun/dashboard';
 import { createNodeListener, handleClientErrors, shutdownGracefully } from '@agentrun/node';
 import { createMemoryBlobStore, createMemoryStore } from '@agentrun/store-memory';
+import { BOOTSTRAP_PRINCIPAL, type BootstrapKey, bootstrapKey } from './bootstrap-key.js';
+import { agentRunOptions, listen, type ProcessOptions, startWorker } from './process-parts.js';
 
-export interface ReferenceServerOptions {
+/** The reference server's options: a worker process's (process-parts.ts), a store of its own by default, and the HTTP surface's. */
+export interface ReferenceServerOptions extends Omit<ProcessOptions, 'store'> {
   /** Port to listen on; 0 picks a free one. Default 8080. */
   port?: number;
   host?: string;
-  /** The bootstrap API key; generated when absent. */
+  /** The bootstrap API key, registered once; when absent, one is made once per store (bootstrap-key.ts). */
   apiKey?: string;
   store?: Store;
-  executor?: Executor;
-  /** How long the demo executor works on a run. Default 3000 ms. */
-  demoDurationMs?: number;
-  /** Worker poll interval. Default 1000 ms. */
-  pollIntervalMs?: number;
-  /** Seals team secrets, and signs artifacts' download links; see `createAgentRun`. */
-  secretKey?: SecretKeyOption;
   /** Where artifacts' bytes are kept (docs/artifacts.md, "Blob storage"). Default: in memory. */
   blobs?: BlobStore;
   /**
@@ -44,23 +25,23 @@ export interface ReferenceServerOptions {
   publicBaseUrl?: string;
   /** Base of ingress URLs. Default: `publicBaseUrl`. */
   webhookBaseUrl?: string;
-  /** How skills are read from the team's registered repositories; see `createAgentRun` (docs/repositories.md). */
-  repositories?: RepositoryReader;
   /** How often factory sources are fetched (docs/repositories.md, "Factories from a repository"). Default 60,000 ms. */
   sourcePollIntervalMs?: number;
-  /** Run-state callbacks: where they may go, how they are retried (docs/callbacks.md, "Options"). */
-  callbacks?: CallbackOptions;
-  /**
-   * How long an evaluation claim holds (docs/webhooks.md, "When runs start"): the deliveries a
-   * killed server was evaluating are evaluated by another after it. Default 30,000 ms.
-   */
-  evaluationLeaseMs?: number;
 }
+
+/** The server's version, for the workers list: its package's (src/ and dist/ are both one level below it). */
+export const SERVER_VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
 
 export interface ReferenceServer {
   /** Where it listens, e.g. `http://127.0.0.1:8080`. */
   url: string;
-  apiKey: string;
+  /** The bootstrap key as this start found it: made now, given, made by an earlier start, or revoked. */
+  bootstrapKey: BootstrapKey;
+  /**
+   * The bootstrap key itself, when this start made it or was given it; reading it after an earlier
+   * start made it (only its prefix is kept) throws.
+   */
+  readonly apiKey: string;
   principal: Principal;
   store: Store;
   /** The composition root serving the requests. */
@@ -77,76 +58,40 @@ export interface ReferenceServer {
 }
 
 /**
- * The principal of the bootstrap key: a service account of the default team that may manage
- * factories and API keys (a principal without scopes has the run API and the management reads;
- * `permissions` adds the rest, keys/scopes.ts in core).
- */
-export const BOOTSTRAP_PRINCIPAL: Principal = {
-  type: 'service_account',
-  uid: 'bootstrap',
-  display_name: 'Bootstrap key',
-  team_uid: 'team-default',
-  permissions: ['manage_factory', 'manage_keys'],
-};
-
-/**
- * The bootstrap key: a given key is registered once however many servers share the store (a
- * second server, or a restart, finds it there); without one, a new key is minted.
- */
-async function bootstrapKey(store: Store, key: string | undefined): Promise<string> {
-  if (key === undefined) return createApiKey(store.apiKeys, BOOTSTRAP_PRINCIPAL);
-  if (await store.apiKeys.findByHash(sha256Hex(key))) return key;
-  try {
-    return await createApiKey(store.apiKeys, BOOTSTRAP_PRINCIPAL, { key });
-  } catch (error) {
-    // Another server registered it between our look and our insert.
-    if (await store.apiKeys.findByHash(sha256Hex(key))) return key;
-    throw error;
-  }
-}
-
-/**
- * The reference server (README.md, "Try it"): the whole HTTP surface, the dashboard at
+ * The reference server (docs/server.md): the whole HTTP surface, the dashboard at
  * `/dashboard`, a worker and the demo executor.
  */
 export async function startReferenceServer(options: ReferenceServerOptions = {}): Promise<ReferenceServer> {
   const store = options.store ?? createMemoryStore();
-  const apiKey = await bootstrapKey(store, options.apiKey);
+  const bootstrap = await bootstrapKey(store, options.apiKey);
 
   // Listen first: the default public URL needs the port. Until the handler exists (a moment), 503.
   let listener: RequestListener = (_req, res) => res.writeHead(503).end();
   const server = createServer((req, res) => listener(req, res));
   // Requests Node's parser refuses (431, 400, unknown methods) get problem documents too.
   handleClientErrors(server);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 8080, options.host ?? '127.0.0.1', () => resolve());
-  });
-  const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = await listen(server, options.port, options.host);
 
   const agentrun = createAgentRun({
-    store,
-    executor: options.executor ?? demoExecutor(options.demoDurationMs !== undefined ? { durationMs: options.demoDurationMs } : {}),
+    ...agentRunOptions({ ...options, store }),
     // The dashboard is mounted at /dashboard below, createAgentRun's default dashboardPath.
-    publicBaseUrl: options.publicBaseUrl ?? `http://localhost:${address.port}`,
+    publicBaseUrl: options.publicBaseUrl ?? `http://localhost:${new URL(url).port}`,
     ...(options.webhookBaseUrl !== undefined ? { webhookBaseUrl: options.webhookBaseUrl } : {}),
-    ...(options.secretKey !== undefined ? { secretKey: options.secretKey } : {}),
     blobs: options.blobs ?? createMemoryBlobStore(),
-    ...(options.repositories !== undefined ? { repositories: options.repositories } : {}),
     ...(options.sourcePollIntervalMs !== undefined ? { sourcePollIntervalMs: options.sourcePollIntervalMs } : {}),
-    ...(options.callbacks !== undefined ? { callbacks: options.callbacks } : {}),
-    ...(options.evaluationLeaseMs !== undefined ? { evaluation: { leaseMs: options.evaluationLeaseMs } } : {}),
   });
   // The dashboard (docs/dashboard.md) beside the API: /dashboard is its own, every other path agentrun's.
   listener = createNodeListener(composeMounts([agentrun, createDashboard()], (request) => agentrun.fetch(request)));
   // The worker, and with it the evaluation of accepted deliveries (their runs, made after the 202).
-  const worker = agentrun.worker(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {});
-  worker.start();
+  const worker = startWorker(agentrun, { ...options, store }, SERVER_VERSION);
 
   return {
-    url: `http://${host}:${address.port}`,
-    apiKey,
+    url,
+    bootstrapKey: bootstrap,
+    get apiKey() {
+      if ('key' in bootstrap) return bootstrap.key;
+      throw new Error(`the bootstrap key is not known to this start (${bootstrap.source}); pass apiKey to use one`);
+    },
     principal: BOOTSTRAP_PRINCIPAL,
     store,
     agentrun,

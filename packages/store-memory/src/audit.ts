@@ -54,7 +54,7 @@ export function createMemoryAudit(deliveryLog: () => Iterable<DeliveryRecord>): 
           )
           .sort((a, b) => newestFirst({ at: a.receivedAt, id: a.id }, { at: b.receivedAt, id: b.id }))
           .slice(0, q.limit)
-          .map((d) => ({ ...d, payload: null }));
+          .map(({ request: _request, runIds: _runIds, ...d }) => ({ ...d, payload: null }));
       },
       async sweep(olderThan) {
         const before = events.length;

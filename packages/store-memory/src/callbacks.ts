@@ -29,6 +29,8 @@ export function createMemoryCallbacks(append: (event: AuditEventRecord | undefin
   /** Whether any endpoint exists: without one, no write makes a delivery (and need not be looked at). */
   hasEndpoints(): boolean;
   recordArtifact(artifact: ArtifactRecord, run: RunRecord): void;
+  /** The stored endpoints and deliveries themselves, to read (never change) in a read's own step (stats.ts). */
+  callbackLog(): { endpoints: Iterable<CallbackEndpointRecord>; deliveries: Iterable<CallbackDeliveryWithAttempts> };
 } {
   const endpoints = new Map<string, CallbackEndpointRecord>();
   const deliveries = new Map<string, StoredDelivery>();
@@ -217,5 +219,11 @@ export function createMemoryCallbacks(append: (event: AuditEventRecord | undefin
       return removed;
     },
   };
-  return { callbacks, recordRunWrite, hasEndpoints: () => endpoints.size > 0, recordArtifact };
+  return {
+    callbacks,
+    recordRunWrite,
+    hasEndpoints: () => endpoints.size > 0,
+    recordArtifact,
+    callbackLog: () => ({ endpoints: endpoints.values(), deliveries: deliveries.values() }),
+  };
 }

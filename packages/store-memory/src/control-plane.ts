@@ -1,4 +1,3 @@
-import { AgentRunError } from '@agentrun/core';
 import type {
   AuditEventRecord,
   AutomationRecord,
@@ -95,9 +94,10 @@ export function createMemoryControlPlane(
           foreman !== null &&
           [...factories.values()].some((f) => f.teamUid === record.teamUid && f.foremanAgentIdentityUid === foreman)
         ) {
-          throw new AgentRunError('conflict', `another factory of this team already has foreman ${foreman}`);
+          return { created: false, reason: 'foreman_taken' };
         }
         factories.set(record.uid, clone(record));
+        return { created: true };
       },
       async get(teamUid, uid) {
         const f = factories.get(uid);

@@ -3,8 +3,8 @@ import { copy } from './copy.js';
 
 /**
  * A deep copy of a run record, written out for its shape: `copy` (copy.ts) walks any record, and
- * on a run, with its dozen nested fields, that walk cost about 4 µs, four times per webhook
- * delivery that starts four runs (docs/production.md, "The memory path"). Here one spread copies
+ * on a run, with its dozen nested fields, that walk costs about 4 µs, four times per webhook
+ * delivery that starts four runs (bench/README.md, "What was tried"). Here one spread copies
  * the record and each field that holds an object is copied as its type says: flat ones (only
  * primitives inside) by a spread, the agent config and artifacts (free-form) by `copy`. The
  * checks below fail to compile when RunRecord gains a field holding an object that this function

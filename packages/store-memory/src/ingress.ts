@@ -9,6 +9,7 @@ import type {
   RateLimitStore,
   RateRefusal,
 } from '@agentrun/core/store';
+import { retryAfterMs } from '@agentrun/core/store';
 import type { WebhookSnapshot } from './control-plane.js';
 
 const newestFirst = (a: DeliveryRecord, b: DeliveryRecord) =>
@@ -38,11 +39,16 @@ const msOf = (iso: string): number => {
   return lastMs;
 };
 
-/** A copy of a delivery entry: the record is flat but for its payload bytes. */
-const copyDelivery = (d: DeliveryRecord, payload: Uint8Array | null = d.payload && new Uint8Array(d.payload)): DeliveryRecord => ({
-  ...d,
-  payload,
-});
+/** A copy of a delivery entry: the record is flat but for its payload bytes and its lists. */
+const copyDelivery = (d: DeliveryRecord, payload: Uint8Array | null = d.payload && new Uint8Array(d.payload)): DeliveryRecord => {
+  const copy: DeliveryRecord = { ...d, payload };
+  if (d.request) copy.request = { ...d.request, headers: d.request.headers.map(([name, value]) => [name, value] as const) };
+  if (d.runIds) copy.runIds = [...d.runIds];
+  return copy;
+};
+
+/** An entry as a store keeps one it was given: no request (only an accepted delivery keeps it), no runs. */
+const bareEntry = ({ request: _request, runIds: _runIds, ...entry }: DeliveryRecord): DeliveryRecord => entry;
 
 /**
  * The delivery log and rate-limit windows in memory; each operation is synchronous, so atomic.
@@ -60,6 +66,8 @@ export function createMemoryIngress(
   rateLimits: RateLimitStore;
   /** Every stored entry, for the audit log's reads (audit.ts); not part of the Store. */
   deliveryLog(): Iterable<DeliveryRecord>;
+  /** What the stats read of the log (stats.ts); not part of the Store. */
+  deliveryStats: DeliveryStatsView;
 } {
   const log = new Map<string, DeliveryRecord>();
   /**
@@ -75,6 +83,7 @@ export function createMemoryIngress(
   const pending = new Map<string, number>();
   /** key → the event times in its window; a key with none is dropped. */
   const windows = new Map<string, EventWindow>();
+  const refusals = createRefusalCounts();
 
   /** The key's window with every event at or before `now - windowMs` dropped (oldest go first). */
   const inWindow = (key: string, windowMs: number, now: number): EventWindow | undefined => {
@@ -93,7 +102,7 @@ export function createMemoryIngress(
     return w;
   };
   const retryAfter = (w: EventWindow | undefined, windowMs: number, now: number) =>
-    w === undefined ? 0 : Math.max(0, (w.times[w.head] as number) + windowMs - now);
+    retryAfterMs(w === undefined ? undefined : (w.times[w.head] as number), windowMs, now);
 
   /** Add `t` to the window of `key` (which has fewer than `limit` events), keeping times in order. */
   const record = (key: string, w: EventWindow | undefined, t: number, limit: number) => {
@@ -145,6 +154,10 @@ export function createMemoryIngress(
 
   return {
     deliveryLog: () => log.values(),
+    deliveryStats: {
+      entries: () => log.values(),
+      refusals: () => refusals.values(),
+    },
     deliveries: {
       async context({ webhookUid, authBudgetKey, windowMs, now }) {
         const snapshot = webhookSnapshot(webhookUid);
@@ -152,11 +165,14 @@ export function createMemoryIngress(
       },
       async accept({ delivery, runs, admit }) {
         const refused = admit && refusal(admit);
-        if (refused) return { accepted: false, ...refused };
+        if (refused) {
+          refusals.add(delivery);
+          return { accepted: false, ...refused };
+        }
         let ofWebhook = accepted.get(delivery.webhookUid);
         const original = ofWebhook?.get(delivery.identity as string);
         if (original !== undefined) {
-          log.set(delivery.id, { ...delivery, status: 'Duplicate', payload: null });
+          log.set(delivery.id, { ...bareEntry(delivery), status: 'Duplicate', payload: null });
           return { accepted: false, duplicateOf: original };
         }
         // Stored bytes are never written to and leave only as copies, so the log entry and every
@@ -167,7 +183,9 @@ export function createMemoryIngress(
           for (const run of runs) createRun(run, copyBytes);
           stored = delivery.payload && copyBytes(delivery.payload);
         }
-        log.set(delivery.id, copyDelivery(delivery, stored));
+        // A resend's runs are its evaluation, done; an ingress's wait for it.
+        const { runIds: _given, ...kept } = delivery;
+        log.set(delivery.id, copyDelivery(runs ? { ...kept, runIds: runs.map(({ run }) => run.id) } : kept, stored));
         if (ofWebhook === undefined) {
           ofWebhook = new Map();
           accepted.set(delivery.webhookUid, ofWebhook);
@@ -202,6 +220,8 @@ export function createMemoryIngress(
         for (const { deliveryId, runs } of evaluations) {
           // Evaluated already (or swept): its runs exist, or it is gone; none are made again.
           if (!pending.delete(deliveryId)) continue;
+          const entry = log.get(deliveryId);
+          if (entry) entry.runIds = runs.map(({ run }) => run.id);
           // Each run's `event-payload.json` is the stored payload itself: kept once, whatever the
           // number of runs, and alive with them after retention drops the log entry.
           const stored = log.get(deliveryId)?.payload ?? undefined;
@@ -225,8 +245,11 @@ export function createMemoryIngress(
       },
       async log(entry, admit) {
         const refused = admit && refusal(admit);
-        if (refused) return { logged: false, ...refused };
-        log.set(entry.id, copyDelivery(entry));
+        if (refused) {
+          refusals.add(entry);
+          return { logged: false, ...refused };
+        }
+        log.set(entry.id, copyDelivery(bareEntry(entry)));
         return { logged: true };
       },
       async list(teamUid, webhookUid, page) {
@@ -303,3 +326,46 @@ const withStoredPayload = (input: CreateRunInput, stored: Uint8Array): CreateRun
 /** Enabled automations selecting a webhook. */
 export const selectsWebhook = (a: AutomationRecord, webhookUid: string) =>
   a.enabled && a.triggers.some((t) => t.provider === 'webhook' && t.filter.webhook_ids.includes(webhookUid));
+
+/** The stored log as the stats read it (stats.ts): the entries themselves, never changed by the reader. */
+export interface DeliveryStatsView {
+  entries(): Iterable<DeliveryRecord>;
+  /** Refusals by a webhook's rate limit, per webhook and minute (the log keeps none of them). */
+  refusals(): Iterable<RefusalCount>;
+}
+
+interface RefusalCount {
+  teamUid: string;
+  factoryUid: string;
+  webhookUid: string;
+  /** The minute's start, ms since the epoch. */
+  minuteMs: number;
+  n: number;
+}
+
+/** The longest stats range (7 days) and a minute more: refusals older than this are dropped. */
+const REFUSALS_KEPT_MS = 7 * 86_400_000 + 60_000;
+
+/**
+ * Rate-limit refusals counted per webhook and minute: every stats step is whole minutes, so a
+ * minute's count is exact in any of its buckets; memory stays bounded by webhooks × minutes kept.
+ */
+function createRefusalCounts() {
+  const counts = new Map<string, RefusalCount>();
+  let prunedAt = 0;
+  return {
+    add(d: DeliveryRecord) {
+      const at = Date.parse(d.receivedAt);
+      const minuteMs = at - (((at % 60_000) + 60_000) % 60_000);
+      const key = `${d.webhookUid}\u0000${minuteMs}`;
+      const c = counts.get(key);
+      if (c) c.n++;
+      else counts.set(key, { teamUid: d.teamUid, factoryUid: d.factoryUid, webhookUid: d.webhookUid, minuteMs, n: 1 });
+      if (at - prunedAt > 60_000) {
+        prunedAt = at;
+        for (const [k, v] of counts) if (v.minuteMs < at - REFUSALS_KEPT_MS) counts.delete(k);
+      }
+    },
+    values: () => counts.values(),
+  };
+}

@@ -16,6 +16,8 @@ import { createMemoryRepositories } from './repositories.js';
 import { createMemoryRunEvents } from './run-events.js';
 import { createMemoryRuns } from './runs.js';
 import { createMemorySchedules } from './schedules.js';
+import { createMemoryStats } from './stats.js';
+import { createMemoryWorkers } from './workers.js';
 
 export interface MemoryStoreOptions {
   /** Where an exception thrown by a notification listener goes. Default: one `console.error`. */
@@ -37,7 +39,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
   let outbox: (write: RunWrite) => void = () => {};
   // A run write's transcript lines are appended in its own step (run-events.ts `appendNow`).
   let appendEvents: (runId: string, events: readonly NewRunEvent[]) => void = () => {};
-  const { runs, insertRun, adoptRun, hasRun, peekRun, appendArtifact } = createMemoryRuns(
+  const { runs, insertRun, adoptRun, hasRun, peekRun, allRuns, appendArtifact } = createMemoryRuns(
     withIdempotency,
     (write) => {
       outbox(write);
@@ -52,7 +54,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
   const { audit, append } = createMemoryAudit(() => deliveryLog());
   const { environments, writes: environmentWrites } = createMemoryEnvironments(append);
   const { schedules, write: scheduleWrites } = createMemorySchedules(append, insertRun);
-  const { callbacks, recordRunWrite, hasEndpoints, recordArtifact } = createMemoryCallbacks(append);
+  const { callbacks, recordRunWrite, hasEndpoints, recordArtifact, callbackLog } = createMemoryCallbacks(append);
   outbox = (write) => {
     // Most stores have no endpoint: then no write is looked up for one (a lookup per run written).
     if (!hasEndpoints()) return;
@@ -61,7 +63,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
   };
   const { webhookSnapshot, ...controlPlane } = createMemoryControlPlane(append, environmentWrites, scheduleWrites);
   // Runs of an accepted delivery are written in the same synchronous step as the delivery.
-  const { deliveryLog, ...ingress } = createMemoryIngress(insertRun, adoptRun, webhookSnapshot, notify.publish);
+  const { deliveryLog, deliveryStats, ...ingress } = createMemoryIngress(insertRun, adoptRun, webhookSnapshot, notify.publish);
   return {
     runs,
     runEvents,
@@ -84,6 +86,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
     schedules,
     audit,
     callbacks,
+    workers: createMemoryWorkers(),
+    stats: createMemoryStats(allRuns, deliveryStats, callbackLog),
     notifications: notify.notifications,
     // Nothing to reach and no migrations: ready while the process is (docs/operations.md, "Health").
     checkReady: async () => ({ pendingMigrations: [] }),

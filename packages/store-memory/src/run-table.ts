@@ -12,7 +12,7 @@ const NO_FILES: readonly AttachmentRecord[] = Object.freeze([]);
  * The memory store's runs by id, each with its attachments in the same entry: one insert into
  * one map per run written, where a map for runs and another for their files took two (a busy
  * ingress writes four runs per delivery into maps that hold every run the process has made, so
- * each insert is a cache miss, and growth a rehash: docs/production.md, "The memory path").
+ * each insert is a cache miss, and growth a rehash: bench/README.md, "What was tried").
  */
 export class RunTable {
   readonly #rows = new Map<string, Row>();

@@ -12,7 +12,18 @@ import type {
   TransitionOutcome,
   TransitionRunInput,
 } from '@agentrun/core/store';
-import { CLAIM, compareRuns, isAfterPosition, LEASED_STATES, matchesRunFilter, nextUpdatedAt, stateEvent } from '@agentrun/core/store';
+import {
+  CLAIM,
+  compareCodePoints,
+  compareRuns,
+  isAfterPosition,
+  LEASED_STATES,
+  matchesRunFilter,
+  nextUpdatedAt,
+  runWorkerHost,
+  stateEvent,
+  takesRun,
+} from '@agentrun/core/store';
 import { copy as clone } from './copy.js';
 import { copyRun } from './copy-run.js';
 import type { WithIdempotency } from './idempotency.js';
@@ -42,6 +53,8 @@ export function createMemoryRuns(
   hasRun(runId: string): boolean;
   /** The stored run itself, synchronously, to read (never change) in a write's own step (callbacks.ts). */
   peekRun(runId: string): RunRecord | undefined;
+  /** Every stored run itself, to read (never change) in a read's own step (stats.ts). */
+  allRuns(): Iterable<RunRecord>;
   /** Append to a run's `artifacts`, synchronously (for artifacts.ts); false when the run is gone. */
   appendArtifact(runId: string, item: ArtifactItem): boolean;
 } {
@@ -120,7 +133,7 @@ export function createMemoryRuns(
       const to = path[path.length - 1] as RunState;
       let next: RunRecord | undefined;
       for (const run of runs.values()) {
-        if (run.state !== from) continue;
+        if (run.state !== from || !takesRun(input, runWorkerHost(run.config))) continue;
         if (!next || run.createdAt < next.createdAt || (run.createdAt === next.createdAt && run.id < next.id)) next = run;
       }
       if (!next) return undefined;
@@ -168,6 +181,18 @@ export function createMemoryRuns(
       return copyRun(run);
     },
 
+    async listRouted(limit) {
+      return [...runs.values()]
+        .filter((r) => r.state === 'QUEUED' && runWorkerHost(r.config) !== undefined)
+        .map((r) => ({ r, host: runWorkerHost(r.config) as string }))
+        .sort(
+          (a, b) =>
+            compareCodePoints(a.host, b.host) || compareCodePoints(a.r.createdAt, b.r.createdAt) || compareCodePoints(a.r.id, b.r.id),
+        )
+        .slice(0, limit)
+        .map(({ r }) => copyRun(r));
+    },
+
     async listExpiredLeases(now, limit) {
       return [...runs.values()]
         .filter((r) => LEASED_STATES.has(r.state) && r.lease !== null && r.lease.expiresAt <= now)
@@ -209,7 +234,15 @@ export function createMemoryRuns(
     run?.artifacts.push(clone(item));
     return run !== undefined;
   };
-  return { runs: runStore, insertRun, adoptRun, hasRun: (runId) => runs.has(runId), peekRun: (runId) => runs.get(runId), appendArtifact };
+  return {
+    runs: runStore,
+    insertRun,
+    adoptRun,
+    hasRun: (runId) => runs.has(runId),
+    peekRun: (runId) => runs.get(runId),
+    allRuns: () => runs.values(),
+    appendArtifact,
+  };
 }
 
 /** A patch's given fields (`undefined` means "leave as is"; `null` clears). */

@@ -27,7 +27,7 @@ const fromRow = (r: AgentIdentityRow): AgentIdentityRecord => ({
   updatedAt: iso(r.updated_at),
 });
 
-/** The `agent_identities` table of 0021 (docs/run-api.md, "Agent identities"). */
+/** The `agent_identities` table (docs/run-api.md, "Agent identities"). */
 export function createAgentIdentities(db: Db, t: Tables): AgentIdentityStore {
   return {
     async get(teamUid, uid) {

@@ -16,7 +16,7 @@ interface ArtifactRow {
 }
 
 /**
- * Artifacts (table `artifacts` and `runs.artifacts`, migration 0018; docs/stores.md "Artifacts").
+ * Artifacts (table `artifacts` and `runs.artifacts`; docs/stores.md "Artifacts").
  * An add is one transaction: the run's row locked first, so adds to one run take turns and each
  * counts what the one before it committed (READ COMMITTED reads afresh per statement); then the
  * quota, the record and the run's `artifacts`, or nothing.

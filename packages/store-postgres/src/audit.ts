@@ -68,7 +68,7 @@ function rangeConditions(column: RawBuilder<unknown>, q: AuditRange): RawBuilder
   return joined(parts.map((p) => sql` AND ${p}`));
 }
 
-/** The audit log (table of 0011) and the team-wide read of the delivery log it serves as ingress outcomes. */
+/** The audit log (table `audit_events`) and the team-wide read of the delivery log it serves as ingress outcomes. */
 export function createAudit(db: Db, t: Tables): AuditStore {
   return {
     record: (event) => insertAuditEvent(db, t, event),
@@ -85,8 +85,8 @@ export function createAudit(db: Db, t: Tables): AuditStore {
     },
 
     async deliveries(teamUid, q) {
-      // No index serves a team-wide read of the log: adding one would cost every accept an index
-      // write (issue 24 makes the accept one write). Retention keeps the log to about a week.
+      // No index serves a team-wide read of the log: adding one would cost every accept, a single
+      // write, one more index entry. Retention keeps the log to about a week.
       const filters: RawBuilder<unknown>[] = [];
       if (q.statuses !== undefined) filters.push(sql` AND status = ANY(${[...q.statuses]}::text[])`);
       if (q.webhookUid !== undefined) filters.push(sql` AND webhook_uid = ${q.webhookUid}`);

@@ -3,7 +3,7 @@
  * `maxInFlight` statements are out, a call is sent at once, alone (no added latency when the
  * ingress is idle); while that many are out, calls queue, and when one statement returns what
  * queued goes as one batch (up to `maxBatch`). For the accepts that is group commit: one
- * statement, one commit, one NOTIFY for all of them (migration 0026), each caller still answered
+ * statement, one commit, one NOTIFY for all of them (`agentrun_accept_deliveries`), each caller still answered
  * only after the commit that holds its delivery; for the context reads, one round trip.
  *
  * A batch that fails as a whole (a deadlock with another process's batch, one element's error,

@@ -4,7 +4,7 @@ import type { Db } from './db.js';
 import type { Tables } from './tables.js';
 
 /**
- * Artifacts' bytes in PostgreSQL (table `artifact_blobs`, migration 0018; docs/artifacts.md "Blob
+ * Artifacts' bytes in PostgreSQL (table `artifact_blobs`; docs/artifacts.md "Blob
  * storage"): one `bytea` row per blob, no larger than core's upload limit (25 MiB by default), so
  * a blob is written and read in one statement. Beside the store on the same pool:
  * `createPostgresBlobStore(store)`.

@@ -108,7 +108,7 @@ const attemptFromRow = (r: AttemptRow): CallbackAttemptRecord => ({
 const DELIVERY_COLUMNS = sql`d.seq, d.id, d.endpoint_id, d.team_uid, d.event_type, d.run_id, d.factory_uid, d.from_state, d.to_state,
   d.status_message, d.occurred_at, d.artifact, d.status, d.attempts, d.round_attempts, d.window_started_at, d.next_attempt_at, d.updated_at`;
 
-/** The tables of 0019 (docs/callbacks.md); the outbox itself is filled by that migration's triggers on `runs`. */
+/** The callback tables (docs/callbacks.md); the outbox itself is filled by triggers (migrations/baseline/callbacks.ts). */
 export function createCallbacks(db: Db, t: Tables): CallbackStore {
   const rows = async <R>(query: RawBuilder<unknown>, executor: Db | Tx = db): Promise<R[]> => (await query.execute(executor)).rows as R[];
   const audited = <T>(audit: AuditEventRecord | undefined, write: (q: Db | Tx) => Promise<T>, changed: (result: T) => boolean) =>
@@ -206,8 +206,9 @@ export function createCallbacks(db: Db, t: Tables): CallbackStore {
         );
         if (!updated) return false;
         await sql`
-          INSERT INTO ${t.callback_attempts} (delivery_id, attempt, at, status_code, duration_ms, error, ok)
-          VALUES (${a.deliveryId}, ${a.attempt}, ${a.at}::timestamptz, ${a.statusCode}, ${a.durationMs}, ${a.error}, ${a.ok})
+          INSERT INTO ${t.callback_attempts} (delivery_id, attempt, at, status_code, duration_ms, error, ok, endpoint_id)
+          VALUES (${a.deliveryId}, ${a.attempt}, ${a.at}::timestamptz, ${a.statusCode}, ${a.durationMs}, ${a.error}, ${a.ok},
+            ${updated.endpoint_id})
           ON CONFLICT DO NOTHING`.execute(tx);
         await sql`
           UPDATE ${t.callback_endpoints} SET

@@ -1,5 +1,4 @@
 import type { Store } from '@agentrun/core';
-import { AgentRunError } from '@agentrun/core';
 import type {
   AuditEventRecord,
   AutomationRecord,
@@ -34,7 +33,7 @@ class Refused extends Error {
 }
 
 /**
- * Factories, team secrets, webhooks and automations (tables of 0002_control_plane). Every
+ * Factories, team secrets, webhooks and automations (migrations/baseline/control-plane.ts). Every
  * operation is one statement, except a webhook create: one transaction, see there. A write given an
  * audit event runs with it in one transaction (audit.ts `withAudit`).
  */
@@ -52,14 +51,11 @@ export function createControlPlane(db: Db, t: Tables): Pick<Store, 'factories' |
           VALUES (${f.uid}, ${f.teamUid}, ${f.name}, ${f.foremanAgentIdentityUid}, ${f.createdAt}::timestamptz, ${f.updatedAt}::timestamptz)`.execute(
           db,
         );
+        return { created: true };
       } catch (error) {
         const constraint = uniqueViolation(error);
-        if (constraint === 'factories_team_foreman') {
-          // A caller can act on this one (choose another identity), so it is a conflict it can be shown.
-          throw new AgentRunError('conflict', `another factory of this team already has foreman ${f.foremanAgentIdentityUid}`, {
-            cause: error,
-          });
-        }
+        // The unique index factories_team_foreman: another factory of the team has the foreman.
+        if (constraint === 'factories_team_foreman') return { created: false, reason: 'foreman_taken' };
         if (constraint === 'factories_pkey') throw new Error(`factory ${f.uid} already exists`, { cause: error });
         throw error;
       }
@@ -238,7 +234,7 @@ export function createControlPlane(db: Db, t: Tables): Pick<Store, 'factories' |
       return (await audited(audit, write, (n) => n > 0)) > 0;
     },
     async listForWebhook(webhookUid) {
-      // Containment on the GIN index automations_triggers (see 0002); the query must say
+      // Containment on the GIN index automations_triggers (migrations/baseline/control-plane.ts); the query must say
       // `enabled` for that partial index to apply. The pattern is a parameter: JSON text.
       const selecting = json([{ provider: 'webhook', filter: { webhook_ids: [webhookUid] } }]);
       const found = await rows<AutomationRow>(sql`

@@ -2,11 +2,12 @@ import type { Notification } from '@agentrun/core';
 
 /**
  * The notifications of the store's own writes of runs, published after their commit rather than
- * from inside it (docs/production.md, "Round three (issue 24): notifications after the commit"; migration
- * 0032). A transaction that NOTIFYs takes PostgreSQL's one database-wide notification lock at
- * commit and holds it through the commit's WAL flush, so a run's insert, claim and outcome, each
- * notifying, were serialized with every other notifying commit. The store's hot statements now
- * tell the runs' triggers not to notify (runs-sql.ts `deferred`), and hand what they wrote here
+ * from inside it (docs/production.md, "Notifications after the commit"; the
+ * triggers of migrations/baseline/notifications.ts). A transaction that
+ * NOTIFYs takes PostgreSQL's one database-wide notification lock at commit and holds it through
+ * the commit's WAL flush, so a run's insert, claim and outcome, each notifying, would be
+ * serialized with every other notifying commit. The store's hot statements tell the runs'
+ * triggers not to notify (runs-sql.ts `deferred`), and hand what they wrote here
  * once they committed:
  *
  * - this process's listeners hear it at once (the store's `notifications`, no round trip);
@@ -48,9 +49,9 @@ const PAYLOAD_BYTES = 7000;
 
 /**
  * The payload of a send: `{"from":…,"items":[…]}`, each item a payload the triggers send
- * (notifications.ts reads them alike). Consecutive `run.queued` go as one `runIds` (0029's form),
+ * (notifications.ts reads them alike). Consecutive `run.queued` go as one `runIds` (the insert trigger's form),
  * and a `run.event` followed by the `run.changed` of the same run as one `run.changed` with its
- * `eventId` (0027's form).
+ * `eventId` (the state trigger's form).
  */
 function items(notifications: readonly Notification[]): string[] {
   const out: string[] = [];

@@ -22,7 +22,7 @@ interface DefinitionSetRow {
 }
 
 /**
- * Definition sets (table of 0009): the set is one row per factory; a write is one transaction
+ * Definition sets (table `definition_sets`): the set is one row per factory; a write is one transaction
  * that first moves the row from the version it was planned on (or inserts it), so a concurrent
  * write planned on the same version finds no row to move and rolls back. What a write is planned
  * on is read in one snapshot, so the version the guard checks is the version of all of it.

@@ -8,6 +8,8 @@ import { schemaOption } from './schema-name.js';
  * with the committed `schema.txt`, so a migration that drifts from the dump (or a dump nobody
  * regenerated) fails the build. Catalog queries rather than pg_dump, so it works on any server
  * and on PGlite alike. The schema's own name never appears, so any schema compares with the file.
+ * NOT NULL shows on its column: servers that also list it as a constraint (PostgreSQL 18, which
+ * PGlite is) print the same description as those that do not.
  */
 export async function describeSchema(db: Db, options: { schema?: string } = {}): Promise<string> {
   const schema = schemaOption(options.schema, 'describeSchema');
@@ -39,7 +41,7 @@ async function describe(db: Tx, schemaName: string): Promise<string> {
   const constraints = await sql<{ table_name: string; name: string; def: string }>`
     SELECT rel.relname AS table_name, con.conname AS name, pg_get_constraintdef(con.oid) AS def
     FROM pg_constraint con JOIN pg_class rel ON rel.oid = con.conrelid JOIN pg_namespace n ON n.oid = rel.relnamespace
-    WHERE n.nspname = ${schemaName}
+    WHERE n.nspname = ${schemaName} AND con.contype <> 'n'
     ORDER BY rel.relname, con.conname`.execute(db);
   const indexes = await sql<{ tablename: string; indexname: string; indexdef: string }>`
     SELECT tablename, indexname, indexdef FROM pg_indexes WHERE schemaname = ${schemaName} ORDER BY tablename, indexname`.execute(db);
@@ -74,12 +76,12 @@ async function describe(db: Tx, schemaName: string): Promise<string> {
       // pg_indexes qualifies the table whatever the search_path: drop the schema.
       out.push(`  INDEX ${i.indexname} ${i.indexdef.replace(/^CREATE (UNIQUE )?INDEX \S+ ON (?:[a-z0-9_]+\.|"(?:[^"]|"")+"\.)?/, '$1')}`);
     }
-    // Triggers (the notifications of 0007): pg_get_triggerdef qualifies the table; drop the schema.
+    // Triggers: pg_get_triggerdef qualifies the table; drop the schema.
     for (const g of triggers.rows.filter((g) => g.table_name === table))
       out.push(`  TRIGGER ${g.name} ${g.def.replace(/^CREATE TRIGGER \S+ /, '').replace(/ ON (?:[a-z0-9_]+\.|"(?:[^"]|"")+"\.)/, ' ON ')}`);
     out.push('');
   }
-  // Functions (the ingress's writes, 0004), in full: their bodies are schema too.
+  // Functions, in full: their bodies are schema too.
   const functions = await sql<{ name: string; def: string }>`
     SELECT p.proname AS name, pg_get_functiondef(p.oid) AS def FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
     WHERE n.nspname = ${schemaName} ORDER BY p.proname, pg_get_function_identity_arguments(p.oid)`.execute(db);
@@ -90,7 +92,7 @@ async function describe(db: Tx, schemaName: string): Promise<string> {
 /**
  * A function's definition without its schema's name: the catalog always qualifies the function
  * (`CREATE OR REPLACE FUNCTION agentrun.agentrun_rate_admit(`) and prints the search_path it pins
- * (`SET search_path TO 'agentrun', 'pg_temp'`, migration 0006): the name is dropped from the first
+ * (`SET search_path TO 'agentrun', 'pg_temp'`, migrations/index.ts): the name is dropped from the first
  * and reads `<schema>` in the second. Bodies are left as written (`'agentrun.rate:'` is a lock
  * key, not a schema).
  */

@@ -1,4 +1,4 @@
-import type { AuditEventRecord, EnvironmentRecord, EnvironmentStore } from '@agentrun/core/store';
+import type { AuditEventRecord, ContainerLimits, EnvironmentRecord, EnvironmentStore } from '@agentrun/core/store';
 import { type RawBuilder, sql } from 'kysely';
 import { withAudit } from './audit.js';
 import type { Db, Tx } from './db.js';
@@ -14,6 +14,8 @@ interface EnvironmentRow {
   setup: string[];
   variables: Record<string, string>;
   setup_timeout_seconds: number;
+  image: string | null;
+  limits: ContainerLimits | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -27,6 +29,8 @@ const fromRow = (r: EnvironmentRow): EnvironmentRecord => ({
   setup: r.setup,
   variables: r.variables,
   setupTimeoutSeconds: r.setup_timeout_seconds,
+  ...(r.image !== null ? { image: r.image } : {}),
+  ...(r.limits !== null ? { limits: r.limits } : {}),
   createdAt: iso(r.created_at),
   updatedAt: iso(r.updated_at),
 });
@@ -38,12 +42,15 @@ const fromRow = (r: EnvironmentRow): EnvironmentRecord => ({
  */
 export async function putEnvironmentRow(q: Db | Tx, t: Tables, e: EnvironmentRecord): Promise<{ created: boolean } | undefined> {
   const { rows } = await sql<{ created: boolean }>`
-    INSERT INTO ${t.environments} (team_uid, id, factory_uid, name, repositories, setup, variables, setup_timeout_seconds, created_at, updated_at)
+    INSERT INTO ${t.environments} (team_uid, id, factory_uid, name, repositories, setup, variables, setup_timeout_seconds, image, limits,
+      created_at, updated_at)
     VALUES (${e.teamUid}, ${e.id}, ${e.factoryUid}, ${e.name}, ${json(e.repositories)}::jsonb, ${json(e.setup)}::jsonb,
-      ${json(e.variables)}::jsonb, ${e.setupTimeoutSeconds}, ${e.createdAt}::timestamptz, ${e.updatedAt}::timestamptz)
+      ${json(e.variables)}::jsonb, ${e.setupTimeoutSeconds}, ${e.image ?? null}, ${json(e.limits)}::jsonb,
+      ${e.createdAt}::timestamptz, ${e.updatedAt}::timestamptz)
     ON CONFLICT (team_uid, id) DO UPDATE SET factory_uid = EXCLUDED.factory_uid, name = EXCLUDED.name,
       repositories = EXCLUDED.repositories, setup = EXCLUDED.setup, variables = EXCLUDED.variables,
-      setup_timeout_seconds = EXCLUDED.setup_timeout_seconds, updated_at = EXCLUDED.updated_at
+      setup_timeout_seconds = EXCLUDED.setup_timeout_seconds, image = EXCLUDED.image, limits = EXCLUDED.limits,
+      updated_at = EXCLUDED.updated_at
     RETURNING (xmax = 0) AS created`.execute(q);
   return rows[0];
 }
@@ -54,7 +61,7 @@ export function isEnvironmentNameTaken(error: unknown): boolean {
   return code === '23505' && constraint === 'environments_team_name';
 }
 
-/** The `environments` table of 0013 (docs/repositories.md, "Environments"). */
+/** The `environments` table (docs/repositories.md, "Environments"). */
 export function createEnvironments(db: Db, t: Tables): EnvironmentStore {
   const rows = async <R>(query: RawBuilder<unknown>, executor: Db | Tx = db): Promise<R[]> => (await query.execute(executor)).rows as R[];
   const audited = <T>(audit: AuditEventRecord | undefined, write: (q: Db | Tx) => Promise<T>, changed: (result: T) => boolean) =>

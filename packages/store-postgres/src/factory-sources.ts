@@ -56,7 +56,7 @@ const toApply = (r: ApplyRow): SourceApplyRecord => ({
 });
 
 /**
- * Factory sources and their applies (tables of 0014). A claim is one transaction that locks the
+ * Factory sources and their applies (tables `factory_sources`, `factory_source_applies`). A claim is one transaction that locks the
  * source's row first, so two processes claiming for one factory take turns: what the first wrote
  * is what the second decides on.
  */

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import type { Db } from './db.js';
 import type { Tables } from './tables.js';
 
-/** Read marks of the factory inbox (table of 0020): one statement per operation. */
+/** Read marks of the factory inbox (table `inbox_reads`): one statement per operation. */
 export function createInboxReads(db: Db, t: Tables): InboxReadStore {
   return {
     async readOf(teamUid, userUid, notificationUids) {

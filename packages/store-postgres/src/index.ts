@@ -1,6 +1,7 @@
 export { describeSchema } from './describe-schema.js';
 export { type MigrateOptions, type MigrateResult, migrate } from './migrate.js';
 export { MIGRATIONS, type Migration } from './migrations/index.js';
+export { parseNotifications } from './notifications.js';
 export {
   createPostgresBlobStore,
   createPostgresStore,
@@ -13,5 +14,5 @@ export {
   type PostgresStoreOptions,
   survivePoolErrors,
 } from './postgres-store.js';
-export { DEFAULT_SCHEMA } from './schema-name.js';
+export { DEFAULT_SCHEMA, schemaOption } from './schema-name.js';
 export { isUnavailableError } from './unavailable.js';

@@ -9,37 +9,38 @@ import type {
   RateAdmission,
   RateLimitStore,
 } from '@agentrun/core/store';
-import { type RawBuilder, sql } from 'kysely';
+import { retryAfterMs } from '@agentrun/core/store';
+import type { RawBuilder } from 'kysely';
 import { createBatcher } from './batcher.js';
 import type { Db, Tx } from './db.js';
-import { type PreparedQuery, preparer, qualified } from './prepared.js';
 import {
-  type AutomationRow,
-  automationFromRow,
-  type DeliveryRow,
-  deliveryFromRow,
-  RUN_COLUMNS,
-  runToRow,
-  secretFromRow,
-  type WebhookRow,
-  webhookFromRow,
-} from './rows.js';
+  type AcceptRow,
+  type AdmissionArgs,
+  type ContextRow,
+  ingressQueries,
+  ingressStatements,
+  type SelectionsRow,
+} from './ingress-sql.js';
+import { type PreparedQuery, preparer } from './prepared.js';
+import { automationFromRow, type DeliveryRow, deliveryFromRow, requestJson, runToRow, secretFromRow, webhookFromRow } from './rows.js';
 import type { Statements } from './statements.js';
+import { recordRefusals } from './stats.js';
 import type { Tables } from './tables.js';
 
 /**
- * The delivery log and the rate-limit windows (tables of 0003_ingress). Every operation is one
- * statement: the reads plainly, the writes through the functions of 0004_ingress_functions, so
- * a delivery costs one read and one write, each a single round trip.
+ * The delivery log and the rate-limit windows, over the statements of ingress-sql.ts. Every
+ * operation is one statement: the reads plainly, the writes through the ingress's functions, so a
+ * delivery costs one read and one write, each a single round trip; concurrent reads and accepts
+ * go together in batches (batcher.ts).
  */
 export function createIngress(db: Db, t: Tables, statements: Statements): Pick<Store, 'deliveries' | 'rateLimits'> {
-  const rows = async <R>(query: RawBuilder<unknown>, executor: Db | Tx = db): Promise<R[]> => (await query.execute(executor)).rows as R[];
+  const rows = async <R>(query: RawBuilder<R>, executor: Db | Tx = db): Promise<R[]> => (await query.execute(executor)).rows;
 
   /**
-   * Run a statement calling the functions of 0004, which need READ COMMITTED: on a session whose
+   * Run a statement calling the ingress's functions, which need READ COMMITTED: on a session whose
    * default is stricter they refuse, and the statement runs again in a transaction that sets it.
    */
-  async function readCommitted<R>(query: RawBuilder<unknown> | PreparedQuery<R>, values: readonly unknown[] = []): Promise<R[]> {
+  async function readCommitted<R>(query: RawBuilder<R> | PreparedQuery<R>, values: readonly unknown[] = []): Promise<R[]> {
     const run = (executor?: Tx) => (typeof query === 'function' ? query(values, executor) : rows<R>(query, executor));
     try {
       return await run();
@@ -52,103 +53,20 @@ export function createIngress(db: Db, t: Tables, statements: Statements): Pick<S
     }
   }
 
+  const text = ingressStatements(t.schema);
   const prepare = preparer(statements);
-  const q = (name: string) => qualified(t.schema, name);
+  const contextRead = prepare<ContextRow>(text.context);
+  const contextsRead = prepare<ContextRow & { ord: number }>(text.contexts);
+  const acceptWrite = prepare<AcceptRow>(text.accept);
+  const acceptsWrite = prepare<AcceptRow & { ord: number }>(text.accepts);
+  const claimWrite = prepare<DeliveryRow>(text.claimEvaluations);
+  const completeWrite = prepare<{ id: string }>(text.completeEvaluations);
+  const selectionsRead = prepare<SelectionsRow>(text.selections);
+  const queries = ingressQueries(t);
 
-  // Everything the pipeline needs about a webhook before the body (its record, its secret, the
-  // failed-auth window) in one read, the columns named so that the prepared statement's result
-  // stays what it was whatever a later migration adds.
-  const contextRead = prepare<ContextRow>(`
-    SELECT ${WEBHOOK_COLUMNS.map((c) => `w.${c}`).join(', ')},
-      s.ciphertext AS secret_ciphertext, s.created_at AS secret_created_at, s.updated_at AS secret_updated_at,
-      f.n AS auth_count, f.oldest AS auth_oldest
-    FROM ${q('webhooks')} w
-    LEFT JOIN ${q('team_secrets')} s ON s.team_uid = w.team_uid AND s.name = w.secret_name
-    CROSS JOIN LATERAL (SELECT count(*)::int AS n, min(at) AS oldest FROM ${q('rate_limit_events')}
-      WHERE key = $2::text AND at > $3::timestamptz) f
-    WHERE w.uid = $1::text`);
-
-  // The same read for several webhooks at once (batched as the accepts are): one row per element
-  // whose webhook exists, `ord` its 1-based index.
-  const contextsRead = prepare<ContextRow & { ord: number }>(`
-    SELECT i.ord::int AS ord, ${WEBHOOK_COLUMNS.map((c) => `w.${c}`).join(', ')},
-      s.ciphertext AS secret_ciphertext, s.created_at AS secret_created_at, s.updated_at AS secret_updated_at,
-      f.n AS auth_count, f.oldest AS auth_oldest
-    FROM unnest($1::text[], $2::text[], $3::timestamptz[]) WITH ORDINALITY AS i (uid, key, since, ord)
-    JOIN ${q('webhooks')} w ON w.uid = i.uid
-    LEFT JOIN ${q('team_secrets')} s ON s.team_uid = w.team_uid AND s.name = w.secret_name
-    CROSS JOIN LATERAL (SELECT count(*)::int AS n, min(at) AS oldest FROM ${q('rate_limit_events')}
-      WHERE key = i.key AND at > i.since) f`);
-
-  const acceptWrite = prepare<AcceptRow>(`
-    SELECT outcome, duplicate_of, window_oldest FROM ${q('agentrun_accept_delivery')}($1::text, $2::text, $3::text, $4::text, $5::text,
-      $6::integer, $7::timestamptz, $8::bytea, $9::jsonb, $10::jsonb, $11::text, $12::integer, $13::timestamptz, $14::timestamptz)`);
-
-  const acceptsWrite = prepare<AcceptRow & { ord: number }>(`
-    SELECT ord, outcome, duplicate_of, window_oldest FROM ${q('agentrun_accept_deliveries')}($1::text[], $2::text[], $3::text[],
-      $4::text[], $5::text[], $6::integer[], $7::timestamptz[], $8::bytea, $9::integer[], $10::text[], $11::integer[], $12::timestamptz[],
-      $13::timestamptz[])`);
-
-  const claimWrite = prepare<DeliveryRow>(`
-    UPDATE ${q('deliveries')} d SET evaluation_due_at = $1::timestamptz
-    FROM (SELECT id FROM ${q('deliveries')} WHERE evaluation_due_at <= $2::timestamptz
-      ORDER BY evaluation_due_at LIMIT $3::integer FOR UPDATE SKIP LOCKED) c
-    WHERE d.id = c.id
-    RETURNING d.id, d.team_uid, d.factory_uid, d.webhook_uid, d.identity, d.size, d.received_at, d.status, d.payload`);
-
-  // One statement: mark the deliveries still awaiting evaluation as evaluated, then insert the
-  // runs (and attachments) of exactly those. A concurrent completer of the same delivery waits
-  // on its row and then finds it evaluated (READ COMMITTED re-checks the WHERE), so its runs
-  // are not inserted: a delivery's runs are created once, by the store, whatever the timing.
-  // The `event-payload.json` of each run names the delivery instead of holding its bytes
-  // (0023): the payload is stored once, in the delivery's row, whatever the number of runs.
-  const completeWrite = prepare<{ id: string }>(`
-    WITH done AS (
-      UPDATE ${q('deliveries')} SET evaluation_due_at = NULL
-      WHERE id = ANY($1::text[]) AND evaluation_due_at IS NOT NULL
-      RETURNING id
-    ), created AS (
-      INSERT INTO ${q('runs')} (${RUN_COLUMNS.join(', ')})
-        SELECT ${RUN_COLUMNS.map((c) => `r.${c}`).join(', ')}
-        FROM jsonb_populate_recordset(NULL::${q('runs')}, $2::jsonb) r
-        JOIN done ON done.id = r.trigger->>'delivery_id'
-        RETURNING id, trigger->>'delivery_id' AS delivery_id
-    ), attached AS (
-      INSERT INTO ${q('run_attachments')} (run_id, file_name, mime_type, data, delivery_id)
-        SELECT f.run_id, f.file_name, f.mime_type, decode(f.data_hex, 'hex'), CASE WHEN f.data_hex IS NULL THEN created.delivery_id END
-        FROM jsonb_to_recordset($3::jsonb) AS f (run_id text, file_name text, mime_type text, data_hex text)
-        JOIN created ON created.id = f.run_id
-    )
-    SELECT id FROM done`);
-
-  // One statement for a batch's webhooks and their automations, found as listForWebhook finds them
-  // (containment on the GIN index automations_triggers). Each automation comes once, with the
-  // webhooks naming it as ids: a factory's automations usually select all its webhooks, and a
-  // batch spans many, so the rows (and their JSON, and the matchers' check that an automation's
-  // triggers are the ones compiled) would otherwise repeat once per webhook.
-  const selectionsRead = prepare<{ webhooks: { webhook: WebhookRow; automation_ids: string[] }[]; automations: AutomationRow[] }>(`
-    WITH w AS (
-      SELECT ${WEBHOOK_COLUMNS.join(', ')} FROM ${q('webhooks')} WHERE uid = ANY($1::text[])
-    ), m AS (
-      SELECT w.uid AS webhook_uid, a.id, a.created_at FROM w JOIN ${q('automations')} a
-        ON a.enabled AND a.triggers @> jsonb_build_array(jsonb_build_object('provider', 'webhook',
-          'filter', jsonb_build_object('webhook_ids', jsonb_build_array(w.uid))))
-    )
-    SELECT
-      (SELECT coalesce(jsonb_agg(jsonb_build_object('webhook', to_jsonb(w), 'automation_ids',
-        (SELECT coalesce(jsonb_agg(m.id ORDER BY m.created_at, m.id), '[]'::jsonb) FROM m WHERE m.webhook_uid = w.uid))), '[]'::jsonb)
-        FROM w) AS webhooks,
-      (SELECT coalesce(jsonb_agg(to_jsonb(a)), '[]'::jsonb) FROM ${q('automations')} a WHERE a.id IN (SELECT id FROM m)) AS automations`);
-
-  /** Milliseconds until the oldest event of a full window leaves it. */
-  const retryAfterMs = (oldest: Date | string | null, { windowMs, now }: Pick<RateAdmission, 'windowMs' | 'now'>) =>
-    oldest === null ? 0 : Math.max(0, new Date(oldest).getTime() + windowMs - Date.parse(now));
-
-  /** The INSERT of one log entry, as given (`status` and `payload` included). */
-  const insertDelivery = (d: DeliveryRecord, suffix: RawBuilder<unknown> = sql``) =>
-    sql`INSERT INTO ${t.deliveries} (id, team_uid, factory_uid, webhook_uid, identity, size, received_at, status, payload)
-      VALUES (${d.id}, ${d.teamUid}, ${d.factoryUid}, ${d.webhookUid}, ${d.identity}, ${d.size}, ${d.receivedAt}::timestamptz,
-        ${d.status}, ${d.payload === null ? null : Buffer.from(d.payload)}::bytea)${suffix}`;
+  /** Milliseconds until the oldest event of a full window leaves it (core's rule, store/rate-window.ts). */
+  const retryAfter = (oldest: Date | string | null, { windowMs, now }: Pick<RateAdmission, 'windowMs' | 'now'>) =>
+    retryAfterMs(oldest === null ? undefined : new Date(oldest).getTime(), windowMs, Date.parse(now));
 
   /** The context as one row read it (`undefined`: no webhook has the UID). */
   function contextOf(row: ContextRow | undefined, { windowMs, now }: ContextInput): DeliveryContext | undefined {
@@ -160,7 +78,7 @@ export function createIngress(db: Db, t: Tables, statements: Statements): Pick<S
         ciphertext === null
           ? undefined
           : secretFromRow({ team_uid: row.team_uid, name: row.secret_name, ciphertext, created_at: createdAt, updated_at: updatedAt }),
-      authFailures: { count: row.auth_count, retryAfterMs: retryAfterMs(row.auth_oldest, { windowMs, now }) },
+      authFailures: { count: row.auth_count, retryAfterMs: retryAfter(row.auth_oldest, { windowMs, now }) },
     };
   }
 
@@ -187,9 +105,12 @@ export function createIngress(db: Db, t: Tables, statements: Statements): Pick<S
     maxBatch: BATCH,
   });
 
-  /** One accept, alone: agentrun_accept_delivery (0023), the resend's runs with it if given. */
+  /**
+   * One accept, alone (`agentrun_accept_delivery`), the resend's runs with it if given: their ids
+   * are its `run_ids` at once (none: filtered out, in the stats from its commit).
+   */
   async function acceptOne({ delivery: d, runs, admit }: AcceptInput): Promise<AcceptDeliveryResult> {
-    const [result] = await readCommitted(acceptWrite, [
+    const values = [
       d.id,
       d.teamUid,
       d.factoryUid,
@@ -204,13 +125,16 @@ export function createIngress(db: Db, t: Tables, statements: Statements): Pick<S
       admit?.limit ?? null,
       admit ? windowStart(admit.now, admit.windowMs) : null,
       admit?.now ?? null,
-    ]);
+      d.request ? JSON.stringify(requestJson(d.request)) : null,
+    ];
+    const [result] = await readCommitted(acceptWrite, values);
+    if (result?.outcome === 'rate_limited') await recordRefusals(db, t, [d]);
     return acceptResult(d, admit, result);
   }
 
   /**
-   * Accepts awaiting evaluation, in one statement (agentrun_accept_deliveries, 0026; set-based
-   * since 0031, so a batch costs a few statements inside the function, whatever its length), ordered by
+   * Accepts awaiting evaluation, in one statement (agentrun_accept_deliveries: set-based, so a
+   * batch costs a few statements inside the function, whatever its length), ordered by
    * rate key and webhook: a batch holds its keys' admission locks until its commit, so batches
    * taking them in one order cannot deadlock. The order within a key is kept (the sort is
    * stable); the accepts of a batch were all in flight at once, so any order is one they could
@@ -243,15 +167,20 @@ export function createIngress(db: Db, t: Tables, statements: Statements): Pick<S
       column(({ admit }) => admit?.limit ?? null),
       column(({ admit }) => (admit ? windowStart(admit.now, admit.windowMs) : null)),
       column(({ admit }) => admit?.now ?? null),
+      JSON.stringify(sorted.map(({ delivery }) => (delivery.request ? requestJson(delivery.request) : null))),
     ]);
     if (rows.length !== inputs.length) throw new Error(`agentrun: a batch of ${inputs.length} accepts answered ${rows.length}`);
     const results: AcceptDeliveryResult[] = new Array(inputs.length);
+    const refused: DeliveryRecord[] = [];
     for (const row of rows) {
       const at = order[row.ord - 1];
       if (at === undefined) throw new Error(`agentrun: an accept batch answered for element ${row.ord} of ${inputs.length}`);
       const { delivery, admit } = inputs[at] as AcceptInput;
       results[at] = acceptResult(delivery, admit, row);
+      if (row.outcome === 'rate_limited') refused.push(delivery);
     }
+    // Counted for the stats once refused (one statement per batch that has refusals): the log keeps none.
+    await recordRefusals(db, t, refused);
     return results;
   }
 
@@ -266,7 +195,7 @@ export function createIngress(db: Db, t: Tables, statements: Statements): Pick<S
     if (result?.outcome === 'accepted') return { accepted: true };
     if (result?.outcome === 'duplicate' && result.duplicate_of !== null) return { accepted: false, duplicateOf: result.duplicate_of };
     if (result?.outcome === 'rate_limited' && admit) {
-      return { accepted: false, rateLimited: true, retryAfterMs: retryAfterMs(result.window_oldest, admit) };
+      return { accepted: false, rateLimited: true, retryAfterMs: retryAfter(result.window_oldest, admit) };
     }
     throw new Error(`delivery ${d.id}: unexpected outcome ${JSON.stringify(result)}`);
   }
@@ -277,8 +206,6 @@ export function createIngress(db: Db, t: Tables, statements: Statements): Pick<S
     accept: ({ delivery, runs, admit }) => (runs ? acceptOne({ delivery, runs, admit }) : acceptBatched({ delivery, admit })),
 
     async claimEvaluations({ limit, leaseMs, now }) {
-      // The partial index deliveries_evaluation_due holds only deliveries awaiting evaluation;
-      // SKIP LOCKED lets concurrent claimers take different ones without waiting on each other.
       const claimed = await claimWrite([new Date(Date.parse(now) + leaseMs).toISOString(), now, limit]);
       return claimed
         .map((row) => deliveryFromRow(row) as PendingDelivery)
@@ -294,6 +221,7 @@ export function createIngress(db: Db, t: Tables, statements: Statements): Pick<S
         ids,
         JSON.stringify(runs.map((r) => runToRow(r.run))),
         JSON.stringify(attachmentRows(runs, null, true)),
+        JSON.stringify(Object.fromEntries(evaluations.map((e) => [e.deliveryId, e.runs.map(({ run }) => run.id)]))),
       ]);
       return done.map((r) => r.id);
     },
@@ -311,68 +239,31 @@ export function createIngress(db: Db, t: Tables, statements: Statements): Pick<S
 
     async log(entry, admit) {
       if (!admit) {
-        await insertDelivery(entry).execute(db);
+        await queries.insertDelivery(entry).execute(db);
         return { logged: true };
       }
-      // The admission, then the entry only if admitted: one statement. The CTE is read twice, so it
-      // is evaluated once.
-      const [result] = await readCommitted<{ admitted: boolean; window_oldest: Date | null }>(sql`
-        WITH admission AS (
-          SELECT * FROM ${t.fn('agentrun_rate_admit')}(${admit.key}, ${admit.limit}::integer, ${windowStart(admit.now, admit.windowMs)}::timestamptz,
-            ${admit.now}::timestamptz)
-        ), logged AS (
-          INSERT INTO ${t.deliveries} (id, team_uid, factory_uid, webhook_uid, identity, size, received_at, status, payload)
-          SELECT ${entry.id}, ${entry.teamUid}, ${entry.factoryUid}, ${entry.webhookUid}, ${entry.identity}, ${entry.size}::integer,
-            ${entry.receivedAt}::timestamptz, ${entry.status}, ${entry.payload === null ? null : Buffer.from(entry.payload)}::bytea
-          FROM admission WHERE admission.admitted
-        )
-        SELECT admitted, window_oldest FROM admission`);
+      const [result] = await readCommitted(queries.insertDeliveryAdmitted(entry, admission(admit)));
       if (result?.admitted) return { logged: true };
-      return { logged: false, rateLimited: true, retryAfterMs: retryAfterMs(result?.window_oldest ?? null, admit) };
+      await recordRefusals(db, t, [entry]);
+      return { logged: false, rateLimited: true, retryAfterMs: retryAfter(result?.window_oldest ?? null, admit) };
     },
 
     async list(teamUid, webhookUid, page) {
-      // The row comparison reads deliveries_webhook_received from the cursor on, newest first.
-      const after = page.after ? sql` AND (received_at, id) < (${page.after.receivedAt}::timestamptz, ${page.after.id})` : sql``;
-      const found = await rows<DeliveryRow>(sql`
-        SELECT * FROM ${t.deliveries} WHERE webhook_uid = ${webhookUid} AND team_uid = ${teamUid}${after}
-        ORDER BY received_at DESC, id DESC LIMIT ${page.limit}`);
-      return found.map(deliveryFromRow);
+      return (await rows(queries.list(teamUid, webhookUid, page))).map(deliveryFromRow);
     },
 
     async get(teamUid, webhookUid, id) {
-      const [row] = await rows<DeliveryRow>(
-        sql`SELECT * FROM ${t.deliveries} WHERE id = ${id} AND team_uid = ${teamUid} AND webhook_uid = ${webhookUid}`,
-      );
+      const [row] = await rows(queries.get(teamUid, webhookUid, id));
       return row ? deliveryFromRow(row) : undefined;
     },
 
     async find(teamUid, id) {
-      const [row] = await rows<DeliveryRow>(sql`SELECT * FROM ${t.deliveries} WHERE id = ${id} AND team_uid = ${teamUid}`);
+      const [row] = await rows(queries.find(teamUid, id));
       return row ? deliveryFromRow(row) : undefined;
     },
 
     async sweep(olderThan, keepNewest) {
-      // One statement: each entry's rank within its webhook, newest first (the order of
-      // deliveries_webhook_received, so no sort), then every old entry past the newest N goes.
-      // It reads the whole log, which retention itself keeps to about a week of entries.
-      // Runs outlive the log: an attachment naming a delivery that goes gets the payload's bytes
-      // first (0023), in the same statement, so the run API serves it as before. Only evaluated
-      // deliveries go: one evaluated in this statement's snapshot had its runs and attachments
-      // committed with that (completeEvaluations), so the copy sees them all, and nothing changes
-      // an evaluated delivery's row after. One awaiting evaluation waits for a later sweep.
-      const [result] = await rows<{ n: number }>(sql`
-        WITH ranked AS (
-          SELECT id, received_at, row_number() OVER (PARTITION BY webhook_uid ORDER BY received_at DESC, id DESC) AS rank
-          FROM ${t.deliveries}
-        ), gone AS (
-          DELETE FROM ${t.deliveries} d USING ranked r
-          WHERE d.id = r.id AND r.rank > ${keepNewest} AND r.received_at < ${olderThan}::timestamptz AND d.evaluation_due_at IS NULL
-          RETURNING d.id, d.payload
-        ), kept AS (
-          UPDATE ${t.run_attachments} a SET data = gone.payload, delivery_id = NULL FROM gone WHERE a.delivery_id = gone.id
-        )
-        SELECT count(*)::int AS n FROM gone`);
+      const [result] = await rows(queries.sweep(olderThan, keepNewest));
       return result?.n ?? 0;
     },
   };
@@ -380,72 +271,44 @@ export function createIngress(db: Db, t: Tables, statements: Statements): Pick<S
   /** The start of the window `(now - windowMs, now]`: events at or before it are out. */
   const windowStart = (now: string, windowMs: number) => new Date(Date.parse(now) - windowMs).toISOString();
 
-  /** Count and oldest event of a key's window; when the oldest leaves it (0 for an empty window). */
-  async function countWindow(key: string, windowMs: number, now: string) {
-    const [row] = await rows<{ n: number; oldest: Date | string | null }>(
-      sql`SELECT count(*)::int AS n, min(at) AS oldest FROM ${t.rate_limit_events}
-        WHERE key = ${key} AND at > ${windowStart(now, windowMs)}::timestamptz`,
-    );
-    return { count: row?.n ?? 0, retryAfterMs: retryAfterMs(row?.oldest ?? null, { windowMs, now }) };
-  }
+  /** An admission as the SQL takes it. */
+  const admission = ({ key, limit, windowMs, now }: RateAdmission): AdmissionArgs => ({
+    key,
+    limit,
+    windowStart: windowStart(now, windowMs),
+    now,
+  });
 
   const rateLimits: RateLimitStore = {
-    peek: ({ key, windowMs, now }) => countWindow(key, windowMs, now),
+    async peek({ key, windowMs, now }) {
+      const [row] = await rows(queries.windowCount(key, windowStart(now, windowMs)));
+      return { count: row?.n ?? 0, retryAfterMs: retryAfter(row?.oldest ?? null, { windowMs, now }) };
+    },
 
-    async admit(admission) {
-      const { key, limit, windowMs, now } = admission;
-      const [result] = await readCommitted<{ admitted: boolean; window_oldest: Date | null }>(sql`
-        SELECT * FROM ${t.fn('agentrun_rate_admit')}(${key}, ${limit}::integer, ${windowStart(now, windowMs)}::timestamptz, ${now}::timestamptz)`);
-      return result?.admitted
-        ? { allowed: true }
-        : { allowed: false, retryAfterMs: retryAfterMs(result?.window_oldest ?? null, admission) };
+    async admit(input) {
+      const [result] = await readCommitted(queries.admit(admission(input)));
+      return result?.admitted ? { allowed: true } : { allowed: false, retryAfterMs: retryAfter(result?.window_oldest ?? null, input) };
     },
   };
 
   return { deliveries, rateLimits };
 }
 
-/** The webhook's columns, named rather than `*` (prepared.ts). */
-const WEBHOOK_COLUMNS = [
-  'uid',
-  'team_uid',
-  'factory_uid',
-  'name',
-  'auth_mode',
-  'signature_scheme',
-  'secret_name',
-  'delivery_id_header',
-  'enabled',
-  'created_at',
-  'updated_at',
-  'deleted_at',
-] as const;
-
 type AcceptInput = Parameters<DeliveryStore['accept']>[0];
-type AcceptRow = { outcome: string; duplicate_of: string | null; window_oldest: Date | null };
 
 type ContextInput = Parameters<DeliveryStore['context']>[0];
 
 /**
  * Statements of one kind (accepts, context reads) out at once from one store before calls queue
  * into batches, and the most in one batch (batcher.ts). A few in flight keep the idle path one
- * round trip and let a busy ingress send many deliveries per statement. 2, 4, 8 and 16 were
- * measured for the accepts (docs/production.md, "Group commit"): 16 (the bench's pool) never
- * batches; 2 to 8 were within the noise of a busy machine. Since a batch costs the database a
- * fixed few statements whatever its length (0031), fewer in flight pay: 2 sends 0.68 statements
- * per delivery where 4 sent 1.12, for a third less CPU per delivery in the server and in its
- * backends; 1 sends 0.40 but doubles the p99 (docs/production.md, "Accepts as sets").
+ * round trip and let a busy ingress send many deliveries per statement (docs/production.md,
+ * "Group commit"). A batch costs the database a fixed few statements whatever its length, so
+ * fewer in flight pay: 2 sends 0.68 statements per delivery where 4 sends 1.12, for a third less
+ * CPU per delivery in the server and in its backends; 1 sends 0.40 but doubles the p99; 16 (the
+ * bench's pool) never batches (bench/README.md, "What was tried").
  */
 const IN_FLIGHT = 2;
 const BATCH = 64;
-
-type ContextRow = WebhookRow & {
-  secret_ciphertext: string | null;
-  secret_created_at: Date;
-  secret_updated_at: Date;
-  auth_count: number;
-  auth_oldest: Date | null;
-};
 
 /** The payload as a Buffer over the same bytes (no copy): `pg` sends a Buffer parameter as binary bytea. */
 const bufferOf = (bytes: Uint8Array): Buffer =>

@@ -1,6 +1,5 @@
 import { sql } from 'kysely';
 import type { Db } from './db.js';
-import { moveLegacyLayout } from './legacy-layout.js';
 import { MIGRATIONS, type Migration } from './migrations/index.js';
 import { schemaOption } from './schema-name.js';
 import { tablesIn } from './tables.js';
@@ -15,22 +14,17 @@ export interface MigrateOptions {
 export interface MigrateResult {
   /** Migrations this call applied, in order. */
   applied: string[];
-  /**
-   * Present when this call moved an install from before the `schema` option into the schema: the
-   * schema the objects were in and what moved (`'table runs'`, …, `'function agentrun_rate_admit'`).
-   */
-  moved?: { from: string; objects: string[] };
 }
 
 /**
- * Bring agentrun's schema up to date, in one transaction: create the schema if missing, move an
- * older install's tables into it (see below), then apply every migration not yet recorded, in
- * order. Safe to call from several processes at once: a transaction-scoped advisory lock (one per
- * schema) makes the others wait, after which they find nothing left to do.
+ * Bring agentrun's schema up to date, in one transaction: create the schema and its migrations
+ * table if missing, then apply every migration not yet recorded, in order. Safe to call from
+ * several processes at once: a transaction-scoped advisory lock (one per schema) makes the others
+ * wait, after which they find nothing left to do.
  *
- * Upgrade: when the schema has no migrations table but the connection's current schema has one
- * (an install from before the `schema` option), agentrun's tables and functions are moved from
- * there into the schema first (legacy-layout.ts; docs/production.md).
+ * A schema whose migrations table records none of these migrations but others (one made before
+ * the migrations were squashed into a baseline, by a build that was never published) is refused
+ * with a message saying so: applying the baseline over it would fail on its first table.
  */
 export async function migrate(db: Db, options: MigrateOptions = {}): Promise<MigrateResult> {
   const schema = schemaOption(options.schema, 'migrate');
@@ -47,25 +41,22 @@ export async function migrate(db: Db, options: MigrateOptions = {}): Promise<Mig
       // the schema is up to date (CREATE SCHEMA and CREATE TABLE IF NOT EXISTS need the privilege
       // regardless).
       const [state] = (
-        await sql<{ has_schema: boolean; has_ledger: boolean; legacy: string | null }>`
+        await sql<{ has_schema: boolean; has_ledger: boolean }>`
           SELECT to_regnamespace(${schema}) IS NOT NULL AS has_schema,
-            to_regclass(${`${schema}.agentrun_migrations`}) IS NOT NULL AS has_ledger,
-            CASE WHEN current_schema() <> ${schema}
-              AND to_regclass(quote_ident(current_schema()) || '.agentrun_migrations') IS NOT NULL THEN current_schema() END AS legacy`.execute(
-          tx,
-        )
+            to_regclass(${`${schema}.agentrun_migrations`}) IS NOT NULL AS has_ledger`.execute(tx)
       ).rows;
       if (!state?.has_schema) await sql`CREATE SCHEMA IF NOT EXISTS ${sql.id(schema)}`.execute(tx);
-      let moved: MigrateResult['moved'];
-      if (!state?.has_ledger && state?.legacy) {
-        // An older agentrun's migrate() locked by its current schema: wait for any still running.
-        await sql`SELECT pg_advisory_xact_lock(hashtext(${`agentrun.migrate:${state.legacy}`}))`.execute(tx);
-        moved = { from: state.legacy, objects: await moveLegacyLayout(tx, state.legacy, schema) };
-      } else if (!state?.has_ledger) {
+      if (!state?.has_ledger) {
         await sql`CREATE TABLE ${t.agentrun_migrations} (id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`.execute(tx);
       }
       const done = new Set((await sql<{ id: string }>`SELECT id FROM ${t.agentrun_migrations}`.execute(tx)).rows.map((r) => r.id));
-      const pending = [...migrations].sort((a, b) => a.id.localeCompare(b.id)).filter((m) => !done.has(m.id));
+      const ordered = [...migrations].sort((a, b) => a.id.localeCompare(b.id));
+      if (done.size > 0 && !ordered.some((m) => done.has(m.id))) {
+        throw new Error(
+          `agentrun migrate: schema "${schema}" holds agentrun tables from an unpublished development build (its migrations ${[...done].sort().slice(0, 3).join(', ')}, … are not this version's ${ordered[0]?.id}); drop the schema (DROP SCHEMA "${schema}" CASCADE) or choose another with the schema option`,
+        );
+      }
+      const pending = ordered.filter((m) => !done.has(m.id));
       // Migrations name nothing by schema: their unqualified names land in agentrun's schema, and
       // functions record it with SET search_path FROM CURRENT (migrations/index.ts). pg_temp last:
       // a session's temporary table never stands in for one of ours. Reset at commit.
@@ -76,6 +67,6 @@ export async function migrate(db: Db, options: MigrateOptions = {}): Promise<Mig
         await sql`INSERT INTO ${t.agentrun_migrations} (id) VALUES (${migration.id})`.execute(tx);
         applied.push(migration.id);
       }
-      return moved ? { applied, moved } : { applied };
+      return { applied };
     });
 }

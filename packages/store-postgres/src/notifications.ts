@@ -4,10 +4,10 @@ import type pg from 'pg';
 import { sendPrefix } from './deferred-notifications.js';
 
 /**
- * The PostgreSQL store's notifications (docs/stores.md, "Notifications"). Triggers (migration
- * 0007_notifications) `pg_notify` a channel of the store's schema at commit for every run
- * inserted, every change of a run's state and every follow-up (and 0008's append, every batch of
- * run events), whichever process or SQL function
+ * The PostgreSQL store's notifications (docs/stores.md, "Notifications"). Triggers
+ * (migrations/baseline/notifications.ts) `pg_notify` a channel of the store's schema at commit for
+ * every run inserted, every change of a run's state and every follow-up (and
+ * `agentrun_append_run_events`, every batch of run events), whichever process or SQL function
  * wrote it; a rolled-back write notifies nobody. Here one dedicated connection, never one of the
  * pool's, LISTENs on that channel while anyone listens, and fans what it hears out to listeners.
  *
@@ -54,7 +54,7 @@ const STATES: ReadonlySet<string> = new Set(RUN_STATES);
 /**
  * The notifications a JSON payload stands for: none if it is not one the triggers or a store's
  * send after its commits sends. A `run.changed` whose UPDATE also appended the run's events
- * carries their last id (migration 0027) and stands for that `run.event`, then the change, in the
+ * carries their last id and stands for that `run.event`, then the change, in the
  * order the statement wrote them. A store's send (deferred-notifications.ts) is
  * `{"from":…,"items":[…]}`, each item one of the others: none when `from` is `origin`, this
  * store's own, whose listeners heard them at its commit.
@@ -78,7 +78,7 @@ function parseItem(value: unknown): Notification[] {
   const { type, runId, state, followupId, eventId, deliveryId } = value as Record<string, unknown>;
   const isEventId = typeof eventId === 'number' && Number.isSafeInteger(eventId);
   if (type === 'delivery.accepted' && typeof deliveryId === 'string') return [{ type, deliveryId }];
-  // Runs one INSERT added QUEUED, in order (migration 0029): one `run.queued` each.
+  // Runs one INSERT added QUEUED, in order: one `run.queued` each.
   if (type === 'run.queued' && runId === undefined) return queuedRuns((value as { runIds?: unknown }).runIds);
   if (typeof runId !== 'string') return [];
   if (type === 'run.queued') return [{ type, runId }];
@@ -92,7 +92,7 @@ function parseItem(value: unknown): Notification[] {
   return [];
 }
 
-/** `run.queued` for each id of a 0029 payload's `runIds`: none unless it is an array of strings. */
+/** `run.queued` for each id of a payload's `runIds`: none unless it is an array of strings. */
 function queuedRuns(runIds: unknown): Notification[] {
   if (!Array.isArray(runIds) || !runIds.every((id) => typeof id === 'string')) return [];
   return runIds.map((runId: string) => ({ type: 'run.queued', runId }));

@@ -28,8 +28,10 @@ import { createRuns } from './runs.js';
 import { createSchedules } from './schedules.js';
 import { schemaOption } from './schema-name.js';
 import { createStatements, prepared, type Statements } from './statements.js';
+import { createStats } from './stats.js';
 import { tablesIn } from './tables.js';
 import { isUnavailableError } from './unavailable.js';
+import { createWorkers } from './workers.js';
 
 /**
  * Where the store's connections come from, in the style of Kysely's dialects: hand over a
@@ -146,6 +148,8 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     repositories: createRepositories(db, t),
     factorySources: createFactorySources(db, t),
     inboxReads: createInboxReads(db, t),
+    workers: createWorkers(db, t),
+    stats: createStats(db, t),
     db,
     schema,
     migrate: () => migrate(db, { schema }),

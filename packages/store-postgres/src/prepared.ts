@@ -5,7 +5,7 @@ import { prepared, type Statements } from './statements.js';
  * One statement of the webhook ingress's hot path (ingress.ts), its SQL text written once per
  * store and sent through the store's statements (statements.ts): a named prepared statement on
  * the `pg` pool, unnamed in a transaction, through a `Kysely` instance, or with the store's
- * `preparedStatements: false` (docs/production.md, "The webhook ingress"). Its text names its
+ * `preparedStatements: false` (docs/production.md, "Through a connection pooler"). Its text names its
  * columns (never `*`), so a column a later migration adds cannot change its result.
  */
 export type PreparedQuery<R> = (values: readonly unknown[], executor?: Tx) => Promise<R[]>;

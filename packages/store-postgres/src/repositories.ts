@@ -23,7 +23,7 @@ const toRecord = (r: RepositoryRow): RepositoryRecord => ({
   createdAt: iso(r.created_at),
 });
 
-/** Team repositories (table of 0012): one statement per operation; a name is unique per team. */
+/** Team repositories (table `team_repositories`): one statement per operation; a name is unique per team. */
 export function createRepositories(db: Db, t: Tables): RepositoryStore {
   return {
     create: (r, audit) =>

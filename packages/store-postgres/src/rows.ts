@@ -3,6 +3,7 @@ import type {
   ApiKeyRecord,
   AutomationRecord,
   DeliveryRecord,
+  DeliveryRequest,
   FactoryRecord,
   IdempotencyRecord,
   RunRecord,
@@ -34,7 +35,7 @@ export interface RunRow {
   factory_uid: string | null;
   skill: RunRecord['skill'];
   trigger: RunRecord['trigger'];
-  /** Added by 0017; absent on a row read before it was written (never, once migrated). */
+  /** Absent on a row of a statement that does not read it. */
   schedule: RunRecord['schedule'] | undefined;
   attachments: RunRecord['attachments'];
   request_usage: RunRecord['requestUsage'];
@@ -308,7 +309,7 @@ export interface AutomationRow {
   enabled: boolean;
   config: AutomationRecord['config'];
   triggers: AutomationRecord['triggers'];
-  /** The triggers' JSON text in the order written (migration 0005); null on older rows. */
+  /** The triggers' JSON text in the order written; null: read `triggers`. */
   triggers_text: string | null;
   created_at: Date;
   updated_at: Date;
@@ -338,7 +339,23 @@ export interface DeliveryRow {
   status: DeliveryRecord['status'];
   /** A `Buffer` from `pg`, a `Uint8Array` from PGlite. */
   payload: Uint8Array | null;
+  /** Absent from a statement that does not read it (an evaluation's claim). */
+  request?: RequestJson | null;
+  run_ids?: string[] | null;
 }
+
+/** `deliveries.request` (migrations/0004_delivery_details.ts). */
+interface RequestJson {
+  headers: [string, string][];
+  omitted_headers: number;
+  remote_address: string | null;
+}
+
+export const requestJson = (r: DeliveryRequest): RequestJson => ({
+  headers: r.headers.map(([name, value]) => [name, value]),
+  omitted_headers: r.omittedHeaders,
+  remote_address: r.remoteAddress,
+});
 
 export const deliveryFromRow = (r: DeliveryRow): DeliveryRecord => ({
   id: r.id,
@@ -351,4 +368,8 @@ export const deliveryFromRow = (r: DeliveryRow): DeliveryRecord => ({
   status: r.status,
   // A plain Uint8Array of its own: callers compare and keep it without holding pg's buffer pool.
   payload: r.payload === null ? null : new Uint8Array(r.payload),
+  ...(r.request
+    ? { request: { headers: r.request.headers, omittedHeaders: r.request.omitted_headers, remoteAddress: r.request.remote_address } }
+    : {}),
+  ...(r.run_ids ? { runIds: r.run_ids } : {}),
 });

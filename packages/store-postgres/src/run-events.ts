@@ -21,7 +21,7 @@ interface MeasuredRow extends Omit<RunEventRow, 'data'> {
 
 /**
  * Each run's transcript (table `run_events`, docs/stores.md "Run events"). An append is one call
- * of `agentrun_append_run_events` (migration 0008), which numbers, caps and notifies; a page is
+ * of `agentrun_append_run_events` (migrations/baseline/runs.ts), which numbers, caps and notifies; a page is
  * one indexed range read of the primary key. A read bounded by `maxBytes` measures each event as
  * the octets of its data's JSON text (`octet_length(data::text)`, jsonb's own text, which puts a
  * space after each `:` and `,`) and sends only the events that fit, so Node never receives the
@@ -34,14 +34,21 @@ export function createRunEvents(db: Db, t: Tables, statements: Statements): RunE
     sql`SELECT run_id, id, at, type, data FROM ${t.run_events} WHERE run_id = $1 AND id > $2 ORDER BY id LIMIT $3`.compile(db).sql,
   );
   // jsonb's text is made once per row measured: the size is taken of it, and it is what is sent
-  // (parsed here as the driver would parse jsonb), so a row costs one conversion, not two.
+  // (parsed here as the driver would parse jsonb), so a row costs one conversion, not two. It is
+  // made of the `limit` rows picked, above their LIMIT: in the LIMIT's own query, a plan that reads
+  // the run's rows and sorts them (the planner's choice on stale statistics) converts every event
+  // of the run after `after` first, for every page. MATERIALIZED keeps the conversion in its own
+  // step, so the levels above, which refer to the text three times, do not each convert again.
   const bounded = prepared(
-    sql`SELECT run_id, id, at, type, text, size FROM (
+    sql`WITH picked AS MATERIALIZED (
+          SELECT run_id, id, at, type, data::text AS text FROM (
+            SELECT run_id, id, at, type, data
+            FROM ${t.run_events} WHERE run_id = $1 AND id > $2 ORDER BY id LIMIT $3
+          ) rows
+        )
+        SELECT run_id, id, at, type, text, size FROM (
           SELECT run_id, id, at, type, text, size, sum(size) OVER (ORDER BY id) - size AS before FROM (
-            SELECT run_id, id, at, type, text, octet_length(text) AS size FROM (
-              SELECT run_id, id, at, type, data::text AS text
-              FROM ${t.run_events} WHERE run_id = $1 AND id > $2 ORDER BY id LIMIT $3
-            ) rows
+            SELECT run_id, id, at, type, text, octet_length(text) AS size FROM picked
           ) measured
         ) page WHERE before < $4 ORDER BY id`.compile(db).sql,
   );

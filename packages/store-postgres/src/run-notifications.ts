@@ -1,12 +1,12 @@
 import type { Notification, RunState } from '@agentrun/core';
 
 /**
- * What the runs' triggers would have sent for a write of the store's hot statements (migrations
- * 0027, 0029), which tell them not to (runs-sql.ts `DEFERRED`): the store publishes these once the
+ * What the runs' triggers would have sent for a write of the store's hot statements
+ * (migrations/baseline/notifications.ts), which tell them not to (runs-sql.ts `DEFERRED`): the store publishes these once the
  * write committed (deferred-notifications.ts), in the order the triggers send them.
  */
 
-/** A run inserted: `run.queued`, or `run.changed` when inserted in another state (0029). */
+/** A run inserted: `run.queued`, or `run.changed` when inserted in another state. */
 export const createdNotifications = (runId: string, state: RunState): Notification[] =>
   state === 'QUEUED' ? [{ type: 'run.queued', runId }] : [{ type: 'run.changed', runId, state }];
 
@@ -19,7 +19,7 @@ export interface WrittenRun {
 }
 
 /**
- * A claim or a transition that applied: the `run.event` of the events it appended (0027's
+ * A claim or a transition that applied: the `run.event` of the events it appended (the trigger's
  * `run.changed` carries their id), and when it changed the state, `run.changed`, and `run.queued`
  * for a run queued again.
  */

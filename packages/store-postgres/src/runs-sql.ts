@@ -32,9 +32,9 @@ export interface Call {
 }
 
 /**
- * Sets `agentrun.notify` to `deferred` for the writing transaction (migration 0032): the runs'
+ * Sets `agentrun.notify` to `deferred` for the writing transaction: the runs'
  * triggers then skip their `pg_notify`, whose lock at commit would be held through the commit's
- * WAL flush (docs/production.md, "Round three (issue 24): notifications after the commit"). Selected in the
+ * WAL flush (docs/production.md, "Notifications after the commit"). Selected in the
  * statement's FROM, so it is set before any row is written; AFTER triggers run at the end of it.
  */
 const DEFER = sql`set_config('agentrun.notify', 'deferred', true)`;
@@ -75,6 +75,8 @@ export function runStatements(db: Db, t: Tables) {
         workerId: slot(input.workerId) as never,
         now: slot(input.now) as never,
         leaseExpiresAt: slot(input.leaseExpiresAt) as never,
+        ...(input.host !== undefined ? { host: slot(input.host) as never } : {}),
+        ...(input.unrouted === false ? { unrouted: false } : {}),
         ...(input.followups ? { followups: true } : {}),
         ...(start
           ? {
@@ -95,7 +97,7 @@ export function runStatements(db: Db, t: Tables) {
     transition(input: TransitionRunInput, defer: boolean): Call {
       const { values, slot } = slots();
       // A change of state fires the runs' trigger, whose `run.changed` then tells the events this
-      // statement appends (0027); else the statement notifies them itself.
+      // statement appends; else the statement notifies them itself.
       const stateChanges = input.patch.state !== undefined && input.patch.state !== input.expect.state;
       const changesState = input.transcript?.state === true && stateChanges;
       const p = input.patch;
@@ -134,7 +136,7 @@ export function runStatements(db: Db, t: Tables) {
           : {}),
         ...(input.followups ? { followups: true } : {}),
       } as unknown as TransitionRunInput;
-      // A follow-up's notification comes from its own trigger (0007), in the writing transaction:
+      // A follow-up's notification comes from its own trigger, in the writing transaction:
       // such a write notifies all from there, in the order it always did.
       const deferred = defer && f === undefined;
       return {
@@ -153,7 +155,7 @@ export function runStatements(db: Db, t: Tables) {
  * The run and its attachments in one statement (atomic without a transaction): the
  * attachments insert selects from the inserted run, so neither exists without the other.
  * For `runs.create` with attachments and the schedules' fires (the hot create is `runStatements`'s);
- * `deliveries.accept` writes its runs in `agentrun_accept_delivery` (migration 0004) from the same
+ * `deliveries.accept` writes its runs in `agentrun_accept_one` (migrations/baseline/ingress.ts) from the same
  * columns (`runToRow`).
  */
 export function insertRunSql(t: Tables, input: CreateRunInput): RawBuilder<unknown> {
@@ -244,9 +246,9 @@ const completeFollowups = (t: Tables) =>
  */
 function claimSql(t: Tables, input: ClaimRunInput, path: readonly RunState[], deferred: boolean): RawBuilder<unknown> {
   // The path's states are written into the text as literals, never sent as parameters: with
-  // `state = $1` a generic plan cannot use the partial `runs_queue` (its WHERE names a state), so
-  // PostgreSQL planned the claim anew on every call (0.3 ms; docs/production.md, "The hot path,
-  // cut"). The states are the state machine's constants, one text per path (`templates`).
+  // `state = $1` a generic plan cannot use the queue's partial indexes (their WHERE names a state), so
+  // PostgreSQL would plan the claim anew on every call (0.3 ms; bench/README.md, "What was
+  // tried"). The states are the state machine's constants, one text per path (`templates`).
   const from = stateLiteral(path[0] as RunState);
   const to = stateLiteral(path[path.length - 1] as RunState);
   const steps = path.length - 1;
@@ -277,10 +279,7 @@ function claimSql(t: Tables, input: ClaimRunInput, path: readonly RunState[], de
     );
   // Materialized: a subquery joined in the UPDATE's FROM may be scanned again per row, and with
   // SKIP LOCKED a second scan finds another run.
-  const next = sql`next AS MATERIALIZED (
-      SELECT id, last_event_id, status_message FROM ${t.runs} WHERE state = ${from}
-      ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED
-    )`;
+  const next = sql`next AS MATERIALIZED (${nextRun(t, input, from)})`;
   const update = sql`UPDATE ${t.runs} r SET ${sql.join(sets)} FROM next${deferred ? sql`, deferral` : sql``}
     WHERE r.id = next.id AND r.state = ${from}
     RETURNING ${runColumns('r')}, r.last_event_id, next.last_event_id AS events_before, next.status_message AS status_before`;
@@ -290,10 +289,55 @@ function claimSql(t: Tables, input: ClaimRunInput, path: readonly RunState[], de
         sql`(SELECT coalesce(jsonb_agg(f ORDER BY f.seq), '[]'::jsonb) FROM ${t.run_followups} f WHERE f.run_id = w.id) AS claimed_followups`,
       ]
     : [];
-  // Always a change of state, whose `run.changed` tells the appended events (0027): deferred, the
+  // Always a change of state, whose `run.changed` tells the appended events: deferred, the
   // store publishes it after the commit (`DEFER`), from the answer's event counters.
   if (!deferred) return withEvents(t, next, update, events, false, [], followups);
   return withEvents(t, sql`${next}, ${deferral}`, update, events, false, [], [...followups, ...EVENT_COUNTERS]);
+}
+
+/**
+ * How many runs of each queue one claim may pass over (locked by other claims, or taken since its
+ * snapshot) before it gives up on that queue: more than the claims a fleet has under way at once.
+ * A claim that gives up finds the other queue's run or none, and its worker claims again at its
+ * next wake or poll (docs/operations.md, "Worker hosts").
+ */
+const CLAIM_CANDIDATES = 100;
+
+/**
+ * The run a claim takes, locked: the oldest in the first state of the claim's queues (core
+ * worker/worker-hosts.ts `takesRun`, in SQL): its host's, and those routed nowhere unless
+ * `unrouted` is false (docs/operations.md, "Worker hosts"). Each queue is a partial index of its
+ * own (migrations/0003_worker_hosts.ts), walked oldest first, so runs queued for other hosts are
+ * never read, however many wait (bench/README.md, "claim-routes: a host's backlog").
+ */
+function nextRun(t: Tables, input: ClaimRunInput, from: RawBuilder<unknown>) {
+  // The conditions of the queues on the column `host` (of the table, or of the run `r`).
+  const on = (host: RawBuilder<unknown>) => [
+    ...(input.host !== undefined ? [sql`${host} = ${input.host}`] : []),
+    ...(input.unrouted !== false ? [sql`${host} IS NULL`] : []),
+  ];
+  const queues = on(sql.raw('worker_host'));
+  const [only] = queues;
+  if (queues.length !== 2) {
+    return sql`SELECT id, last_event_id, status_message FROM ${t.runs} WHERE state = ${from} AND ${only ?? sql`false`}
+      ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED`;
+  }
+  // Both queues, merged oldest first (a Merge Append of the two index scans, read without
+  // locking), and the runs locked one at a time in that order until one is free: only the run
+  // taken is locked. Locking each queue's oldest and keeping the older would hold the other one
+  // locked until the claim commits, and a concurrent claim skipping it could find nothing while
+  // it waits. The lock re-reads the run (READ COMMITTED): one taken by another claim since the
+  // statement's snapshot fails the run's own conditions and is passed over. Each queue's scan is
+  // capped (`CLAIM_CANDIDATES`): a LIMIT is what makes PostgreSQL plan it as an index scan read
+  // lazily, not a sort of the whole queue; the Limit node reads no further than the merge asks.
+  const branches = queues.map(
+    (queue) => sql`(SELECT id, created_at FROM ${t.runs} WHERE state = ${from} AND ${queue}
+        ORDER BY created_at, id LIMIT ${sql.lit(CLAIM_CANDIDATES)})`,
+  );
+  return sql`SELECT r.id, r.last_event_id, r.status_message
+      FROM (${sql.join(branches, sql` UNION ALL `)}) q JOIN ${t.runs} r ON r.id = q.id
+      WHERE r.state = ${from} AND (${sql.join(on(sql.raw('r.worker_host')), sql` OR `)})
+      ORDER BY q.created_at, q.id LIMIT 1 FOR UPDATE OF r SKIP LOCKED`;
 }
 
 /** The last event id before and after a deferred write, in its answer: what it appended (runs.ts). */
@@ -310,7 +354,7 @@ const stateEventJson = (from: RawBuilder<unknown>, to: RawBuilder<unknown>, stat
   sql`jsonb_build_object('at', w.updated_at, 'type', 'state', 'data',
     jsonb_build_object('from', ${from}, 'to', ${to}, 'status_message', ${status}->>'message'))`;
 
-/** The last event id after appending `n` events to a log whose last is `before`: capped as 0008's function caps it. */
+/** The last event id after appending `n` events to a log whose last is `before`: capped as `agentrun_append_run_events` caps it. */
 const eventsAfter = (before: RawBuilder<unknown>, n: number) =>
   sql`CASE WHEN ${before} >= ${RUN_EVENTS_PER_RUN} THEN ${before}
     WHEN ${n} > GREATEST(${RUN_EVENTS_PER_RUN - 1} - ${before}, 0) THEN ${RUN_EVENTS_PER_RUN}
@@ -318,11 +362,11 @@ const eventsAfter = (before: RawBuilder<unknown>, n: number) =>
 
 /**
  * A run write (`update` over the row `locked` selects, RETURNING the row and `events_before`, its last event id before) with
- * its transcript lines appended by the same statement, as `agentrun_append_run_events` (0008,
- * 0024) appends them: numbered from the counter on the run's row (read from the row the statement
+ * its transcript lines appended by the same statement, as `agentrun_append_run_events`
+ * (migrations/baseline/runs.ts) appends them: numbered from the counter on the run's row (read from the row the statement
  * locked, so no append of another transaction can come between), capped at `RUN_EVENTS_PER_RUN`
  * with one `truncated` marker, and `run.event` notified: by the statement when `notify`, else by
- * the runs' trigger (a change of state: its `run.changed` carries the last id, 0027). Nothing is appended when the write did
+ * the runs' trigger (a change of state: its `run.changed` carries the last id). Nothing is appended when the write did
  * not apply. `w` is the written row in the event expressions.
  */
 function withEvents(

@@ -28,7 +28,7 @@ class NotApplied extends Error {
 }
 
 /**
- * Runs, their follow-ups and attachments (tables of 0001_runs). Every operation is one statement
+ * Runs, their follow-ups and attachments (migrations/baseline/runs.ts). Every operation is one statement
  * (runs-sql.ts, runs-list-sql.ts); a write that carries an idempotency key is one transaction,
  * holding the key through `idempotently` (idempotency.ts). The create, the claim and most
  * transitions leave their notifications to `notify`, told once they committed
@@ -152,8 +152,13 @@ export function createRuns(db: Db, t: Tables, idempotently: Idempotently, statem
       return followups ? { ...run, followups: followups.map(followupFromRow) } : run;
     },
     async queueStats() {
+      // The queue is two partial indexes (migrations/0003_worker_hosts.ts): each one counted alone.
       const [row] = await rows<{ depth: string; oldest: Date | null }>(sql`
-        SELECT count(*) AS depth, min(created_at) AS oldest FROM ${t.runs} WHERE state = 'QUEUED'`);
+        SELECT sum(depth) AS depth, min(oldest) AS oldest FROM (
+          SELECT count(*) AS depth, min(created_at) AS oldest FROM ${t.runs} WHERE state = 'QUEUED' AND worker_host IS NULL
+          UNION ALL
+          SELECT count(*), min(created_at) FROM ${t.runs} WHERE state = 'QUEUED' AND worker_host IS NOT NULL
+        ) q`);
       return { depth: Number(row?.depth ?? 0), oldestCreatedAt: row?.oldest ? iso(row.oldest) : null };
     },
 
@@ -178,6 +183,13 @@ export function createRuns(db: Db, t: Tables, idempotently: Idempotently, statem
       return found.map(runFromRow);
     },
 
+    async listRouted(limit) {
+      const found = await rows<RunRow>(sql`
+        SELECT * FROM ${t.runs} WHERE state = 'QUEUED' AND worker_host IS NOT NULL
+        ORDER BY worker_host, created_at, id LIMIT ${limit}`);
+      return found.map(runFromRow);
+    },
+
     async listFollowups(runId) {
       return (await statements.run<FollowupRow>(followupsOf, [runId])).map(followupFromRow);
     },
@@ -186,7 +198,7 @@ export function createRuns(db: Db, t: Tables, idempotently: Idempotently, statem
       const [row] = await rows<{ run_id: string; file_name: string; mime_type: string; data: Buffer }>(sql`
         SELECT a.run_id, a.file_name, a.mime_type, coalesce(a.data, d.payload) AS data
         FROM ${t.run_attachments} a JOIN ${t.runs} r ON r.id = a.run_id
-        -- An evaluated delivery's payload, stored once in its row (0023).
+        -- An evaluated delivery's payload, stored once in its row.
         LEFT JOIN ${t.deliveries} d ON d.id = a.delivery_id
         WHERE a.run_id = ${runId} AND a.file_name = ${fileName} AND r.team_uid = ${teamUid}`);
       if (!row) return undefined;

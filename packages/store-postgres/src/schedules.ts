@@ -68,7 +68,7 @@ export async function putScheduleRow(q: Db | Tx, t: Tables, s: ScheduleRecord): 
   return { created: rows[0]?.created === true };
 }
 
-/** The `schedules` and `schedule_fires` tables of 0017 (docs/schedules.md). */
+/** The `schedules` and `schedule_fires` tables (docs/schedules.md). */
 export function createSchedules(db: Db, t: Tables): ScheduleStore {
   const rows = async <R>(query: RawBuilder<unknown>, executor: Db | Tx = db): Promise<R[]> => (await query.execute(executor)).rows as R[];
   const audited = <T>(audit: AuditEventRecord | undefined, write: (q: Db | Tx) => Promise<T>, changed: (result: T) => boolean) =>

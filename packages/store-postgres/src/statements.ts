@@ -6,7 +6,7 @@ import type { Db, Tx } from './db.js';
 /**
  * The queue's hot statements (runs-sql.ts: create, claim, transition; the follow-ups read) as SQL
  * text built once per shape and sent as named prepared statements, so neither Kysely compiles nor
- * PostgreSQL parses and plans them per call (docs/production.md, "The queue beside graphile-worker").
+ * PostgreSQL parses and plans them per call (docs/production.md, "Through a connection pooler").
  *
  * A statement's name is a hash of its text, and the text names the store's schema (tables.ts), so
  * stores of different schemas on one pool never share a name. The text lists its columns (never

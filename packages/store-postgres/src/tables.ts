@@ -30,6 +30,12 @@ export const TABLE_NAMES = [
   'artifact_blobs',
   'inbox_reads',
   'agent_identities',
+  'workers',
+  'stats_run_deltas',
+  'stats_delivery_deltas',
+  'stats_run_counts',
+  'stats_run_durations',
+  'stats_delivery_counts',
   'agentrun_migrations',
 ] as const;
 

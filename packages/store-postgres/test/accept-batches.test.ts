@@ -6,8 +6,8 @@ import { createPostgresStore } from '../src/index.js';
 import { openTestDatabase, poolWithIsolation, type TestDatabase } from './support/database.js';
 import { waitUntil } from './support/wait.js';
 
-// The ingress's accepts go in batches when many are in flight (batcher.ts, migration
-// 0026): what the conformance suite cannot show is the batches themselves, across two pools (two
+// The ingress's accepts go in batches when many are in flight (batcher.ts,
+// agentrun_accept_deliveries): what the conformance suite cannot show is the batches themselves, across two pools (two
 // processes), and a batch that fails as a whole.
 let db: TestDatabase;
 beforeAll(async () => {

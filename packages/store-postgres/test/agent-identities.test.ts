@@ -2,7 +2,7 @@ import { describeAgentIdentitiesConformance } from '@agentrun/core/testing';
 import { afterAll, beforeAll } from 'vitest';
 import { openTestDatabase, type TestDatabase } from './support/database.js';
 
-// Agent identities (migration 0021) as on the memory store, with the same answers.
+// Agent identities as on the memory store, with the same answers.
 let database: TestDatabase;
 beforeAll(async () => {
   database = await openTestDatabase('agent_identities');

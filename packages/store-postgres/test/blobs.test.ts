@@ -3,7 +3,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { createPostgresBlobStore, type PostgresStore } from '../src/index.js';
 import { openTestDatabase, type TestDatabase } from './support/database.js';
 
-// The blob store conformance suite on the `artifact_blobs` table (migration 0018).
+// The blob store conformance suite on the `artifact_blobs` table.
 let database: TestDatabase;
 beforeAll(async () => {
   database = await openTestDatabase('blobs');

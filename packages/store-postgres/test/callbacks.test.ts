@@ -2,7 +2,7 @@ import { describeCallbacksConformance } from '@agentrun/core/testing';
 import { afterAll, beforeAll } from 'vitest';
 import { openTestDatabase, type TestDatabase } from './support/database.js';
 
-// Run-state callbacks (migration 0019: the outbox filled by triggers on runs) as on the memory store.
+// Run-state callbacks (the outbox filled by triggers on runs) as on the memory store.
 let database: TestDatabase;
 beforeAll(async () => {
   database = await openTestDatabase('callbacks');

@@ -4,7 +4,7 @@ import { type AgentRunHandler, createAgentRunHandler } from '@agentrun/core';
 import { testPrincipal } from '@agentrun/core/testing';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createPostgresStore, isUnavailableError, type PostgresStore, survivePoolErrors } from '../src/index.js';
 import { openTestDatabase } from './support/database.js';
 import { sleep, waitUntil } from './support/wait.js';
@@ -166,7 +166,12 @@ describe('a database that cannot be reached: every path answers 503 problem+json
 });
 
 describe.skipIf(!db.multiConnection)('connections the server closes (shared server, own backends only)', () => {
-  const appName = `agentrun_faults_store_${process.pid}`;
+  // A name per test: a backend of the test before may still be listed while it exits.
+  let appName = '';
+  let tests = 0;
+  beforeEach(() => {
+    appName = `agentrun_faults_store_${process.pid}_${++tests}`;
+  });
   const url = () => {
     const u = new URL(db.url as string);
     u.searchParams.set('application_name', appName);

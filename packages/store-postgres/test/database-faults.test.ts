@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_SCHEMA } from '../src/index.js';
 import { openTestDatabase } from './support/database.js';
 import { createOwnCluster, type OwnCluster, ownClusterUnavailable } from './support/own-cluster.js';
 import { type ManagedProcess, type ServerProcess, startServerProcess, useProcesses } from './support/processes.js';
@@ -162,11 +161,16 @@ describe.skipIf(!db.multiConnection)('the server survives terminated connections
     return u.toString();
   };
   let admin: pg.Client;
+  // One server for both cases: the first leaves it serving again, which it asserts.
+  let server: ServerProcess;
+  let f: Fixture;
 
   beforeAll(async () => {
     admin = new pg.Client({ connectionString: db.url as string });
     await admin.connect();
-  });
+    server = await procs.server({ databaseUrl: databaseUrl(), schema: db.schema, apiKey, pollIntervalMs: 50, env });
+    f = await fixture(server);
+  }, 90_000);
   afterAll(() => admin?.end());
 
   /** pg_terminate_backend on the server process's backends only (by its application_name). */
@@ -175,8 +179,6 @@ describe.skipIf(!db.multiConnection)('the server survives terminated connections
       .rows[0].n as number;
 
   it('keeps serving after its idle connections are terminated', async () => {
-    const server = await procs.server({ databaseUrl: databaseUrl(), schema: db.schema, apiKey, pollIntervalMs: 50, env });
-    const f = await fixture(server);
     expect(await everyKind(server, f, 'ok')).toEqual([]);
     await sleep(200); // the pool's connections are idle now
     expect(await terminateOurs()).toBeGreaterThan(0);
@@ -193,8 +195,6 @@ describe.skipIf(!db.multiConnection)('the server survives terminated connections
   }, 60_000);
 
   it('answers 2xx or 503 problem+json (never 500) on every path while its connections are terminated under load, then recovers', async () => {
-    const server = await procs.server({ databaseUrl: databaseUrl(), schema: db.schema, apiKey, pollIntervalMs: 50, env });
-    const f = await fixture(server);
     const traffic = load(server, f);
     for (let i = 0; i < 5; i++) {
       await sleep(150);
@@ -217,14 +217,18 @@ describe.skipIf(!db.multiConnection || noCluster !== undefined)(
   'the server survives its database stopping under load (own cluster)',
   () => {
     const procs = useProcesses();
-    let cluster: OwnCluster | undefined;
-    afterEach(() => cluster?.destroy());
+    // One cluster for the cases: each has a schema of its own, and finds the cluster running.
+    let cluster: OwnCluster;
+    beforeAll(async () => {
+      cluster = await createOwnCluster();
+    }, 60_000);
+    afterAll(() => cluster?.destroy());
+    afterEach(() => cluster?.start());
 
     it('answers 503 with Retry-After on every path while the database is down, stays up, and recovers when it returns', async () => {
-      cluster = await createOwnCluster();
       const server = await procs.server({
         databaseUrl: cluster.url,
-        schema: DEFAULT_SCHEMA,
+        schema: 'outage',
         apiKey,
         pollIntervalMs: 50,
         demoDurationMs: 100,
@@ -273,11 +277,10 @@ describe.skipIf(!db.multiConnection || noCluster !== undefined)(
     }, 120_000);
 
     it('a server started while its database is down waits for it (no exit) and serves once it is up', async () => {
-      cluster = await createOwnCluster();
       cluster.stop();
       let child: ManagedProcess | undefined;
       const starting = startServerProcess(
-        { databaseUrl: cluster.url, schema: DEFAULT_SCHEMA, apiKey, env },
+        { databaseUrl: cluster.url, schema: 'late_start', apiKey, env },
         {
           onSpawn: (p) => {
             child = p;

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createPostgresStore } from '../src/index.js';
 import { openTestDatabase } from './support/database.js';
 
-// The interleaving behind issue 19 item 4, forced instead of waited for: an apply commits while
+// An interleaving forced instead of waited for: an apply commits while
 // another apply is reading the factory to plan on. The conformance test "two concurrent applies
 // never half-apply" met it by chance, as a 400 refusing webhooks/github.yaml as a rename of itself:
 // the planner had read the factory's definition set from before the other apply and its webhooks

@@ -2,7 +2,7 @@ import { describeEnvironmentsConformance } from '@agentrun/core/testing';
 import { afterAll, beforeAll } from 'vitest';
 import { openTestDatabase, type TestDatabase } from './support/database.js';
 
-// Environments (migration 0013) as on the memory store, with the same answers.
+// Environments as on the memory store, with the same answers.
 let database: TestDatabase;
 beforeAll(async () => {
   database = await openTestDatabase('environments');

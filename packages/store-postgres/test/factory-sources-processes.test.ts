@@ -39,7 +39,7 @@ describe.skipIf(!db.multiConnection)('factory sources across two server processe
         }),
       ),
     );
-  }, 60_000);
+  }, 90_000);
 
   const call = async (server: ServerProcess, method: string, path: string, body?: string, headers: Record<string, string> = {}) => {
     const res = await fetch(`${server.url}${path}`, {

@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import type { Store } from '@agentrun/core';
 import { makeDelivery, makeRun, makeWebhook, testPrincipal } from '@agentrun/core/testing';
 import { Kysely, PostgresDialect } from 'kysely';
@@ -9,8 +8,8 @@ import { openTestDatabase, scratchSchema, type TestDatabase } from './support/da
 
 // agentrun as a guest in a host's database (docs/production.md, "Where the tables go: the `schema`
 // option"): its objects in a schema of its own whatever the connections' search_path, beside host
-// tables of the same names; two schemas, two independent stores; and the move of an install from
-// before the option. Needs a server: pools with search paths of their own, several connections.
+// tables of the same names; two schemas, two independent stores. Needs a server: pools with
+// search paths of their own, several connections.
 let db: TestDatabase;
 beforeAll(async () => {
   db = await openTestDatabase('guest');
@@ -238,144 +237,5 @@ describe('a bad schema name', () => {
     for (const schema of ['agentrun', '_x', 'a'.repeat(63), 'app_agentrun_2', 'public']) {
       expect(createPostgresStore({ connectionString: unreachable, schema }).schema).toBe(schema);
     }
-  });
-});
-
-describe('upgrading an install from before the schema option', () => {
-  /** The migrations such an install can have: those before the schema option (0006 came with it). */
-  const LEGACY = MIGRATIONS.slice(0, 5);
-
-  /**
-   * The old layout, as the old migrate() made it: the migrations table and the tables of `upTo`
-   * migrations in the connection's current schema (migrations are append-only, so their text is
-   * the old DDL), with a run, an API key and an accepted delivery written by the old functions.
-   * The run has ended, so the queue is empty for exercise()'s claim.
-   */
-  async function oldInstall(legacy: string, upTo = LEGACY.length) {
-    expect(LEGACY.map((m) => m.id).at(-1)).toBe('0005_ordered_filters');
-    const pool = poolOn(legacy, 1);
-    await pool.query(`CREATE SCHEMA ${legacy}`);
-    await pool.query('BEGIN');
-    await pool.query('CREATE TABLE agentrun_migrations (id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
-    for (const m of LEGACY.slice(0, upTo)) {
-      await pool.query(m.up);
-      await pool.query('INSERT INTO agentrun_migrations (id) VALUES ($1)', [m.id]);
-    }
-    await pool.query('COMMIT');
-    const run = makeRun();
-    await pool.query(
-      `INSERT INTO runs (id, team_uid, title, prompt, state, created_at, updated_at, source, creator, config, conversation_id)
-       VALUES ($1, $2, 'old', 'old prompt', 'SUCCEEDED', $3, $3, 'API', '{}', '{}', $1)`,
-      [run.id, run.teamUid, run.createdAt],
-    );
-    await pool.query(`INSERT INTO api_keys VALUES ('old-hash', 'ar_old', $1, now())`, [JSON.stringify(testPrincipal())]);
-    if (upTo < 4) return { pool, run };
-    const delivery = makeDelivery({ identity: 'sha256:old' });
-    const [written] = await query<{ outcome: string }>(
-      pool,
-      `SELECT outcome FROM agentrun_accept_delivery($1, $2, $3, $4, $5, 2, $6, '\\x7b7d'::bytea, '[]', '[]', NULL, NULL, NULL, NULL)`,
-      [delivery.id, delivery.teamUid, delivery.factoryUid, delivery.webhookUid, delivery.identity, delivery.receivedAt],
-    );
-    expect(written).toEqual({ outcome: 'accepted' });
-    return { pool, run, delivery };
-  }
-
-  it('moves its tables, sequence and functions into the schema in one migrate(), keeps their rows, and ends as a fresh install', async ({
-    skip,
-  }) => {
-    if (!db.multiConnection) skip(NEEDS_SERVER);
-    const legacy = newSchema('legacy');
-    const schema = newSchema('moved');
-    const { pool, run, delivery } = await oldInstall(legacy);
-    const legacyObjects = await objectsIn(pool, legacy);
-    expect(legacyObjects).toContain('sequence run_followups_seq_seq');
-
-    const result = await migrate(kysely(pool), { schema });
-    expect(result.applied).toEqual(MIGRATIONS.slice(LEGACY.length).map((m) => m.id));
-    expect(result.moved?.from).toBe(legacy);
-    expect(result.moved?.objects).toEqual([
-      'table agentrun_migrations',
-      'table runs',
-      'table run_followups',
-      'table run_attachments',
-      'table idempotency_keys',
-      'table api_keys',
-      'table factories',
-      'table team_secrets',
-      'table webhooks',
-      'table automations',
-      'table deliveries',
-      'table rate_limit_events',
-      'function agentrun_accept_delivery',
-      'function agentrun_rate_admit',
-    ]);
-    // Everything went, indexes and the identity sequence with their tables; nothing stayed behind.
-    expect(await objectsIn(pool, legacy)).toEqual([]);
-    // …into the schema, but for the indexes a later migration drops (0025's).
-    const droppedLater = new Set(
-      MIGRATIONS.slice(LEGACY.length).flatMap((m) => [...m.up.matchAll(/DROP INDEX (\w+);/g)].map((d) => `index ${d[1]}`)),
-    );
-    expect(droppedLater.size).toBeGreaterThan(0);
-    expect(await objectsIn(pool, schema)).toEqual(expect.arrayContaining(legacyObjects.filter((o) => !droppedLater.has(o))));
-    const committed = await readFile(new URL('../schema.txt', import.meta.url), 'utf8');
-    expect(await describeSchema(kysely(poolOn('public', 1)), { schema })).toBe(committed);
-
-    // The old rows, through a store on a pool that knows nothing of either schema.
-    const store = createPostgresStore({ pool: poolOn('public'), schema });
-    expect((await store.runs.get(run.id))?.prompt).toBe('old prompt');
-    // A key stored before 0010_api_key_resource: found as before, with an id of its own and no
-    // scopes recorded (it keeps the powers it had; docs/operations.md, "API keys").
-    const oldKey = await store.apiKeys.findByHash('old-hash');
-    expect(oldKey).toMatchObject({ prefix: 'ar_old', name: '', scopes: null, createdBy: null, revokedAt: null, lastUsedAt: null });
-    expect(oldKey?.id).toMatch(/^[0-9a-f-]{36}$/);
-    expect((await store.deliveries.find(delivery?.teamUid as string, delivery?.id as string))?.status).toBe('Accepted');
-    // The moved unique index still decides duplicates; the moved functions now find their tables.
-    expect(await store.deliveries.accept({ delivery: makeDelivery({ identity: 'sha256:old' }), runs: [] })).toEqual({
-      accepted: false,
-      duplicateOf: delivery?.id,
-    });
-    await exercise(store);
-    expect(await store.migrate()).toEqual({ applied: [] });
-  });
-
-  it('moves what an older install has, then applies the rest in the schema', async ({ skip }) => {
-    if (!db.multiConnection) skip(NEEDS_SERVER);
-    const legacy = newSchema('legacy3');
-    const schema = newSchema('moved3');
-    const { pool, run } = await oldInstall(legacy, 3);
-    const result = await migrate(kysely(pool), { schema });
-    expect(result.applied).toEqual(MIGRATIONS.slice(3).map((m) => m.id));
-    expect(result.moved?.objects).not.toContain('function agentrun_rate_admit');
-    expect(await objectsIn(pool, legacy)).toEqual([]);
-    const store = createPostgresStore({ pool: poolOn('public'), schema });
-    expect((await store.runs.get(run.id))?.id).toBe(run.id);
-    await exercise(store);
-  });
-
-  it('refuses, moving nothing, when the schema already holds a table of one of those names', async ({ skip }) => {
-    if (!db.multiConnection) skip(NEEDS_SERVER);
-    const legacy = newSchema('legacy_clash');
-    const schema = newSchema('taken');
-    const { pool } = await oldInstall(legacy);
-    await pool.query(`CREATE SCHEMA ${schema}; CREATE TABLE ${schema}.runs (id int)`);
-    const before = await objectsIn(pool, legacy);
-    await expect(migrate(kysely(pool), { schema })).rejects.toThrow(
-      `cannot move agentrun's tables from schema "${legacy}" into "${schema}": "${schema}" already has "runs"`,
-    );
-    expect(await objectsIn(pool, legacy)).toEqual(before);
-    expect(await objectsIn(pool, schema)).toEqual(['table runs']);
-  });
-
-  it("looks only in the connection's current schema: from elsewhere, the schema is a fresh install and the old one is left as it was", async ({
-    skip,
-  }) => {
-    if (!db.multiConnection) skip(NEEDS_SERVER);
-    const legacy = newSchema('legacy_elsewhere');
-    const schema = newSchema('fresh');
-    const { pool } = await oldInstall(legacy);
-    const before = await objectsIn(pool, legacy);
-    const result = await migrate(kysely(poolOn('public', 1)), { schema });
-    expect(result).toEqual({ applied: MIGRATIONS.map((m) => m.id) });
-    expect(await objectsIn(pool, legacy)).toEqual(before);
   });
 });

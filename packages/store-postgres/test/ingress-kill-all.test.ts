@@ -5,7 +5,7 @@ import { openTestDatabase } from './support/database.js';
 import { type ServerProcess, useProcesses } from './support/processes.js';
 import { sleep, waitUntil } from './support/wait.js';
 
-// Issue 24, "Done when": every reference server on the database killed with SIGKILL during a
+// No accepted delivery is lost with its process: every reference server on the database killed with SIGKILL during a
 // burst of deliveries, then one restarted: every delivery answered 202 is in the log, and every
 // accepted delivery ends with exactly one run per automation, made by the restarted server from
 // what the dead ones accepted but had not evaluated (docs/webhooks.md, "When runs start").

@@ -94,7 +94,7 @@ describe.skipIf(!db.multiConnection)('webhook ingress across two reference serve
       ServerProcess,
     ];
     factory = (await api<{ uid: string }>(a, 'POST', '/factories', { name: 'Acme' })).uid;
-  }, 60_000);
+  }, 90_000);
 
   it('50 identical deliveries at once, 25 to each server: all 202, one Accepted, 49 Duplicate, one run', async () => {
     const hook = await webhookWith(a, 1);

@@ -8,8 +8,8 @@ import { parseNotifications } from '../src/notifications.js';
 import { notifyChannel } from '../src/notify-channel.js';
 import { openTestDatabase } from './support/database.js';
 
-// The store's own writes of runs notify after their commit (migration 0032,
-// deferred-notifications.ts; docs/production.md, "Round three (issue 24): notifications after the commit"):
+// The store's own writes of runs notify after their commit (deferred-notifications.ts; the
+// triggers of migrations/baseline/notifications.ts; docs/production.md, "Notifications after the commit"):
 // what another process hears, what the store's own listeners hear, and that every other writer
 // still notifies from the triggers. Needs a server (several connections): skipped on PGlite.
 const db = await openTestDatabase('notifications_deferred');

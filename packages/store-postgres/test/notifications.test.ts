@@ -141,7 +141,7 @@ describe('the listening connection', () => {
     }
   });
 
-  it.skipIf(!db.multiConnection)('tells of the runs one INSERT adds, in their order, whatever their number (0029)', async () => {
+  it.skipIf(!db.multiConnection)('tells of the runs one INSERT adds, in their order, whatever their number', async () => {
     const store = await listeningStore();
     try {
       const heard: Notification[] = [];
@@ -169,7 +169,7 @@ describe('the listening connection', () => {
 describe('payloads', () => {
   it('are read when they are what the triggers send, and ignored otherwise', () => {
     expect(parseNotifications('{"type":"run.queued","runId":"r"}')).toEqual([{ type: 'run.queued', runId: 'r' }]);
-    // The runs one INSERT added QUEUED (0029): one run.queued each, in order.
+    // The runs one INSERT added QUEUED: one run.queued each, in order.
     expect(parseNotifications('{"type":"run.queued","runIds":["a","b"]}')).toEqual([
       { type: 'run.queued', runId: 'a' },
       { type: 'run.queued', runId: 'b' },
@@ -177,7 +177,7 @@ describe('payloads', () => {
     expect(parseNotifications('{"type":"run.changed","runId":"r","state":"CANCELLED"}')).toEqual([
       { type: 'run.changed', runId: 'r', state: 'CANCELLED' },
     ]);
-    // A change of state whose UPDATE appended events (0027): the run.event, then the change.
+    // A change of state whose UPDATE appended events: the run.event, then the change.
     expect(parseNotifications('{"type":"run.changed","runId":"r","state":"INPROGRESS","eventId":7}')).toEqual([
       { type: 'run.event', runId: 'r', eventId: 7 },
       { type: 'run.changed', runId: 'r', state: 'INPROGRESS' },

@@ -44,7 +44,7 @@ describe('named prepared statements', () => {
     try {
       const store = createPostgresStore({ pool, schema: db.schema, listen: false });
       // Runs that are not queued, and statistics that know it: the table's shape that made a
-      // generic plan without runs_queue cost more than a custom one.
+      // generic plan without the queue's partial indexes cost more than a custom one.
       await pool.query(
         `INSERT INTO "${db.schema}".runs (id, team_uid, title, prompt, state, created_at, updated_at, source, creator, config, conversation_id)
         SELECT 'done-' || g, 'team-1', 't', 'p', 'SUCCEEDED', $1, $1, 'API', '{"uid":"user-1"}', '{}', 'c' FROM generate_series(1, 2000) g`,
@@ -60,7 +60,7 @@ describe('named prepared statements', () => {
       );
       expect(rows).toHaveLength(1);
       // PostgreSQL plans the first five calls for their values, then keeps a generic plan if it
-      // costs no more: with the state a parameter, the partial runs_queue was out of its reach.
+      // costs no more: with the state a parameter, the queue's partial indexes were out of its reach.
       expect(Number(rows[0]?.generic_plans)).toBeGreaterThan(0);
     } finally {
       await pool.end();

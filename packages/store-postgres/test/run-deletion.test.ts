@@ -4,9 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresStore } from '../src/index.js';
 import { openTestDatabase, type TestDatabase } from './support/database.js';
 
-// A host that deletes runs with its own SQL deletes their transcripts with them: a statement
-// trigger since 0027 dropped the foreign key of run_events (docs/production.md, "Pickup and the
-// server's cost per run"), and their attachments since 0029 dropped that of run_attachments.
+// A host that deletes runs with its own SQL deletes their transcripts and attachments with them:
+// `run_events` and `run_attachments` have no foreign key to `runs`, so a statement trigger does
+// what `ON DELETE CASCADE` would (migrations/baseline/runs.ts; docs/production.md, "What each index serves").
 let db: TestDatabase;
 beforeAll(async () => {
   db = await openTestDatabase('run_deletion');

@@ -2,7 +2,7 @@ import { describeSchedulesConformance } from '@agentrun/core/testing';
 import { afterAll, beforeAll } from 'vitest';
 import { openTestDatabase, type TestDatabase } from './support/database.js';
 
-// Schedules (migration 0017) as on the memory store, with the same answers.
+// Schedules as on the memory store, with the same answers.
 let database: TestDatabase;
 beforeAll(async () => {
   database = await openTestDatabase('schedules');

@@ -12,10 +12,8 @@ beforeAll(async () => {
 afterAll(() => database?.close());
 
 describe('migrations', () => {
-  // The dump is made on PostgreSQL; PGlite is a newer server whose catalog prints some
-  // expressions differently, so the comparison runs where CI runs: on a real server.
-  it('produce exactly the committed schema dump (regenerate: npm run schema:dump -w @agentrun/store-postgres)', async ({ skip }) => {
-    if (database.kind !== 'postgres') skip('the dump is compared on a PostgreSQL server only');
+  // On PostgreSQL and on PGlite (a newer server) alike: describeSchema prints what both agree on.
+  it('produce exactly the committed schema dump (regenerate: npm run schema:dump -w @agentrun/store-postgres)', async () => {
     const committed = await readFile(new URL('../schema.txt', import.meta.url), 'utf8');
     expect(await describeSchema(database.db, { schema: database.schema })).toBe(committed);
   });
@@ -36,6 +34,27 @@ describe('migrations', () => {
     expect(rows.length).toBeGreaterThan(0);
     const unpinned = rows.filter((r) => !(r.config ?? []).includes(`search_path=${database.schema}, pg_temp`)).map((r) => r.name);
     expect(unpinned).toEqual([]);
+  });
+
+  it('refuse, naming it, a schema whose migrations table holds only migrations this version does not know', async () => {
+    const schema = `${database.schema}_old`;
+    await sql`CREATE SCHEMA ${sql.id(schema)}`.execute(database.db);
+    try {
+      await sql`CREATE TABLE ${sql.id(schema, 'agentrun_migrations')} (id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`.execute(
+        database.db,
+      );
+      await sql`INSERT INTO ${sql.id(schema, 'agentrun_migrations')} (id) VALUES ('0001_runs'), ('0002_control_plane')`.execute(
+        database.db,
+      );
+      await expect(migrate(database.db, { schema })).rejects.toThrow(
+        `agentrun migrate: schema "${schema}" holds agentrun tables from an unpublished development build (its migrations 0001_runs, 0002_control_plane, … are not this version's ${MIGRATIONS[0]?.id}); drop the schema`,
+      );
+      const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE n.nspname = ${schema}`.execute(database.db);
+      expect(rows).toEqual([{ n: 2 }]); // the migrations table and its key, nothing applied
+    } finally {
+      await sql`DROP SCHEMA ${sql.id(schema)} CASCADE`.execute(database.db);
+    }
   });
 
   it('have unique, ordered ids', () => {

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestDatabase } from './support/database.js';
 import { type ServerProcess, useProcesses } from './support/processes.js';
 
-// Issue 21's "Done when" for secret-key rotation, as an operator does it (docs/operations.md,
+// Secret-key rotation, as an operator does it (docs/operations.md,
 // "Rotating the secret key"): signed webhooks (GitHub HMAC, secrets sealed at rest) receive a
 // steady flow of deliveries while the key is rotated across reference server processes on one
 // database, and two `npm start -- reseal-secrets` processes re-seal at once. Every delivery before,
@@ -100,12 +100,21 @@ describe.skipIf(!db.multiConnection)('rotating the secret key while signed deliv
     return (text ? JSON.parse(text) : undefined) as T;
   };
 
+  // Step 1 of the runbook: the new key first, the old one kept, in every process (b and c). The
+  // processes start together, as a deployment's would; traffic reaches each only in its step.
+  const both = `${newKey.toString('base64')},${oldKey.toString('base64')}`;
   let a: ServerProcess;
+  let b: ServerProcess;
+  let c: ServerProcess;
   let factory = '';
   beforeAll(async () => {
-    a = await server('old-only', oldKey.toString('base64'));
+    [a, b, c] = await Promise.all([
+      server('old-only', oldKey.toString('base64')),
+      server('new-first-b', both),
+      server('new-first-c', both),
+    ]);
     factory = (await api<{ uid: string }>(a, 'POST', '/factories', { name: 'Acme' })).uid;
-  }, 60_000);
+  }, 90_000);
 
   it('loses nothing: every delivery is a 202, logged Accepted, before, during and after two processes re-seal at once', async () => {
     // Twenty GitHub-signed webhooks; eight of their secrets rewritten in the old key-less format.
@@ -169,18 +178,16 @@ describe.skipIf(!db.multiConnection)('rotating the secret key while signed deliv
 
     try {
       await delivered(24); // before: the old key alone
-      // Step 1 of the runbook: the new key first, the old one kept, in every process.
-      const both = `${newKey.toString('base64')},${oldKey.toString('base64')}`;
-      const [b, c] = await Promise.all([server('new-first-b', both), server('new-first-c', both)]);
       targets = [a, b, c];
       await delivered(answers.length + 24);
       targets = [b, c];
       await delivered(answers.length + 6);
       await a.stop();
 
-      // Step 2: two re-seal processes at once, while deliveries flow.
+      // Step 2: two re-seal processes at once, while deliveries flow. The process of step 3, which
+      // holds only the new key, starts meanwhile; no delivery reaches it before the re-seal ends.
       const before = answers.length;
-      const [r1, r2] = await Promise.all([resealProcess(both), resealProcess(both)]);
+      const [r1, r2, d] = await Promise.all([resealProcess(both), resealProcess(both), server('new-only', newKey.toString('base64'))]);
       const during = answers.length - before;
       for (const r of [r1, r2]) {
         expect(r.code, r.output).toBe(0);
@@ -197,7 +204,6 @@ describe.skipIf(!db.multiConnection)('rotating the secret key while signed deliv
       expect(stale.rows[0]?.n).toBe(0);
 
       // Step 3: the old key removed; a process holding only the new key verifies every webhook.
-      const d = await server('new-only', newKey.toString('base64'));
       targets = [b, c, d];
       await delivered(answers.length + 36);
       flowing = false;

@@ -78,7 +78,7 @@ describe.skipIf(!db.multiConnection)('two reference servers running agents with 
       ),
     );
     clients = servers.map((server) => new OzAPI({ apiKey, baseURL: `${server.url}/api/v1`, maxRetries: 0 }));
-  }, 60_000);
+  }, 90_000);
   afterAll(() => rm(workspaceRoot, { recursive: true, force: true }));
 
   it('a run created through A is run by a worker of either; a cancel through the other server ends the agent', async () => {

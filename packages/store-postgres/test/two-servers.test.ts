@@ -36,7 +36,7 @@ describe.skipIf(!db.multiConnection)('two reference servers on one database', ()
     );
     const client = (server: ServerProcess) => new OzAPI({ apiKey, baseURL: `${server.url}/api/v1`, maxRetries: 0 });
     [a, b] = servers.map(client) as [OzAPI, OzAPI];
-  }, 60_000);
+  }, 90_000);
 
   const waitForState = (client: OzAPI, runId: string, states: string[], timeoutMs = 15_000) =>
     waitUntil(

@@ -120,8 +120,14 @@ export function bridgeContract(start: (setup: ContractSetup) => Promise<StartedS
     it(`answers 413 to a chunked body that runs past the limit and stops reading it, enforced by ${who}`, async () => {
       const max = 512 * 1024 * 1024;
       const upload = countingStream(max);
-      const res = await fetch(at(`${mount}/api/v1/echo`), { method: 'POST', body: upload.body, duplex: 'half' } as RequestInit);
-      await expectTooLarge(res);
+      const res = await fetch(at(`${mount}/api/v1/echo`), { method: 'POST', body: upload.body, duplex: 'half' } as RequestInit).catch(
+        (error: unknown) => error,
+      );
+      // The server answers before the body ends and closes: a client still writing may meet the
+      // closed socket (EPIPE, ECONNRESET) before it reads the 413 (the Content-Length cases above
+      // read it every time). Either way the upload stopped far short of its end.
+      if (res instanceof Response) await expectTooLarge(res);
+      else expect(['EPIPE', 'ECONNRESET']).toContain((res as { cause?: { code?: string } }).cause?.code);
       // Socket buffers let the client get some way past the limit, nowhere near the whole upload.
       expect(upload.pulled()).toBeLessThan(64 * 1024 * 1024);
       const next = await fetch(at(`${mount}/api/v1/echo`), { method: 'POST', body: 'still up' });

@@ -146,7 +146,7 @@ export function echoHandler(options: { bodyLimit?: number } = {}): EchoHandler {
   });
 }
 
-/** `Promise.withResolvers` arrived in Node 22; the project supports Node 20. */
+/** `Promise.withResolvers`, which the ES2023 lib the repo compiles against (tsconfig.base.json) does not declare. */
 function deferred(): { promise: Promise<void>; resolve: () => void } {
   let resolve!: () => void;
   const promise = new Promise<void>((r) => {

@@ -54,7 +54,8 @@ export async function harnessCase(
       endpoints: { [cli.type]: cli.endpoint(model.url) },
       workspaceRoot: join(root, 'runs'),
       timeoutMs: 120_000,
-      killGraceMs: 2000,
+      // Gemini CLI does not end on SIGTERM: a cancel waits the grace out before SIGKILL.
+      killGraceMs: 500,
       onError: (e) => errors.push(e),
       ...executor,
     }),

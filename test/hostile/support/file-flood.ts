@@ -7,10 +7,10 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 /**
  * A hostile agent's flood of small files, and what it costs the server (docs/executors.md, "Disk
  * limits"): the reference server (packages/server/src/main.ts) in a child process
- * (memory store, or PostgreSQL) runs one agent that makes `files` empty files in its workspace, then waits HOLD_S seconds and
+ * (memory store, or PostgreSQL) runs one agent that makes `files` empty files in its workspace, then waits `holdS` seconds and
  * exits. Measured on the server process alone: its CPU (utime + stime) from before the run to
- * HOLD_S after it, and that less what the same probes cost it idle for as long (measured first,
- * for IDLE_S); its peak resident memory above its own before the run (VmHWM − VmRSS); and
+ * `holdS` after it, and that less what the same probes cost it idle for as long (measured first,
+ * for `idleS`); its peak resident memory above its own before the run (VmHWM − VmRSS); and
  * /healthz's latency, asked every 50 ms throughout. The cap, when there is one, is 2 GiB: empty
  * files stay far below it, and the filesystem's 524,288 inodes hold 400,000 of them.
  * test/hostile/disk-limit.test.ts runs it; so does `npm run bench -- hostile` (bench/hostile.ts).
@@ -31,28 +31,45 @@ export interface FloodRound {
   seconds: number;
 }
 
+/**
+ * How a round is paced. The bench's: the agent holds its files `holdS` and the server is watched
+ * `holdS` after the run (a stall may come after the files), and `idleS` of probes first give the
+ * idle reference its CPU figure is taken above. Its memory needs none of it: the run ends only
+ * once the executor measured the files at the agent's exit and removed them (process-executor.ts),
+ * and VmHWM keeps the peak of both.
+ */
+export interface FloodPace {
+  holdS: number;
+  /** 0: no idle reference (`cpuAboveIdleS` is then the whole CPU figure). */
+  idleS: number;
+  /** How often the run's state is asked. */
+  statePollMs: number;
+}
+
+const BENCH_PACE: FloodPace = { holdS: 3, idleS: 3, statePollMs: 1000 };
+
 const CAP = 2 * 2 ** 30;
-const HOLD_S = 3;
-/** How long the server is probed idle first, for its own cost of being watched. */
-const IDLE_S = 3;
-/** /healthz is asked this often; the run's state, this often. */
+/** /healthz is asked this often. */
 const PROBE_MS = 50;
-const STATE_POLL_MS = 1000;
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const SERVER_MAIN = join(REPO_ROOT, 'packages/server/src/main.ts');
 const TSX = pathToFileURL(join(REPO_ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
 const API_KEY = 'hostile-flood-api-key-0123456789';
 const TICKS_PER_S = 100;
 
-/** 400 directories of files / 400 empty files each (xargs touch: a few processes, not one per file). */
-const agent = (files: number) =>
-  `n=${Math.ceil(files / 400)}; for d in $(seq 400); do mkdir $d && (cd $d && seq $n | xargs touch) || exit 3; done; sleep ${HOLD_S}`;
+/**
+ * 400 directories of files / 400 empty files each: awk names them all and xargs hands them to
+ * `touch` in as few calls as the argument limit allows (a few processes, not a few per directory).
+ */
+const agent = (files: number, holdS: number) =>
+  `seq 400 | xargs mkdir && awk 'BEGIN { for (d = 1; d <= 400; d++) for (i = 1; i <= ${Math.ceil(files / 400)}; i++) print d "/" i }' | xargs touch || exit 3; sleep ${holdS}`;
 
 export async function fileFlood(
   mode: FloodMode,
   files: number,
   /** PostgreSQL: the test database's URL and schema; memory: undefined. */
   database?: { url: string; schema: string },
+  pace: FloodPace = BENCH_PACE,
 ): Promise<FloodRound> {
   const workspaces = await mkdtemp(join(tmpdir(), 'agentrun-hostile-flood-'));
   const server = spawn(process.execPath, ['--conditions=agentrun-source', '--import', TSX, SERVER_MAIN], {
@@ -65,10 +82,10 @@ export async function fileFlood(
       AGENTRUN_API_KEY: API_KEY,
       AGENTRUN_POLL_INTERVAL_MS: '100',
       AGENTRUN_EXECUTOR: 'process',
-      AGENTRUN_AGENT_COMMAND: agent(files),
+      AGENTRUN_AGENT_COMMAND: agent(files, pace.holdS),
       AGENTRUN_WORKSPACE_ROOT: workspaces,
       ...(mode === 'none' ? {} : { AGENTRUN_AGENT_MAX_WORKSPACE_BYTES: String(CAP), AGENTRUN_AGENT_DISK_LIMIT: mode }),
-      ...(database ? { DATABASE_URL: database.url, AGENTRUN_DB_SCHEMA: database.schema } : {}),
+      ...(database ? { DATABASE_URL: database.url, AGENTRUN_DB_SCHEMA: database.schema } : { AGENTRUN_STORE: 'memory' }),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -76,11 +93,14 @@ export async function fileFlood(
     const url = await listening(server);
     const pid = server.pid as number;
     await new Promise((r) => setTimeout(r, 1000)); // settled after its start
-    // The server's own cost of being watched: IDLE_S of the same /healthz probes, no run.
-    const idleFrom = await usage(pid);
-    const idleStarted = performance.now();
-    await probe(url, () => performance.now() - idleStarted >= IDLE_S * 1000);
-    const idleRate = ((await usage(pid)).ticks - idleFrom.ticks) / TICKS_PER_S / ((performance.now() - idleStarted) / 1000);
+    // The server's own cost of being watched: `idleS` of the same /healthz probes, no run.
+    let idleRate = 0;
+    if (pace.idleS > 0) {
+      const idleFrom = await usage(pid);
+      const idleStarted = performance.now();
+      await probe(url, () => performance.now() - idleStarted >= pace.idleS * 1000);
+      idleRate = ((await usage(pid)).ticks - idleFrom.ticks) / TICKS_PER_S / ((performance.now() - idleStarted) / 1000);
+    }
 
     const before = await usage(pid);
     const started = performance.now();
@@ -88,11 +108,11 @@ export async function fileFlood(
     let final: { state: string; status_message?: { error_code?: string } } | undefined;
     let endedAt: number | undefined;
     let asked = 0;
-    // Until HOLD_S after the run ended: a stall, if any, may come after the files too.
+    // Until `holdS` after the run ended: a stall, if any, may come after the files too.
     const latencies = await probe(url, async () => {
       if (performance.now() - started > 600_000) throw new Error('the run took over 10 minutes');
-      if (endedAt !== undefined) return performance.now() - endedAt >= HOLD_S * 1000;
-      if (performance.now() - asked < STATE_POLL_MS) return false;
+      if (endedAt !== undefined) return performance.now() - endedAt >= pace.holdS * 1000;
+      if (performance.now() - asked < pace.statePollMs) return false;
       asked = performance.now();
       const current = await api(url, 'GET', `/agent/runs/${run.run_id}`);
       if (['SUCCEEDED', 'FAILED', 'ERROR', 'CANCELLED'].includes(current.state)) {

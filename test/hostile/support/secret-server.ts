@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, linkSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -8,11 +8,12 @@ import { ManagedProcess } from '../../../packages/store-postgres/test/support/pr
 /**
  * A reference server (`packages/server/src/main.ts`) in a child process holding secrets for the
  * secret hunt (secret-hunt.test.ts): canaries in AGENTRUN_SECRET_KEY, AGENTRUN_API_KEY,
- * DATABASE_URL (Postgres: the real URL with a canary password, which trust authentication never
- * asks for, so it still connects; memory: a canary ANTHROPIC_API_KEY instead, the secret a
- * server would hold beside), and a canary file readable only by the server's user, in its working
- * directory (mode 0700). Its agent is hunter.mjs, copied to a directory of its own that the sandbox
- * is granted read-only.
+ * ANTHROPIC_API_KEY (the secret a server would hold beside), DATABASE_URL (PostgreSQL: the real
+ * URL with a canary password, which trust authentication never asks for, so it still connects;
+ * none on the memory store), and a canary file readable only by the server's user, in its working
+ * directory (mode 0700). Its agent is hunter.mjs, copied to a directory of its own that the
+ * sandbox is granted read-only; a run whose prompt is `descriptors` instead lists the descriptors
+ * of the agent's shell, so one server serves both cases of its isolation mode.
  */
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -24,8 +25,9 @@ const HUNTER = fileURLToPath(new URL('./hunter.mjs', import.meta.url));
 interface Canaries {
   secretKey: string;
   apiKey: string;
-  /** The secret in DATABASE_URL (Postgres) or ANTHROPIC_API_KEY (memory). */
-  database: string;
+  modelKey: string;
+  /** The password in DATABASE_URL (PostgreSQL only). */
+  database?: string;
   file: string;
 }
 
@@ -58,7 +60,8 @@ export async function startSecretServer(options: {
       .subarray(0, 32)
       .toString('base64'),
     apiKey: `canary-api-key-${tag}-0123456789`,
-    database: `canary-db-${tag}`,
+    modelKey: `canary-model-key-${tag}`,
+    ...(options.database ? { database: `canary-db-${tag}` } : {}),
     file: `CANARY-FILE-${tag}`,
   };
   // The server's own directory: its working directory, the canary file in it, both its user's only.
@@ -75,8 +78,19 @@ export async function startSecretServer(options: {
   // The workspaces' root: outside the server's own directory, which the agent's user cannot enter.
   const workspaces = mkdtempSync(join(tmpdir(), 'agentrun-hostile-runs-'));
 
-  const hunterCommand = `${process.execPath} ${join(tools, 'hunter.mjs')}`;
-  const databaseUrl = options.database ? withPassword(options.database.url, canaries.database) : undefined;
+  // Node beside it: the test's own may sit in a home of mode 0700 (CI's does), which the agent's
+  // user cannot pass and the sandbox does not show. A hard link costs nothing; a copy across
+  // filesystems.
+  const node = join(tools, 'node');
+  try {
+    linkSync(process.execPath, node);
+  } catch {
+    copyFileSync(process.execPath, node);
+    chmodSync(node, 0o755);
+  }
+  const hunterCommand = `${node} ${join(tools, 'hunter.mjs')}`;
+  // `ls` lists the descriptors of the shell it runs under: what the agent holds.
+  const agentCommand = `if [ "$(cat "$AGENTRUN_PROMPT_FILE")" = descriptors ]; then ls -l /proc/$$/fd; else exec ${hunterCommand}; fi`;
   const env: Record<string, string> = {
     PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
     HOME: home,
@@ -87,12 +101,13 @@ export async function startSecretServer(options: {
     AGENTRUN_SECRET_KEY: canaries.secretKey,
     AGENTRUN_POLL_INTERVAL_MS: '100',
     AGENTRUN_EXECUTOR: 'process',
-    AGENTRUN_AGENT_COMMAND: hunterCommand,
+    AGENTRUN_AGENT_COMMAND: agentCommand,
     AGENTRUN_AGENT_KILL_GRACE_MS: '1000',
     AGENTRUN_WORKSPACE_ROOT: workspaces,
-    ...(databaseUrl && options.database
-      ? { DATABASE_URL: databaseUrl, AGENTRUN_DB_SCHEMA: options.database.schema }
-      : { ANTHROPIC_API_KEY: canaries.database }),
+    ANTHROPIC_API_KEY: canaries.modelKey,
+    ...(options.database && canaries.database
+      ? { DATABASE_URL: withPassword(options.database.url, canaries.database), AGENTRUN_DB_SCHEMA: options.database.schema }
+      : { AGENTRUN_STORE: 'memory' }),
     ...options.env,
   };
   if (env.AGENTRUN_AGENT_SANDBOX) env.AGENTRUN_AGENT_SANDBOX_READ_ONLY = tools;

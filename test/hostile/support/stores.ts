@@ -3,7 +3,7 @@ import { createMemoryStore } from '@agentrun/store-memory';
 import { openTestDatabase, type TestDatabase } from '../../../packages/store-postgres/test/support/database.js';
 
 /**
- * The stores the hostile-agent suite runs every case on (issue 20, "Done when"): the memory store
+ * The stores the hostile-agent suite runs every case on, since each keeps text differently: the memory store
  * and Postgres (its own schema per file, dropped after; PGlite outside CI when no server answers,
  * as the store's own tests do). Use it as
  *

@@ -19,6 +19,7 @@ from ._client import Client
 from ._errors import AgentRunError, APIConnectionError, APIError, APIResponseError
 from ._terminal import terminal_json, terminal_text
 from ._version import __version__
+from .types import RUN_STATES
 
 EXIT_OK = 0
 EXIT_USAGE = 2
@@ -26,9 +27,6 @@ EXIT_API = 3
 EXIT_NETWORK = 4
 EXIT_NOT_SUCCEEDED = 5
 EXIT_BUG = 70
-
-RUN_STATES = ["QUEUED", "PENDING", "CLAIMED", "INPROGRESS", "SUCCEEDED", "FAILED", "BLOCKED", "ERROR", "CANCELLED"]
-
 
 def main(argv: Optional[Sequence[str]] = None, stdout: TextIO = sys.stdout, stderr: TextIO = sys.stderr) -> int:
     """Run one command; answers its exit code."""

@@ -37,6 +37,8 @@ from .resources.sources import Sources
 from .resources.runs import Runs
 from .resources.secrets import Secrets
 from .resources.webhooks import Webhooks
+from .resources.stats import Stats
+from .resources.workers import Workers
 
 DEFAULT_MAX_RETRIES = 2
 DEFAULT_TIMEOUT = 60.0
@@ -114,6 +116,8 @@ class Client:
         self.sources = Sources(self)
         self.schedules = Schedules(self)
         self.callbacks = Callbacks(self)
+        self.workers = Workers(self)
+        self.stats = Stats(self)
 
     def __repr__(self) -> str:
         return f"agentrun.Client(base_url={self.base_url!r})"

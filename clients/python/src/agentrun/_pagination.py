@@ -2,7 +2,7 @@
 Auto-pagination over a keyset-paged list (docs/run-api.md, "List runs"): each page's
 ``page_info.next_cursor`` is the next page's ``cursor``, until a page has none. A page that is not
 one, or a cursor given before, is an ``APIResponseError``: paging on would never end (a server
-that repeats a cursor, a proxy that caches a page; issue 20, point 6).
+that repeats a cursor, a proxy that caches a page).
 """
 
 from __future__ import annotations

@@ -6,20 +6,13 @@ wait()"). The TS twin is packages/client/src/run-wait.ts.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, FrozenSet, Optional
+from typing import TYPE_CHECKING, Optional
 
 from ._errors import APIConnectionError, InternalServerError, RateLimitError, WaitTimeoutError
-from .types import RunItem
+from .types import TERMINAL_STATES, RunItem
 
 if TYPE_CHECKING:
     from ._client import Client
-
-TERMINAL_STATES: FrozenSet[str] = frozenset({"SUCCEEDED", "FAILED", "ERROR", "CANCELLED"})
-"""
-The states a run never leaves by itself, as core's state machine has them
-(packages/core/src/run/state-machine.ts, ``TERMINAL_STATES``; tests/test_wait.py compares the
-two). A SUCCEEDED or FAILED run can still be followed up, which queues it again.
-"""
 
 
 def wait_for_run(client: Client, run_id: str, poll_interval: float = 1.0, timeout: Optional[float] = None) -> RunItem:

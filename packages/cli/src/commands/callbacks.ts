@@ -5,7 +5,7 @@ import { cell, details, table } from '../output.js';
 
 /**
  * `agentrun callbacks create|list|enable|disable|delete|rotate-secret|deliveries|resend`: the
- * team's run-state callbacks (docs/cli.md, "Callbacks"; docs/callbacks.md).
+ * team's run-state callbacks (docs/cli.md, "callbacks …"; docs/callbacks.md).
  */
 
 export const callbacksCreate: Command = {

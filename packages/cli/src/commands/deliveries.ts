@@ -76,8 +76,19 @@ export const deliveriesShow: Command = {
         ['received_at', delivery.received_at],
         ['identity', delivery.identity],
         ['resent_from', delivery.resent_from],
+        [
+          'runs',
+          delivery.run_ids === null ? null : delivery.run_ids.length === 0 ? '(none: it matched nothing)' : delivery.run_ids.join(', '),
+        ],
+        ['remote_address', delivery.request?.remote_address ?? null],
+        ['user_agent', delivery.request?.user_agent ?? null],
       ]),
     );
+    if (delivery.request) {
+      context.print(
+        `headers:\n${delivery.request.headers.map(({ name, value }) => `  ${terminalText(name)}: ${terminalText(value)}`).join('\n')}`,
+      );
+    }
     if (delivery.payload !== undefined) context.print(`payload:\n${JSON.stringify(delivery.payload, null, 2)}`);
     return EXIT.ok;
   },

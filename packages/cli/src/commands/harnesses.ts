@@ -4,7 +4,7 @@ import { cell, table } from '../output.js';
 
 /**
  * `agentrun harnesses list`: the agent CLIs the server's executor runs, which a run's
- * `config.harness.type` may name (docs/cli.md, "Harnesses").
+ * `config.harness.type` may name (docs/cli.md, "harnesses list").
  */
 
 export const harnessesList: Command = {

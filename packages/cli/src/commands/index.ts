@@ -4,6 +4,7 @@
 export { apply } from './apply.js';
 export { artifactsDownload, runsArtifacts } from './artifacts.js';
 export { auditList } from './audit.js';
+export { automationCreate, automationDisable, automationEnable, automationList, automationShow } from './automation.js';
 export {
   callbacksCreate,
   callbacksDelete,
@@ -34,3 +35,4 @@ export {
 } from './schedule.js';
 export { secretCreate, secretDelete, secretList, secretUpdate } from './secret.js';
 export { webhookCreate, webhookDelete, webhookDisable, webhookEnable, webhookList, webhookRotate } from './webhook.js';
+export { workersList } from './workers.js';

@@ -6,7 +6,7 @@ import { EXIT } from '../exit-codes.js';
 import { printRun, printRuns } from '../run-view.js';
 import { follow, WAIT_TIMEOUT_OPTION, wait, waitTimeoutMs } from '../run-watch.js';
 
-/** `agentrun runs list|get|wait|follow|cancel|followup` (docs/cli.md, "Runs"; docs/run-api.md for the API). */
+/** `agentrun runs list|get|wait|follow|cancel|followup` (docs/cli.md, "runs …"; docs/run-api.md for the API). */
 
 type ListQuery = Omit<QueryOf<'listRuns'>, 'cursor'>;
 

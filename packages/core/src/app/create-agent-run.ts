@@ -12,10 +12,8 @@ import { ControlService } from '../control/control-service.js';
 import { createSecretCipher, missingCipher } from '../control/secret-cipher.js';
 import { resolveEnvironment } from '../environments/resolved.js';
 import { type AgentRunEvents, createEvents } from '../events.js';
-import type { Executor } from '../executor/executor.js';
 import { resolveHarnessAuth } from '../harness/resolve-harness-auth.js';
 import { healthOperations } from '../health/health-operations.js';
-import { createWorkerStates } from '../health/worker-states.js';
 import { artifactOperations } from '../http/artifact-operations.js';
 import { auditOperations } from '../http/audit-operations.js';
 import { callbackOperations } from '../http/callback-operations.js';
@@ -34,7 +32,9 @@ import { repositoryOperations } from '../http/repository-operations.js';
 import { runOperations } from '../http/run-operations.js';
 import { scheduleOperations } from '../http/schedule-operations.js';
 import { sourceOperations } from '../http/source-operations.js';
+import { statsOperations } from '../http/stats-operations.js';
 import { createHttpSurface, ingressOperations } from '../http/surface.js';
+import { workerOperations } from '../http/worker-operations.js';
 import { createDeliveryRuns } from '../ingress/delivery-runs.js';
 import { createEvaluator, type Evaluator } from '../ingress/evaluation/evaluator.js';
 import { createIngress, DEFAULT_INGRESS_LIMITS } from '../ingress/pipeline.js';
@@ -43,6 +43,7 @@ import { createKeyUsage } from '../keys/key-usage.js';
 import { consoleLogger, logUnexpectedError } from '../logging/logger.js';
 import { requestLoggerOf } from '../logging/request-log.js';
 import { createMaintenance, defaultMaintenanceTasks, type Maintenance } from '../maintenance/maintenance.js';
+import { workerHostTask } from '../maintenance/worker-host-sweep.js';
 import { DEFAULT_IDEMPOTENCY_TTL_MS } from '../run/idempotency.js';
 import type { RunRecord } from '../run/record.js';
 import { RunService } from '../run/run-service.js';
@@ -57,16 +58,15 @@ import { type Clock, systemClock } from '../util/clock.js';
 import { defaultHmac, defaultSha256 } from '../verify/crypto.js';
 import { builtinVerifiers, createVerifierRegistry } from '../verify/registry.js';
 import { createWorker, type Worker, type WorkerOptions } from '../worker/worker.js';
+import { type AgentRunRunner, type AgentRunRunnerOptions, type AgentRunRunsOptions, makeAgentRunRunner } from './agent-run-runner.js';
 import type { AgentRunOptions } from './options.js';
 import { checkAgentRunOptions } from './options-check.js';
 
-/** Settings of one worker; its dependencies come from the root. */
-export type AgentRunWorkerOptions = Omit<
-  WorkerOptions,
-  'runs' | 'store' | 'events' | 'clock' | 'maintenance' | 'sessionLink' | 'executor' | 'telemetry'
-> & {
-  /** Default: the `executor` given to `createAgentRun`. */
-  executor?: Executor;
+/**
+ * Settings of one worker (`agentrun.worker()`, a runner with every part: app/agent-run-runner.ts);
+ * its dependencies come from the root.
+ */
+export type AgentRunWorkerOptions = AgentRunRunsOptions & {
   /**
    * The scheduler that runs beside the worker, started and stopped with it (docs/schedules.md):
    * its settings, or `false` for none in this process. Default: on, with the defaults.
@@ -102,17 +102,26 @@ export interface AgentRun extends Mountable {
    * worker's `stop()` calls it; a host without a worker calls it when it shuts down.
    */
   flushKeyUsage(): Promise<void>;
-  /** A worker on this agentrun's store and services; call `start()` on it. */
+  /**
+   * This process's background work (docs/embedding.md, "The runner"): the runs (the worker), the
+   * evaluation of deliveries, the schedules, maintenance, callbacks and sources, each on unless
+   * `false`; one `start()`, one `stop()`, one health report (also on `GET /readyz`).
+   */
+  runner(options?: AgentRunRunnerOptions): AgentRunRunner;
+  /**
+   * A runner with every part, as a worker: `runner({ runs: options, schedules })`; call `start()`
+   * on it. `stop()` stops every part.
+   */
   worker(options?: AgentRunWorkerOptions): Worker;
   /**
    * The evaluation of accepted deliveries (docs/webhooks.md, "When runs start"): it runs while any
-   * worker made by `worker()` runs; a process without a worker starts it here (`start()`/`stop()`).
+   * runner's `evaluation` part runs; a process without a runner may start it here (`start()`/`stop()`).
    * `drain()` evaluates every delivery waiting now and resolves when done (for tests).
    */
   readonly evaluator: Pick<Evaluator, 'start' | 'stop' | 'drain'>;
   /**
    * Shut down (docs/operations.md, "Graceful shutdown"): `/readyz` answers 503 from now on; every
-   * worker made by `worker()` stops, its executions given `graceMs` (default 0) to finish before
+   * runner made by `runner()` or `worker()` stops, its executions given `graceMs` (default 0) to finish before
    * the rest are handed back to the queue; then the store is closed unless `closeStore: false`.
    */
   close(options?: { graceMs?: number; closeStore?: boolean }): Promise<void>;
@@ -126,9 +135,8 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
   // (logging/logger.ts); onError, when given, takes the unexpected errors instead.
   const logger = options.logger;
   const onError = options.onError ?? logUnexpectedError((request) => logger ?? requestLoggerOf(request) ?? consoleLogger);
-  // The workers worker() makes, seen by /readyz and stopped by close() (health/worker-states.ts).
-  const workerStates = createWorkerStates();
-  const trackedWorker = (workerOptions: WorkerOptions) => workerStates.track(createWorker(workerOptions));
+  // The runners runner() and worker() make, seen by /readyz and stopped by close().
+  const runners = new Set<AgentRunRunner>();
   let closing = false;
   const reportError = (error: unknown) => onError(error, undefined);
   // Metrics and spans (telemetry/): without an OpenTelemetry SDK, `store` is options.store and every hook undefined.
@@ -173,7 +181,7 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
     ...(webhookBaseUrl !== undefined ? { webhookBaseUrl } : {}),
     ...(options.maxWebhooksPerFactory !== undefined ? { maxWebhooksPerFactory: options.maxWebhooksPerFactory } : {}),
   });
-  // The schedulers of this process's workers, woken by a schedule saved here (docs/schedules.md).
+  // The schedulers of this process's runners, woken by a schedule saved here (docs/schedules.md).
   const schedulers = new Set<Scheduler>();
   const schedules = new ScheduleService({
     store,
@@ -184,7 +192,7 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
     },
   });
   // Accepted deliveries' runs, made after the 202 by whichever process's evaluator claims them
-  // first (docs/webhooks.md, "When runs start"); one per agentrun, running while a worker runs.
+  // first (docs/webhooks.md, "When runs start"); one per agentrun, running while a runner's `evaluation` part runs.
   const evaluator = createEvaluator({
     store,
     deliveryRuns,
@@ -205,7 +213,7 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
     telemetry: telemetry.ingress,
     onAccepted: evaluator.accepted,
   });
-  // Run-state callbacks (docs/callbacks.md): the API's service, and the outbox's dispatcher on the workers' timer.
+  // Run-state callbacks (docs/callbacks.md): the API's service, and the outbox's dispatcher (a runner's `callbacks` part).
   const allowPrivateAddresses = options.callbacks?.allowPrivateAddresses ?? false;
   const callbacks = new CallbackService({ store, cipher, clock, allowPrivateAddresses });
   const callbackDispatcher = createCallbackDispatcher({
@@ -227,11 +235,14 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
     cipher,
     clock,
     onError: reportError,
-    // The poll of factory sources rides on the workers' timer beside the housekeeping (docs/repositories.md).
+    // The poll of factory sources and the callbacks' dispatch are tasks too, each run by a part of
+    // its own of the runners (app/agent-run-runner.ts), and by `runDue()`/`runAll()` of a host without one.
     tasks: [
       ...(options.maintenanceTasks ?? defaultMaintenanceTasks(store, options.auditRetentionMs)),
       sourcePollTask(control, options.sourcePollIntervalMs ?? DEFAULT_SOURCE_POLL_MS),
       callbackDispatchTask(callbackDispatcher),
+      // Worker hosts: dead workers' records deleted, and what routed runs wait for (docs/operations.md, "Worker hosts").
+      workerHostTask(runs),
     ],
   });
 
@@ -282,6 +293,8 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
       ...ingressOperations(ingress),
       ...metaOperations(),
       ...harnessOperations(harnesses),
+      ...workerOperations(store, clock),
+      ...statsOperations(store, clock),
       ...auditOperations(store),
       ...environmentOperations(control, readers, idempotent, managementBodyLimits(options).bodyBytes),
       ...identityOperations(control, readers, idempotent, managementBodyLimits(options).bodyBytes),
@@ -289,7 +302,7 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
       ...sourceOperations(control, readers, managementBodyLimits(options).bodyBytes),
       ...pythonClientOperations(runs, control, readers),
       ...scheduleOperations(schedules, readers, idempotent, managementBodyLimits(options).bodyBytes),
-      ...healthOperations({ store, workers: workerStates, closing: () => closing }),
+      ...healthOperations({ store, runners: () => [...runners], closing: () => closing }),
     },
     authenticate: options.authenticate ?? apiKeyAuthenticator(store.apiKeys, { clock, usage: keyUsage }),
     store,
@@ -297,6 +310,37 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
     telemetry: telemetry.request,
     ...(logger ? { logger } : {}),
   });
+
+  const runnerRoot = {
+    makeWorker: (workerOptions: AgentRunRunsOptions) => {
+      const executor = workerOptions.executor ?? options.executor;
+      return createWorker({
+        ...workerOptions,
+        ...(executor ? { executor } : {}),
+        runs,
+        store,
+        events,
+        clock,
+        ...(sessionLink ? { sessionLink } : {}),
+        artifacts,
+        resolveEnvironment: (run: RunRecord) => resolveEnvironment(store, cipher, run.teamUid, run.config.environment_id),
+        resolveHarnessAuth: (run: RunRecord) => resolveHarnessAuth(store, cipher, run),
+        ...(telemetry.worker ? { telemetry: telemetry.worker } : {}),
+        onError: workerOptions.onError ?? reportError,
+      } as WorkerOptions);
+    },
+    makeScheduler: (scheduling: Omit<SchedulerOptions, 'runs'>) => createScheduler({ ...scheduling, runs }),
+    schedulers,
+    evaluator,
+    maintenance,
+    onError: reportError,
+    flushKeyUsage: keyUsage.flush,
+  };
+  const makeRunner = (runnerOptions?: AgentRunRunnerOptions) => {
+    const runner = makeAgentRunRunner(runnerRoot, runnerOptions);
+    runners.add(runner);
+    return runner;
+  };
 
   return {
     // One dispatcher serves both parts: the route table already tells them apart. A further part
@@ -313,57 +357,15 @@ export function createAgentRun(options: AgentRunOptions, caller = 'createAgentRu
     health: surface.health,
     maintenance,
     evaluator: { start: evaluator.start, stop: evaluator.stop, drain: evaluator.drain },
+    runner: (runnerOptions) => makeRunner(runnerOptions),
     worker({ schedules: scheduling, ...workerOptions } = {}) {
-      const executor = workerOptions.executor ?? options.executor;
-      // Due schedules start their runs from every process with a worker; the store makes it once per due time.
-      const scheduler = scheduling === false ? undefined : createScheduler({ ...scheduling, runs });
-      const worker = trackedWorker({
-        ...workerOptions,
-        ...(executor ? { executor } : {}),
-        runs,
-        store,
-        events,
-        clock,
-        maintenance,
-        ...(sessionLink ? { sessionLink } : {}),
-        artifacts,
-        resolveEnvironment: (run: RunRecord) => resolveEnvironment(store, cipher, run.teamUid, run.config.environment_id),
-        resolveHarnessAuth: (run: RunRecord) => resolveHarnessAuth(store, cipher, run),
-        ...(telemetry.worker ? { telemetry: telemetry.worker } : {}),
-        onError: workerOptions.onError ?? reportError,
-      } as WorkerOptions);
-      // A process stopping its worker is shutting down: the keys' last uses are written first.
-      const stop = worker.stop.bind(worker);
-      const start = worker.start.bind(worker);
-      // Started and stopped with the worker, once per worker however often those are called.
-      let evaluating = false;
-      return Object.assign(worker, {
-        start: () => {
-          start();
-          if (scheduler) schedulers.add(scheduler);
-          scheduler?.start();
-          if (!evaluating) evaluator.start();
-          evaluating = true;
-        },
-        stop: async (...args: Parameters<Worker['stop']>) => {
-          try {
-            if (scheduler) schedulers.delete(scheduler);
-            // The evaluation stops beside the worker, not before it: the worker's stop begins at
-            // once (it claims nothing new from then on), as it did before there was one.
-            const evaluation = evaluating ? evaluator.stop() : undefined;
-            evaluating = false;
-            await scheduler?.stop();
-            await stop(...args);
-            await evaluation;
-          } finally {
-            await keyUsage.flush();
-          }
-        },
-      });
+      const runner = makeRunner({ runs: workerOptions, ...(scheduling !== undefined ? { schedules: scheduling } : {}) });
+      const worker = runner.worker as Worker;
+      return { ...worker, start: runner.start, stop: runner.stop };
     },
     async close({ graceMs = 0, closeStore = true } = {}) {
       closing = true;
-      await Promise.all(workerStates.all().map((w) => w.stop({ graceMs })));
+      await Promise.all([...runners].map((r) => r.stop({ graceMs })));
       await evaluator.close();
       // A sync under way (a push's, a poll's) finishes before the store goes.
       await control.sourcesIdle();

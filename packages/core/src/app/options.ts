@@ -19,7 +19,7 @@ import type { Clock } from '../util/clock.js';
 import type { HmacPort, Sha256Port } from '../verify/crypto.js';
 import type { VerifierRegistry } from '../verify/registry.js';
 
-/** Options of `createAgentRun` (docs/embedding.md, "Options"). Only `store` is required. */
+/** Options of `createAgentRun` (docs/embedding.md, "Options of `createAgentRun`"). Only `store` is required. */
 export interface AgentRunOptions {
   store: Store;
   /** What `agentrun.worker()` runs runs with, unless the call names another. */

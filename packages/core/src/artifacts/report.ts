@@ -4,7 +4,7 @@ import { normalizeContentType, sniffImageType } from './content-types.js';
 import { type ArtifactLimits, MAX_ARTIFACT_TEXT } from './limits.js';
 import type { ArtifactItem } from './model.js';
 
-// The one decider for what an agent reports as an artifact (docs/artifacts.md, "Reporting"):
+// The one decider for what an agent reports as an artifact (docs/artifacts.md, "Reporting artifacts"):
 // whatever an executor hands `context.reportArtifact` is checked here (shape, lengths, URLs, the
 // size limit, a screenshot's bytes) before anything is stored. The agent is untrusted.
 

@@ -11,9 +11,12 @@ export type Authenticate = (request: Request) => Promise<Principal | null | unde
 
 const KEY_PREFIX = 'ar_';
 
+/** The shortest key a host may choose (`ApiKeyOptions.key`); a minted one is far longer. */
+export const MIN_API_KEY_LENGTH = 16;
+
 /** What a key may carry besides its principal (docs/operations.md, "API keys"). */
 export interface ApiKeyOptions {
-  /** The key itself; default: `ar_` and 32 random bytes. At least 16 characters. */
+  /** The key itself; default: `ar_` and 32 random bytes. At least `MIN_API_KEY_LENGTH` (16) characters. */
   key?: string;
   clock?: Clock;
   name?: string;
@@ -32,7 +35,9 @@ export async function mintApiKey(
   options: ApiKeyOptions = {},
 ): Promise<{ key: string; record: ApiKeyRecord }> {
   const key = options.key ?? KEY_PREFIX + randomToken(32);
-  if (key.length < 16) throw new AgentRunError('invalid_request', 'an API key must be at least 16 characters');
+  if (key.length < MIN_API_KEY_LENGTH) {
+    throw new AgentRunError('invalid_request', `an API key must be at least ${MIN_API_KEY_LENGTH} characters`);
+  }
   const record: ApiKeyRecord = {
     id: options.id ?? newId(),
     hash: sha256Hex(key),

@@ -12,7 +12,7 @@ import type { CallbackResponse, CallbackSender } from './sender.js';
 /**
  * The outbox's dispatcher (docs/callbacks.md, "Delivery"): claims due deliveries, signs each with
  * its endpoint's secret, sends it, logs the attempt and schedules the next one or gives up. It
- * runs on the workers' timer (a maintenance task, dispatch-task.ts), in any number of processes:
+ * runs on a runner's `callbacks` part (a maintenance task, dispatch-task.ts), in any number of processes:
  * the store's claim gives each delivery to one of them at a time.
  */
 export interface CallbackDispatcherOptions {

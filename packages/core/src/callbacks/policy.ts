@@ -1,6 +1,6 @@
 /**
  * When a callback delivery is tried again, when it is given up, and when an endpoint is disabled
- * (docs/callbacks.md, "Retries"). One decider, used by the dispatcher; pure, so tested as such.
+ * (docs/callbacks.md, "Delivery: retries, ordering, duplicates"). One decider, used by the dispatcher; pure, so tested as such.
  */
 export interface CallbackRetryPolicy {
   /** Attempts per window (the first included) before the delivery is marked failed. Default 12. */

@@ -105,7 +105,7 @@ export interface RunCallbackEvent {
 
 /**
  * Whether an endpoint takes an event: the one rule, which the memory store applies as is and
- * the Postgres store's trigger (migration 0019) spells in SQL; the conformance suite holds them equal.
+ * the Postgres store's triggers spell in SQL; the conformance suite holds them equal.
  */
 export const endpointWants = (endpoint: CallbackEndpointRecord, event: RunCallbackEvent): boolean =>
   endpoint.enabled &&

@@ -39,11 +39,22 @@ export async function createAutomation(ctx: ControlContext, p: Principal, factor
 
 export async function listAutomations(ctx: ControlContext, p: Principal, factoryUid: string) {
   await requireFactory(ctx, p, factoryUid);
-  return { automations: (await ctx.store.automations.list(p.team_uid, factoryUid)).map(automationView) };
+  const files = await definitionFiles(ctx, p.team_uid, factoryUid);
+  return { automations: (await ctx.store.automations.list(p.team_uid, factoryUid)).map((a) => automationView(a, files.get(a.id))) };
 }
 
 export async function getAutomation(ctx: ControlContext, p: Principal, factoryUid: string, id: string) {
-  return automationView(await requireAutomation(ctx, p, factoryUid, id));
+  const automation = await requireAutomation(ctx, p, factoryUid, id);
+  return automationView(automation, (await definitionFiles(ctx, p.team_uid, factoryUid)).get(automation.id));
+}
+
+/**
+ * The file each automation of the factory's last apply came from, by automation ID
+ * (docs/definitions.md): `automations/<name>.yaml`, the name as that apply read it.
+ */
+async function definitionFiles(ctx: ControlContext, teamUid: string, factoryUid: string): Promise<Map<string, string>> {
+  const set = await ctx.store.definitions.get(teamUid, factoryUid);
+  return new Map((set?.automations ?? []).map((a) => [a.id, `automations/${a.name}.yaml`]));
 }
 
 export async function patchAutomation(ctx: ControlContext, p: Principal, factoryUid: string, id: string, input: unknown) {
@@ -63,7 +74,7 @@ export async function patchAutomation(ctx: ControlContext, p: Principal, factory
   };
   const audit = auditEvent(p, 'automation.updated', automationTarget(next), next.updatedAt, { name: next.name, enabled: next.enabled });
   if (!(await ctx.store.automations.replace(next, audit))) throw notFound(`automation ${id} not found`);
-  return automationView(next);
+  return automationView(next, (await definitionFiles(ctx, p.team_uid, factoryUid)).get(next.id));
 }
 
 export async function deleteAutomation(ctx: ControlContext, p: Principal, factoryUid: string, id: string): Promise<void> {

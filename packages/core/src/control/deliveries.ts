@@ -6,7 +6,7 @@ import { parseOrThrow } from '../models/validate.js';
 import { keysetPage } from '../util/keyset-page.js';
 import { requireFactory } from './access.js';
 import type { ControlContext } from './control-context.js';
-import { decodeDeliveryCursor, deliveryView, encodeDeliveryCursor } from './delivery-views.js';
+import { decodeDeliveryCursor, deliveryRequestView, deliveryView, encodeDeliveryCursor } from './delivery-views.js';
 
 /**
  * The delivery log (docs/management-api.md, "The delivery log"). Deleted webhooks' logs stay
@@ -25,10 +25,14 @@ export async function listDeliveries(ctx: ControlContext, p: Principal, factoryU
   return { deliveries: page.map(deliveryView), page_info: pageInfo };
 }
 
-/** One entry; accepted entries add their payload (the JSON received). */
+/** One entry; accepted entries add their payload (the JSON received) and what they kept of their request. */
 export async function getDelivery(ctx: ControlContext, p: Principal, factoryUid: string, uid: string, deliveryId: string) {
   const delivery = await requireDelivery(ctx, p, factoryUid, uid, deliveryId);
-  return { ...deliveryView(delivery), ...(delivery.payload ? { payload: payloadJson(delivery.payload) } : {}) };
+  return {
+    ...deliveryView(delivery),
+    ...(delivery.payload ? { payload: payloadJson(delivery.payload) } : {}),
+    request: deliveryRequestView(delivery),
+  };
 }
 
 /**

@@ -16,7 +16,19 @@ export const deliveryView = (d: DeliveryRecord) => ({
   status: d.status,
   // A resend's entry names the delivery it repeats (control/resend-delivery.ts).
   resent_from: resentFrom(d.identity),
+  run_ids: d.runIds ? [...d.runIds] : null,
 });
+
+/** What an entry kept of its request, as the API shows it; `null` when it kept none. */
+export const deliveryRequestView = (d: DeliveryRecord) =>
+  d.request
+    ? {
+        headers: d.request.headers.map(([name, value]) => ({ name, value })),
+        omitted_headers: d.request.omittedHeaders,
+        remote_address: d.request.remoteAddress,
+        user_agent: d.request.headers.find(([name]) => name === 'user-agent')?.[1] ?? null,
+      }
+    : null;
 
 export const encodeDeliveryCursor = (position: { receivedAt: string; id: string }) =>
   base64UrlEncode(new TextEncoder().encode(JSON.stringify([position.receivedAt, position.id])));

@@ -8,16 +8,14 @@ import type { FactoryRecord } from './records.js';
 import { CreateFactorySchema } from './schemas.js';
 import { factoryView } from './views.js';
 
-/** A foreman identity belongs to one factory of a team (docs/management-api.md, "Factories"). */
+/**
+ * A foreman identity belongs to one factory of a team (docs/management-api.md, "Factories"): the
+ * store refuses a second atomically, and the refusal is a conflict the caller can act on (choose
+ * another identity).
+ */
 export async function createFactory(ctx: ControlContext, p: Principal, input: unknown) {
   requireManage(p);
   const body = parseOrThrow(CreateFactorySchema, input, 'factory');
-  if (
-    body.foreman_agent_identity_uid !== undefined &&
-    (await ctx.store.factories.findByForeman(p.team_uid, body.foreman_agent_identity_uid))
-  ) {
-    throw conflict(`another factory of this team already has foreman ${body.foreman_agent_identity_uid}`);
-  }
   const now = nowIso(ctx);
   const record: FactoryRecord = {
     uid: newId(),
@@ -27,7 +25,8 @@ export async function createFactory(ctx: ControlContext, p: Principal, input: un
     createdAt: now,
     updatedAt: now,
   };
-  await ctx.store.factories.create(record);
+  const created = await ctx.store.factories.create(record);
+  if (!created.created) throw conflict(`another factory of this team already has foreman ${record.foremanAgentIdentityUid}`);
   return factoryView(record);
 }
 
@@ -36,5 +35,7 @@ export async function listFactories(ctx: ControlContext, p: Principal) {
 }
 
 export async function getFactory(ctx: ControlContext, p: Principal, factoryUid: string) {
-  return factoryView(await requireFactory(ctx, p, factoryUid));
+  const factory = await requireFactory(ctx, p, factoryUid);
+  const source = await ctx.store.factorySources.get(p.team_uid, factoryUid);
+  return { ...factoryView(factory), has_source: source !== undefined };
 }

@@ -75,5 +75,5 @@ export async function resendDelivery(
   } catch (error) {
     deps.onError(error);
   }
-  return { delivery: deliveryView({ ...delivery, payload: null }), run_ids: runIds };
+  return { delivery: deliveryView({ ...delivery, payload: null, runIds }), run_ids: runIds };
 }

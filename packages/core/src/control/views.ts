@@ -57,13 +57,15 @@ export function webhookView(w: WebhookRecord, origin: string, token?: string): W
   };
 }
 
-export const automationView = (a: AutomationRecord) => ({
+/** An automation as the API shows it; `definitionFile` when a file defines it (automations.ts `definitionFiles`). */
+export const automationView = (a: AutomationRecord, definitionFile?: string) => ({
   id: a.id,
   name: a.name,
   prompt: a.prompt,
   enabled: a.enabled,
   ...(a.config !== null ? { config: a.config } : {}),
   triggers: a.triggers,
+  ...(definitionFile !== undefined ? { definition_file: definitionFile } : {}),
   created_at: a.createdAt,
   updated_at: a.updatedAt,
 });

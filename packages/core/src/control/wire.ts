@@ -20,6 +20,12 @@ export const FactoryViewSchema = v.object({
   updated_at: instant,
 });
 
+/**
+ * One factory read alone: with whether it has a source repository (docs/repositories.md), so a
+ * reader learns that without asking `GET …/source` for a 404.
+ */
+export const FactoryDetailSchema = v.object({ ...FactoryViewSchema.entries, has_source: v.boolean() });
+
 export const FactoryListSchema = v.object({ factories: v.array(FactoryViewSchema) });
 
 export const SecretViewSchema = v.object({ name: v.string(), created_at: instant, updated_at: instant });
@@ -54,17 +60,39 @@ export const WebhookListSchema = v.object({ webhooks: v.array(WebhookViewSchema)
 export const DeliveryViewSchema = v.object({
   delivery_id: v.string(),
   identity: v.nullable(v.string()),
-  size: v.number(),
+  size: v.pipe(v.number(), v.integer()),
   received_at: instant,
   status: v.picklist(DELIVERY_STATUSES),
   /** The delivery this entry resent (POST …/resend); `null` for a delivery its sender sent. */
   resent_from: v.nullable(v.string()),
+  /**
+   * The runs an accepted delivery started, oldest automation first: empty when it matched nothing;
+   * `null` while it awaits evaluation, and for every entry not accepted (docs/webhooks.md, "What a delivery keeps").
+   */
+  run_ids: v.nullable(v.array(v.string())),
+});
+
+/** What an accepted delivery kept of its request: headers with secrets masked, and its sender's address. */
+const DeliveryRequestSchema = v.object({
+  /** In the order received, names in lower case; a secret's value is `[masked]`. */
+  headers: v.array(v.object({ name: v.string(), value: v.string() })),
+  /** Headers left out by the bounds (docs/webhooks.md, "What a delivery keeps"). */
+  omitted_headers: v.pipe(v.number(), v.integer()),
+  /** The peer's address as the server's socket saw it (a proxy's, behind one); `null` when the adapter gave none. */
+  remote_address: v.nullable(v.string()),
+  /** The `User-Agent` header, if it was sent and kept. */
+  user_agent: v.nullable(v.string()),
 });
 
 /** `POST …/deliveries/{deliveryId}/resend`: the new log entry and the runs it started. */
 export const DeliveryResentSchema = v.object({ delivery: DeliveryViewSchema, run_ids: v.array(v.string()) });
 
-export const DeliveryDetailSchema = v.object({ ...DeliveryViewSchema.entries, payload: v.optional(v.unknown()) });
+export const DeliveryDetailSchema = v.object({
+  ...DeliveryViewSchema.entries,
+  payload: v.optional(v.unknown()),
+  /** The request an accepted delivery came in; `null` for a resend and every entry not accepted. */
+  request: v.nullable(DeliveryRequestSchema),
+});
 
 export const DeliveryListSchema = v.object({ deliveries: v.array(DeliveryViewSchema), page_info: PageInfoSchema });
 
@@ -81,6 +109,11 @@ export const AutomationViewSchema = v.object({
   enabled: v.boolean(),
   config: v.optional(AmbientAgentConfigSchema),
   triggers: v.array(TriggerViewSchema),
+  /**
+   * Set for an automation defined by a file (docs/definitions.md): `automations/<name>.yaml`. Its
+   * file owns it; the next apply puts back what the file says.
+   */
+  definition_file: v.optional(v.string()),
   created_at: instant,
   updated_at: instant,
 });

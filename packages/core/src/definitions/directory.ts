@@ -8,7 +8,7 @@ import { apiKey } from './file-keys.js';
  *     factory.yaml             optional: `uid: <factory uid>`
  *     webhooks/<name>.yaml     one per webhook: authMode, signatureScheme, secretName, deliveryIdHeader, enabled
  *     automations/<name>.yaml  one per automation: prompt, enabled, config, triggers
- *     environments/<name>.yaml one per environment: repositories, setup, variables, setupTimeoutSeconds
+ *     environments/<name>.yaml one per environment: repositories, setup, variables, setupTimeoutSeconds, image, limits
  *     schedules/<name>.yaml    one per schedule: cronSchedule, timeZone, prompt, config, enabled
  *
  * Pure, so the one decider serves both readers of a directory: the CLI's `agentrun apply` (files

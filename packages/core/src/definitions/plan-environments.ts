@@ -1,7 +1,7 @@
 import stableStringify from 'fast-json-stable-stringify';
 import { environmentProblems, type TeamNames } from '../environments/check.js';
 import type { EnvironmentRecord } from '../environments/records.js';
-import { repositoriesOf } from '../environments/schemas.js';
+import { containerOf, repositoriesOf } from '../environments/schemas.js';
 import type { FieldError } from '../errors.js';
 import { newId } from '../util/ids.js';
 import type { EnvironmentDefinition } from './schemas.js';
@@ -63,6 +63,7 @@ export function planEnvironments(input: EnvironmentPlanInput): EnvironmentPlan {
       setup: d.setup,
       variables: d.variables,
       setupTimeoutSeconds: d.setup_timeout_seconds,
+      ...containerOf(d),
       createdAt: current?.createdAt ?? input.now,
       updatedAt: input.now,
     };
@@ -97,5 +98,7 @@ function changedKeys(current: EnvironmentRecord, next: EnvironmentRecord): strin
   if (stableStringify(current.setup) !== stableStringify(next.setup)) changes.push('setup');
   if (stableStringify(current.variables) !== stableStringify(next.variables)) changes.push('variables');
   if (current.setupTimeoutSeconds !== next.setupTimeoutSeconds) changes.push('setup_timeout_seconds');
+  if (current.image !== next.image) changes.push('image');
+  if (stableStringify(current.limits ?? {}) !== stableStringify(next.limits ?? {})) changes.push('limits');
   return changes;
 }

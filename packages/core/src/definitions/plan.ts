@@ -10,10 +10,10 @@ import { parseFilter } from '../filter/index.js';
 import { newId } from '../util/ids.js';
 import { planEnvironments } from './plan-environments.js';
 import type { AppliedAutomation, AppliedWebhook, DefinitionSetRecord } from './records.js';
-import type { ApplyDefinitions, AutomationDefinition, WebhookDefinition } from './schemas.js';
+import { type ApplyDefinitions, type AutomationDefinition, triggerParts, type WebhookDefinition } from './schemas.js';
 import type { DefinitionAction, PlannedAutomation, PlannedEnvironment, PlannedWebhook } from './wire.js';
 
-// The plan of an apply (docs/definitions.md, "The plan"): what each file becomes, from the factory
+// The plan of an apply (docs/definitions.md, "Applying"): what each file becomes, from the factory
 // as it is now. Pure: apply.ts reads what it needs, asks for a plan, then writes it whole.
 
 /** What the plan is computed from. */
@@ -332,22 +332,17 @@ function triggersOf(
   const kept = new Set(uidByName.values());
   return d.triggers.map((t, j) => {
     const at = `automations.${i}.triggers.${j}`;
-    const byName = 'webhooks' in t;
-    const ids = byName
-      ? t.webhooks.map((name, k) => {
-          const uid = uidByName.get(name);
-          if (uid === undefined) error(`${at}.webhooks.${k}`, `no webhook file webhooks/${name}.yaml`);
-          return uid ?? '';
-        })
-      : t.filter.webhook_ids.map((uid, k) => {
-          if (!kept.has(uid)) error(`${at}.filter.webhook_ids.${k}`, unknownUid(input, uid));
-          return uid;
-        });
-    const payload = byName ? t.payload : t.filter.payload;
+    const { byName, webhooks, webhooksPath, payload, payloadPath } = triggerParts(t);
+    const ids = webhooks.map((named, k) => {
+      const uid = byName ? uidByName.get(named) : kept.has(named) ? named : undefined;
+      if (uid === undefined)
+        error(`${at}.${webhooksPath}.${k}`, byName ? `no webhook file webhooks/${named}.yaml` : unknownUid(input, named));
+      return uid ?? named;
+    });
     const filter: WebhookTrigger['filter'] = { webhook_ids: [...new Set(ids)] };
     if (payload !== undefined && payload !== null) {
       try {
-        filter.payload = parseFilter(payload, byName ? `${at}.payload` : `${at}.filter.payload`) as Record<string, unknown>;
+        filter.payload = parseFilter(payload, `${at}.${payloadPath}`) as Record<string, unknown>;
       } catch (cause) {
         if (!isAgentRunError(cause)) throw cause;
         // The detail is `<path>: <problem>`, the path down to the failing key of the filter.

@@ -63,14 +63,46 @@ function chosenUnion<const O extends v.UnionOptions>(options: O, choose: (input:
   return { ...union, '~run': (dataset, config) => choose(dataset.value)['~run'](dataset, config) } as v.UnionSchema<O, undefined>;
 }
 
-/** An automation file (`automations/<name>.yaml`). */
-const AutomationDefinitionSchema = jsonObject({
-  name: DefinitionNameSchema,
+const automationFileFields = {
   prompt: automationFields.prompt,
   enabled: v.optional(v.boolean(), true),
   config: automationFields.config,
   triggers: v.pipe(v.array(TriggerDefinitionSchema), v.maxLength(10)),
-});
+};
+
+/**
+ * An automation file's content (`automations/<name>.yaml`; its name is the file's): what `apply`
+ * sends, and what `agentrun automation create` and `agentrun filter test` read from one file.
+ */
+export const AutomationFileSchema = jsonObject(automationFileFields);
+export type AutomationFile = v.InferOutput<typeof AutomationFileSchema>;
+export type TriggerDefinition = AutomationFile['triggers'][number];
+
+/** An automation file as the apply body holds it: named by its file. */
+const AutomationDefinitionSchema = jsonObject({ name: DefinitionNameSchema, ...automationFileFields });
+
+/**
+ * A file trigger's parts, whichever shape it has (docs/definitions.md, "Triggers"): the webhooks
+ * it selects (file names in the shorthand, UIDs in the seed's shape), its payload filter as
+ * written, and the path of each within the trigger, for naming a problem.
+ */
+export function triggerParts(t: TriggerDefinition): {
+  byName: boolean;
+  webhooks: readonly string[];
+  webhooksPath: string;
+  payload: unknown;
+  payloadPath: string;
+} {
+  return 'webhooks' in t
+    ? { byName: true, webhooks: t.webhooks, webhooksPath: 'webhooks', payload: t.payload, payloadPath: 'payload' }
+    : {
+        byName: false,
+        webhooks: t.filter.webhook_ids,
+        webhooksPath: 'filter.webhook_ids',
+        payload: t.filter.payload,
+        payloadPath: 'filter.payload',
+      };
+}
 
 /** An environment file (`environments/<name>.yaml`): the API's environment body, named by its file. */
 const EnvironmentDefinitionSchema = jsonObject({ name: DefinitionNameSchema, ...environmentFields });

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 
-// The answer of `POST /factories/{factoryUid}/apply` (docs/definitions.md, "The plan").
+// The answer of `POST /factories/{factoryUid}/apply` (docs/definitions.md, "Applying").
 
 export const DEFINITION_ACTIONS = ['create', 'adopt', 'update', 'unchanged', 'delete'] as const;
 export type DefinitionAction = (typeof DEFINITION_ACTIONS)[number];
@@ -45,7 +45,7 @@ export const ApplyResultSchema = v.object({
   applied: v.boolean(),
   dry_run: v.boolean(),
   /** The factory's definition version after this apply (0: never applied). */
-  version: v.number(),
+  version: v.pipe(v.number(), v.integer()),
   webhooks: v.array(PlannedWebhookSchema),
   automations: v.array(PlannedAutomationSchema),
   environments: v.array(PlannedEnvironmentSchema),

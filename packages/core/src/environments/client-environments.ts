@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import type { Principal } from '../auth/principal.js';
-import { RunStateSchema } from '../models/run-state.js';
+import { RunStateSchema } from '../models/run.js';
 import { parseOrThrow } from '../models/validate.js';
 import type { Store } from '../store/store.js';
 import type { EnvironmentRecord } from './records.js';

@@ -1,3 +1,5 @@
+import type { ContainerLimits } from './resolved.js';
+
 /**
  * An environment (docs/repositories.md, "Environments"; seed 2.2 `environment_id` selects one): what
  * a run's workspace is prepared from. Team-wide: a run names it by `environment_id`. One defined by
@@ -19,6 +21,10 @@ export interface EnvironmentRecord {
   variables: Record<string, string>;
   /** How long the clones and setup together may take. */
   setupTimeoutSeconds: number;
+  /** The OCI image a container executor starts the run from; unset: the executor's own (docs/executors.md, "The container executor"). */
+  image?: string;
+  /** The run's container limits; unset, or a key left out: the executor's defaults. */
+  limits?: ContainerLimits;
   createdAt: string;
   updatedAt: string;
 }

@@ -20,6 +20,19 @@ export interface ResolvedEnvironment {
   /** Environment variable name → the value of its team secret. */
   variables: Readonly<Record<string, SecretValue>>;
   setupTimeoutSeconds: number;
+  /** The OCI image a container executor starts the run from (docs/executors.md, "The container executor"). */
+  image?: string;
+  /** Container limits the environment sets; the executor's defaults fill what it leaves out. */
+  limits?: ContainerLimits;
+}
+
+/** Limits of a run's container (docs/executors.md, "The container executor"). */
+export interface ContainerLimits {
+  memoryMb?: number;
+  cpus?: number;
+  pids?: number;
+  /** `none`, or the name of a network the engine has. */
+  network?: string;
 }
 
 /**
@@ -84,7 +97,16 @@ export async function resolveEnvironment(
   }
   const repositories: ResolvedRepository[] = [];
   for (const r of e.repositories) repositories.push(await resolveRepository(store, cipher, teamUid, e.name, r));
-  return { id: e.id, name: e.name, repositories, setup: e.setup, variables, setupTimeoutSeconds: e.setupTimeoutSeconds };
+  return {
+    id: e.id,
+    name: e.name,
+    repositories,
+    setup: e.setup,
+    variables,
+    setupTimeoutSeconds: e.setupTimeoutSeconds,
+    ...(e.image !== undefined ? { image: e.image } : {}),
+    ...(e.limits !== undefined ? { limits: { ...e.limits } } : {}),
+  };
 }
 
 /**

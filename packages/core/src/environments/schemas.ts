@@ -1,7 +1,9 @@
 import * as v from 'valibot';
 import { SecretNameSchema } from '../control/schemas.js';
 import { jsonMap, jsonObject } from '../models/json.js';
-import type { EnvironmentRepository } from './records.js';
+import { IMAGE_REFERENCE_MAX_LENGTH, imageReferenceProblem } from './image-reference.js';
+import type { EnvironmentRecord, EnvironmentRepository } from './records.js';
+import type { ContainerLimits } from './resolved.js';
 
 // The body of an environment (docs/repositories.md, "Environments"): the API's create and replace
 // take it as is; a definition file `environments/<name>.yaml` is the same keys without `name`.
@@ -43,6 +45,41 @@ const RefSchema = v.pipe(
 
 const VariableNameSchema = v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'must be an environment variable name'));
 
+/** An OCI image reference (image-reference.ts); the detail says which part is wrong. */
+const ImageSchema = v.pipe(
+  v.string(),
+  v.maxLength(IMAGE_REFERENCE_MAX_LENGTH, `must be at most ${IMAGE_REFERENCE_MAX_LENGTH} characters`),
+  v.check(
+    (reference) => imageReferenceProblem(reference) === undefined,
+    (issue) => imageReferenceProblem(String(issue.input)) ?? 'must be an image reference',
+  ),
+  v.description(
+    'An OCI image reference, [registry/]path[:tag][@sha256:<64 hex>] with a lowercase path, that a container executor starts the run from; null or absent: the executor\'s own (docs/repositories.md, "Container image and limits").',
+  ),
+);
+
+/** `none`, or the name of a network the container engine has (as engines name networks). */
+const NetworkSchema = v.pipe(
+  v.string(),
+  v.regex(/^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,63}$/, 'must be none or a network name: 1-64 of A-Z a-z 0-9 _ . - starting with a letter or digit'),
+);
+
+/** A run container's limits (docs/repositories.md, "Container image and limits"); a key left out is the executor's default. */
+const between = (min: number, max: number, unit: string) => {
+  const message = `must be ${min}-${max}${unit}`;
+  return [v.minValue<number, number, string>(min, message), v.maxValue<number, number, string>(max, message)] as const;
+};
+const LimitsSchema = jsonObject({
+  memory_mb: v.optional(v.pipe(v.number(), v.integer('must be a whole number of MiB'), ...between(16, 1_048_576, ' MiB'))),
+  cpus: v.optional(v.pipe(v.number(), ...between(0.01, 1024, ' CPUs'))),
+  pids: v.optional(v.pipe(v.number(), v.integer('must be a whole number'), ...between(8, 1_000_000, ' processes'))),
+  network: v.optional(NetworkSchema),
+});
+const LimitsWithDescription = v.pipe(
+  LimitsSchema,
+  v.description("The run container's limits; null, absent or a key absent: the executor's defaults. network: none or a network name."),
+);
+
 const ENVIRONMENT_LIMITS = { repositories: 20, setup: 50, commandLength: 10_000, variables: 100, maxTimeoutSeconds: 7200 } as const;
 
 export const environmentFields = {
@@ -71,6 +108,10 @@ export const environmentFields = {
     v.pipe(v.number(), v.integer('must be a whole number of seconds'), v.minValue(1), v.maxValue(ENVIRONMENT_LIMITS.maxTimeoutSeconds)),
     600,
   ),
+  /** `null`, as leaving it out: no image of the environment's own (the executor's). */
+  image: v.optional(v.nullable(ImageSchema)),
+  /** `null`, as leaving it out: the executor's defaults. */
+  limits: v.optional(v.nullable(LimitsWithDescription)),
 };
 
 /** `POST /environments` and `PUT /environments/{environmentId}`. */
@@ -84,6 +125,21 @@ export function repositoriesOf(body: Pick<EnvironmentBody, 'repositories'>): Env
     ref: r.ref,
     directory: r.directory ?? defaultDirectory(r.repository),
   }));
+}
+
+/** The image and limits as stored: set only when given (`null` and `{}` leave them unset). */
+export function containerOf(body: Pick<EnvironmentBody, 'image' | 'limits'>): Pick<EnvironmentRecord, 'image' | 'limits'> {
+  const l = body.limits ?? {};
+  const limits: ContainerLimits = {
+    ...(l.memory_mb !== undefined ? { memoryMb: l.memory_mb } : {}),
+    ...(l.cpus !== undefined ? { cpus: l.cpus } : {}),
+    ...(l.pids !== undefined ? { pids: l.pids } : {}),
+    ...(l.network !== undefined ? { network: l.network } : {}),
+  };
+  return {
+    ...(body.image != null ? { image: body.image } : {}),
+    ...(Object.keys(limits).length > 0 ? { limits } : {}),
+  };
 }
 
 const defaultDirectory = (repository: string): string =>

@@ -7,7 +7,7 @@ import { invalidWithErrors, parseOrThrow } from '../models/validate.js';
 import { newId } from '../util/ids.js';
 import { environmentProblems, teamNames } from './check.js';
 import type { EnvironmentRecord } from './records.js';
-import { EnvironmentBodySchema, repositoriesOf } from './schemas.js';
+import { containerOf, EnvironmentBodySchema, repositoriesOf } from './schemas.js';
 import { repositoryUrlProblems } from './url-check.js';
 import { type EnvironmentView, environmentView } from './view.js';
 
@@ -62,6 +62,7 @@ async function save(ctx: ControlContext, p: Principal, id: string | undefined, i
     setup: body.setup,
     variables: body.variables,
     setupTimeoutSeconds: body.setup_timeout_seconds,
+    ...containerOf(body),
     createdAt: current?.createdAt ?? now,
     updatedAt: now,
   };

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import type { EnvironmentRecord } from './records.js';
+import type { ContainerLimits } from './resolved.js';
 
 /** An environment as the API shows it (docs/repositories.md, "The API"). */
 export const EnvironmentViewSchema = v.object({
@@ -10,6 +11,17 @@ export const EnvironmentViewSchema = v.object({
   /** Environment variable name → team secret name (never a value). */
   variables: v.record(v.string(), v.string()),
   setup_timeout_seconds: v.number(),
+  /** The OCI image a container executor starts runs from; absent: the executor's own. */
+  image: v.optional(v.string()),
+  /** The run container's limits; absent, or a key absent: the executor's defaults. */
+  limits: v.optional(
+    v.object({
+      memory_mb: v.optional(v.pipe(v.number(), v.integer())),
+      cpus: v.optional(v.number()),
+      pids: v.optional(v.pipe(v.number(), v.integer())),
+      network: v.optional(v.string()),
+    }),
+  ),
   /** Set when a factory's definition files define it: `environments/<name>.yaml`. */
   definition_file: v.optional(v.string()),
   factory_uid: v.nullable(v.string()),
@@ -27,8 +39,17 @@ export const environmentView = (e: EnvironmentRecord): EnvironmentView => ({
   setup: [...e.setup],
   variables: { ...e.variables },
   setup_timeout_seconds: e.setupTimeoutSeconds,
+  ...(e.image !== undefined ? { image: e.image } : {}),
+  ...(e.limits !== undefined ? { limits: limitsView(e.limits) } : {}),
   ...(e.factoryUid !== null ? { definition_file: `environments/${e.name}.yaml` } : {}),
   factory_uid: e.factoryUid,
   created_at: e.createdAt,
   updated_at: e.updatedAt,
+});
+
+const limitsView = (l: ContainerLimits): NonNullable<EnvironmentView['limits']> => ({
+  ...(l.memoryMb !== undefined ? { memory_mb: l.memoryMb } : {}),
+  ...(l.cpus !== undefined ? { cpus: l.cpus } : {}),
+  ...(l.pids !== undefined ? { pids: l.pids } : {}),
+  ...(l.network !== undefined ? { network: l.network } : {}),
 });

@@ -19,6 +19,12 @@ export interface Executor {
    * accepted, and the executor maps it as it will.
    */
   harnesses?(): Promise<readonly HarnessInfo[]>;
+  /**
+   * Clears what the executions of a worker that died left behind (the container executor's
+   * containers of its host: docs/executors.md, "The container executor"). A worker calls it once
+   * when it starts; a failure goes to the worker's `onError`.
+   */
+  sweep?(): Promise<unknown>;
 }
 
 export interface ExecutionInput {

@@ -10,7 +10,6 @@ import {
   type ValueTest,
 } from './conditions.js';
 import { isObjectValue } from './json-equal.js';
-import { keyTest } from './key-sites.js';
 import { classifyCondition } from './operators.js';
 import { parseFilter } from './parse.js';
 import { splitFilter } from './polarity.js';
@@ -39,6 +38,12 @@ export function compileFilter(filter: PayloadFilter | Readonly<Record<string, un
 function compileObject(filter: PayloadFilter): ObjectTest {
   return allOfKeys(Object.keys(filter).map((key) => keyTest(key, compileCondition(filter[key] as FilterCondition))));
 }
+
+/** The test of one key: its own value in the object (`undefined` when missing), judged by `test`. */
+const keyTest =
+  (key: string, test: ValueTest): ObjectTest =>
+  (object) =>
+    test(Object.hasOwn(object, key) ? object[key] : undefined);
 
 /** The test of one condition against the value at its key (`undefined` when missing). */
 export function compileCondition(condition: FilterCondition): ValueTest {

@@ -1,6 +1,6 @@
 /**
  * A request URL's pathname without parsing the whole URL (`new URL` per request is a measurable
- * share of a small delivery's cost: docs/production.md, "The memory path"). Read directly only
+ * share of a small delivery's cost: bench/README.md, "What was tried"). Read directly only
  * where the WHATWG URL parser gives the same pathname: an `http:` or `https:` URL whose authority
  * is plain (no `\`, `@`, space, control or non-ASCII character), and whose path segments are made
  * of characters the parser keeps as they are (letters, digits, `-._~!$&'()*+,;=:@%`; it

@@ -24,9 +24,11 @@ const MAX_ENTRIES = 10_000;
  * reused for every delivery after. An entry is reused while the record's triggers are the very
  * array it was compiled from (a store that hands out stable snapshots, like the memory store) or
  * equal to it as JSON (a store that reads fresh rows); a timestamp is not trusted as a version,
- * since two edits can share one.
+ * since two edits can share one. `compile` is the filter compiler (a test counts its calls).
  */
-export function createAutomationMatcher(): (automation: AutomationRecord, webhookUid: string, payload: unknown) => boolean {
+export function createAutomationMatcher(
+  compile: (filter: Readonly<Record<string, unknown>>) => PayloadMatcher = compileFilter,
+): (automation: AutomationRecord, webhookUid: string, payload: unknown) => boolean {
   const cache = new Map<string, CacheEntry>();
 
   const compiledOf = (automation: AutomationRecord): CompiledTrigger[] => {
@@ -40,7 +42,7 @@ export function createAutomationMatcher(): (automation: AutomationRecord, webhoo
     }
     const compiled = automation.triggers.map((t) => ({
       webhookIds: new Set(t.filter.webhook_ids),
-      matches: t.filter.payload === undefined ? undefined : compileFilter(t.filter.payload),
+      matches: t.filter.payload === undefined ? undefined : compile(t.filter.payload),
     }));
     if (cache.size >= MAX_ENTRIES) cache.clear();
     cache.set(automation.id, { source: automation.triggers, compiled });

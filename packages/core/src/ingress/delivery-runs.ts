@@ -5,7 +5,7 @@ import { createAutomationMatcher } from './automation-matchers.js';
 import type { DeliveryRecord } from './records.js';
 import { webhookRun } from './webhook-run.js';
 
-/** What an accepted delivery starts: a run for each automation that wants it (docs/webhooks.md, "Automations"). */
+/** What an accepted delivery starts: a run for each automation that wants it (docs/webhooks.md, "When runs start"). */
 export type DeliveryRuns = (input: {
   webhook: WebhookRecord;
   /** The enabled automations selecting the webhook (`DeliveryContext.automations`). */

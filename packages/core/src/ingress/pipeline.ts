@@ -3,6 +3,7 @@ import type { SecretRecord, WebhookRecord } from '../control/records.js';
 import { type SecretCipher, secretSlot } from '../control/secret-cipher.js';
 import { AgentRunError, type ErrorCode, isAgentRunError } from '../errors.js';
 import { jsonDepthExceeds, MAX_JSON_DEPTH, readBodyLimited, strictUtf8 } from '../http/body.js';
+import { remoteAddress } from '../http/remote-address.js';
 import { jsonResponse, problemResponse } from '../http/responses.js';
 import { deliveryLogFields } from '../logging/delivery-fields.js';
 import { addLogFields } from '../logging/request-log.js';
@@ -16,6 +17,7 @@ import type { Sha256Port } from '../verify/crypto.js';
 import type { VerifierRegistry } from '../verify/registry.js';
 import { resolveDeliveryIdentity } from './identity.js';
 import type { DeliveryRecord, DeliveryStatus } from './records.js';
+import { storedRequest } from './stored-headers.js';
 
 /** Per webhook, over a sliding window (docs/webhooks.md, "Answers, log labels and limits"). */
 export interface IngressLimits {
@@ -209,6 +211,8 @@ export function createIngress(options: IngressOptions): Ingress {
 
     // 3. Bearer and URL tokens: checked from the header or the path before any body byte is read.
     let authenticated = false;
+    // The secret, opened: no stored header may hold it (stored-headers.ts).
+    let secretValue: string | undefined;
     if (webhook.authMode !== 'signature') {
       const presented = webhook.authMode === 'token' ? bearerToken(request) : pathToken;
       const secret = await openedSecret(webhook, context.secret);
@@ -216,6 +220,7 @@ export function createIngress(options: IngressOptions): Ingress {
         return authFailure(webhook, 401, 0, receivedAt, seen);
       }
       authenticated = true;
+      secretValue = secret.value;
     }
 
     // 4. The body, streamed, reading stopped at the limit.
@@ -235,10 +240,11 @@ export function createIngress(options: IngressOptions): Ingress {
     // 5. Signatures: over the exact bytes received.
     let providerDeliveryId: string | undefined;
     if (webhook.authMode === 'signature') {
+      secretValue = (await openedSecret(webhook, context.secret))?.value;
       const result = await verifiers.verify(webhook.signatureScheme ?? '', {
         body,
         headers: request.headers,
-        secret: (await openedSecret(webhook, context.secret))?.value,
+        secret: secretValue,
         now: clock.now(),
       });
       if (!result.ok) return authFailure(webhook, 401, body.byteLength, receivedAt, seen);
@@ -268,7 +274,14 @@ export function createIngress(options: IngressOptions): Ingress {
       body: parsed.value,
       sha256,
     });
-    const delivery = { ...entry(webhook, 'Accepted', body.byteLength, receivedAt, identity.value), payload: body };
+    const delivery = {
+      ...entry(webhook, 'Accepted', body.byteLength, receivedAt, identity.value),
+      payload: body,
+      request: storedRequest(request.headers, remoteAddress(request), {
+        secretHeaders: webhook.authMode === 'signature' ? verifiers.get(webhook.signatureScheme ?? '')?.secretHeaders : undefined,
+        secret: secretValue,
+      }),
+    };
     const outcome = await store.deliveries.accept({ delivery, admit: deliveryRate(webhook, receivedAt) });
     if ('rateLimited' in outcome) seen?.refused('rate_limit');
     if ('rateLimited' in outcome) return tooManyDeliveries(outcome.retryAfterMs);

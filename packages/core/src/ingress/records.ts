@@ -23,4 +23,27 @@ export interface DeliveryRecord {
   status: DeliveryStatus;
   /** The exact bytes received, for `Accepted` entries; `null` otherwise. */
   payload: Uint8Array | null;
+  /**
+   * The request an accepted delivery came in, as kept for its page (docs/webhooks.md, "What a
+   * delivery keeps"): absent for every other entry and for a resend, which no request brought.
+   */
+  request?: DeliveryRequest;
+  /**
+   * The runs an accepted delivery started, once its evaluation completed (none: it matched
+   * nothing); absent while it awaits evaluation, and for every entry not accepted.
+   */
+  runIds?: readonly string[];
 }
+
+/** What an accepted delivery keeps of its request, secrets already masked (ingress/stored-headers.ts). */
+export interface DeliveryRequest {
+  /** Header names (lower case) and values, in the order received; a secret's value is {@link MASKED_VALUE}. */
+  headers: readonly (readonly [string, string])[];
+  /** Headers left out by the bounds (count and bytes). */
+  omittedHeaders: number;
+  /** The peer's address as the adapter saw it (no proxy header is trusted); `null` when it gave none. */
+  remoteAddress: string | null;
+}
+
+/** What a masked header's value is stored as. */
+export const MASKED_VALUE = '[masked]';

@@ -5,7 +5,7 @@ import type { Logger } from './logger.js';
  * handled it added (the ingress's `delivery_id`), and the logger an adapter attached (Fastify's
  * `request.log`). Kept on the Web `Request` under a private symbol, so no signature changes to
  * carry them and nothing outlives the request; a WeakMap entry per request cost about as much as
- * the rest of the request's logging (docs/production.md, "The webhook ingress"). A request that
+ * the rest of the request's logging (bench/README.md, "What was tried"). A request that
  * cannot take a property (frozen) keeps its log in a WeakMap instead.
  */
 interface RequestLog {
@@ -36,7 +36,7 @@ const logOf = (request: Request): RequestLog => {
  * An adapter's per-request logger (Fastify's `request.log`); `createAgentRun`'s `logger` option
  * wins over it. `lines: false` says the adapter knows it prints no `info` (Fastify without a
  * logger, or pino above `info`): errors still go to it, but no request line is gathered, which
- * would cost a delivery several microseconds for nothing (docs/production.md, "The webhook ingress").
+ * would cost a delivery several microseconds for nothing (bench/README.md, "What was tried").
  */
 export function attachRequestLogger(request: Request, logger: Logger, { lines = true }: { lines?: boolean } = {}): void {
   const log = logOf(request);

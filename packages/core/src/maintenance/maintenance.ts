@@ -12,7 +12,7 @@ import {
 
 /**
  * Housekeeping that keeps the store bounded: expired idempotency keys and old delivery-log
- * entries. It runs on the worker's timer (`agentrun.worker()`), not from request traffic, and
+ * entries. It runs on a runner's timer (its `maintenance` part, `agentrun.runner()`), not from request traffic, and
  * every failure goes to `onError` (docs/embedding.md, "Maintenance"). Tasks delete only what
  * has expired, so several workers running them at once is harmless.
  */
@@ -26,8 +26,12 @@ export interface MaintenanceTask {
 
 export interface Maintenance {
   readonly tasks: readonly MaintenanceTask[];
-  /** Start every task whose period has passed (and is not still running); resolves when they end. */
-  runDue(): Promise<void>;
+  /**
+   * Start every task whose period has passed (and is not still running), or of those only the
+   * ones `select` picks (a runner's part, runner/runner-parts.ts); resolves when they end, to the
+   * failures (each already given to `onError`).
+   */
+  runDue(select?: (task: MaintenanceTask) => boolean): Promise<{ errors: unknown[] }>;
   /** Run every task now; resolves to what each removed. */
   runAll(): Promise<Record<string, number>>;
   /** Re-seal every team secret with the key that seals now; on demand, never on the timer (reseal-secrets.ts). */
@@ -52,6 +56,9 @@ export interface MaintenanceOptions {
 /** The delivery log keeps at least each webhook's newest 50 entries and 7 days (docs/management-api.md, "The delivery log"). */
 export const DELIVERY_RETENTION = { maxAgeMs: 7 * 24 * 60 * 60 * 1000, keepNewest: 50, sweepEveryMs: 10 * 60 * 1000 } as const;
 
+/** How often the stats fold their rollups (docs/stores.md, "Stats"). */
+const STATS_COMPACT_EVERY_MS = 60 * 1000;
+
 /** How often expired idempotency keys are deleted; they answer as absent from the moment they expire. */
 const IDEMPOTENCY_PURGE_EVERY_MS = 5 * 60 * 1000;
 
@@ -73,6 +80,12 @@ export const defaultMaintenanceTasks = (store: Store, auditRetentionMs?: number)
     everyMs: DELIVERY_RETENTION.sweepEveryMs,
     run: (now) => store.callbacks.sweep(isoTime(now - DELIVERY_RETENTION.maxAgeMs)),
   },
+  {
+    // The stats' rollups: folded each minute, so what a read adds up besides them stays small (docs/stores.md, "Stats").
+    name: 'stats-rollups',
+    everyMs: STATS_COMPACT_EVERY_MS,
+    run: (now) => store.stats.compact({ now: isoTime(now) }),
+  },
 ];
 
 export function createMaintenance(options: MaintenanceOptions): Maintenance {
@@ -82,7 +95,7 @@ export function createMaintenance(options: MaintenanceOptions): Maintenance {
   const lastStart = new Map<string, number>();
   const running = new Map<string, Promise<number | undefined>>();
 
-  const start = (task: MaintenanceTask, now: number): Promise<number | undefined> => {
+  const start = (task: MaintenanceTask, now: number, errors?: unknown[]): Promise<number | undefined> => {
     const previous = lastStart.get(task.name);
     lastStart.set(task.name, now);
     const run = task
@@ -91,6 +104,7 @@ export function createMaintenance(options: MaintenanceOptions): Maintenance {
         if (previous === undefined) lastStart.delete(task.name);
         else lastStart.set(task.name, previous);
         options.onError(error);
+        errors?.push(error);
         return undefined;
       })
       .finally(() => running.delete(task.name));
@@ -100,12 +114,15 @@ export function createMaintenance(options: MaintenanceOptions): Maintenance {
 
   return {
     tasks,
-    async runDue() {
+    async runDue(select) {
       const now = clock.now();
+      const errors: unknown[] = [];
       const started = tasks
+        .filter((task) => select?.(task) ?? true)
         .filter((task) => !running.has(task.name) && now - (lastStart.get(task.name) ?? Number.NEGATIVE_INFINITY) >= task.everyMs)
-        .map((task) => start(task, now));
+        .map((task) => start(task, now, errors));
       await Promise.all(started);
+      return { errors };
     },
     async runAll() {
       const now = clock.now();

@@ -16,7 +16,7 @@ export const EVENT_PAGE_BYTES = 2 * 1024 * 1024;
 
 export const RunEventViewSchema = v.object({
   /** 1, 2, 3, … per run: the cursor for `after`, and the SSE `id:`. */
-  id: v.number(),
+  id: v.pipe(v.number(), v.integer()),
   at: v.string(),
   type: v.picklist(RUN_EVENT_TYPES),
   /** state: {from, to, status_message}; status: {message, session_id?, session_link?}; followup: {followup_id, message, creator_uid}; tool_call: {call_id, name, input, input_truncated?}; tool_result: {call_id, name?, output, truncated?, is_error?}; truncated: {limit}. */

@@ -1,9 +1,17 @@
-import * as v from 'valibot';
+/**
+ * The lists of a run's states and sources, as plain values with no schema library behind them, so
+ * a browser bundle or the client's build can take them alone (their schemas are in models/run.ts).
+ */
 
 /** Every state a run can be in (docs/state-machine.md). */
 export const RUN_STATES = ['QUEUED', 'PENDING', 'CLAIMED', 'INPROGRESS', 'SUCCEEDED', 'FAILED', 'BLOCKED', 'ERROR', 'CANCELLED'] as const;
-export const RunStateSchema = v.picklist(RUN_STATES, 'must be one of ' + RUN_STATES.join(', '));
-export type RunState = v.InferOutput<typeof RunStateSchema>;
+export type RunState = (typeof RUN_STATES)[number];
+
+/**
+ * The states a run never leaves by itself (docs/state-machine.md); SUCCEEDED and FAILED still take
+ * a follow-up, which queues the run again (run/state-machine.ts).
+ */
+export const TERMINAL_STATES: ReadonlySet<RunState> = new Set<RunState>(['SUCCEEDED', 'FAILED', 'ERROR', 'CANCELLED']);
 
 /** Who or what created a run. `WEBHOOK` marks runs started by the webhook ingress. */
 export const RUN_SOURCES = [
@@ -18,5 +26,4 @@ export const RUN_SOURCES = [
   'GITHUB_ACTION',
   'CLOUD_MODE',
 ] as const;
-export const RunSourceTypeSchema = v.picklist(RUN_SOURCES, 'must be one of ' + RUN_SOURCES.join(', '));
-export type RunSourceType = v.InferOutput<typeof RunSourceTypeSchema>;
+export type RunSourceType = (typeof RUN_SOURCES)[number];

@@ -3,13 +3,16 @@ import { ArtifactItemSchema } from '../artifacts/model.js';
 import { RUN_ERROR_CODES } from '../run/error-codes.js';
 import { AmbientAgentConfigSchema } from './config.js';
 import { RequestUsageSchema } from './request-usage.js';
-import { RunSourceTypeSchema, RunStateSchema } from './run-state.js';
+import { RUN_SOURCES, RUN_STATES } from './run-state.js';
 
 /**
  * Wire models of a run (docs/run-api.md, "The run: `RunItem`"). These schemas describe what the API
  * returns; they are used to check responses in tests and give the TypeScript types of the public
  * surface.
  */
+
+export const RunStateSchema = v.picklist(RUN_STATES, 'must be one of ' + RUN_STATES.join(', '));
+export const RunSourceTypeSchema = v.picklist(RUN_SOURCES, 'must be one of ' + RUN_SOURCES.join(', '));
 
 export const RunStatusMessageSchema = v.object({
   message: v.string(),

@@ -3,7 +3,8 @@ import type { FieldError } from '../errors.js';
 import type { JsonBudget } from '../http/json-value-count.js';
 
 /**
- * Sizes checked before validation (issue 20, point 5; docs/run-api.md, "Limits").
+ * Sizes checked before validation, so a hostile body cannot stall the event loop (docs/run-api.md,
+ * "Sizes first").
  *
  * valibot walks every element of an array, and every entry of a map, before its `maxLength` or
  * `maxEntries` runs, and builds an issue for each bad one: a run body whose `attachments` was a

@@ -50,7 +50,9 @@ export interface RouteSpec<P extends string = string, A extends RouteAuth = Rout
     | 'environments'
     | 'schedules'
     | 'callbacks'
-    | 'agent identities';
+    | 'agent identities'
+    | 'workers'
+    | 'stats';
   summary: string;
   /** A description of every path param (the type requires one for each `{name}` in `path`). */
   params: { [K in PathParamNames<P>]: string };

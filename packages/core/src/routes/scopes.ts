@@ -22,6 +22,8 @@ export const ROUTE_SCOPES: { [K in ApiKeyOperation]: ApiKeyScope } = {
   checkSessionRedirect: 'read_runs',
   getArtifact: 'read_runs',
   listHarnesses: 'read_runs',
+  // Who executes runs: as readable as the runs (each team sees only its own run ids).
+  listWorkers: 'read_runs',
   createFactory: 'manage_factory',
   listFactories: 'read_factory',
   getFactory: 'read_factory',
@@ -98,6 +100,12 @@ export const ROUTE_SCOPES: { [K in ApiKeyOperation]: ApiKeyScope } = {
   listInbox: 'read_runs',
   markInboxRead: 'read_runs',
   markInboxUnread: 'read_runs',
+  // The overview's numbers (docs/management-api.md, "Stats"): as readable as what they count.
+  getRunStats: 'read_runs',
+  getRunDurationStats: 'read_runs',
+  getQueueStats: 'read_runs',
+  getDeliveryStats: 'read_factory',
+  getCallbackStats: 'read_factory',
   createApiKey: 'manage_keys',
   listApiKeys: 'manage_keys',
   revokeApiKey: 'manage_keys',

@@ -19,6 +19,7 @@ import {
   DeliveryDetailSchema,
   DeliveryListSchema,
   DeliveryResentSchema,
+  FactoryDetailSchema,
   FactoryListSchema,
   FactoryViewSchema,
   SecretListSchema,
@@ -53,6 +54,7 @@ import { ListRunEventsResponseSchema } from '../models/run-events.js';
 import { CreateRepositorySchema, ListAgentsQuerySchema } from '../repositories/schemas.js';
 import { AgentListSchema, RepositoryListSchema, RepositoryViewSchema } from '../repositories/wire.js';
 import { TranscriptQuerySchema } from '../run/transcript-query.js';
+import { WorkerListSchema } from '../worker/workers-wire.js';
 import { CALLBACK_ROUTES } from './callback-routes.js';
 import { ENVIRONMENT_ROUTES } from './environment-routes.js';
 import { IDENTITY_ROUTES } from './identity-routes.js';
@@ -60,6 +62,7 @@ import { PYTHON_CLIENT_ROUTES } from './python-client-routes.js';
 import { type RouteSpec, route } from './route.js';
 import { SCHEDULE_ROUTES } from './schedule-routes.js';
 import { SOURCE_ROUTES } from './source-routes.js';
+import { STATS_ROUTES } from './stats-routes.js';
 
 const runId = 'The run ID.';
 const factory = { factoryUid: 'The factory UID.' } as const;
@@ -282,9 +285,9 @@ export const ROUTES = {
     path: '/factories/{factoryUid}',
     auth: 'api_key',
     tag: 'factories',
-    summary: 'One factory.',
+    summary: 'One factory, and whether it has a source repository.',
     params: factory,
-    responses: { 200: json('The factory.', FactoryViewSchema) },
+    responses: { 200: json('The factory.', FactoryDetailSchema) },
   }),
   listSecrets: route({
     method: 'GET',
@@ -591,6 +594,17 @@ export const ROUTES = {
     params: {},
     responses: { 200: json('The harnesses.', HarnessListSchema) },
   }),
+  listWorkers: route({
+    method: 'GET',
+    area: 'api',
+    path: '/workers',
+    auth: 'api_key',
+    tag: 'workers',
+    summary:
+      "The live workers, by host then id: each one's host, whether it takes unrouted runs, capacity, how many runs it holds and which of them are the caller's team's (docs/operations.md, \"Worker hosts\").",
+    params: {},
+    responses: { 200: json('The workers.', WorkerListSchema) },
+  }),
 
   // ── API keys (docs/management-api.md, "API keys")
   createApiKey: route({
@@ -630,6 +644,7 @@ export const ROUTES = {
   ...SOURCE_ROUTES,
   ...SCHEDULE_ROUTES,
   ...CALLBACK_ROUTES,
+  ...STATS_ROUTES,
   ...PYTHON_CLIENT_ROUTES,
 
   // ── Webhook ingress (docs/webhooks.md)

@@ -27,6 +27,10 @@ export const RUN_ERROR_CODES = [
   'agent_failed',
   /** The worker's executor cannot run the harness the run names (FAILED). */
   'harness_unavailable',
+  /** The container executor's run names no image, or one its engine does not have (FAILED). */
+  'image_unavailable',
+  /** The container executor's agent passed its container's memory limit (FAILED). */
+  'out_of_memory',
 ] as const;
 
 export type RunErrorCode = (typeof RUN_ERROR_CODES)[number];

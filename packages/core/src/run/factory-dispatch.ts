@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import type { Principal } from '../auth/principal.js';
 import { notFound } from '../errors.js';
 import { jsonObject } from '../models/json.js';
-import { RunStateSchema } from '../models/run-state.js';
+import { RunStateSchema } from '../models/run.js';
 import { parseOrThrow } from '../models/validate.js';
 import type { IdempotencyContext } from './idempotency.js';
 import type { RunService } from './run-service.js';

@@ -10,6 +10,7 @@ import { SkillCatalog } from '../skills/skill-catalog.js';
 import type { Store } from '../store/store.js';
 import { type Clock, isoTime, systemClock } from '../util/clock.js';
 import { newId } from '../util/ids.js';
+import { liveSince, runWorkerHost, waitingStatus } from '../worker/worker-hosts.js';
 import { type ApplyEventOptions, type ApplyEventResult, applyRunEvent } from './apply-event.js';
 import {
   DEFAULT_IDEMPOTENCY_TTL_MS,
@@ -92,6 +93,9 @@ export class RunService {
       this.skills,
       this.harnesses,
     );
+    // A run routed to a host no live worker serves says so from the start (docs/operations.md, "Worker hosts").
+    const host = runWorkerHost(run.config);
+    if (host !== undefined) run.statusMessage = waitingStatus(host, await this.store.workers.list({ seenSince: isoTime(liveSince(now)) }));
     const respond = (r: RunRecord) => ({ status: 200, body: { run_id: r.id, task_id: r.id, state: r.state } });
     const outcome = await this.store.runs.create({
       run,

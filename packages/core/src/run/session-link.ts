@@ -3,7 +3,7 @@ import { servedUrlProblem } from '../models/served-url.js';
 
 /**
  * A run's `session_link`. Its default is the run's page in the dashboard, as a person's browser
- * reaches it (docs/run-api.md, "The run"; docs/embedding.md, "Options"). The worker gives it to a
+ * reaches it (docs/run-api.md, "The run"; docs/embedding.md, "Session links"). The worker gives it to a
  * run that starts without one; a link the agent reports (`context.report`) replaces it, when it is
  * a URL agentrun serves (`agentSessionLink` below).
  *

@@ -1,4 +1,4 @@
-import type { RunState } from '../models/run-state.js';
+import { type RunState, TERMINAL_STATES } from '../models/run-state.js';
 import { hasAttemptsLeft } from './attempts.js';
 
 /**
@@ -13,6 +13,7 @@ import { hasAttemptsLeft } from './attempts.js';
  *   any active state ─cancel→ CANCELLED        leased states ─error→ ERROR
  *   leased states ─lease_expired→ QUEUED (attempts left) or ERROR
  *   SUCCEEDED | FAILED ─followup→ QUEUED (same conversation continues)
+ *   QUEUED ─wait→ QUEUED (its status tells what it waits for: a worker of its host)
  */
 
 export type RunEvent =
@@ -34,11 +35,15 @@ export type RunEvent =
   /** The worker holding the lease stopped renewing it. */
   | { type: 'lease_expired' }
   | { type: 'cancel' }
-  | { type: 'followup' };
+  | { type: 'followup' }
+  /**
+   * A queued run's wait for a worker changed (docs/operations.md, "Worker hosts"): it stays
+   * `QUEUED`, its status saying for what (worker/worker-hosts.ts `waitingStatus`).
+   */
+  | { type: 'wait' };
 
 export type RunEventType = RunEvent['type'];
 
-export const TERMINAL_STATES: ReadonlySet<RunState> = new Set(['SUCCEEDED', 'FAILED', 'ERROR', 'CANCELLED']);
 /** States in which a worker holds the run's lease. */
 export const LEASED_STATES: ReadonlySet<RunState> = new Set(['CLAIMED', 'PENDING', 'INPROGRESS', 'BLOCKED']);
 /** States a run can be cancelled from: every active one (contract §3; docs/state-machine.md, "Cancel"). */
@@ -70,6 +75,7 @@ const TABLE: Record<Exclude<RunEventType, 'lease_expired' | 'followup'>, Partial
   fail: { PENDING: 'FAILED', INPROGRESS: 'FAILED', BLOCKED: 'FAILED' },
   error: { CLAIMED: 'ERROR', PENDING: 'ERROR', INPROGRESS: 'ERROR', BLOCKED: 'ERROR' },
   cancel: { QUEUED: 'CANCELLED', CLAIMED: 'CANCELLED', PENDING: 'CANCELLED', INPROGRESS: 'CANCELLED', BLOCKED: 'CANCELLED' },
+  wait: { QUEUED: 'QUEUED' },
 };
 
 export function transition(from: RunState, event: RunEvent, ctx: TransitionContext): TransitionResult {

@@ -2,6 +2,7 @@ import { isAgentRunError } from '../errors.js';
 import { emitSafely } from '../events.js';
 import { toRunItem } from '../run/record.js';
 import type { RunService } from '../run/run-service.js';
+import { createLoop, type LoopHealth, ReportedFailure } from '../runner/loop.js';
 import { isoTime } from '../util/clock.js';
 import { newId } from '../util/ids.js';
 import { parseCron } from './cron.js';
@@ -35,6 +36,8 @@ export interface Scheduler {
   wake(): void;
   /** One pass over every schedule due by the clock's now (tests drive this with their own clock). */
   tick(): Promise<SchedulerTick>;
+  /** How its passes go (runner/loop.ts), for the health report. */
+  health(): LoopHealth;
 }
 
 const DUE_BATCH = 100;
@@ -51,10 +54,6 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   const { store, clock } = runs;
   const catchUpMs = options.catchUpMs ?? 60 * 60 * 1000;
   const maxSleepMs = options.maxSleepMs ?? 10_000;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let running = false;
-  let passing = false;
-  let pass: Promise<unknown> = Promise.resolve();
 
   async function step(s: ScheduleRecord, now: number): Promise<'started' | 'missed' | 'none'> {
     const expectNextDueAt = s.nextDueAt as string;
@@ -88,7 +87,8 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     return 'started';
   }
 
-  async function tick(): Promise<SchedulerTick> {
+  /** One pass; each schedule that failed is reported and added to `errors`. */
+  async function tick(errors: unknown[] = []): Promise<SchedulerTick> {
     const result: SchedulerTick = { started: 0, missed: 0 };
     for (;;) {
       const now = clock.now();
@@ -102,6 +102,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
           // A store that failed: this schedule is tried again at the next pass (not in this one,
           // which would read it due again and again).
           failed = true;
+          errors.push(error);
           runs.onError(error);
         }
       }
@@ -109,41 +110,27 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     }
   }
 
-  async function loop(): Promise<void> {
-    if (!running) return;
-    passing = true;
-    let sleep = maxSleepMs;
-    try {
-      await tick();
+  // The runner's loop (runner/loop.ts): a pass, then sleep until the next due time (at most
+  // `maxSleepMs`) or a wake; after a failure, `maxSleepMs`.
+  const loop = createLoop<number>({
+    pass: async () => {
+      const errors: unknown[] = [];
+      await tick(errors);
+      if (errors.length > 0) throw new ReportedFailure(errors);
       const next = await store.schedules.nextDueAt();
-      if (next !== null) sleep = Math.min(maxSleepMs, Math.max(0, Date.parse(next) - clock.now()));
-    } catch (error) {
-      runs.onError(error);
-    }
-    passing = false;
-    if (!running) return;
-    timer = setTimeout(() => {
-      pass = loop();
-    }, sleep);
-  }
+      return next === null ? maxSleepMs : Math.min(maxSleepMs, Math.max(0, Date.parse(next) - clock.now()));
+    },
+    nextMs: (sleep) => sleep,
+    backoff: { baseMs: maxSleepMs, maxMs: maxSleepMs },
+    onError: runs.onError,
+    failed: maxSleepMs,
+  });
 
   return {
-    start() {
-      if (running) return;
-      running = true;
-      pass = loop();
-    },
-    async stop() {
-      running = false;
-      if (timer) clearTimeout(timer);
-      await pass;
-    },
-    wake() {
-      // During a pass the next sleep is computed after it, from the store: nothing to do.
-      if (!running || passing) return;
-      if (timer) clearTimeout(timer);
-      pass = loop();
-    },
-    tick,
+    start: loop.start,
+    stop: loop.stop,
+    wake: loop.wake,
+    tick: () => tick(),
+    health: loop.health,
   };
 }

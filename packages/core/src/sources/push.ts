@@ -18,7 +18,7 @@ export interface PushAnswer {
 }
 
 /**
- * `POST /webhooks/sources/{factoryUid}` (docs/repositories.md, "Push notifications"): verified with
+ * `POST /webhooks/sources/{factoryUid}` (docs/repositories.md, "Setting the source"): verified with
  * the source's scheme and team secret, by agentrun's own verifiers (verify/); a verified
  * notification only wakes the sync, which fetches the branch itself: nothing in the body is
  * trusted but its `ref`, read to skip pushes to other branches. A factory without a source, or a

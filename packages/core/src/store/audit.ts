@@ -38,7 +38,7 @@ export interface AuditStore {
   record(event: AuditEventRecord): Promise<void>;
   /** The team's events, newest first (by `at`, then `id`), after the keyset position. */
   list(teamUid: string, query: AuditQuery): Promise<AuditEventRecord[]>;
-  /** The team's delivery-log entries, newest first (by `receivedAt`, then `id`), without payloads. */
+  /** The team's delivery-log entries, newest first (by `receivedAt`, then `id`), metadata only: no payload, request or runs. */
   deliveries(teamUid: string, query: AuditDeliveryQuery): Promise<DeliveryRecord[]>;
   /** Retention: delete events before `olderThan`; returns how many went. */
   sweep(olderThan: string): Promise<number>;

@@ -11,7 +11,7 @@ import type {
 
 // The run-state callbacks part of the Store port (docs/stores.md; docs/callbacks.md). The outbox is
 // written by the runs' own writes: every write that creates a run or changes its state adds, in the
-// same transaction (Postgres: a trigger of migration 0019; memory: the same synchronous step), one
+// same transaction (Postgres: a trigger; memory: the same synchronous step), one
 // delivery per enabled endpoint that wants the event (`endpointWants`, callbacks/records.ts).
 
 export type CreateCallbackResult = { created: true } | { created: false; reason: 'limit' };

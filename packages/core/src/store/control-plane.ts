@@ -6,9 +6,16 @@ import type { AutomationRecord, FactoryRecord, SecretRecord, WebhookRecord } fro
 // A write given an `audit` event stores it in the same transaction, and only if the write changed
 // something (docs/operations.md, "Audit").
 
+/** A factory create: refused, writing nothing, when another factory of the team has its foreman. */
+export type CreateFactoryResult = { created: true } | { created: false; reason: 'foreman_taken' };
+
 export interface FactoryStore {
-  /** A foreman identity belongs to one factory per team: a second throws `AgentRunError('conflict')`. */
-  create(record: FactoryRecord): Promise<void>;
+  /**
+   * Insert the factory unless its foreman identity is another factory's of the team (at most one
+   * per team, checked atomically with the insert: of two racing creates one is refused). What a
+   * refusal means to a caller is core's to say (control/factories.ts).
+   */
+  create(record: FactoryRecord): Promise<CreateFactoryResult>;
   get(teamUid: string, uid: string): Promise<FactoryRecord | undefined>;
   /** Oldest first. */
   list(teamUid: string): Promise<FactoryRecord[]>;

@@ -8,7 +8,7 @@ import type { ScheduleRecord } from '../schedules/records.js';
 // last apply of a factory's definition files left, and the one write that applies the next.
 
 /**
- * Everything one apply writes (docs/definitions.md, "How an apply is written"): written whole or
+ * Everything one apply writes (docs/definitions.md, "Two applies at once"): written whole or
  * not at all, and only if the factory's set is still at `expectedVersion`.
  */
 export interface DefinitionWrite {

@@ -10,10 +10,11 @@ export * from '../callbacks/records.js';
 export * from '../control/records.js';
 export type * from '../definitions/records.js';
 export type * from '../environments/records.js';
+export type { ContainerLimits } from '../environments/resolved.js';
 export { AgentRunError, isAgentRunError } from '../errors.js';
 export type * from '../identities/records.js';
 export * from '../ingress/records.js';
-export { RUN_SOURCES, RUN_STATES, type RunSourceType, type RunState } from '../models/run-state.js';
+export { RUN_SOURCES, RUN_STATES, type RunSourceType, type RunState, TERMINAL_STATES } from '../models/run-state.js';
 export {
   createNotificationHub,
   type Notification,
@@ -44,13 +45,17 @@ export {
   isTerminal,
   LEASED_STATES,
   nextUpdatedAt,
-  TERMINAL_STATES,
 } from '../run/state-machine.js';
 export { stateEvent } from '../run/transcript.js';
 export type * from '../schedules/records.js';
 export * from '../sources/records.js';
+export { bucketIndex, type StatsWindow } from '../stats/buckets.js';
+export { DURATION_HISTOGRAM_BOUNDS_MS, DURATION_HISTOGRAM_SIZE, durationBucket } from '../stats/histogram.js';
+export { deliveryStatLabel, runDurationKey, runDurationMs } from '../stats/keys.js';
+export { DELIVERY_STAT_LABELS, type DeliveryStatLabel, type RunDurationGrouping } from '../stats/ranges.js';
 export { isoTime } from '../util/clock.js';
 export { utf8Length } from '../util/utf8-length.js';
+export { runWorkerHost, takesRun } from '../worker/worker-hosts.js';
 export type * from './agent-identities.js';
 export type * from './api-keys.js';
 export type * from './artifacts.js';
@@ -64,9 +69,12 @@ export { SOURCE_APPLIES_KEPT } from './factory-sources.js';
 export type * from './idempotency.js';
 export type * from './inbox.js';
 export type * from './ingress.js';
+export { retryAfterMs } from './rate-window.js';
 export type * from './repositories.js';
 export type * from './run-events.js';
 export { RUN_EVENT_TYPES, RUN_EVENTS_PER_RUN } from './run-events.js';
 export type * from './runs.js';
 export type * from './schedules.js';
+export type * from './stats.js';
 export type * from './store.js';
+export type * from './workers.js';

@@ -74,6 +74,14 @@ export type TransitionOutcome =
 
 export interface ClaimRunInput {
   workerId: string;
+  /**
+   * The claiming worker's host: it takes runs whose `config.worker_host` is this host, and (unless
+   * `unrouted` is false) runs that name none (docs/operations.md, "Worker hosts"). Without it, only
+   * runs that name no host.
+   */
+  host?: string;
+  /** Also take runs that name no host. Default true. */
+  unrouted?: boolean;
   now: string;
   leaseExpiresAt: string;
   /**
@@ -124,7 +132,8 @@ export interface RunStore {
   transition(input: TransitionRunInput): Promise<Idempotent<TransitionOutcome>>;
 
   /**
-   * Lease the oldest run in the path's first state (`QUEUED`; by `createdAt`, then id) to a worker:
+   * Lease the oldest run in the path's first state (`QUEUED`; by `createdAt`, then id) that the
+   * worker's host takes (`ClaimRunInput.host`, `runWorkerHost`) to a worker:
    * the path's last state (`CLAIMED` by default), `attempts + 1`, the lease set, `updatedAt`
    * advanced, the `start` fields when given, and a `state` event per step of the path, all in one
    * write. Two concurrent claims never get one run.
@@ -137,6 +146,12 @@ export interface RunStore {
    * `updatedAt`: a heartbeat is not a change a caller can see.
    */
   renewLease(input: RenewLeaseInput): Promise<RunRecord | undefined>;
+
+  /**
+   * Queued runs routed to a host (`config.worker_host`, worker/worker-hosts.ts `runWorkerHost`), by
+   * host, then oldest first: at most `limit`. For the status of runs waiting for a worker of their host.
+   */
+  listRouted(limit: number): Promise<RunRecord[]>;
 
   /** Runs in a leased state whose lease expired at or before `now`, oldest first. */
   listExpiredLeases(now: string, limit: number): Promise<RunRecord[]>;

@@ -15,12 +15,19 @@ import type { RepositoryStore } from './repositories.js';
 import type { RunEventStore } from './run-events.js';
 import type { RunStore } from './runs.js';
 import type { ScheduleStore } from './schedules.js';
+import type { StatsStore } from './stats.js';
+import type { WorkerStore } from './workers.js';
 
 // The Store port is cut into one file per part, and the stores and the conformance suites are cut
-// the same way, file for file (docs/stores.md, "The shape of the interface"): runs.ts,
-// idempotency.ts, api-keys.ts, control-plane.ts, definitions.ts, ingress.ts, run-events.ts, and this assembly. The `notifications`
-// member's port lives in notify/ (notify/notification.ts), beside the hub that delivers it in
-// process; stores implement it in their notifications.ts.
+// the same way, file for file (docs/stores.md, "The shape of the interface"; docs/architecture.md,
+// "Ports"), so each part is found under one name everywhere: runs.ts, run-events.ts (the
+// transcript), artifacts.ts, idempotency.ts, api-keys.ts, control-plane.ts (factories, secrets,
+// webhooks, automations), definitions.ts, environments.ts, agent-identities.ts, schedules.ts (the
+// scheduler's), ingress.ts (the delivery log and rate limits, with the evaluator's claim and
+// completion), repositories.ts, factory-sources.ts, inbox.ts, audit.ts, callbacks.ts (endpoints and
+// the outbox the dispatcher sends), and this assembly. The `notifications` member's port lives in
+// notify/ (notify/notification.ts), beside the hub that delivers it in process; stores implement
+// it in their notifications.ts.
 
 /** What `Store.checkReady` found. */
 export interface StoreReadiness {
@@ -71,6 +78,10 @@ export interface Store {
   readonly audit: AuditStore;
   /** Run-state callbacks: endpoints, the outbox and its delivery log (docs/callbacks.md). */
   readonly callbacks: CallbackStore;
+  /** The live workers' presence records (docs/operations.md, "Worker hosts"). */
+  readonly workers: WorkerStore;
+  /** The counts behind the dashboard's overview (docs/stores.md, "Stats"). */
+  readonly stats: StatsStore;
   /**
    * Optional: hear this store's writes from any process sharing it, published at commit for every
    * write that queues a run, changes its state or adds a follow-up (docs/stores.md,

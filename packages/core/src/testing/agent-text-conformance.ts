@@ -88,7 +88,10 @@ export function describeAgentTextConformance(current: () => Store): void {
         const marked = (data: object) => ({ ...data, sanitized: true });
         expect(events).toEqual([
           { type: 'state', data: { from: 'QUEUED', to: 'CLAIMED', status_message: null } },
-          { type: 'state', data: { from: 'CLAIMED', to: 'INPROGRESS', status_message: 'Started' } },
+          {
+            type: 'state',
+            data: { from: 'CLAIMED', to: 'INPROGRESS', status_message: expect.stringMatching(/^Started on worker .+ \(host default\)$/) },
+          },
           { type: 'status', data: marked(cleanUpdate) },
           { type: 'output', data: marked({ text: CLEAN }) },
           { type: 'output', data: marked({ text: LONG_KEPT }) },

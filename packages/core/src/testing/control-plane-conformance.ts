@@ -73,14 +73,30 @@ export function describeControlPlaneConformance(current: () => Store): void {
       expect(await store.factories.findByForeman('team-1', 'nobody')).toBeUndefined();
     });
 
-    it('gives a foreman identity to one factory per team: a second is a conflict', async () => {
+    it('gives a foreman identity to one factory per team: a second is refused and not stored', async () => {
       const store = current();
-      await store.factories.create(makeFactory({ foremanAgentIdentityUid: 'agent-x' }));
-      await expect(store.factories.create(makeFactory({ foremanAgentIdentityUid: 'agent-x' }))).rejects.toMatchObject({ code: 'conflict' });
-      await store.factories.create(makeFactory({ teamUid: 'team-2', foremanAgentIdentityUid: 'agent-x' }));
-      await store.factories.create(makeFactory({ foremanAgentIdentityUid: null }));
-      await store.factories.create(makeFactory({ foremanAgentIdentityUid: null }));
+      const first = makeFactory({ foremanAgentIdentityUid: 'agent-x' });
+      expect(await store.factories.create(first)).toEqual({ created: true });
+      const second = makeFactory({ foremanAgentIdentityUid: 'agent-x' });
+      expect(await store.factories.create(second)).toEqual({ created: false, reason: 'foreman_taken' });
+      expect(await store.factories.get('team-1', second.uid)).toBeUndefined();
+      expect(await store.factories.findByForeman('team-1', 'agent-x')).toEqual(first);
+      expect(await store.factories.create(makeFactory({ teamUid: 'team-2', foremanAgentIdentityUid: 'agent-x' }))).toEqual({
+        created: true,
+      });
+      expect(await store.factories.create(makeFactory({ foremanAgentIdentityUid: null }))).toEqual({ created: true });
+      expect(await store.factories.create(makeFactory({ foremanAgentIdentityUid: null }))).toEqual({ created: true });
       expect(await store.factories.list('team-1')).toHaveLength(3);
+    });
+
+    it('of two racing creates with one foreman, stores one', async () => {
+      const store = current();
+      const results = await Promise.all(
+        Array.from({ length: 4 }, () => store.factories.create(makeFactory({ foremanAgentIdentityUid: 'agent-race' }))),
+      );
+      expect(results.filter((r) => r.created)).toHaveLength(1);
+      expect(results.filter((r) => !r.created)).toEqual(Array(3).fill({ created: false, reason: 'foreman_taken' }));
+      expect((await store.factories.list('team-1')).filter((f) => f.foremanAgentIdentityUid === 'agent-race')).toHaveLength(1);
     });
   });
 

@@ -114,6 +114,15 @@ export function describeDefinitionsConformance(name: string, options: Definition
       expect(automation.triggers).toEqual([
         { provider: 'webhook', event: 'received', filter: { webhook_ids: [uid], payload: { action: ['opened'] } } },
       ]);
+      // Its file named, in the list and read alone; one made through the API names none.
+      expect(automation.definition_file).toBe('automations/triage.yaml');
+      expect((await ok('GET', `/api/v1/factories/${factory}/automations/${automation.id}`)).definition_file).toBe(
+        'automations/triage.yaml',
+      );
+      const made = await ok('POST', `/api/v1/factories/${factory}/automations`, { name: 'by-hand', prompt: 'p', triggers: [] });
+      expect(made.definition_file).toBeUndefined();
+      expect((await ok('GET', `/api/v1/factories/${factory}/automations/${made.id}`)).definition_file).toBeUndefined();
+      await ok('DELETE', `/api/v1/factories/${factory}/automations/${made.id}`);
       expect(await deliver(uid, 'token-one')).toBe(202);
       expect(await deliver(uid, 'token-two')).toBe(401);
 
@@ -434,6 +443,31 @@ export function describeDefinitionsConformance(name: string, options: Definition
         ['tools', 'delete'],
       ]);
       expect((await ok('GET', '/api/v1/environments')).environments.map((e: Json) => e.name)).toEqual(['web']);
+    });
+
+    it('environment files: an image and limits are kept, compared, cleared and checked at their paths', async () => {
+      const boxed = { name: 'boxed', image: 'ghcr.io/acme/agent:2', limits: { memory_mb: 1024, cpus: 0.5, network: 'none' } };
+      const first = await apply({ environments: [boxed] });
+      const id = first.environments[0].id;
+      expect(await ok('GET', `/api/v1/environments/${id}`)).toMatchObject({ image: boxed.image, limits: boxed.limits });
+      expect((await apply({ environments: [boxed] })).environments[0].action).toBe('unchanged');
+      const changed = await apply({ environments: [{ ...boxed, image: 'ghcr.io/acme/agent:3', limits: { pids: 100 } }] });
+      expect(changed.environments[0]).toEqual({ name: 'boxed', action: 'update', id, changes: ['image', 'limits'] });
+      expect(await ok('GET', `/api/v1/environments/${id}`)).toMatchObject({ image: 'ghcr.io/acme/agent:3', limits: { pids: 100 } });
+      const cleared = await apply({ environments: [{ name: 'boxed' }] });
+      expect(cleared.environments[0].changes).toEqual(['image', 'limits']);
+      const shown = await ok('GET', `/api/v1/environments/${id}`);
+      expect(shown).not.toHaveProperty('image');
+      expect(shown).not.toHaveProperty('limits');
+
+      const before = await snapshot();
+      const bad = await refused({ environments: [{ name: 'boxed', image: 'Not/An Image', limits: { memory_mb: 1, disk_mb: 5 } }] });
+      expect(bad.errors.map((e: Json) => e.path).sort()).toEqual([
+        'environments.0.image',
+        'environments.0.limits.disk_mb',
+        'environments.0.limits.memory_mb',
+      ]);
+      expect(await snapshot()).toEqual(before);
     });
 
     it('two concurrent applies never half-apply: the factory ends as one of them says', async () => {

@@ -163,6 +163,65 @@ export function describeEnvironmentsConformance(name: string, options: Environme
       expect((await call('GET', '/environments', undefined, reader)).status).toBe(200);
     });
 
+    it('keeps an image and container limits, shows them, and clears them on a replace that leaves them out or sends null', async () => {
+      const limits = { memory_mb: 2048, cpus: 1.5, pids: 256, network: 'none' };
+      const created = await ok('POST', '/environments', { name: 'boxed', image: 'ghcr.io/acme/agent:2', limits });
+      expect(created).toMatchObject({ name: 'boxed', image: 'ghcr.io/acme/agent:2', limits });
+      expect(await ok('GET', `/environments/${created.id}`)).toEqual(created);
+      expect((await list()).find((e) => e.id === created.id)).toEqual(created);
+      const bare = await ok('POST', '/environments', { name: 'bare' });
+      expect(bare).not.toHaveProperty('image');
+      expect(bare).not.toHaveProperty('limits');
+
+      const some = await ok('PUT', `/environments/${created.id}`, {
+        name: 'boxed',
+        image: `localhost:5000/agentrun-busybox@sha256:${'a'.repeat(64)}`,
+        limits: { network: 'agents_net' },
+      });
+      expect(some).toMatchObject({ image: `localhost:5000/agentrun-busybox@sha256:${'a'.repeat(64)}`, limits: { network: 'agents_net' } });
+      expect(await ok('GET', `/environments/${created.id}`)).toEqual(some);
+
+      const nulled = await ok('PUT', `/environments/${created.id}`, { name: 'boxed', image: null, limits: null });
+      expect(nulled).not.toHaveProperty('image');
+      expect(nulled).not.toHaveProperty('limits');
+      await ok('PUT', `/environments/${created.id}`, { name: 'boxed', image: 'busybox', limits: {} });
+      const omitted = await ok('PUT', `/environments/${created.id}`, { name: 'boxed' });
+      expect(omitted).not.toHaveProperty('image');
+      expect(omitted).not.toHaveProperty('limits');
+      expect(await ok('GET', `/environments/${created.id}`)).toEqual(omitted);
+    });
+
+    it('refuses a malformed image or limits at their field, on create and replace, writing nothing', async () => {
+      const env = await ok('POST', '/environments', { name: 'boxed', image: 'busybox:1' });
+      const before = await list();
+      const refusals: [Json, string][] = [
+        [{ image: 'Acme/Agent' }, 'image: the repository path must be lowercase'],
+        [{ image: 'busybox:' }, 'image: the tag after : must be'],
+        [{ image: 'busybox@sha256:abc' }, 'image: the digest after @ must be sha256:<64 lowercase hex digits>'],
+        [{ image: `a/${'b'.repeat(300)}` }, 'image: must be at most 255 characters'],
+        [{ image: 7 }, 'image'],
+        [{ limits: { memory_mb: 8 } }, 'limits.memory_mb'],
+        [{ limits: { memory_mb: 512.5 } }, 'limits.memory_mb: must be a whole number of MiB'],
+        [{ limits: { cpus: 0 } }, 'limits.cpus'],
+        [{ limits: { cpus: 2000 } }, 'limits.cpus'],
+        [{ limits: { pids: 4 } }, 'limits.pids'],
+        [{ limits: { network: '-bad' } }, 'limits.network: must be none or a network name'],
+        [{ limits: { swap_mb: 10 } }, 'limits.swap_mb'],
+        [{ limits: [] }, 'limits'],
+      ];
+      for (const [fields, detail] of refusals) {
+        for (const [method, path] of [
+          ['POST', '/environments'],
+          ['PUT', `/environments/${env.id}`],
+        ] as const) {
+          const res = await call(method, path, { name: method === 'POST' ? 'other' : 'boxed', ...fields });
+          expect(res.status, `${method} ${JSON.stringify(fields)}`).toBe(400);
+          expect(res.body.detail, JSON.stringify(fields)).toContain(detail);
+        }
+      }
+      expect(await list()).toEqual(before);
+    });
+
     it("a run's and an automation's environment_id must name one of the team's environments", async () => {
       const env = await ok('POST', '/environments', { name: 'ci' });
       const unknown = await call('POST', '/agent/run', { prompt: 'p', config: { environment_id: 'no-such-env' } });

@@ -20,8 +20,8 @@ const runsOf = (delivery: PendingDelivery, n = 2): CreateRunInput[] => {
 };
 
 /**
- * Accepted deliveries evaluated afterwards, exactly once (docs/stores.md, "Evaluating accepted
- * deliveries"): `accept` without runs, `claimEvaluations`, `completeEvaluations`.
+ * Accepted deliveries evaluated afterwards, exactly once (docs/stores.md, "The shape of the
+ * interface"; docs/webhooks.md, "When runs start"): `accept` without runs, `claimEvaluations`, `completeEvaluations`.
  */
 export function describeEvaluationConformance(current: () => Store): void {
   describe('delivery evaluation', () => {

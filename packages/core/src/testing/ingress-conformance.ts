@@ -86,7 +86,7 @@ export function describeIngressConformance(current: () => Store): void {
 
     it('of many concurrent accepts awaiting evaluation accepts one per identity, as one after another would', async () => {
       // The ingress's accepts (no runs): a database store may commit concurrent ones together
-      // (docs/production.md, "The webhook ingress"); the answers are those of some sequential order.
+      // (docs/production.md, "Group commit"); the answers are those of some sequential order.
       const store = current();
       const webhookUid = `w-${newId()}`;
       const attempts = Array.from({ length: 40 }, (_, i) => makeDelivery({ webhookUid, identity: `h:${i % 4}`, receivedAt: at(i) }));

@@ -5,6 +5,7 @@ import { describeApiKeysConformance } from './api-keys-conformance.js';
 import { describeArtifactsConformance } from './artifacts-conformance.js';
 import { describeAuditConformance } from './audit-conformance.js';
 import { describeControlPlaneConformance } from './control-plane-conformance.js';
+import { describeDeliveryDetailsConformance } from './delivery-details-conformance.js';
 import { describeEvaluationConformance } from './evaluation-conformance.js';
 import { describeFactorySourcesConformance } from './factory-sources-conformance.js';
 import { describeIdempotencyConformance } from './idempotency-conformance.js';
@@ -15,6 +16,8 @@ import { describeRepositoriesConformance } from './repositories-conformance.js';
 import { describeRunEventsConformance } from './run-events-conformance.js';
 import { describeRunsConformance } from './runs-conformance.js';
 import { describeSecretResealConformance } from './secret-reseal-conformance.js';
+import { describeStatsConformance } from './stats-conformance.js';
+import { describeWorkerHostsConformance } from './worker-hosts-conformance.js';
 
 // The suite is cut as the Store port is, file for file: runs-, idempotency-, api-keys-,
 // control-plane-, ingress- and run-events-conformance.ts, assembled here (docs/stores.md, "The
@@ -61,6 +64,7 @@ export function describeStoreConformance(name: string, options: StoreConformance
     describeSecretResealConformance(current);
     describeIngressConformance(current);
     describeEvaluationConformance(current);
+    describeDeliveryDetailsConformance(current);
     describeRunEventsConformance(current);
     describeArtifactsConformance(current);
     describeInboxConformance(current);
@@ -69,5 +73,7 @@ export function describeStoreConformance(name: string, options: StoreConformance
     describeAuditConformance(current);
     describeReadinessConformance(current);
     describeRepositoriesConformance(current);
+    describeWorkerHostsConformance(current, options);
+    describeStatsConformance(current);
   });
 }

@@ -8,7 +8,7 @@ import stableStringify from 'fast-json-stable-stringify';
  * `null` in arrays, `toJSON` honoured.
  *
  * Plain data (what JSON.parse builds) is printed here, about 1.6x faster than the library on a
- * webhook body (docs/production.md, "The memory path"): its objects are put in key order (most
+ * webhook body (bench/README.md, "What was tried"): its objects are put in key order (most
  * already are, below some level, and are used as they are) and JSON.stringify prints the result,
  * with the nesting bounded on the way, so no separate walk checks it first; the few objects no
  * object can hold in sorted order are joined by hand. Anything else (a `toJSON`, a boxed value, a

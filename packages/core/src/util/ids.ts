@@ -1,4 +1,4 @@
-/** Identifiers and random tokens from the Web Crypto API (global in Node 20, Deno, Bun, workers). */
+/** Identifiers and random tokens from the Web Crypto API (global in Node, Deno, Bun, workers). */
 
 import { HEX_DIGITS } from './hash.js';
 

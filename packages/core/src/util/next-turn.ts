@@ -4,10 +4,10 @@
  * one stretch (docs/run-api.md, "Sizes first"; the evaluation's batches).
  *
  * `setImmediate` where the runtime has one (Node, Bun): it runs once the loop has polled for I/O,
- * without waiting. A `setTimeout(0)` waits at least a millisecond: where nothing else was pending
- * (an evaluator catching up on a backlog, one large body) the process sat idle that long at every
- * turn, about three quarters of the time on the evaluation bench (docs/production.md, "The memory
- * path", fourth round). Elsewhere, `setTimeout`, which every runtime agentrun serves on has.
+ * without waiting. A `setTimeout(0)` waits at least a millisecond: where nothing else is pending
+ * (an evaluator catching up on a backlog, one large body) the process would sit idle that long at
+ * every turn, about three quarters of the time on the evaluation bench (bench/README.md, "What was
+ * tried"). Elsewhere, `setTimeout`, which every runtime agentrun serves on has.
  */
 const immediate = (globalThis as { setImmediate?: (callback: () => void) => unknown }).setImmediate;
 

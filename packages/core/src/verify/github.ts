@@ -13,4 +13,5 @@ export const githubVerifier = (hmac: HmacPort = defaultHmac): Verifier<'github'>
         label: 'X-Hub-Signature-256',
         parse: (v) => hexList(v, 'sha256='),
       })) ?? verified(header(input.headers, 'x-github-delivery')),
+    ['x-hub-signature-256', 'x-hub-signature'],
   );

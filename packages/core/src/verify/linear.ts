@@ -10,18 +10,22 @@ import { defineVerifier, header, unverified, type Verifier, verified } from './v
 const TOLERANCE_MS = 60_000;
 
 export const linearVerifier = (hmac: HmacPort = defaultHmac): Verifier<'linear'> =>
-  defineVerifier('linear', async (input) => {
-    const problem = await bodySignatureProblem(input, hmac, {
-      header: 'linear-signature',
-      label: 'Linear-Signature',
-      parse: (v) => hexList(v),
-    });
-    if (problem) return problem;
+  defineVerifier(
+    'linear',
+    async (input) => {
+      const problem = await bodySignatureProblem(input, hmac, {
+        header: 'linear-signature',
+        label: 'Linear-Signature',
+        parse: (v) => hexList(v),
+      });
+      if (problem) return problem;
 
-    // The age lives in the signed body, so it is read only once the bytes are known to be genuine.
-    const sentAt = topLevelField(input.body, 'webhookTimestamp');
-    if (typeof sentAt !== 'number') return unverified('missing webhookTimestamp in body');
-    const stale = ageProblem(sentAt, input.now, TOLERANCE_MS);
-    if (stale !== undefined) return unverified(stale);
-    return verified(header(input.headers, 'linear-delivery'));
-  });
+      // The age lives in the signed body, so it is read only once the bytes are known to be genuine.
+      const sentAt = topLevelField(input.body, 'webhookTimestamp');
+      if (typeof sentAt !== 'number') return unverified('missing webhookTimestamp in body');
+      const stale = ageProblem(sentAt, input.now, TOLERANCE_MS);
+      if (stale !== undefined) return unverified(stale);
+      return verified(header(input.headers, 'linear-delivery'));
+    },
+    ['linear-signature'],
+  );

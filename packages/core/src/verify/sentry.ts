@@ -13,4 +13,5 @@ export const sentryVerifier = (hmac: HmacPort = defaultHmac): Verifier<'sentry'>
         label: 'Sentry-Hook-Signature',
         parse: (v) => hexList(v),
       })) ?? verified(header(input.headers, 'request-id')),
+    ['sentry-hook-signature'],
   );

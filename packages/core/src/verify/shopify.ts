@@ -10,4 +10,5 @@ export const shopifyVerifier = (hmac: HmacPort = defaultHmac): Verifier<'shopify
     async (input) =>
       (await bodySignatureProblem(input, hmac, { header: 'x-shopify-hmac-sha256', label: 'X-Shopify-Hmac-Sha256', parse: base64List })) ??
       verified(header(input.headers, 'x-shopify-event-id')),
+    ['x-shopify-hmac-sha256'],
   );

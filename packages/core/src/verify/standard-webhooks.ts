@@ -54,4 +54,4 @@ export const checkStandardWebhooks = async (input: SuppliedInput, hmac: HmacPort
 };
 
 export const standardWebhooksVerifier = (hmac: HmacPort = defaultHmac): Verifier<'standard-webhooks'> =>
-  defineVerifier('standard-webhooks', (input) => checkStandardWebhooks(input, hmac));
+  defineVerifier('standard-webhooks', (input) => checkStandardWebhooks(input, hmac), ['webhook-signature', 'svix-signature']);

@@ -25,22 +25,26 @@ const parseStripeHeader = (value: string): { t: string | undefined; v1: string[]
 };
 
 export const stripeVerifier = (hmac: HmacPort = defaultHmac): Verifier<'stripe'> =>
-  defineVerifier('stripe', async (input) => {
-    const signature = header(input.headers, 'stripe-signature');
-    if (signature === undefined) return unverified('missing Stripe-Signature header');
-    const { t, v1 } = parseStripeHeader(signature);
-    const seconds = t === undefined ? undefined : parseUnixSeconds(t);
-    if (seconds === undefined) return unverified('malformed Stripe-Signature timestamp');
-    const candidates = v1.map(decodeHex);
-    if (noneWellFormed(candidates)) return unverified('no v1 signature in Stripe-Signature header');
+  defineVerifier(
+    'stripe',
+    async (input) => {
+      const signature = header(input.headers, 'stripe-signature');
+      if (signature === undefined) return unverified('missing Stripe-Signature header');
+      const { t, v1 } = parseStripeHeader(signature);
+      const seconds = t === undefined ? undefined : parseUnixSeconds(t);
+      if (seconds === undefined) return unverified('malformed Stripe-Signature timestamp');
+      const candidates = v1.map(decodeHex);
+      if (noneWellFormed(candidates)) return unverified('no v1 signature in Stripe-Signature header');
 
-    const stale = ageProblem(seconds, unixSeconds(input.now), TOLERANCE_SECONDS);
-    if (stale !== undefined) return unverified(stale);
+      const stale = ageProblem(seconds, unixSeconds(input.now), TOLERANCE_SECONDS);
+      if (stale !== undefined) return unverified(stale);
 
-    // The key is the whole `whsec_…` string as text: Stripe does not base64-decode it.
-    const expected = await hmacWithTextKey(hmac, input.secret, prefixed(`${t}.`, input.body));
-    if (!matchesAny(expected, candidates)) return unverified('signature mismatch');
-    // Stripe sends no delivery header; the event id in the (now verified) body identifies it.
-    const id = topLevelField(input.body, 'id');
-    return verified(typeof id === 'string' && id !== '' ? id : undefined);
-  });
+      // The key is the whole `whsec_…` string as text: Stripe does not base64-decode it.
+      const expected = await hmacWithTextKey(hmac, input.secret, prefixed(`${t}.`, input.body));
+      if (!matchesAny(expected, candidates)) return unverified('signature mismatch');
+      // Stripe sends no delivery header; the event id in the (now verified) body identifies it.
+      const id = topLevelField(input.body, 'id');
+      return verified(typeof id === 'string' && id !== '' ? id : undefined);
+    },
+    ['stripe-signature'],
+  );

@@ -30,6 +30,11 @@ export type VerifyResult =
  */
 export interface Verifier<S extends string = SignatureScheme> {
   readonly scheme: S;
+  /**
+   * The headers (lower case) it reads a secret or a proof of one from: masked before a delivery's
+   * headers are stored, with every name that looks like a credential (docs/webhooks.md).
+   */
+  readonly secretHeaders?: readonly string[];
   verify(input: VerifyInput): Promise<VerifyResult>;
 }
 
@@ -49,8 +54,10 @@ export const unverified = (reason: string): VerifyResult => ({ ok: false, reason
 export const defineVerifier = <S extends string>(
   scheme: S,
   check: (input: SuppliedInput) => VerifyResult | Promise<VerifyResult>,
+  secretHeaders: readonly string[] = [],
 ): Verifier<S> => ({
   scheme,
+  secretHeaders,
   async verify(input) {
     if (typeof input.secret !== 'string' || input.secret === '') return unverified('signing secret not supplied');
     try {

@@ -2,15 +2,13 @@ import type { ExecutionOutcome } from '../executor/executor.js';
 import { authSecretNames } from '../harness/harness-auth.js';
 import type { FollowupRecord, RunRecord } from '../run/record.js';
 import { toRunItem } from '../run/record.js';
+import { startedStatus } from '../run/started-status.js';
 import { wellFormedOutcome } from './agent-text.js';
 import { executionContext } from './execution-context.js';
 import type { FollowupInbox } from './followup-inbox.js';
 import { startHeartbeat } from './lease-heartbeat.js';
 import { executionSecrets, redactedOutcome, redactingContext, runEnvironment, runHarnessAuth } from './run-environment.js';
 import type { Execution, RunWorkContext } from './worker-context.js';
-
-/** The status of a run its executor started (the claim's, when it starts the run, runs-part.ts). */
-export const STARTED = { message: 'Started' };
 
 /** What a run without an environment executes with: no resolver is asked (worker.ts `resolveEnvironment`). */
 const NO_ENVIRONMENT = { environment: undefined };
@@ -54,7 +52,7 @@ export async function executeRun(
               workerId: id,
               current: claimed,
               patch: (r) => ({
-                statusMessage: STARTED,
+                statusMessage: startedStatus({ workerId: id, host: ctx.host }),
                 // The run's own session (an agent's report) wins; until then, the session is the run
                 // itself and its link the run's page in the dashboard, when agentrun knows where that is.
                 ...(r.sessionId === null ? { sessionId: r.id } : {}),

@@ -4,9 +4,10 @@ import type { Notification } from '../notify/notification.js';
 import type { RunRecord } from '../run/record.js';
 import { toRunItem } from '../run/record.js';
 import { sessionLinkBase } from '../run/session-link.js';
+import { startedStatus } from '../run/started-status.js';
 import { CLAIM, CLAIM_AND_START, isTerminal, startedAtAfter } from '../run/state-machine.js';
 import { isoTime } from '../util/clock.js';
-import { executeRun, STARTED } from './execute-run.js';
+import { executeRun } from './execute-run.js';
 import { followupInbox } from './followup-inbox.js';
 import { handBack, recoverExpiredLeases } from './lease-recovery.js';
 import type { Execution, RunWorkContext } from './worker-context.js';
@@ -41,7 +42,8 @@ export function runsPart(ctx: RunWorkContext, host: PartHost): WorkerPart {
       ? {
           path: CLAIM_AND_START,
           start: {
-            statusMessage: STARTED,
+            // Where it runs, kept in the start's state event (run/started-status.ts).
+            statusMessage: startedStatus({ workerId: ctx.id, host: ctx.host }),
             startedAt: startedAtAfter(null, CLAIM_AND_START[CLAIM_AND_START.length - 1] as RunState, now) ?? now,
             ...(linkBase !== undefined ? { sessionLinkBase: linkBase } : {}),
           },
@@ -71,6 +73,8 @@ export function runsPart(ctx: RunWorkContext, host: PartHost): WorkerPart {
     // the run is queued again for it, execute-run.ts `requeueForUndelivered`.)
     const claimedRun = await store.runs.claimNext({
       workerId: id,
+      host: ctx.host,
+      unrouted: ctx.unrouted,
       now,
       leaseExpiresAt: isoTime(clock.now() + ctx.leaseMs),
       followups: true,

@@ -39,6 +39,9 @@ export interface Execution {
  */
 export interface RunWorkContext {
   id: string;
+  /** The runs it claims: its host's, and unrouted ones unless `unrouted` is false (worker-hosts.ts). */
+  host: string;
+  unrouted: boolean;
   service: RunService;
   store: Store;
   events: AgentRunEvents;

@@ -24,6 +24,13 @@ const WorkerOptionsSchema = v.strictObject({
   maintenance: v.optional(withMethods('runDue')),
   executor: withMethods('execute'),
   workerId: v.optional(v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'))),
+  host: v.optional(
+    v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'), v.maxLength(256, 'must be at most 256 characters')),
+  ),
+  unrouted: v.optional(v.boolean('must be a boolean')),
+  executorName: v.optional(v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'))),
+  version: v.optional(v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'))),
+  presenceMs: v.optional(positiveInt),
   concurrency: v.optional(positiveInt),
   pollIntervalMs: v.optional(positiveInt),
   leaseMs: v.optional(positiveInt),

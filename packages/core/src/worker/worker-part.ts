@@ -2,10 +2,10 @@ import type { Notification } from '../notify/notification.js';
 
 /**
  * A kind of work the worker pool does (docs/executors.md, "Worker parts"): executing runs
- * (runs-part.ts) is one. (Delivery evaluation runs beside the pool, one per agentrun:
- * ingress/evaluation/.) The pool (worker.ts) gives every part the same timer, backoff, signals
- * and stop, and runs each part's polls one at a time (poll-loop.ts); a part only says how to
- * take work, what a signal means to it, and how to let go.
+ * (runs-part.ts) is one. (The pool is itself the `runs` part of a process's runner, beside the
+ * evaluation, the schedules and the rest: runner/.) The pool (worker.ts) gives every part the
+ * runner's loop (runner/loop.ts: its polls one at a time, a timer, backoff, signals) and the
+ * stop; a part only says how to take work, what a signal means to it, and how to let go.
  */
 export interface WorkerPart {
   /** Take work up to the part's capacity now; resolves to how many items it took. */

@@ -2,20 +2,20 @@ import type { ArtifactService } from '../artifacts/artifact-service.js';
 import type { AgentRunEvents } from '../events.js';
 import type { Executor } from '../executor/executor.js';
 import type { Maintenance } from '../maintenance/maintenance.js';
-import type { Notification } from '../notify/notification.js';
 import type { RunService } from '../run/run-service.js';
+import { MAX_BACKOFF_MS } from '../runner/backoff.js';
+import { createLoop, type Loop, type LoopHealth } from '../runner/loop.js';
 import type { Store } from '../store/store.js';
 import type { WorkerTelemetry } from '../telemetry/execution-span.js';
 import type { Clock } from '../util/clock.js';
 import { newId } from '../util/ids.js';
 import { everyMs } from '../util/throttle.js';
 import { recoverExpiredLeases } from './lease-recovery.js';
-import { pollBackoff } from './poll-backoff.js';
-import { type PollLoop, pollLoop } from './poll-loop.js';
+import { workerPresence } from './presence.js';
 import type { EnvironmentResolver, HarnessAuthResolver } from './run-environment.js';
 import { runsPart } from './runs-part.js';
-import { listenForSignals, type Signals } from './signals.js';
 import type { Execution, RunWorkContext } from './worker-context.js';
+import { DEFAULT_WORKER_HOST } from './worker-hosts.js';
 import { checkWorkerOptions } from './worker-options.js';
 import type { PartHost, WorkerPart } from './worker-part.js';
 
@@ -29,7 +29,7 @@ export interface WorkerDeps {
   store: Store;
   events: AgentRunEvents;
   clock: Clock;
-  /** Housekeeping run on the worker's timer; none without it. */
+  /** Housekeeping run on the worker's timed polls (a hand-made worker's; a runner has a part of its own for it); none without it. */
   maintenance?: Maintenance;
   /**
    * The `session_link` a run gets when it starts without one: its dashboard page, from
@@ -50,6 +50,19 @@ export interface WorkerOptions extends WorkerDeps {
   executor: Executor;
   /** Names this worker in leases. Default: a random UUID. */
   workerId?: string;
+  /**
+   * The host it serves: it claims runs whose `config.worker_host` is this (docs/operations.md,
+   * "Worker hosts"). Default `"default"` (the reference server: AGENTRUN_WORKER_HOST, else the OS hostname).
+   */
+  host?: string;
+  /** Whether it also claims runs that name no `worker_host`. Default true. */
+  unrouted?: boolean;
+  /** The executor's name in the workers list (`GET /api/v1/workers`). Default: the executor's class name. */
+  executorName?: string;
+  /** The agentrun version in the workers list. Default: `"unknown"`. */
+  version?: string;
+  /** How often its presence record is written. Default `WORKER_PRESENCE.heartbeatMs` (5 s). */
+  presenceMs?: number;
   /** Runs executed at once. Default 4. */
   concurrency?: number;
   /** How often to look for queued runs and expired leases when no event says so. Default 1000 ms. */
@@ -83,6 +96,10 @@ export interface Worker {
   idle(): Promise<void>;
   /** Re-queue (or end in `ERROR`) runs whose lease expired; resolves to how many. */
   recoverExpiredLeases(): Promise<number>;
+  /** How its polls go (runner/loop.ts), for the health report. */
+  health(): LoopHealth;
+  /** How its presence heartbeats go (presence.ts): started and stopped with it, last on stop. */
+  readonly presence: { health(): LoopHealth };
 }
 
 /**
@@ -92,8 +109,8 @@ export interface Worker {
  * reach it at once through the store's notifications, from any process sharing the store (through
  * this process's events when the store has none), and otherwise at the next poll or heartbeat.
  *
- * A pool of parts (docs/executors.md, "Worker parts"): this file owns the timer, the backoff, the
- * signals and the stop; each kind of work is a `WorkerPart` (worker-part.ts), runs-part.ts the
+ * A pool of parts (docs/executors.md, "Worker parts"): this file owns the stop, and gives each part
+ * the runner's loop (runner/loop.ts: timer, backoff, signals); each kind of work is a `WorkerPart` (worker-part.ts), runs-part.ts the
  * runs' (claims, executions in execute-run.ts, heartbeats, lease recovery, hand-back).
  */
 export function createWorker(options: WorkerOptions): Worker {
@@ -112,6 +129,8 @@ export function createWorker(options: WorkerOptions): Worker {
   };
   const ctx: RunWorkContext = {
     id,
+    host: options.host ?? DEFAULT_WORKER_HOST,
+    unrouted: options.unrouted ?? true,
     service,
     store,
     events,
@@ -129,30 +148,49 @@ export function createWorker(options: WorkerOptions): Worker {
     running: new Map<string, Execution>(),
   };
 
+  const presence = workerPresence(
+    ctx,
+    {
+      host: ctx.host,
+      unrouted: ctx.unrouted,
+      executor: options.executorName ?? executorName(options.executor),
+      version: options.version ?? 'unknown',
+    },
+    options.presenceMs,
+  );
+
   let started = false;
   /** Set from the first moment of `stop()`: nothing more is taken, even on a signal. */
   let stopping = false;
-  const backoff = pollBackoff(pollIntervalMs);
-  let timer: ReturnType<typeof setInterval> | undefined;
-  let signals: Signals | undefined;
 
-  // Each part with its own loop, so its polls run one at a time (poll-loop.ts). More kinds of
-  // work join `parts` here, as runsPart does.
-  const loops = new Map<WorkerPart, PollLoop>();
+  // Each part with its own loop (runner/loop.ts): its polls one at a time, its timer, its backoff
+  // and its ear. More kinds of work join `loops` here, as runsPart does.
+  const loops = new Map<WorkerPart, Loop<number>>();
   const addPart = (make: (host: PartHost) => WorkerPart) => {
-    let loop: PollLoop | undefined;
-    const host: PartHost = { started: () => started, stopping: () => stopping, wake: () => void loop?.schedule() };
+    let loop: Loop<number> | undefined;
+    const host: PartHost = { started: () => started, stopping: () => stopping, wake: () => loop?.wake() };
     const part = make(host);
-    loop = pollLoop(() => part.take(), { backoff, onError, started: () => started });
+    const sweep = part.sweep?.bind(part);
+    loop = createLoop<number>({
+      // The timed pass also sweeps (lease recovery); its failure backs the timer off like the take's,
+      // the two counting once. Housekeeping of a hand-made worker rides on it too.
+      pass: (cause) => {
+        if (cause !== 'timer' || !started) return part.take();
+        void maintenance?.runDue();
+        return Promise.all([sweep?.(), part.take()]).then(([, taken]) => taken);
+      },
+      nextMs: () => pollIntervalMs,
+      backoff: { baseMs: pollIntervalMs * 2, maxMs: Math.max(pollIntervalMs, MAX_BACKOFF_MS) },
+      onError,
+      failed: 0,
+      signals: { store, events, hear: (n, wake) => part.hear(n, wake) },
+    });
     loops.set(part, loop);
     return loop;
   };
   const runsLoop = addPart((host) => runsPart(ctx, host));
   const parts = () => [...loops.entries()];
 
-  const hear = (n: Notification) => {
-    for (const [part, loop] of parts()) part.hear(n, () => void loop.schedule());
-  };
   const polling = () => Promise.all(parts().map(([, loop]) => loop.current));
   const held = () => parts().some(([part, loop]) => part.held() > 0 || loop.current !== undefined);
   const settled = () => Promise.all(parts().map(([part]) => part.settled()));
@@ -162,27 +200,16 @@ export function createWorker(options: WorkerOptions): Worker {
     start() {
       if (started) return;
       started = true;
-      signals = listenForSignals(store, events, onError, hear);
-      const tick = () => {
-        if (!backoff.due(Date.now())) return;
-        for (const [part, loop] of parts()) {
-          void part.sweep?.().catch((error) => {
-            backoff.failed(Date.now());
-            onError(error);
-          });
-          void loop.schedule();
-        }
-        // Housekeeping rides on the same timer (maintenance/maintenance.ts): each task when due.
-        void maintenance?.runDue();
-      };
-      timer = setInterval(tick, pollIntervalMs);
-      tick();
+      for (const [, loop] of parts()) loop.start();
+      presence.start();
+      // What a worker of this host that died left running (docs/executors.md, "The Executor interface").
+      void options.executor.sweep?.().catch(onError);
     },
     async stop(options: WorkerStopOptions = {}) {
       started = false;
       stopping = true;
-      if (timer) clearInterval(timer);
-      await polling();
+      // No poll from now on; the one under way ends first.
+      await Promise.all(parts().map(([, loop]) => loop.halt()));
       // Drain: executions may finish on their own within the grace period; notifications stay on
       // meanwhile, so a cancel or a follow-up still reaches them at once.
       const graceMs = options.graceMs ?? 0;
@@ -196,23 +223,30 @@ export function createWorker(options: WorkerOptions): Worker {
         ]);
         clearTimeout(timeout);
       }
-      const listening = signals;
-      signals = undefined;
-      await listening?.stop();
+      await Promise.all(parts().map(([, loop]) => loop.stop()));
       // Abort what is left and hand it back now rather than after the lease lapses.
       for (const [part] of parts()) await part.release();
+      await presence.stop();
       stopping = false;
     },
-    poll: () => runsLoop.schedule(),
+    poll: () => runsLoop.run(),
     async idle() {
       // Listening too: a run another process queues from now on wakes this worker (its NOTIFY
       // is not missed while the LISTEN is still being set up).
-      await signals?.ready;
+      await Promise.all(parts().map(([, loop]) => loop.listening));
       while (held()) {
         await polling();
         await settled();
       }
     },
+    health: () => runsLoop.health(),
+    presence: { health: presence.health },
     recoverExpiredLeases: () => recoverExpiredLeases(ctx),
   };
+}
+
+/** An executor's name for the workers list: its class's, unless that is a plain object's. */
+function executorName(executor: Executor): string {
+  const name = (executor as { constructor?: { name?: unknown } }).constructor?.name;
+  return typeof name === 'string' && name !== '' && name !== 'Object' ? name : 'executor';
 }

@@ -4,16 +4,19 @@ import type { AppConfig } from './config.js';
 import { AuditPage } from './pages/audit-page.js';
 import { AutomationPage } from './pages/automation-page.js';
 import { CallbackPage, CallbacksPage } from './pages/callbacks-page.js';
+import { DeliveryPage } from './pages/delivery-page.js';
 import { FactoriesPage } from './pages/factories-page.js';
 import { FactoryPage } from './pages/factory-page.js';
 import { KeysPage } from './pages/keys-page.js';
 import { NotFoundPage } from './pages/not-found-page.js';
+import { OverviewPage } from './pages/overview-page.js';
 import { RunPage } from './pages/run-page.js';
 import { RunsPage } from './pages/runs-page.js';
 import { SchedulesPage } from './pages/schedules-page.js';
 import { SecretsPage } from './pages/secrets-page.js';
 import { SignIn } from './pages/sign-in.js';
 import { WebhookPage } from './pages/webhook-page.js';
+import { WorkersPage } from './pages/workers-page.js';
 import { Link, match, RouterProvider, useRouter } from './router.js';
 import { clientFor, forgetKey, hostKey, storedKey, storeKey } from './session.js';
 
@@ -59,11 +62,13 @@ export function App({ config }: { config: AppConfig }) {
 }
 
 const NAV = [
+  { to: '/', label: 'Overview' },
   { to: '/runs', label: 'Runs' },
   { to: '/schedules', label: 'Schedules' },
   { to: '/factories', label: 'Factories' },
   { to: '/secrets', label: 'Team secrets' },
   { to: '/callbacks', label: 'Callbacks' },
+  { to: '/workers', label: 'Workers' },
   { to: '/audit', label: 'Audit log' },
   { to: '/keys', label: 'API keys' },
 ];
@@ -85,7 +90,7 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
           <ul>
             {NAV.map((item) => (
               <li key={item.to}>
-                <Link to={item.to} class={path.startsWith(item.to) ? 'current' : undefined}>
+                <Link to={item.to} class={isCurrent(item.to, path) ? 'current' : undefined}>
                   {item.label}
                 </Link>
               </li>
@@ -103,14 +108,21 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
   );
 }
 
+/** Whether a nav entry is the page shown: the overview at `/` only, any other with the pages below it. */
+const isCurrent = (to: string, path: string): boolean => (to === '/' ? path.replace(/\/+$/, '') === '' : path.startsWith(to));
+
 /** The pages by path pattern (router.tsx `match`), first match wins. */
 const ROUTES: [string, (p: Record<string, string>) => preact.JSX.Element][] = [
-  ['/', () => <RunsPage />],
+  ['/', () => <OverviewPage />],
   ['/runs', () => <RunsPage />],
   ['/runs/:runId', (p) => <RunPage runId={p.runId!} />],
   ['/factories', () => <FactoriesPage />],
   ['/factories/:factoryUid', (p) => <FactoryPage factoryUid={p.factoryUid!} />],
   ['/factories/:factoryUid/webhooks/:webhookUid', (p) => <WebhookPage factoryUid={p.factoryUid!} webhookUid={p.webhookUid!} />],
+  [
+    '/factories/:factoryUid/webhooks/:webhookUid/deliveries/:deliveryId',
+    (p) => <DeliveryPage factoryUid={p.factoryUid!} webhookUid={p.webhookUid!} deliveryId={p.deliveryId!} />,
+  ],
   [
     '/factories/:factoryUid/automations/:automationId',
     (p) => <AutomationPage factoryUid={p.factoryUid!} automationId={p.automationId === 'new' ? undefined : p.automationId!} />,
@@ -119,6 +131,7 @@ const ROUTES: [string, (p: Record<string, string>) => preact.JSX.Element][] = [
   ['/secrets', () => <SecretsPage />],
   ['/callbacks', () => <CallbacksPage />],
   ['/callbacks/:callbackId', (p) => <CallbackPage callbackId={p.callbackId!} />],
+  ['/workers', () => <WorkersPage />],
   ['/audit', () => <AuditPage />],
   ['/keys', () => <KeysPage />],
 ];

@@ -1,7 +1,7 @@
 import { APIConnectionError, APIError } from '@agentrun/client';
 
 /**
- * API errors in words (docs/dashboard.md, "Errors"): the problem+json `detail`, and for a 400
+ * API errors in words (docs/dashboard.md): the problem+json `detail`, and for a 400
  * with several problems, each at its dot path (`triggers.0.filter.payload.action`) so a form can
  * show it beside the field it is about.
  */

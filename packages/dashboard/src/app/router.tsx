@@ -45,12 +45,24 @@ export function RouterProvider({ basePath, children }: { basePath: string; child
   return <RouterContext.Provider value={value}>{children}</RouterContext.Provider>;
 }
 
-export function Link({ to, children, class: className }: { to: string; children: ComponentChildren; class?: string }) {
+export function Link({
+  to,
+  children,
+  class: className,
+  label,
+}: {
+  to: string;
+  children: ComponentChildren;
+  class?: string;
+  /** The accessible name, when the visible text alone does not say where it goes. */
+  label?: string;
+}) {
   const { basePath, navigate } = useRouter();
   return (
     <a
       href={basePath + to}
       class={className}
+      aria-label={label}
       onClick={(event) => {
         if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
         event.preventDefault();

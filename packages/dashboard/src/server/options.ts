@@ -1,5 +1,5 @@
 /**
- * What a host decides when it mounts the dashboard (docs/dashboard.md, "Options").
+ * What a host decides when it mounts the dashboard (docs/dashboard.md, "Mounting it").
  */
 
 /**

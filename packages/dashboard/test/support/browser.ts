@@ -1,7 +1,5 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { type Browser, chromium, type Page } from 'playwright-core';
 
 /**
@@ -20,8 +18,18 @@ export function browserAvailable(): boolean {
   return false;
 }
 
-export const launchBrowser = (): Promise<Browser> =>
-  chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+let shared: Promise<Browser> | undefined;
+
+/**
+ * The Chromium of this test process, launched by the first file that asks and shared by the files
+ * after it in the same worker (vitest.config.ts): each test opens a context of its own
+ * (`openPage`), so nothing of one test's pages reaches another. Files never close it; Playwright
+ * ends it with the process.
+ */
+export function sharedBrowser(): Promise<Browser> {
+  shared ??= chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+  return shared;
+}
 
 /**
  * A page that records what should never happen: a script error, a failed CSP check, a console
@@ -68,18 +76,4 @@ export async function seriousViolations(page: Page): Promise<string[]> {
   return violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.impact} ${v.id}: ${v.help} at ${v.targets.join(', ')}`);
-}
-
-const imagesDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..', 'docs', 'images');
-
-/**
- * A screenshot for the README (docs/images/), made by the tests so it shows the app as it is:
- * written when missing, or always with UPDATE_SCREENSHOTS=1 (times on the page change each run,
- * and a test run should not leave the work tree changed).
- */
-export async function screenshot(page: Page, name: string): Promise<void> {
-  const path = join(imagesDir, name);
-  if (existsSync(path) && process.env.UPDATE_SCREENSHOTS !== '1') return;
-  mkdirSync(imagesDir, { recursive: true });
-  await page.screenshot({ path, fullPage: false });
 }

@@ -18,6 +18,7 @@ import { ensureAppBuilt } from '../../scripts/build-app.js';
  * reports a pull request, a screenshot (a 1×1 PNG) and a file, then succeeds, and a run whose
  * prompt says "script", which records `script` (`context.record`) and then works until cancelled.
  * Given `harnesses`, the executor says it runs those (GET /agent/harnesses); else it says nothing.
+ * Given `executor`, that runs every run instead.
  */
 /** A 1×1 PNG: a screenshot the browser can draw. */
 const ONE_PIXEL_PNG = Uint8Array.from(
@@ -32,6 +33,7 @@ export async function startDashboardServer(
     callbacks?: CallbackOptions;
     script?: readonly TranscriptEntry[];
     harnesses?: readonly HarnessInfo[];
+    executor?: Executor;
   } = {},
 ): Promise<ReferenceServer> {
   await ensureAppBuilt();
@@ -62,7 +64,7 @@ export async function startDashboardServer(
   return startReferenceServer({
     port: 0,
     secretKey: new Uint8Array(32).fill(9),
-    executor,
+    executor: options.executor ?? executor,
     pollIntervalMs: 100,
     ...(options.repositories ? { repositories: options.repositories } : {}),
     ...(options.callbacks ? { callbacks: options.callbacks } : {}),

@@ -10,7 +10,9 @@ import { join } from 'node:path';
  */
 export interface OwnCluster {
   url: string;
+  /** Stop it at once (`-m immediate`), as a crash would; nothing when it is stopped. */
   stop(): void;
+  /** Start it, waiting until it accepts connections; nothing when it runs. */
   start(): void;
   destroy(): void;
 }
@@ -40,15 +42,22 @@ export async function createOwnCluster(): Promise<OwnCluster> {
     });
   run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync']);
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`;
+  let running = false;
   const cluster: OwnCluster = {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
-    start: () => void run('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', '-t', '30', 'start']),
-    stop: () => void run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', '-t', '30', 'stop']),
+    start: () => {
+      if (!running) run('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', '-t', '30', 'start']);
+      running = true;
+    },
+    stop: () => {
+      if (running) run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', '-t', '30', 'stop']);
+      running = false;
+    },
     destroy: () => {
       try {
         cluster.stop();
       } catch {
-        // already stopped
+        // it did not stop: the folder goes anyway
       }
       rmSync(dir, { recursive: true, force: true });
     },

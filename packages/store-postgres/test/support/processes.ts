@@ -19,8 +19,12 @@ const SERVER_MAIN = fileURLToPath(new URL('../../../server/src/main.ts', import.
 const WORKER_SCRIPT = fileURLToPath(new URL('./worker-process.ts', import.meta.url));
 const WATCHDOG = new URL('./parent-watchdog.ts', import.meta.url).href;
 
-/** Default bounds: a tsx start on a busy 2-core machine takes a few seconds; a stop, under one. */
-const READY_TIMEOUT_MS = 30_000;
+/**
+ * Default bounds: a tsx start takes a few seconds on a busy 2-core machine, longer while other test
+ * files start processes of their own at the same moment (vitest.config.ts runs several files at a
+ * time); a stop, under one.
+ */
+const READY_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 5_000;
 const KEPT_LINES = 400;
 

@@ -23,7 +23,11 @@ class Environments(Resource):
     def create(
         self, body: Mapping[str, Any], *, timeout: Optional[float] = None, max_retries: Optional[int] = None
     ) -> Dict[str, Any]:
-        """Create one: ``{name, repositories, setup, variables, setup_timeout_seconds}``, as docs/repositories.md says."""
+        """Create one: ``{name, repositories, setup, variables, setup_timeout_seconds, image, limits}``, as docs/repositories.md says.
+
+        ``image`` (an OCI image reference) and ``limits`` (``{memory_mb, cpus, pids, network}``, each optional) are for a
+        container executor (docs/repositories.md, "Container image and limits").
+        """
         return cast(Dict[str, Any], self._client.request("createEnvironment", body=dict(body), timeout=timeout, max_retries=max_retries))
 
     def list(self, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Dict[str, Any]:
@@ -47,7 +51,7 @@ class Environments(Resource):
     def replace(
         self, environment_id: str, body: Mapping[str, Any], *, timeout: Optional[float] = None, max_retries: Optional[int] = None
     ) -> Dict[str, Any]:
-        """Replace it whole, keeping its id (not one a definition file defines)."""
+        """Replace it whole, keeping its id (not one a definition file defines): ``image`` and ``limits`` left out or ``None`` are cleared."""
         return cast(
             Dict[str, Any],
             self._client.request(

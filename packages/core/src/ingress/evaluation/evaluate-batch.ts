@@ -9,8 +9,8 @@ import type { ParsedPayloads } from './parsed-payloads.js';
 
 /**
  * Deliveries decided between two turns of the event loop. Deciding one costs about 90 µs on the
- * bench's workload (docs/production.md, "The server's CPU per delivery on PostgreSQL"): a full
- * batch of 100 in one stretch held the ingress's requests for about 9 ms, the tail of its p99.
+ * bench's workload (bench/README.md, "ingress and ingress-core: the ingress in memory"): a full
+ * batch of 100 in one stretch would hold the ingress's requests for about 9 ms, the tail of its p99.
  */
 const DECIDED_PER_TURN = 16;
 

@@ -1,5 +1,5 @@
 import type { AgentRunEvents } from '../../events.js';
-import type { Notification } from '../../notify/notification.js';
+import { createLoop, type LoopHealth } from '../../runner/loop.js';
 import type { Store } from '../../store/store.js';
 import { type Clock, isoTime } from '../../util/clock.js';
 import type { DeliveryRuns } from '../delivery-runs.js';
@@ -51,11 +51,13 @@ export interface Evaluator {
    * that drive evaluation themselves.
    */
   drain(): Promise<number>;
+  /** How its passes go (runner/loop.ts), for the health report. */
+  health(): LoopHealth;
 }
 
 /**
- * The loop: claim a bounded batch, evaluate it (evaluate-batch.ts), and go on at once while a
- * batch comes back full; otherwise sleep until woken (a `delivery.accepted` notification from any
+ * The loop (the runner's, runner/loop.ts): claim a bounded batch, evaluate it (evaluate-batch.ts),
+ * and go on at once while a batch comes back full; otherwise sleep until woken (a `delivery.accepted` notification from any
  * process sharing the store, an accept in this one, a `resync`) or until `pollMs` has passed, the
  * fallback that makes evaluation certain when notifications are lost. A store error is reported
  * and retried with backoff; the claim's lease makes a half-done batch safe to take again, and the
@@ -76,109 +78,57 @@ export function createEvaluator(options: EvaluatorOptions): Evaluator {
     parsed: createParsedPayloads(),
   };
 
+  /** Each `start` not yet paired with a `stop`: the loop runs while any is open. */
   let starts = 0;
-  /** Each loop runs while it is the newest: a stop then a start never leaves two. */
-  let generation = 0;
-  let loopDone: Promise<void> | undefined;
-  /** Set when something may be waiting: a sleep ends at once while it is set. */
-  let dirty = true;
-  let endSleep: (() => void) | undefined;
-  /** The pass under way, if any (drain waits for it). */
-  let passing: Promise<unknown> = Promise.resolve();
-
-  const wake = () => {
-    dirty = true;
-    endSleep?.();
-  };
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      if (dirty || starts === 0) return resolve();
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        endSleep = undefined;
-        resolve();
-      }
-      endSleep = done;
-    });
 
   /** One claim and its evaluation: how many deliveries it claimed. */
   async function pass(): Promise<number> {
     const claimed = await store.deliveries.claimEvaluations({ limit: batchSize, leaseMs, now: isoTime(clock.now()) });
     if (claimed.length > 0) await evaluateBatch(deps, claimed);
+    // After a pass that found work but not a full batch, a moment before the next: under load a
+    // pass then takes what arrived meanwhile in one claim and one write, rather than a pass per
+    // delivery (a wake-up meanwhile runs right after). Idle, the first delivery is claimed at once.
+    if (claimed.length > 0 && claimed.length < batchSize) await delay(COALESCE_MS);
     return claimed.length;
   }
 
-  const onNotification = (n: Notification) => {
-    if (n.type === 'delivery.accepted' || n.type === 'resync') wake();
-  };
-
-  async function loop(me: number): Promise<void> {
-    const listening = store.notifications?.listen(onNotification).catch((error) => {
-      options.onError(error);
-      return undefined;
-    });
-    let failures = 0;
-    try {
-      while (starts > 0 && generation === me) {
-        dirty = false;
-        let claimed = 0;
-        try {
-          const current = pass();
-          passing = current.catch(() => {});
-          claimed = await current;
-          failures = 0;
-        } catch (error) {
-          options.onError(error);
-          failures++;
-          await sleep(Math.min(pollMs * 10, retryMs * 2 ** Math.min(failures - 1, 20)));
-          continue;
-        }
-        // A full batch: a backlog, go on at once. Otherwise wait to be woken, or poll; after a
-        // pass that found work, a moment first, so that under load a pass takes what arrived
-        // meanwhile in one claim and one write, rather than a pass per delivery. Idle, the first
-        // delivery is claimed at once.
-        if (claimed >= batchSize) dirty = true;
-        else if (claimed > 0) await delay(COALESCE_MS);
-        await sleep(pollMs);
-      }
-    } finally {
-      const stop = await listening;
-      await stop?.().catch(options.onError);
-    }
-  }
+  const loop = createLoop<number>({
+    pass,
+    // A full batch: a backlog, go on at once. Otherwise wait to be woken, or poll.
+    nextMs: (claimed) => (claimed >= batchSize ? 0 : pollMs),
+    backoff: { baseMs: retryMs, maxMs: pollMs * 10 },
+    onError: options.onError,
+    failed: 0,
+    signals: {
+      store,
+      hear: (n, wake) => {
+        if (n.type === 'delivery.accepted' || n.type === 'resync') wake();
+      },
+    },
+  });
 
   return {
     start() {
       starts++;
-      if (starts > 1) return;
-      dirty = true;
-      const done: Promise<void> = loop(++generation)
-        .catch(options.onError)
-        .finally(() => {
-          if (loopDone === done) loopDone = undefined;
-        });
-      loopDone = done;
+      if (starts === 1) loop.start();
     },
     async stop() {
       if (starts === 0) return;
       starts--;
-      if (starts > 0) return;
-      endSleep?.();
-      await loopDone;
+      if (starts === 0) await loop.stop();
     },
     async close() {
       starts = 0;
-      endSleep?.();
-      await loopDone;
+      await loop.stop();
     },
-    wake,
+    wake: loop.wake,
+    health: loop.health,
     accepted(deliveryId, value, bytes) {
       deps.parsed.put(deliveryId, value, bytes);
-      wake();
+      loop.wake();
     },
     async drain() {
-      await passing;
+      await loop.current;
       let total = 0;
       for (;;) {
         const claimed = await store.deliveries.claimEvaluations({ limit: batchSize, leaseMs, now: isoTime(clock.now()) });

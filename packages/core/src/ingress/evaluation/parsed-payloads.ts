@@ -1,7 +1,7 @@
 /**
  * Payloads this process's ingress parsed at the accept, kept for its own evaluator so that a
- * delivery evaluated here is not decoded and parsed a second time (docs/production.md, "The memory
- * path"). Keyed by delivery ID, which is new per accept; only ever filled and read in one process,
+ * delivery evaluated here is not decoded and parsed a second time (bench/README.md, "What was
+ * tried"). Keyed by delivery ID, which is new per accept; only ever filled and read in one process,
  * so nothing parsed crosses to another: a delivery another process claims is parsed there from
  * its stored bytes, and one not found here (evicted, or accepted before a restart) is parsed from
  * them too. The values are shared, never copied: the ingress and the evaluator only read them.

@@ -1,4 +1,4 @@
-import type { QueryOf, ResponseOf } from '@agentrun/client';
+import { AUDIT_EVENT_KINDS, type QueryOf, type ResponseOf } from '@agentrun/client';
 import { useClient } from '../api-context.js';
 import { ErrorText } from '../components/error-text.js';
 import { formatTime } from '../format.js';
@@ -6,54 +6,6 @@ import { useRouter } from '../router.js';
 import { useLoad } from '../use-load.js';
 
 type AuditEvent = ResponseOf<'listAuditEvents'>['events'][number];
-type Kind = AuditEvent['kind'];
-
-/**
- * Core's kinds (`AUDIT_EVENT_KINDS`, packages/core/src/audit/records.ts), spelt out because the
- * app bundles the client only; `Unlisted` below fails the build if core adds one not named here.
- */
-const KINDS = [
-  'webhook.created',
-  'webhook.updated',
-  'webhook.toggled',
-  'webhook.rotated',
-  'webhook.deleted',
-  'automation.created',
-  'automation.updated',
-  'automation.deleted',
-  'secret.written',
-  'secret.deleted',
-  'definitions.applied',
-  'environment.written',
-  'environment.deleted',
-  'schedule.created',
-  'schedule.updated',
-  'schedule.paused',
-  'schedule.resumed',
-  'schedule.deleted',
-  'api_key.created',
-  'api_key.revoked',
-  'repository.created',
-  'repository.deleted',
-  'delivery.resent',
-  'agent_identity.written',
-  'agent_identity.deleted',
-  'callback.created',
-  'callback.updated',
-  'callback.rotated',
-  'callback.deleted',
-  'callback.resent',
-  'source.written',
-  'source.deleted',
-  'source.applied',
-  'source.failed',
-  'delivery.accepted',
-  'delivery.duplicate',
-  'delivery.rejected',
-] as const satisfies readonly Kind[];
-type Unlisted = Exclude<Kind, (typeof KINDS)[number]>;
-const everyKindListed: [Unlisted] extends [never] ? true : Unlisted = true;
-void everyKindListed;
 
 const TEXT_FILTERS = [
   ['actor', 'Actor (user or webhook ID)'],
@@ -107,7 +59,7 @@ export function AuditPage() {
       >
         <fieldset>
           <legend>Kind</legend>
-          {KINDS.map((kind) => (
+          {AUDIT_EVENT_KINDS.map((kind) => (
             <label key={kind} class="check">
               <input type="checkbox" name="kind" value={kind} checked={search.getAll('kind').includes(kind)} /> {kind}
             </label>

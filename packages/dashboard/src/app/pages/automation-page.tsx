@@ -78,6 +78,9 @@ function Editor({
   const [problem, setProblem] = useState<Problem | undefined>();
   const [saved, setSaved] = useState('');
   useEffect(() => setTriggers(draftsOf(automation)), [automation]);
+  // A file-defined automation is its file's (docs/definitions.md): shown, not edited here.
+  const file = automation?.definition_file;
+  const readOnly = file !== undefined;
   const factoryPath = `/factories/${encodeURIComponent(factoryUid)}`;
 
   const setTrigger = (index: number, change: Partial<TriggerDraft>) =>
@@ -127,14 +130,20 @@ function Editor({
 
   return (
     <form class="panel" onSubmit={save} aria-label="Automation">
+      {file ? (
+        <p class="hint" id="automation-file">
+          This automation is defined by a file: change <code>{file}</code> and run <code>agentrun apply</code>. Edits made here would be
+          undone by the next apply, so its fields are read-only.
+        </p>
+      ) : null}
       <label for="automation-name">Name</label>
-      <input id="automation-name" value={name} onInput={(e) => setName(e.currentTarget.value)} />
+      <input id="automation-name" value={name} disabled={readOnly} onInput={(e) => setName(e.currentTarget.value)} />
       <FieldErrors problems={problemsAt(problem, 'name')} id="automation-name-errors" />
       <label for="automation-prompt">Prompt</label>
-      <textarea id="automation-prompt" rows={4} value={prompt} onInput={(e) => setPrompt(e.currentTarget.value)} />
+      <textarea id="automation-prompt" rows={4} value={prompt} disabled={readOnly} onInput={(e) => setPrompt(e.currentTarget.value)} />
       <FieldErrors problems={problemsAt(problem, 'prompt')} id="automation-prompt-errors" />
       <label class="check">
-        <input type="checkbox" checked={enabled} onChange={(e) => setEnabled(e.currentTarget.checked)} /> Enabled
+        <input type="checkbox" checked={enabled} disabled={readOnly} onChange={(e) => setEnabled(e.currentTarget.checked)} /> Enabled
       </label>
 
       <h2>Triggers</h2>
@@ -154,6 +163,7 @@ function Editor({
                   <input
                     type="checkbox"
                     checked={trigger.webhookIds.includes(w.uid)}
+                    disabled={readOnly}
                     onChange={(e) =>
                       setTrigger(i, {
                         webhookIds: e.currentTarget.checked
@@ -174,6 +184,7 @@ function Editor({
             rows={6}
             class="code"
             value={trigger.payload}
+            disabled={readOnly}
             placeholder='{ "action": ["opened"] }'
             aria-describedby={`trigger-${i}-payload-errors`}
             aria-invalid={problemsAt(problem, `triggers.${i}.filter.payload`).length > 0 ? true : undefined}
@@ -186,36 +197,42 @@ function Editor({
             )}
             id={`trigger-${i}-errors`}
           />
-          <button type="button" onClick={() => setTriggers((list) => list.filter((_, j) => j !== i))}>
-            Remove trigger {i + 1}
-          </button>
+          {readOnly ? null : (
+            <button type="button" onClick={() => setTriggers((list) => list.filter((_, j) => j !== i))}>
+              Remove trigger {i + 1}
+            </button>
+          )}
         </fieldset>
       ))}
       <FieldErrors problems={problem?.fields.filter((f) => f.path === 'triggers') ?? []} id="triggers-errors" />
-      <button type="button" onClick={() => setTriggers((list) => [...list, { webhookIds: [], payload: '' }])}>
-        Add trigger → Webhook
-      </button>
+      {readOnly ? null : (
+        <button type="button" onClick={() => setTriggers((list) => [...list, { webhookIds: [], payload: '' }])}>
+          Add trigger → Webhook
+        </button>
+      )}
       <FieldErrors problems={elsewhere} id="automation-other-errors" />
       <ErrorText problem={problem} />
       <p role="status">{saved}</p>
-      <div class="actions">
-        <button type="submit">{automation ? 'Save automation' : 'Create automation'}</button>
-        {automation ? (
-          <ConfirmButton
-            label="Delete automation"
-            question="Delete this automation?"
-            confirmLabel="Yes, delete"
-            onConfirm={async () => {
-              try {
-                await client.automations.delete(factoryUid, automation.id);
-                navigate(factoryPath);
-              } catch (error) {
-                setProblem(describe(error));
-              }
-            }}
-          />
-        ) : null}
-      </div>
+      {readOnly ? null : (
+        <div class="actions">
+          <button type="submit">{automation ? 'Save automation' : 'Create automation'}</button>
+          {automation ? (
+            <ConfirmButton
+              label="Delete automation"
+              question="Delete this automation?"
+              confirmLabel="Yes, delete"
+              onConfirm={async () => {
+                try {
+                  await client.automations.delete(factoryUid, automation.id);
+                  navigate(factoryPath);
+                } catch (error) {
+                  setProblem(describe(error));
+                }
+              }}
+            />
+          ) : null}
+        </div>
+      )}
     </form>
   );
 }

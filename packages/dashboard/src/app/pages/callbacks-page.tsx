@@ -13,7 +13,7 @@ const EVENT_TYPES = ['run.created', 'run.state_changed'] as const;
 type EventType = (typeof EVENT_TYPES)[number];
 
 /**
- * The team's run-state callbacks (docs/callbacks.md; docs/dashboard.md, "Callbacks"): the
+ * The team's run-state callbacks (docs/callbacks.md; docs/dashboard.md, its pages): the
  * endpoints (never a secret), enable, disable, delete, and a form to register one (its signing
  * secret shown this once).
  */

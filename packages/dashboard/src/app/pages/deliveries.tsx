@@ -1,17 +1,24 @@
 import type { ResponseOf } from '@agentrun/client';
 import { useState } from 'preact/hooks';
 import { useClient } from '../api-context.js';
+import { DeliveryOutcome } from '../components/delivery-outcome.js';
 import { ErrorText } from '../components/error-text.js';
 import { JsonView } from '../components/json-view.js';
 import { formatBytes, formatTime } from '../format.js';
 import { describe, type Problem } from '../problems.js';
+import { Link } from '../router.js';
 import { useLoad } from '../use-load.js';
 
 type Delivery = ResponseOf<'getDelivery'>;
 
-/** A webhook's delivery log, newest first (docs/management-api.md, "The delivery log"). */
+/**
+ * A webhook's delivery log, newest first (docs/management-api.md, "The delivery log"): each entry
+ * links to its page and says what it started.
+ */
 export function Deliveries({ factoryUid, webhookUid }: { factoryUid: string; webhookUid: string }) {
   const client = useClient();
+  const deliveryPath = (id: string) =>
+    `/factories/${encodeURIComponent(factoryUid)}/webhooks/${encodeURIComponent(webhookUid)}/deliveries/${encodeURIComponent(id)}`;
   const [cursor, setCursor] = useState<string | undefined>();
   const page = useLoad(
     () => client.deliveries.listPage(factoryUid, webhookUid, cursor ? { cursor, limit: 50 } : { limit: 50 }),
@@ -41,7 +48,7 @@ export function Deliveries({ factoryUid, webhookUid }: { factoryUid: string; web
         <p class="empty">No deliveries yet. Send a POST to the ingress URL with the secret, and it shows up here.</p>
       ) : null}
       {page.data && page.data.deliveries.length > 0 ? (
-        <table class="list">
+        <table class="list stack">
           <caption class="visually-hidden">Deliveries, newest first</caption>
           <thead>
             <tr>
@@ -50,23 +57,26 @@ export function Deliveries({ factoryUid, webhookUid }: { factoryUid: string; web
               <th scope="col">Received</th>
               <th scope="col">Delivery ID</th>
               <th scope="col">Sender's ID</th>
+              <th scope="col">Started</th>
               <th scope="col">Payload</th>
             </tr>
           </thead>
           <tbody>
             {page.data.deliveries.map((d) => (
               <tr key={d.delivery_id}>
-                <td>
+                <td data-label="Status">
                   <span class={`label label-${d.status === 'Accepted' ? 'ok' : d.status === 'Duplicate' ? 'neutral' : 'bad'}`}>
                     {d.status}
                   </span>
                 </td>
-                <td>{formatBytes(d.size)}</td>
-                <td>{formatTime(d.received_at)}</td>
-                <td>
-                  <code>{d.delivery_id}</code>
+                <td data-label="Size">{formatBytes(d.size)}</td>
+                <td data-label="Received">{formatTime(d.received_at)}</td>
+                <td data-label="Delivery ID">
+                  <Link to={deliveryPath(d.delivery_id)}>
+                    <code>{d.delivery_id}</code>
+                  </Link>
                 </td>
-                <td>
+                <td data-label="Sender's ID">
                   {d.resent_from ? (
                     <span>
                       resent from <code>{d.resent_from}</code>
@@ -77,7 +87,10 @@ export function Deliveries({ factoryUid, webhookUid }: { factoryUid: string; web
                     '—'
                   )}
                 </td>
-                <td>
+                <td data-label="Started">
+                  <DeliveryOutcome entry={d} deliveryPath={deliveryPath(d.delivery_id)} />
+                </td>
+                <td data-label="Payload">
                   {d.status === 'Accepted' ? (
                     <button
                       type="button"

@@ -19,7 +19,7 @@ export function FactoryPage({ factoryUid }: { factoryUid: string }) {
       </p>
       <h1 tabIndex={-1}>{factory.data?.name ?? 'Factory'}</h1>
       <ErrorText problem={factory.problem} />
-      <FactorySource factoryUid={factoryUid} />
+      {factory.data ? <FactorySource factoryUid={factoryUid} hasSource={factory.data.has_source} /> : null}
       <section aria-labelledby="webhooks-heading">
         <h2 id="webhooks-heading">Webhooks</h2>
         <ErrorText problem={webhooks.problem} />

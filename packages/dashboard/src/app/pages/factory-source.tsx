@@ -12,15 +12,18 @@ import { useLoad } from '../use-load.js';
  * definitions come from, the last applied commit and the last apply's outcome (a failed one's
  * errors at file:line), the history of applies, and a button that syncs now.
  */
-export function FactorySource({ factoryUid }: { factoryUid: string }) {
+export function FactorySource({ factoryUid, hasSource }: { factoryUid: string; hasSource: boolean }) {
   const client = useClient();
-  // A factory without a source answers 404: shown as such, not as an error.
+  // The factory's read says whether it has a source (`has_source`): one without is not asked for
+  // it, so its page makes no request that fails. A source cleared since answers 404: shown as none.
   const source = useLoad(
     () =>
-      client.sources
-        .get(factoryUid)
-        .catch((error: unknown) => (error instanceof APIError && error.status === 404 ? null : Promise.reject(error))),
-    [factoryUid],
+      hasSource
+        ? client.sources
+            .get(factoryUid)
+            .catch((error: unknown) => (error instanceof APIError && error.status === 404 ? null : Promise.reject(error)))
+        : Promise.resolve(null),
+    [factoryUid, hasSource],
   );
   const applies = useLoad(
     () => (source.data ? client.sources.appliesPage(factoryUid, { limit: 20 }) : Promise.resolve(undefined)),

@@ -1,31 +1,38 @@
-import type { ResponseOf } from '@agentrun/client';
-import { useEffect, useState } from 'preact/hooks';
+import { type ResponseOf, type RunEvent, TERMINAL_STATES } from '@agentrun/client';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import { useClient } from '../api-context.js';
+import { ArtifactView } from '../components/artifact-view.js';
 import { ConfirmButton } from '../components/confirm-button.js';
+import { CopyButton } from '../components/copy-button.js';
 import { ErrorText } from '../components/error-text.js';
 import { JsonView } from '../components/json-view.js';
 import { StateBadge } from '../components/state-badge.js';
 import { formatBytes, formatTime } from '../format.js';
 import { describe, type Problem } from '../problems.js';
 import { Link } from '../router.js';
+import { runCurlLines } from '../run-curl.js';
+import { saveAs } from '../save-as.js';
+import { liveState, runWorker } from '../transcript-items.js';
 import { useLoad } from '../use-load.js';
-import { Transcript } from './run-transcript.js';
+import { Timeline, useRunEvents } from './run-transcript.js';
 
 type Run = ResponseOf<'getRun'>;
 
-const FINISHED = new Set(['SUCCEEDED', 'FAILED', 'ERROR', 'CANCELLED']);
-
 /**
- * One run: what was asked (prompt, resolved config, creator, source, attachments), its live
- * transcript over SSE (docs/run-api.md, "Following a run live"), Cancel and Send follow-up.
+ * One run (docs/dashboard.md, "A run's page"): what was asked (prompt, resolved config, creator,
+ * source, attachments), where it ran, its timeline live over SSE (docs/run-api.md, "Following a
+ * run live"), its state in the header as the timeline tells it, its API calls to copy as curl,
+ * Cancel and Send follow-up.
  */
 export function RunPage({ runId }: { runId: string }) {
   const client = useClient();
   const loaded = useLoad(() => client.runs.get(runId), [runId]);
   const [run, setRun] = useState<Run | undefined>();
-  const [problem, setProblem] = useState<Problem | undefined>();
   useEffect(() => setRun(loaded.data), [loaded.data]);
   const refresh = async () => setRun(await client.runs.get(runId));
+  // Followed from the first read on; the stream's end and each change of state read the run again.
+  const finished = run ? TERMINAL_STATES.has(run.state) : undefined;
+  const { events, problem: streamProblem } = useRunEvents(runId, finished, () => void refresh().catch(() => {}));
 
   if (loaded.problem) {
     return (
@@ -39,7 +46,28 @@ export function RunPage({ runId }: { runId: string }) {
     );
   }
   if (!run) return <p role="status">Loading the run…</p>;
-  const finished = FINISHED.has(run.state);
+  return <RunView run={run} events={events} streamProblem={streamProblem} refresh={refresh} />;
+}
+
+function RunView({
+  run,
+  events,
+  streamProblem,
+  refresh,
+}: {
+  run: Run;
+  events: readonly RunEvent[];
+  streamProblem: Problem | undefined;
+  refresh: () => Promise<void>;
+}) {
+  const client = useClient();
+  const runId = run.run_id;
+  const [problem, setProblem] = useState<Problem | undefined>();
+  // The header follows the stream's state events at once, before the run is read again.
+  const state = liveState(events, run);
+  const finished = TERMINAL_STATES.has(state as Run['state']);
+  const worker = runWorker(events);
+  const config = (run.agent_config ?? {}) as { environment_id?: string; harness?: { type?: string }; worker_host?: string };
   return (
     <>
       <p class="crumbs">
@@ -47,11 +75,11 @@ export function RunPage({ runId }: { runId: string }) {
       </p>
       <h1 tabIndex={-1}>{run.title || run.run_id}</h1>
       <p>
-        State: <StateBadge state={run.state} />
+        State: <StateBadge state={state} />
         <span role="status" class="visually-hidden">
-          State {run.state}
+          State {state}
         </span>
-        {run.status_message?.message ? <span class="status-message"> {run.status_message.message}</span> : null}
+        {run.status_message?.message && state === run.state ? <span class="status-message"> {run.status_message.message}</span> : null}
       </p>
       <div class="actions">
         {!finished ? (
@@ -87,6 +115,30 @@ export function RunPage({ runId }: { runId: string }) {
         <dd>{run.started_at ? formatTime(run.started_at) : 'not yet'}</dd>
         <dt>Updated</dt>
         <dd>{formatTime(run.updated_at)}</dd>
+        <dt>Harness</dt>
+        <dd>{config.harness?.type ?? 'the default'}</dd>
+        <dt>Environment</dt>
+        <dd>{config.environment_id ? <code>{config.environment_id}</code> : 'none'}</dd>
+        <dt>Worker</dt>
+        <dd>
+          {worker ? (
+            <>
+              <code>{worker.id}</code>
+              {worker.host ? (
+                <>
+                  {' '}
+                  on host <code>{worker.host}</code>
+                </>
+              ) : null}
+            </>
+          ) : config.worker_host ? (
+            <>
+              not yet; host <code>{config.worker_host}</code> asked
+            </>
+          ) : (
+            'not yet'
+          )}
+        </dd>
         {run.parent_run_id ? (
           <>
             <dt>Parent run</dt>
@@ -124,20 +176,70 @@ export function RunPage({ runId }: { runId: string }) {
       </dl>
       <h2>Prompt</h2>
       <pre class="prompt">{run.prompt}</pre>
+      <h2>Timeline</h2>
+      <Timeline events={events} problem={streamProblem} createdAt={run.created_at} />
+      <h2>Send follow-up</h2>
+      <Followup runId={runId} onSent={refresh} disabled={state === 'CANCELLED' || state === 'ERROR'} />
+      <h2>Artifacts</h2>
+      <Artifacts run={run} events={events} />
+      <h2>Attachments</h2>
+      <Attachments run={run} />
       <h2>Resolved config</h2>
       {run.agent_config && Object.keys(run.agent_config).length > 0 ? (
         <JsonView value={run.agent_config} />
       ) : (
         <p class="empty">No config: the executor's defaults apply.</p>
       )}
-      <h2>Attachments</h2>
-      <Attachments run={run} />
-      <h2>Artifacts</h2>
-      <Artifacts run={run} />
-      <h2>Transcript</h2>
-      <Transcript runId={runId} finished={finished} onState={() => void refresh().catch(() => {})} />
-      <h2>Send follow-up</h2>
-      <Followup runId={runId} onSent={refresh} disabled={run.state === 'CANCELLED' || run.state === 'ERROR'} />
+      <h2>API calls</h2>
+      <CurlLines runId={runId} />
+    </>
+  );
+}
+
+/**
+ * The run's artifacts are drawn in the timeline where the agent reported them; here, how many, and
+ * any the timeline lacks (a transcript cut at its limit) drawn in full.
+ */
+function Artifacts({ run, events }: { run: Run; events: readonly RunEvent[] }) {
+  const artifacts = run.artifacts ?? [];
+  const inTimeline = useMemo(() => new Set(events.filter((e) => e.type === 'artifact').map((e) => JSON.stringify(e.data))), [events]);
+  if (artifacts.length === 0) return <p class="empty">No artifacts: an agent reports pull requests, plans, screenshots and files.</p>;
+  const missing = artifacts.filter((artifact) => !inTimeline.has(JSON.stringify(artifact)));
+  const shown = artifacts.length - missing.length;
+  return (
+    <>
+      <p>
+        {artifacts.length} {artifacts.length === 1 ? 'artifact' : 'artifacts'}
+        {shown > 0 ? `; ${shown === artifacts.length ? 'each' : shown} shown in the timeline above, where the agent reported it` : ''}.
+      </p>
+      {missing.length > 0 ? (
+        <ul class="artifacts">
+          {missing.map((artifact, i) => (
+            <li key={`${artifact.artifact_type}-${i}`}>
+              <ArtifactView artifact={artifact} />
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </>
+  );
+}
+
+/** The run's API calls as curl lines to copy, with `$AGENTRUN_API_KEY` in place of the key (run-curl.ts). */
+function CurlLines({ runId }: { runId: string }) {
+  const client = useClient();
+  return (
+    <>
+      <p class="hint">
+        Copied with <code>$AGENTRUN_API_KEY</code> in place of the key: set it in your shell first.
+      </p>
+      <ul class="curl-lines">
+        {runCurlLines(client.baseURL, runId).map((line) => (
+          <li key={line.label}>
+            <CopyButton text={line.command} label={`Copy curl: ${line.label}`} /> <code class="curl">{line.command}</code>
+          </li>
+        ))}
+      </ul>
     </>
   );
 }
@@ -157,13 +259,7 @@ function Attachments({ run }: { run: Run }) {
               class="link"
               onClick={async () => {
                 try {
-                  const bytes = await client.runs.attachment(run.run_id, file.file_name);
-                  const url = URL.createObjectURL(new Blob([bytes], { type: file.mime_type }));
-                  const a = document.createElement('a');
-                  a.href = url;
-                  a.download = file.file_name;
-                  a.click();
-                  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+                  saveAs(await client.runs.attachment(run.run_id, file.file_name), file.mime_type, file.file_name);
                 } catch (error) {
                   setProblem(describe(error));
                 }
@@ -178,130 +274,6 @@ function Attachments({ run }: { run: Run }) {
       <ErrorText problem={problem} />
     </>
   );
-}
-
-type Artifact = NonNullable<Run['artifacts']>[number];
-
-/** Save bytes as a file named `name`, through a blob URL (the page's CSP allows blob:). */
-function saveAs(bytes: ArrayBuffer, type: string, name: string) {
-  const url = URL.createObjectURL(new Blob([bytes], { type }));
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = name;
-  a.click();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
-}
-
-/**
- * What the run's agent reported (docs/artifacts.md): pull requests and plans by URL as links,
- * screenshots shown inline (their bytes fetched with the API key into a blob URL, never a page
- * of theirs), files and plans' text to download.
- */
-function Artifacts({ run }: { run: Run }) {
-  const artifacts = run.artifacts ?? [];
-  if (artifacts.length === 0) return <p class="empty">No artifacts: an agent reports pull requests, plans, screenshots and files.</p>;
-  return (
-    <ul class="artifacts">
-      {artifacts.map((artifact, i) => (
-        <li key={`${artifact.artifact_type}-${i}`}>
-          <ArtifactView artifact={artifact} />
-        </li>
-      ))}
-    </ul>
-  );
-}
-
-function ArtifactView({ artifact }: { artifact: Artifact }) {
-  const client = useClient();
-  const [problem, setProblem] = useState<Problem | undefined>();
-  const download = async (uid: string, type: string, name: string) => {
-    try {
-      saveAs(await client.artifacts.download(uid), type, name);
-    } catch (error) {
-      setProblem(describe(error));
-    }
-  };
-  switch (artifact.artifact_type) {
-    case 'PULL_REQUEST':
-      return (
-        <>
-          Pull request{' '}
-          <a href={artifact.data.url} target="_blank" rel="noopener noreferrer">
-            {artifact.data.url}
-          </a>{' '}
-          (branch <code>{artifact.data.branch}</code>)
-        </>
-      );
-    case 'PLAN': {
-      const { artifact_uid: uid, title, url } = artifact.data;
-      return (
-        <>
-          Plan {title ? <strong>{title}</strong> : null}{' '}
-          {url ? (
-            <a href={url} target="_blank" rel="noopener noreferrer">
-              open
-            </a>
-          ) : uid ? (
-            <button type="button" class="link" onClick={() => download(uid, 'text/markdown', `${title || 'plan'}.md`)}>
-              Download the plan
-            </button>
-          ) : null}
-          <ErrorText problem={problem} />
-        </>
-      );
-    }
-    case 'SCREENSHOT':
-      return (
-        <>
-          <Screenshot uid={artifact.data.artifact_uid} alt={artifact.data.description ?? 'Screenshot'} />
-          {artifact.data.description ? <p>{artifact.data.description}</p> : null}
-        </>
-      );
-    case 'FILE':
-      return (
-        <>
-          <button
-            type="button"
-            class="link"
-            onClick={() => download(artifact.data.artifact_uid, artifact.data.mime_type, artifact.data.filename)}
-          >
-            Download {artifact.data.filename}
-          </button>{' '}
-          (<code>{artifact.data.filepath}</code>, {artifact.data.mime_type}
-          {artifact.data.size_bytes !== undefined ? `, ${formatBytes(artifact.data.size_bytes)}` : ''})
-          <ErrorText problem={problem} />
-        </>
-      );
-  }
-}
-
-/** A screenshot inline: its bytes read with the API key, shown from a blob URL of its image type. */
-function Screenshot({ uid, alt }: { uid: string; alt: string }) {
-  const client = useClient();
-  const [src, setSrc] = useState<string | undefined>();
-  const [problem, setProblem] = useState<Problem | undefined>();
-  useEffect(() => {
-    let url: string | undefined;
-    let live = true;
-    void (async () => {
-      try {
-        const artifact = await client.artifacts.get(uid);
-        const type = 'content_type' in artifact.data && artifact.data.content_type ? artifact.data.content_type : 'image/png';
-        const bytes = await client.artifacts.download(uid);
-        if (!live) return;
-        url = URL.createObjectURL(new Blob([bytes], { type }));
-        setSrc(url);
-      } catch (error) {
-        if (live) setProblem(describe(error));
-      }
-    })();
-    return () => {
-      live = false;
-      if (url) URL.revokeObjectURL(url);
-    };
-  }, [client, uid]);
-  if (problem) return <ErrorText problem={problem} />;
-  return src ? <img class="screenshot" src={src} alt={alt} /> : <span role="status">Loading the screenshot…</span>;
 }
 
 function Followup({ runId, onSent, disabled }: { runId: string; onSent: () => Promise<void>; disabled: boolean }) {

@@ -1,56 +1,51 @@
 import type { QueryOf } from '@agentrun/client';
-import { useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import { useClient } from '../api-context.js';
 import { ErrorText } from '../components/error-text.js';
 import { HarnessList } from '../components/harness-list.js';
-import { StateBadge } from '../components/state-badge.js';
-import { formatTime } from '../format.js';
 import { describe, type Problem } from '../problems.js';
-import { Link, useRouter } from '../router.js';
+import { useRouter } from '../router.js';
 import { useLoad } from '../use-load.js';
+import { usePoll } from '../use-poll.js';
+import { RunsSearch } from './runs-search.js';
+import { RunsTable } from './runs-table.js';
 
 /**
- * The runs (docs/run-api.md, "List runs"): the list API's filters kept in the page's URL (so a
- * filtered list can be shared and survives a reload), cursor pages, a badge per state; above
- * them, the agent CLIs the server runs.
+ * The runs (docs/run-api.md, "List runs"; docs/dashboard.md, "The runs list"): the list API's
+ * filters kept in the page's URL (so a filtered list can be shared and survives a reload) behind
+ * one search box and a state picker, cursor pages, and the first page kept current by asking
+ * again every few seconds while the tab is shown; above them, the agent CLIs the server runs.
  */
 
-const STATES = ['QUEUED', 'PENDING', 'CLAIMED', 'INPROGRESS', 'BLOCKED', 'SUCCEEDED', 'FAILED', 'ERROR', 'CANCELLED'];
-const TEXT_FILTERS = [
-  ['q', 'Search title, prompt or skill'],
-  ['source', 'Source'],
-  ['creator', 'Creator UID'],
-  ['name', 'Config name'],
-  ['model_id', 'Model'],
-  ['factory_uid', 'Factory UID'],
-  ['schedule_id', 'Schedule ID'],
-] as const;
+/** How often the first page asks again: new runs and state changes show within this. */
+const REFRESH_MS = 3000;
 
-type ListQuery = QueryOf<'listRuns'>;
-
-function queryFrom(search: URLSearchParams): ListQuery {
+/** The URL parameters the list API takes (the others are the page's own: `prev`). */
+function queryFrom(search: URLSearchParams): QueryOf<'listRuns'> {
   const query: Record<string, unknown> = {};
-  const states = search.getAll('state');
-  if (states.length > 0) query.state = states;
-  for (const [name] of TEXT_FILTERS) {
-    const value = search.get(name);
-    if (value) query[name] = value;
+  for (const [name, value] of search) {
+    if (name === 'prev' || value === '') continue;
+    if (name === 'state') query.state = [...((query.state as string[] | undefined) ?? []), value];
+    else query[name] = value;
   }
-  for (const name of ['sort_by', 'sort_order', 'cursor', 'limit']) {
-    const value = search.get(name);
-    if (value) query[name] = value;
-  }
-  return query as ListQuery;
+  return query as QueryOf<'listRuns'>;
 }
 
 export function RunsPage() {
   const client = useClient();
   const { query: search, navigate } = useRouter();
-  const query = queryFrom(search);
   const key = search.toString();
-  const runs = useLoad(() => client.runs.listPage(query), [key]);
+  const runs = useLoad(() => client.runs.listPage(queryFrom(search)), [key]);
   // The cursors of the pages before this one, for "Previous page".
   const previous = search.getAll('prev');
+  const firstPage = !search.has('cursor');
+  // Only the first page follows the list live: a later one would shift under the reader.
+  usePoll(runs.reload, REFRESH_MS, firstPage && !runs.loading);
+  // A refresh that fails leaves the rows of the same query in place (its error shown above them),
+  // so a passing network hiccup does not empty the list under the reader.
+  const last = useRef<{ key: string; page: NonNullable<typeof runs.data> } | undefined>(undefined);
+  if (runs.data && !runs.loading) last.current = { key, page: runs.data };
+  const page = runs.data ?? (last.current?.key === key ? last.current.page : undefined);
 
   const go = (next: URLSearchParams) => navigate(`/runs${next.toString() ? `?${next}` : ''}`);
   const hasFilters = [...search.keys()].some((k) => k !== 'cursor' && k !== 'prev');
@@ -59,47 +54,31 @@ export function RunsPage() {
     <>
       <h1 tabIndex={-1}>Runs</h1>
       <HarnessList />
-      <Filters search={search} onApply={go} />
+      <RunsSearch search={search} onApply={go} />
       <StartRun onStarted={(runId) => navigate(`/runs/${encodeURIComponent(runId)}`)} />
       <ErrorText problem={runs.problem} />
-      {runs.loading && !runs.data ? <p role="status">Loading runs…</p> : null}
-      {runs.data && runs.data.runs.length === 0 ? (
+      {runs.loading && !page ? <p role="status">Loading runs…</p> : null}
+      {page && page.runs.length === 0 ? (
         <p class="empty">
           {hasFilters
             ? 'No run matches these filters. Clear them to see every run.'
             : 'No runs yet. Start one above, with `agentrun run "…"`, or POST /api/v1/agent/run.'}
         </p>
       ) : null}
-      {runs.data && runs.data.runs.length > 0 ? (
-        <table class="list">
-          <caption class="visually-hidden">Runs, {search.get('sort_by') ?? 'updated_at'} order</caption>
-          <thead>
-            <tr>
-              <th scope="col">State</th>
-              <th scope="col">Title</th>
-              <th scope="col">Source</th>
-              <th scope="col">Creator</th>
-              <th scope="col">Updated</th>
-            </tr>
-          </thead>
-          <tbody>
-            {runs.data.runs.map((run) => (
-              <tr key={run.run_id}>
-                <td>
-                  <StateBadge state={run.state} />
-                </td>
-                <td>
-                  <Link to={`/runs/${encodeURIComponent(run.run_id)}`}>{run.title || run.run_id}</Link>
-                </td>
-                <td>{run.source ?? '—'}</td>
-                <td>{run.creator?.display_name ?? run.creator?.uid ?? '—'}</td>
-                <td>{formatTime(run.updated_at)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+      {page && page.runs.length > 0 ? (
+        <RunsTable runs={page.runs} caption={`Runs, ${search.get('sort_by') ?? 'updated_at'} order`} />
       ) : null}
+      <p class="hint">
+        {firstPage
+          ? 'This page updates itself: new runs and state changes show within seconds.'
+          : 'Updates pause on later pages: go back to the first page to follow the list live.'}
+      </p>
       <nav class="pager" aria-label="Pages of runs">
+        {hasFilters ? (
+          <button type="button" onClick={() => go(new URLSearchParams())}>
+            Clear filters
+          </button>
+        ) : null}
         {previous.length > 0 ? (
           <button
             type="button"
@@ -117,13 +96,13 @@ export function RunsPage() {
             Previous page
           </button>
         ) : null}
-        {runs.data?.page_info.has_next_page && runs.data.page_info.next_cursor ? (
+        {page?.page_info.has_next_page && page.page_info.next_cursor ? (
           <button
             type="button"
             onClick={() => {
               const next = new URLSearchParams(search);
               next.append('prev', search.get('cursor') ?? '');
-              next.set('cursor', runs.data!.page_info.next_cursor!);
+              next.set('cursor', page.page_info.next_cursor!);
               go(next);
             }}
           >
@@ -135,60 +114,6 @@ export function RunsPage() {
         </button>
       </nav>
     </>
-  );
-}
-
-function Filters({ search, onApply }: { search: URLSearchParams; onApply: (next: URLSearchParams) => void }) {
-  return (
-    <form
-      class="filters"
-      aria-label="Filter runs"
-      onSubmit={(event) => {
-        event.preventDefault();
-        const data = new FormData(event.currentTarget);
-        const next = new URLSearchParams();
-        for (const [name, value] of data) if (typeof value === 'string' && value.trim() !== '') next.append(name, value.trim());
-        onApply(next);
-      }}
-    >
-      <fieldset>
-        <legend>State</legend>
-        {STATES.map((state) => (
-          <label key={state} class="check">
-            <input type="checkbox" name="state" value={state} checked={search.getAll('state').includes(state)} /> {state}
-          </label>
-        ))}
-      </fieldset>
-      <div class="fields">
-        {TEXT_FILTERS.map(([name, label]) => (
-          <label key={name}>
-            {label}
-            <input name={name} value={search.get(name) ?? ''} />
-          </label>
-        ))}
-        <label>
-          Sort by
-          <select name="sort_by" value={search.get('sort_by') ?? 'updated_at'}>
-            <option value="updated_at">Updated</option>
-            <option value="created_at">Created</option>
-            <option value="title">Title</option>
-            <option value="agent">Skill</option>
-          </select>
-        </label>
-        <label>
-          Order
-          <select name="sort_order" value={search.get('sort_order') ?? 'desc'}>
-            <option value="desc">Newest / Z first</option>
-            <option value="asc">Oldest / A first</option>
-          </select>
-        </label>
-        <label>
-          Per page
-          <input name="limit" inputMode="numeric" value={search.get('limit') ?? ''} placeholder="20" />
-        </label>
-      </div>
-      <button type="submit">Apply filters</button>
-    </form>
   );
 }
 

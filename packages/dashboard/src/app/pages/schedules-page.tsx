@@ -8,7 +8,7 @@ import { Link } from '../router.js';
 import { useLoad } from '../use-load.js';
 
 /**
- * The team's schedules (docs/schedules.md; docs/dashboard.md, "Schedules"): each with its cron
+ * The team's schedules (docs/schedules.md; docs/dashboard.md, its pages): each with its cron
  * expression and zone, next and last run and last spawn error, pause or resume, delete, a link to
  * the runs it started; and a form to create one.
  */
