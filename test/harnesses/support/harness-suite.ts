@@ -119,10 +119,11 @@ export function describeHarness(cli: CliProfile): void {
     if (kind !== 'postgres') return;
 
     it('a cancel ends the CLI and every process it started', async () => {
-      const c = await harnessCase(scope, await stores.fresh(), cli, [{ shell: 'sleep 299.5' }]);
+      // Not a bare `sleep`: Claude Code refuses a standalone sleep as a tool call ("Blocked: standalone sleep").
+      const c = await harnessCase(scope, await stores.fresh(), cli, [{ shell: 'tail -f /dev/null' }]);
       const runId = await c.start('Wait');
       await until(async () => (await c.events(runId)).some((e) => e.type === 'tool_call'), 'the tool call', 60_000);
-      await until(() => processesWith(scope.root as string).length > 0, 'the sleep', 30_000);
+      await until(() => processesWith(scope.root as string).length > 0, 'the blocking command', 30_000);
       const cancelled = await c.api('POST', `/agent/runs/${runId}/cancel`);
       expect(cancelled.status).toBe(200);
       const run = await c.ended(runId);
