@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type pg from 'pg';
 import { load, startServer, stopServer } from './ingress.js';
-import { PG_POOL_ENV, PG_SCHEMA_ENV, PG_URL_ENV } from './ingress-server.js';
+import { type IngressTarget, PG_POOL_ENV, PG_SCHEMA_ENV, PG_URL_ENV } from './ingress-server.js';
 
 /**
  * The floors under `postgres.ingress_vs_pgbench` (bench/README.md, "postgres-ingress: the webhook
@@ -96,6 +96,8 @@ export async function measureFloors(options: {
   connections: number;
   seconds: number;
   p99Connections: number;
+  /** The deliveries' targets (the route ignores path and headers; signing them costs the load generator alike). */
+  targets: IngressTarget[];
   progress: (message: string) => void;
 }): Promise<Floors> {
   const { admin, url, schema, dir, connections, seconds, p99Connections, progress } = options;
@@ -117,11 +119,11 @@ export async function measureFloors(options: {
   });
   try {
     const counter = { n: 0 };
-    await load(ready.port, ready.targets, 2, counter, connections);
-    const result = await load(ready.port, ready.targets, seconds, counter, connections);
+    await load(ready.port, options.targets, 2, counter, connections);
+    const result = await load(ready.port, options.targets, seconds, counter, connections);
     if (result.non2xx > 0 || result.errors > 0) throw new Error(`floor route: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
     progress(`floor, Fastify + one INSERT: ${result.requests.average.toFixed(0)}/s`);
-    const p99 = await load(ready.port, ready.targets, seconds, counter, p99Connections);
+    const p99 = await load(ready.port, options.targets, seconds, counter, p99Connections);
     progress(
       `floor, Fastify + one INSERT with ${p99Connections} connections: ${p99.requests.average.toFixed(0)}/s, p99 ${p99.latency.p99} ms`,
     );

@@ -9,6 +9,7 @@ import { createPostgresStore } from '@agentrun/store-postgres';
 import express from 'express';
 import Fastify, { type FastifyInstance } from 'fastify';
 import pg from 'pg';
+import { peerServer } from './ingress-peer.js';
 
 /**
  * One server of the `ingress` bench, in a process of its own so that autocannon (in the parent)
@@ -22,7 +23,8 @@ export type IngressVariant =
   | 'express-bare'
   | 'express-agentrun'
   | 'fastify-postgres'
-  | 'fastify-pg-insert';
+  | 'fastify-pg-insert'
+  | 'fastify-peer';
 
 /**
  * `fastify-postgres` (the `postgres` bench group): the PostgreSQL store on the connection string in
@@ -43,7 +45,10 @@ export const PG_FACTORIES = 5;
 
 export interface IngressTarget {
   path: string;
+  /** The bearer header of a token webhook (empty for a signed one). */
   authorization: string;
+  /** A Standard Webhooks webhook's secret (`whsec_…`): the load generator signs each delivery with it. */
+  secret?: string;
 }
 
 export interface IngressServerReady {
@@ -73,7 +78,7 @@ export const WEBHOOKS_PER_FACTORY = 20;
  * The 10 automations of each factory, each selecting all 20 of its webhooks: 4 match a bench
  * delivery (2 without a filter, 2 with a filter that holds), 6 have a filter that does not hold.
  */
-const FILTERS: (Record<string, unknown> | undefined)[] = [
+export const FILTERS: (Record<string, unknown> | undefined)[] = [
   undefined,
   undefined,
   { action: ['opened', 'synchronize'], pull_request: { base: { ref: ['main'] }, draft: [false] } },
@@ -132,11 +137,14 @@ export async function agentrunHandler(
     const factory = (await call<{ uid: string }>('POST', '/factories', { name: `Factory ${f}` })).uid;
     const uids: string[] = [];
     for (let w = 0; w < WEBHOOKS_PER_FACTORY; w++) {
+      // On PostgreSQL the deliveries are signed (Standard Webhooks), as the peer's are (ingress-peer.ts).
       const created = await call<{ webhook: { uid: string }; secret: string }>('POST', `/factories/${factory}/webhooks`, {
         name: `CI ${w}`,
+        ...(postgres ? { auth_mode: 'signature', signature_scheme: 'standard-webhooks' } : {}),
       });
       uids.push(created.webhook.uid);
-      targets.push({ path: `/webhooks/w/${created.webhook.uid}`, authorization: `Bearer ${created.secret}` });
+      const path = `/webhooks/w/${created.webhook.uid}`;
+      targets.push(postgres ? { path, authorization: '', secret: created.secret } : { path, authorization: `Bearer ${created.secret}` });
     }
     for (const [i, payload] of filters.entries()) {
       await call('POST', `/factories/${factory}/automations`, {
@@ -194,7 +202,17 @@ async function start(variant: IngressVariant): Promise<IngressServerReady> {
     let targets: IngressTarget[] = [{ path: '/webhooks/w/bare', authorization: 'Bearer bare' }];
     let automations = 0;
     if (variant === 'fastify-pg-insert') pgInsertRoute(app);
-    else if (variant === 'fastify-bare') {
+    else if (variant === 'fastify-peer') {
+      ({ targets, automations } = await peerServer(app, {
+        url: process.env[PG_URL_ENV] as string,
+        schema: process.env[PG_SCHEMA_ENV] as string,
+        connections: Number(process.env[PG_POOL_ENV] ?? 10),
+        evaluate: process.env[PG_EVALUATE_ENV] !== '0',
+        factories: PG_FACTORIES,
+        webhooksPerFactory: WEBHOOKS_PER_FACTORY,
+        filters: FILTERS.slice(...PG_FILTERS),
+      }));
+    } else if (variant === 'fastify-bare') {
       app.post('/webhooks/w/:uid', async (request, reply) => {
         if (typeof request.body !== 'object' || request.body === null) return reply.code(400).send();
         return reply.code(202).send(bareReply());
@@ -228,7 +246,7 @@ async function start(variant: IngressVariant): Promise<IngressServerReady> {
 // A server only when forked by the bench (with an IPC channel): importing this module for its
 // constants and types must not start one in the importing process.
 if (process.send) {
-  if (process.argv[2] === 'fastify-postgres') countStatements();
+  if (process.argv[2] === 'fastify-postgres' || process.argv[2] === 'fastify-peer') countStatements();
   const ready = await start(process.argv[2] as IngressVariant);
   process.send(ready);
   // Exit normally (so that `--cpu-prof` writes its profile) when the parent says so or goes away.

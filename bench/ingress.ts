@@ -1,4 +1,5 @@
 import { type ChildProcess, fork } from 'node:child_process';
+import { createHmac } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -79,6 +80,25 @@ export async function stopServer(child: ChildProcess): Promise<void> {
   await exited;
 }
 
+const keys = new Map<string, Buffer>();
+
+/**
+ * The headers of delivery `n` to `target`: its bearer token, or for a Standard Webhooks webhook
+ * (IngressTarget's `secret`) a signature of `body` under an id distinct per delivery.
+ */
+export function deliveryHeaders(target: IngressTarget, n: number, body: string): Record<string, string> {
+  if (target.secret === undefined) return { 'content-type': 'application/json', authorization: target.authorization };
+  let key = keys.get(target.secret);
+  if (!key) {
+    key = Buffer.from(target.secret.slice(target.secret.indexOf('_') + 1), 'base64');
+    keys.set(target.secret, key);
+  }
+  const id = `msg_${n}`;
+  const timestamp = String(Math.floor(Date.now() / 1000));
+  const signature = createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64');
+  return { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': `v1,${signature}` };
+}
+
 export function load(
   port: number,
   targets: IngressTarget[],
@@ -97,12 +117,8 @@ export function load(
         setupRequest: (request) => {
           const n = counter.n++;
           const target = targets[n % targets.length] as IngressTarget;
-          return {
-            ...request,
-            path: target.path,
-            headers: { 'content-type': 'application/json', authorization: target.authorization },
-            body: body(n),
-          };
+          const text = body(n);
+          return { ...request, path: target.path, headers: deliveryHeaders(target, n, text), body: text };
         },
       },
     ],

@@ -5,9 +5,10 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type pg from 'pg';
 import { type BackendCpu, backendCpu, cpuBetween, withApplicationName } from './backend-cpu.js';
-import { bodyTemplate, cpuSeconds, load, startServer, stopServer } from './ingress.js';
+import { bodyTemplate, cpuSeconds, deliveryHeaders, load, startServer, stopServer } from './ingress.js';
 import { measureFloors } from './ingress-floor.js';
-import { type IngressTarget, PG_EVALUATE_ENV, PG_POOL_ENV, PG_SCHEMA_ENV, PG_URL_ENV } from './ingress-server.js';
+import { peerGraphileSchema } from './ingress-peer.js';
+import { type IngressServerReady, type IngressTarget, PG_EVALUATE_ENV, PG_POOL_ENV, PG_SCHEMA_ENV, PG_URL_ENV } from './ingress-server.js';
 import { connectAdmin, DEFAULT_DATABASE_URL, redact, scratchSchema } from './pg-admin.js';
 import type { BenchGroup } from './run.js';
 
@@ -45,6 +46,7 @@ const PGBENCH = process.env.PGBENCH ?? 'pgbench';
 const EVALUATED_SECONDS = Number(process.env.PG_EVALUATED_SECONDS ?? 30);
 const P99_CONNECTIONS = Number(process.env.PG_P99_CONNECTIONS ?? 50);
 const EVALUATE = process.env[PG_EVALUATE_ENV] !== '0';
+const ROUNDS = Number(process.env.PG_INGRESS_ROUNDS ?? 2);
 
 export const postgresIngressGroup: BenchGroup = {
   name: 'postgres-ingress',
@@ -60,9 +62,8 @@ export async function measurePostgresIngress(baseUrl: string): Promise<Record<st
   const backends = await backendCpu(baseUrl);
   try {
     progress(`schema ${schema} on ${redact(baseUrl)}`);
-    const measured = await ingressPerSecond(baseUrl, schema, admin, backends); // the server's migrate() creates the schema
-    const ingress = measured.perSecond;
-    progress(`ingress: ${ingress.toFixed(0)} accepted deliveries/s`);
+    const measured = await beside(baseUrl, schema, admin, backends);
+    const { agentrun, peer } = measured;
 
     await admin.query(
       `CREATE TABLE ${schema}.bench_rows (id text PRIMARY KEY, team_uid text NOT NULL, payload text NOT NULL, created_at timestamptz NOT NULL)`,
@@ -94,6 +95,7 @@ export async function measurePostgresIngress(baseUrl: string): Promise<Record<st
       connections: CONNECTIONS,
       seconds: SECONDS,
       p99Connections: P99_CONNECTIONS,
+      targets: measured.targets,
       progress,
     });
     const floorFigures = {
@@ -102,42 +104,47 @@ export async function measurePostgresIngress(baseUrl: string): Promise<Record<st
       'postgres.floor_fastify_insert_vs_pgbench': floors.fastifyInsertPerSecond / tps,
       'postgres.floor_fastify_insert_p99_ms': floors.fastifyInsertP99Ms,
     };
-    if (!EVALUATE) {
-      return {
-        'postgres.accept_per_s': ingress,
-        'postgres.pgbench_tps': tps,
-        'postgres.accept_vs_pgbench': ingress / tps,
-        'postgres.accept_statements_per_delivery': measured.statementsPerDelivery,
-        'postgres.accept_commits_per_delivery': measured.commitsPerDelivery,
-        'postgres.accept_server_cpu_us_per_delivery': measured.serverCpuUsPerDelivery,
-        'postgres.accept_backend_cpu_us_per_delivery': measured.backendCpuUsPerDelivery,
-        'postgres.accept_loadgen_cpu_us_per_delivery': measured.loadgenCpuUsPerDelivery,
-        'postgres.pgbench_backend_cpu_us_per_insert': pgbenchBackendUs,
-        'postgres.accept_p99_ms': measured.p99Ms,
-        ...floorFigures,
-      };
-    }
+    const { costs } = measured;
+    // With the evaluator off, the same figures of the accept alone: postgres.accept_*.
+    const name = (figure: string) => (EVALUATE ? `postgres.${figure}` : `postgres.accept_${figure.replace(/^ingress_/, '')}`);
     return {
-      'postgres.ingress_per_s': ingress,
+      [name('ingress_per_s')]: agentrun.acceptedPerSecond,
+      [name('ingress_vs_peer')]: agentrun.acceptedPerSecond / peer.acceptedPerSecond,
+      [name('ingress_vs_floor_route')]: agentrun.acceptedPerSecond / floors.fastifyInsertPerSecond,
+      [name('ingress_vs_pgbench')]: agentrun.acceptedPerSecond / tps,
+      [name('ingress_p99_ms')]: measured.p99Ms,
+      [name('ingress_p99_vs_floor_p99')]: measured.p99Ms / floors.fastifyInsertP99Ms,
+      [name('peer_per_s')]: peer.acceptedPerSecond,
+      [name('peer_p99_ms')]: measured.peerP99Ms,
+      ...(EVALUATE
+        ? {
+            'postgres.evaluated_per_s': agentrun.evaluatedPerSecond,
+            'postgres.evaluated_vs_peer': agentrun.evaluatedPerSecond / peer.evaluatedPerSecond,
+            'postgres.evaluated_vs_pgbench': agentrun.evaluatedPerSecond / tps,
+            'postgres.evaluation_backlog': agentrun.backlog,
+            'postgres.evaluation_backlog_s': agentrun.backlog / agentrun.acceptedPerSecond,
+            'postgres.peer_evaluated_per_s': peer.evaluatedPerSecond,
+            'postgres.peer_evaluation_backlog_s': peer.backlog / peer.acceptedPerSecond,
+            'postgres.evaluation_latency_ms': measured.evaluationLatencyMs,
+            'postgres.evaluation_latency_max_ms': measured.evaluationLatencyMaxMs,
+          }
+        : {}),
       'postgres.pgbench_tps': tps,
-      'postgres.ingress_vs_pgbench': ingress / tps,
-      'postgres.evaluated_per_s': measured.evaluatedPerSecond,
-      'postgres.evaluated_vs_pgbench': measured.evaluatedPerSecond / tps,
-      'postgres.evaluation_backlog': measured.backlog,
-      'postgres.statements_per_delivery': measured.statementsPerDelivery,
-      'postgres.commits_per_delivery': measured.commitsPerDelivery,
-      'postgres.backend_ms_per_delivery': measured.backendMsPerDelivery,
-      'postgres.server_cpu_us_per_delivery': measured.serverCpuUsPerDelivery,
-      'postgres.backend_cpu_us_per_delivery': measured.backendCpuUsPerDelivery,
-      'postgres.loadgen_cpu_us_per_delivery': measured.loadgenCpuUsPerDelivery,
+      [name('statements_per_delivery')]: costs.statementsPerDelivery,
+      [name('commits_per_delivery')]: costs.commitsPerDelivery,
+      [name('backend_ms_per_delivery')]: costs.backendMsPerDelivery,
+      [name('server_cpu_us_per_delivery')]: costs.serverCpuUsPerDelivery,
+      [name('backend_cpu_us_per_delivery')]: costs.backendCpuUsPerDelivery,
+      [name('loadgen_cpu_us_per_delivery')]: costs.loadgenCpuUsPerDelivery,
+      [name('peer_server_cpu_us_per_delivery')]: measured.peerCosts.serverCpuUsPerDelivery,
+      [name('peer_backend_cpu_us_per_delivery')]: measured.peerCosts.backendCpuUsPerDelivery,
       'postgres.pgbench_backend_cpu_us_per_insert': pgbenchBackendUs,
       ...floorFigures,
-      'postgres.ingress_p99_ms': measured.p99Ms,
-      'postgres.evaluation_latency_ms': measured.evaluationLatencyMs,
-      'postgres.evaluation_latency_max_ms': measured.evaluationLatencyMaxMs,
     };
   } finally {
-    await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch((error) => console.error(`could not drop ${schema}:`, error));
+    for (const s of [schema, peerGraphileSchema(schema)]) {
+      await admin.query(`DROP SCHEMA IF EXISTS ${s} CASCADE`).catch((error) => console.error(`could not drop ${s}:`, error));
+    }
     await admin.end();
     await backends.close();
     await rm(dir, { recursive: true, force: true });
@@ -145,106 +152,169 @@ export async function measurePostgresIngress(baseUrl: string): Promise<Record<st
   }
 }
 
-interface Measured {
-  evaluationLatencyMs: number;
-  evaluationLatencyMaxMs: number;
-  perSecond: number;
+/** One server under load: agentrun's or the peer's, its deliveries' table, and its connections' name. */
+interface Side {
+  name: 'agentrun' | 'peer';
+  child: ChildProcess;
+  ready: IngressServerReady;
+  counter: { n: number };
+  app: string;
+  /** The deliveries accepted and those awaiting evaluation. */
+  table: string;
+  pendingWhere: string;
+}
+
+/** What one sustained window measured of a side. */
+interface Window {
+  acceptedPerSecond: number;
   evaluatedPerSecond: number;
   backlog: number;
+  costs: Costs;
+}
+
+interface Costs {
   statementsPerDelivery: number;
   commitsPerDelivery: number;
   backendMsPerDelivery: number;
   serverCpuUsPerDelivery: number;
-  /** The CPU of the server's backends (its pool, evaluation included), per delivery evaluated. */
+  /** The CPU of the side's backends (its pool, evaluation included), per delivery evaluated. */
   backendCpuUsPerDelivery: number;
   /** This process's CPU (autocannon's load) per delivery accepted. */
   loadgenCpuUsPerDelivery: number;
-  p99Ms: number;
 }
 
-async function ingressPerSecond(url: string, schema: string, admin: pg.Client, backends: BackendCpu): Promise<Measured> {
+/**
+ * agentrun and the peer, both serving at once on the same database with pools of the same size,
+ * measured in ROUNDS sustained windows each, alternating who goes first; then each one's p99 with
+ * P99_CONNECTIONS and agentrun's idle latency. The figures of a side are the medians of its rounds.
+ */
+async function beside(url: string, schema: string, admin: pg.Client, backends: BackendCpu) {
   const started = performance.now();
-  const serverApp = `${schema}_server`;
-  const { child, ready } = await startServer('fastify-postgres', {
+  const env = (app: string) => ({
     ...process.env,
-    [PG_URL_ENV]: withApplicationName(url, serverApp),
+    [PG_URL_ENV]: withApplicationName(url, app),
     [PG_SCHEMA_ENV]: schema,
     [PG_POOL_ENV]: String(CONNECTIONS),
   });
-  const check = (what: string, result: { non2xx: number; errors: number; timeouts: number }) => {
-    if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0) {
-      throw new Error(`${what}: ${result.non2xx} non-2xx answers, ${result.errors} errors, ${result.timeouts} timeouts`);
-    }
-  };
+  const sides: Side[] = [];
   try {
-    progress(
-      `server ready in ${((performance.now() - started) / 1000).toFixed(1)} s: ${ready.targets.length} webhooks, ${ready.automations} automations`,
-    );
-    const counter = { n: 0 };
-    if (WARMUP > 0) await load(ready.port, ready.targets, WARMUP, counter, CONNECTIONS);
-    const result = await load(ready.port, ready.targets, SECONDS, counter, CONNECTIONS);
-    check('ingress', result);
-    progress(`ingress p99 ${result.latency.p99} ms, ${result.requests.total} deliveries`);
-
-    // Sustained: accepted and evaluated over EVALUATED_SECONDS, and what each delivery cost.
-    await settle(admin, schema);
-    const before = await counters(admin, schema, child);
-    const cpuBefore = await cpuSeconds(child.pid);
-    const backendBefore = await backends.read(serverApp);
-    const loadgenBefore = process.cpuUsage();
-    const t0 = performance.now();
-    const sustained = await load(ready.port, ready.targets, EVALUATED_SECONDS, counter, CONNECTIONS);
-    const seconds = (performance.now() - t0) / 1000;
-    const loadgen = process.cpuUsage(loadgenBefore);
-    const after = await counters(admin, schema, child);
-    check('sustained', sustained);
-    const accepted = after.accepted - before.accepted;
-    const evaluatedPerSecond = (after.evaluated - before.evaluated) / seconds;
-    progress(
-      `sustained ${seconds.toFixed(1)} s: ${(accepted / seconds).toFixed(0)} accepted/s, ${evaluatedPerSecond.toFixed(0)} evaluated/s, backlog ${after.pending}`,
-    );
-    // The figures per delivery include the evaluation of the backlog left by the ingress phase;
-    // with the evaluator off, they are per delivery accepted.
-    const measuredAfter = await settle(admin, schema, child);
-    const done = EVALUATE ? measuredAfter.evaluated - before.evaluated : measuredAfter.accepted - before.accepted;
-    const serverCpuUsPerDelivery = (((await cpuSeconds(child.pid)) - cpuBefore) * 1e6) / done;
-    const backendCpuUsPerDelivery = (cpuBetween(backendBefore, await backends.read(serverApp)) * 1000) / done;
-    const loadgenCpuUsPerDelivery = (loadgen.user + loadgen.system) / accepted;
-    const statementsPerDelivery = (measuredAfter.statements - before.statements) / done;
-    const commitsPerDelivery = (measuredAfter.commits - before.commits) / done;
-    const backendMsPerDelivery = (measuredAfter.activeMs - before.activeMs) / done;
-    progress(
-      `per delivery ${EVALUATE ? 'evaluated' : 'accepted (evaluator off)'}: ${statementsPerDelivery.toFixed(2)} statements, ${commitsPerDelivery.toFixed(2)} commits, ${backendMsPerDelivery.toFixed(3)} ms backend time, ${serverCpuUsPerDelivery.toFixed(0)} µs server CPU, ${backendCpuUsPerDelivery.toFixed(0)} µs its backends' CPU, ${loadgenCpuUsPerDelivery.toFixed(0)} µs autocannon's`,
-    );
-
-    const p99 = await load(ready.port, ready.targets, SECONDS, counter, P99_CONNECTIONS);
-    check('p99', p99);
-    progress(`ingress with ${P99_CONNECTIONS} connections: ${p99.requests.average.toFixed(0)}/s, p99 ${p99.latency.p99} ms`);
-
-    // Idle: from the 202 to the delivery's runs existing, one delivery at a time.
-    await settle(admin, schema);
-    const latencies = EVALUATE
-      ? await idleLatencies(ready.port, ready.targets[0] as IngressTarget, admin, schema, counter)
-      : { median: Number.NaN, max: Number.NaN };
-    if (EVALUATE) progress(`idle, 202 to runs: median ${latencies.median.toFixed(1)} ms, max ${latencies.max.toFixed(1)} ms`);
+    for (const [name, variant] of [
+      ['agentrun', 'fastify-postgres'],
+      ['peer', 'fastify-peer'],
+    ] as const) {
+      const app = `${schema}_${name}`;
+      const { child, ready } = await startServer(variant, env(app));
+      const peer = name === 'peer';
+      sides.push({
+        name,
+        child,
+        ready,
+        counter: { n: 0 },
+        app,
+        table: `${schema}.${peer ? 'peer_deliveries' : "deliveries WHERE status = 'Accepted'"}`,
+        pendingWhere: peer ? 'evaluated_at IS NULL' : 'evaluation_due_at IS NOT NULL',
+      });
+      progress(
+        `${name} ready in ${((performance.now() - started) / 1000).toFixed(1)} s: ${ready.targets.length} webhooks, ${ready.automations} automations`,
+      );
+    }
+    const [agentrun, peer] = sides as [Side, Side];
+    for (const side of sides)
+      if (WARMUP > 0) check(`${side.name} warm-up`, await load(side.ready.port, side.ready.targets, WARMUP, side.counter, CONNECTIONS));
+    const windows: Record<Side['name'], Window[]> = { agentrun: [], peer: [] };
+    for (let r = 0; r < ROUNDS; r++) {
+      // Alternate who goes first, so neither always meets a warmer (or busier) server.
+      for (const side of r % 2 === 0 ? [agentrun, peer] : [peer, agentrun]) windows[side.name].push(await sustained(side, admin, backends));
+    }
+    const p99 = async (side: Side) => {
+      await settle(admin, side);
+      const result = await load(side.ready.port, side.ready.targets, SECONDS, side.counter, P99_CONNECTIONS);
+      check(`${side.name} p99`, result);
+      progress(`${side.name} with ${P99_CONNECTIONS} connections: ${result.requests.average.toFixed(0)}/s, p99 ${result.latency.p99} ms`);
+      return result.latency.p99;
+    };
+    const p99Ms = await p99(agentrun);
+    const peerP99Ms = await p99(peer);
+    await settle(admin, agentrun);
+    const latencies = EVALUATE ? await idleLatencies(agentrun, admin, schema) : { median: Number.NaN, max: Number.NaN };
+    if (EVALUATE) progress(`agentrun idle, 202 to runs: median ${latencies.median.toFixed(1)} ms, max ${latencies.max.toFixed(1)} ms`);
+    const summary = (name: Side['name']) => ({
+      acceptedPerSecond: median(windows[name].map((w) => w.acceptedPerSecond)),
+      evaluatedPerSecond: median(windows[name].map((w) => w.evaluatedPerSecond)),
+      backlog: median(windows[name].map((w) => w.backlog)),
+    });
+    const costsOf = (name: Side['name']): Costs => {
+      const keys = Object.keys(windows[name][0]?.costs ?? {}) as (keyof Costs)[];
+      return Object.fromEntries(keys.map((k) => [k, median(windows[name].map((w) => w.costs[k]))])) as unknown as Costs;
+    };
     return {
+      agentrun: summary('agentrun'),
+      peer: summary('peer'),
+      costs: costsOf('agentrun'),
+      peerCosts: costsOf('peer'),
+      p99Ms,
+      peerP99Ms,
       evaluationLatencyMs: latencies.median,
       evaluationLatencyMaxMs: latencies.max,
-      perSecond: result.requests.average,
-      evaluatedPerSecond,
-      backlog: after.pending,
-      statementsPerDelivery,
-      commitsPerDelivery,
-      backendMsPerDelivery,
-      serverCpuUsPerDelivery,
-      backendCpuUsPerDelivery,
-      loadgenCpuUsPerDelivery,
-      p99Ms: p99.latency.p99,
+      targets: agentrun.ready.targets,
     };
   } finally {
-    await stopServer(child);
+    for (const side of sides) await stopServer(side.child);
   }
 }
+
+function check(what: string, result: { non2xx: number; errors: number; timeouts: number }): void {
+  if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0) {
+    throw new Error(`${what}: ${result.non2xx} non-2xx answers, ${result.errors} errors, ${result.timeouts} timeouts`);
+  }
+}
+
+/**
+ * One sustained window of a side: accepted and evaluated per second over EVALUATED_SECONDS at
+ * CONNECTIONS, the backlog at its end, and what each delivery cost (accept and evaluation, the
+ * backlog's evaluation included; with the evaluator off, per delivery accepted).
+ */
+async function sustained(side: Side, admin: pg.Client, backends: BackendCpu): Promise<Window> {
+  await settle(admin, side);
+  const before = await counters(admin, side);
+  const cpuBefore = await cpuSeconds(side.child.pid);
+  const backendBefore = await backends.read(side.app);
+  const loadgenBefore = process.cpuUsage();
+  const t0 = performance.now();
+  const result = await load(side.ready.port, side.ready.targets, EVALUATED_SECONDS, side.counter, CONNECTIONS);
+  const seconds = (performance.now() - t0) / 1000;
+  const loadgen = process.cpuUsage(loadgenBefore);
+  const after = await counters(admin, side);
+  check(`${side.name} sustained`, result);
+  const accepted = after.accepted - before.accepted;
+  const window = {
+    acceptedPerSecond: accepted / seconds,
+    evaluatedPerSecond: (after.evaluated - before.evaluated) / seconds,
+    backlog: after.pending,
+  };
+  const settled = await settle(admin, side);
+  const done = EVALUATE ? settled.evaluated - before.evaluated : settled.accepted - before.accepted;
+  const costs: Costs = {
+    serverCpuUsPerDelivery: (((await cpuSeconds(side.child.pid)) - cpuBefore) * 1e6) / done,
+    backendCpuUsPerDelivery: (cpuBetween(backendBefore, await backends.read(side.app)) * 1000) / done,
+    loadgenCpuUsPerDelivery: (loadgen.user + loadgen.system) / accepted,
+    statementsPerDelivery: (settled.statements - before.statements) / done,
+    commitsPerDelivery: (settled.commits - before.commits) / done,
+    backendMsPerDelivery: (settled.activeMs - before.activeMs) / done,
+  };
+  progress(
+    `${side.name}, ${seconds.toFixed(1)} s: ${window.acceptedPerSecond.toFixed(0)} accepted/s, ${window.evaluatedPerSecond.toFixed(0)} evaluated/s, ` +
+      `backlog ${window.backlog}; per delivery: ${costs.statementsPerDelivery.toFixed(2)} statements, ${costs.commitsPerDelivery.toFixed(2)} commits, ` +
+      `${costs.serverCpuUsPerDelivery.toFixed(0)} µs server CPU, ${costs.backendCpuUsPerDelivery.toFixed(0)} µs its backends', ${costs.loadgenCpuUsPerDelivery.toFixed(0)} µs autocannon's`,
+  );
+  return { ...window, costs };
+}
+
+const median = (xs: number[]) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+};
 
 interface Counters {
   accepted: number;
@@ -255,52 +325,54 @@ interface Counters {
   activeMs: number;
 }
 
-/** The delivery counts of the scratch schema, and the server's statements and the database's commits and active time so far. */
-async function counters(admin: pg.Client, schema: string, child?: ChildProcess): Promise<Counters> {
+/** A side's delivery counts, and its statements so far and the database's commits and active time. */
+async function counters(admin: pg.Client, side: Side): Promise<Counters> {
   const { rows } = await admin.query<{ accepted: number; pending: number; commits: string; active_ms: number }>(
-    `SELECT count(*)::int AS accepted, count(*) FILTER (WHERE evaluation_due_at IS NOT NULL)::int AS pending,
+    `SELECT count(*)::int AS accepted, count(*) FILTER (WHERE ${side.pendingWhere})::int AS pending,
       (SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()) AS commits,
       (SELECT active_time FROM pg_stat_database WHERE datname = current_database()) AS active_ms
-     FROM ${schema}.deliveries WHERE status = 'Accepted'`,
+     FROM ${side.table}`,
   );
   const row = rows[0] as { accepted: number; pending: number; commits: string; active_ms: number };
   return {
     accepted: row.accepted,
     evaluated: row.accepted - row.pending,
     pending: row.pending,
-    statements: child ? await statementsOf(child) : 0,
+    statements: await statementsOf(side.child),
     commits: Number(row.commits),
     activeMs: Number(row.active_ms),
   };
 }
 
-/** Wait until nothing awaits evaluation (at most 60 s; not at all with the evaluator off); the counters then. */
-async function settle(admin: pg.Client, schema: string, child?: ChildProcess): Promise<Counters> {
+/** Wait until nothing of a side awaits evaluation (at most 60 s; not at all with the evaluator off); its counters then. */
+async function settle(admin: pg.Client, side: Side): Promise<Counters> {
   const deadline = performance.now() + 60_000;
   for (;;) {
     // pg_stat_database is updated when a backend reports, about once a second.
-    const now = await counters(admin, schema, child);
+    const now = await counters(admin, side);
     if (now.pending === 0 || !EVALUATE || performance.now() > deadline) {
       await new Promise((resolve) => setTimeout(resolve, 1100));
-      return counters(admin, schema, child);
+      return counters(admin, side);
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 
 /**
- * 20 deliveries one at a time to an idle server: for each, the time from its 202 until the
+ * 20 deliveries one at a time to an idle agentrun: for each, the time from its 202 until the
  * database shows it evaluated (its runs are written in the same transaction), polled every
  * millisecond. Median and max, in ms.
  */
-async function idleLatencies(port: number, target: IngressTarget, admin: pg.Client, schema: string, counter: { n: number }) {
+async function idleLatencies(side: Side, admin: pg.Client, schema: string) {
   const body = bodyTemplate();
+  const target = side.ready.targets[0] as IngressTarget;
   const times: number[] = [];
   for (let i = 0; i < 20; i++) {
-    const res = await fetch(`http://127.0.0.1:${port}${target.path}`, {
+    const n = side.counter.n++;
+    const res = await fetch(`http://127.0.0.1:${side.ready.port}${target.path}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: target.authorization },
-      body: body(counter.n++),
+      headers: deliveryHeaders(target, n, body(n)),
+      body: body(n),
     });
     const answered = performance.now();
     const { delivery_id } = (await res.json()) as { delivery_id: string };

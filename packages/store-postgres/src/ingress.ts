@@ -1,6 +1,7 @@
 import { EVENT_PAYLOAD_FILE, type Store } from '@agentrun/core';
 import type {
   AcceptDeliveryResult,
+  AutomationRecord,
   CreateRunInput,
   DeliveryContext,
   DeliveryRecord,
@@ -230,11 +231,16 @@ export function createIngress(db: Db, t: Tables, statements: Statements): Pick<S
       if (webhookUids.length === 0) return [];
       const [found] = await selectionsRead([[...webhookUids]]);
       if (!found) return [];
-      const automations = new Map(found.automations.map((row) => [row.id, automationFromRow(row)]));
-      return found.webhooks.map(({ webhook, automation_ids }) => ({
-        webhook: webhookFromRow(webhook),
-        automations: automation_ids.flatMap((id) => automations.get(id) ?? []),
-      }));
+      // Which automation selects which webhook, from their triggers (in the automations' order).
+      const selecting = new Map<string, AutomationRecord[]>();
+      for (const automation of found.automations.map(automationFromRow)) {
+        for (const uid of new Set(automation.triggers.flatMap((t) => (t.provider === 'webhook' ? t.filter.webhook_ids : [])))) {
+          const list = selecting.get(uid);
+          if (list) list.push(automation);
+          else selecting.set(uid, [automation]);
+        }
+      }
+      return found.webhooks.map((row) => ({ webhook: webhookFromRow(row), automations: selecting.get(row.uid) ?? [] }));
     },
 
     async log(entry, admit) {

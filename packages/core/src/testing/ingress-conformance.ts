@@ -249,6 +249,38 @@ export function describeIngressConformance(current: () => Store): void {
       ).toBeUndefined();
     });
 
+    it("answers a batch's webhooks of several factories and teams each with the enabled automations selecting it, oldest first", async () => {
+      const store = current();
+      const f1 = `factory-${newId()}`;
+      const f2 = `factory-${newId()}`;
+      const f3 = `factory-${newId()}`;
+      const webhook = (factoryUid: string, teamUid = 'team-1', deletedAt: string | null = null) =>
+        makeWebhook({ factoryUid, teamUid, deletedAt, secretName: `s-${newId().slice(0, 8)}` });
+      const [w1, w2, w3, w4, w5] = [webhook(f1), webhook(f1), webhook(f2), webhook(f3, 'team-2'), webhook(f1, 'team-1', at(1))] as const;
+      for (const w of [w1, w2, w3, w4, w5]) await store.webhooks.create({ webhook: w, maxPerFactory: 20 });
+      const selecting = (...uids: string[]) => [
+        { provider: 'webhook' as const, event: 'received' as const, filter: { webhook_ids: uids } },
+      ];
+      const a1 = makeAutomation({ factoryUid: f1, createdAt: at(3), triggers: selecting(w1.uid, w2.uid) });
+      const a2 = makeAutomation({ factoryUid: f1, createdAt: at(1), triggers: selecting(w2.uid) });
+      const off = makeAutomation({ factoryUid: f1, enabled: false, triggers: selecting(w1.uid) });
+      // Two triggers naming the same webhook: the automation still comes once.
+      const a4 = makeAutomation({ factoryUid: f2, triggers: [...selecting(w3.uid), ...selecting(w3.uid)] });
+      const a5 = makeAutomation({ factoryUid: f3, teamUid: 'team-2', triggers: selecting(w4.uid) });
+      const a6 = makeAutomation({ factoryUid: f1, createdAt: at(2), triggers: selecting(w5.uid, w1.uid) });
+      for (const a of [a1, a2, off, a4, a5, a6]) await store.automations.create(a);
+
+      const batch = await store.deliveries.selections([w1.uid, w2.uid, w3.uid, w4.uid, w5.uid, 'none']);
+      const byUid = new Map(batch.map((s) => [s.webhook.uid, s]));
+      expect([...byUid.keys()].sort()).toEqual([w1.uid, w2.uid, w3.uid, w4.uid, w5.uid].sort());
+      expect(byUid.get(w1.uid)).toEqual({ webhook: w1, automations: [a6, a1] });
+      expect(byUid.get(w2.uid)).toEqual({ webhook: w2, automations: [a2, a1] });
+      expect(byUid.get(w3.uid)).toEqual({ webhook: w3, automations: [a4] });
+      expect(byUid.get(w4.uid)).toEqual({ webhook: w4, automations: [a5] });
+      expect(byUid.get(w5.uid)).toEqual({ webhook: w5, automations: [a6] });
+      for (const w of [w1, w2, w3, w4, w5]) expect(await store.deliveries.selections([w.uid])).toEqual([byUid.get(w.uid)]);
+    });
+
     it('answers many concurrent reads each as it answers one read alone (a database store may batch them)', async () => {
       const store = current();
       const uids: string[] = [];
