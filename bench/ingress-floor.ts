@@ -3,8 +3,6 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type pg from 'pg';
-import { load, startServer, stopServer } from './ingress.js';
-import { type IngressTarget, PG_POOL_ENV, PG_SCHEMA_ENV, PG_URL_ENV } from './ingress-server.js';
 
 /**
  * The floors under `postgres.ingress_vs_pgbench` (bench/README.md, "postgres-ingress: the webhook
@@ -24,7 +22,8 @@ import { type IngressTarget, PG_POOL_ENV, PG_SCHEMA_ENV, PG_URL_ENV } from './in
  *   the same 1 KB body and runs pgbench's own INSERT through a `pg` pool of the same size, driven
  *   by autocannon as the ingress is: one round trip per request, no authentication, nothing else;
  *   and its p99 with as many connections as `postgres.ingress_p99_ms` is measured with
- *   (`postgres.floor_fastify_insert_p99_ms`).
+ *   (`postgres.floor_fastify_insert_p99_ms`). Its server (`fastify-pg-insert`) is measured by
+ *   postgres-ingress.ts as a side of its own, in the same alternating windows as agentrun's.
  */
 
 const BATCH = Number(process.env.FLOOR_BATCH ?? 16);
@@ -33,13 +32,10 @@ const KEYS = 100;
 export interface Floors {
   sqlTps: number;
   sqlBatchedDeliveriesPerSecond: number;
-  fastifyInsertPerSecond: number;
-  /** The same route's p99 with `p99Connections` connections, in ms. */
-  fastifyInsertP99Ms: number;
 }
 
-/** The floor tables, in `schema` (the scratch schema the caller drops). */
-async function createTables(admin: pg.Client, schema: string): Promise<void> {
+/** The floor tables, in `schema` (the scratch schema the caller drops): made before the floor route's server starts. */
+export async function createFloorTables(admin: pg.Client, schema: string): Promise<void> {
   await admin.query(`
     CREATE TABLE ${schema}.floor_webhooks (uid text PRIMARY KEY, team_uid text NOT NULL, secret text NOT NULL);
     INSERT INTO ${schema}.floor_webhooks SELECT 'w' || i, 'acme', md5(i::text) FROM generate_series(1, ${KEYS}) i;
@@ -88,20 +84,15 @@ async function pgbench(pgbenchBin: string, url: string, script: string, connecti
 }
 
 export async function measureFloors(options: {
-  admin: pg.Client;
   url: string;
   schema: string;
   dir: string;
   pgbench: string;
   connections: number;
   seconds: number;
-  p99Connections: number;
-  /** The deliveries' targets (the route ignores path and headers; signing them costs the load generator alike). */
-  targets: IngressTarget[];
   progress: (message: string) => void;
 }): Promise<Floors> {
-  const { admin, url, schema, dir, connections, seconds, p99Connections, progress } = options;
-  await createTables(admin, schema);
+  const { url, schema, dir, connections, seconds, progress } = options;
   const one = join(dir, 'floor-one.sql');
   const batched = join(dir, 'floor-batched.sql');
   await writeFile(one, acceptScript(schema, 1));
@@ -110,30 +101,5 @@ export async function measureFloors(options: {
   progress(`floor, SQL: ${sqlTps.toFixed(0)} accepts/s (context read + one write, one delivery per write)`);
   const sqlBatchedDeliveriesPerSecond = BATCH * (await pgbench(options.pgbench, url, batched, connections, seconds));
   progress(`floor, SQL batched: ${sqlBatchedDeliveriesPerSecond.toFixed(0)} accepts/s (${BATCH} per write)`);
-
-  const { child, ready } = await startServer('fastify-pg-insert', {
-    ...process.env,
-    [PG_URL_ENV]: url,
-    [PG_SCHEMA_ENV]: schema,
-    [PG_POOL_ENV]: String(connections),
-  });
-  try {
-    const counter = { n: 0 };
-    await load(ready.port, options.targets, 2, counter, connections);
-    const result = await load(ready.port, options.targets, seconds, counter, connections);
-    if (result.non2xx > 0 || result.errors > 0) throw new Error(`floor route: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
-    progress(`floor, Fastify + one INSERT: ${result.requests.average.toFixed(0)}/s`);
-    const p99 = await load(ready.port, options.targets, seconds, counter, p99Connections);
-    progress(
-      `floor, Fastify + one INSERT with ${p99Connections} connections: ${p99.requests.average.toFixed(0)}/s, p99 ${p99.latency.p99} ms`,
-    );
-    return {
-      sqlTps,
-      sqlBatchedDeliveriesPerSecond,
-      fastifyInsertPerSecond: result.requests.average,
-      fastifyInsertP99Ms: p99.latency.p99,
-    };
-  } finally {
-    await stopServer(child);
-  }
+  return { sqlTps, sqlBatchedDeliveriesPerSecond };
 }

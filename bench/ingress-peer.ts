@@ -7,8 +7,9 @@ import pg from 'pg';
 import type { IngressTarget } from './ingress-server.js';
 
 /**
- * The peer of `postgres-ingress` (bench/README.md, "postgres-ingress"): the webhook ingress a
- * competent team would write instead of adopting agentrun, on the stack such a team reaches for.
+ * The peer of `postgres-ingress` (bench/README.md, "postgres-ingress: the webhook ingress on
+ * PostgreSQL"): the webhook ingress a competent team would write instead of adopting agentrun, on
+ * the stack such a team reaches for.
  * Fastify; a Standard Webhooks signature check (node:crypto's HMAC and timingSafeEqual, the fastest
  * a team could pick; the webhook and its secret read per request, so a rotated secret applies at
  * once, as in agentrun); exact dedupe by `INSERT … ON CONFLICT DO NOTHING` on the message id; the
@@ -31,8 +32,8 @@ import type { IngressTarget } from './ingress-server.js';
 
 export const peerGraphileSchema = (schema: string) => `${schema}_graphile`;
 
-/** Jobs graphile-worker runs at once (the peer's evaluation concurrency). */
-const CONCURRENCY = Number(process.env.PEER_CONCURRENCY ?? 8);
+/** Jobs graphile-worker runs at once: the best of 4, 8 and 16 on the bench machine, as many as the pool has connections. */
+const CONCURRENCY = Number(process.env.PEER_CONCURRENCY ?? 16);
 
 function tables(s: string): string {
   return `

@@ -246,7 +246,7 @@ async function start(variant: IngressVariant): Promise<IngressServerReady> {
 // A server only when forked by the bench (with an IPC channel): importing this module for its
 // constants and types must not start one in the importing process.
 if (process.send) {
-  if (process.argv[2] === 'fastify-postgres' || process.argv[2] === 'fastify-peer') countStatements();
+  if (['fastify-postgres', 'fastify-peer', 'fastify-pg-insert'].includes(process.argv[2] as string)) countStatements();
   const ready = await start(process.argv[2] as IngressVariant);
   process.send(ready);
   // Exit normally (so that `--cpu-prof` writes its profile) when the parent says so or goes away.

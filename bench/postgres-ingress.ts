@@ -6,38 +6,43 @@ import { promisify } from 'node:util';
 import type pg from 'pg';
 import { type BackendCpu, backendCpu, cpuBetween, withApplicationName } from './backend-cpu.js';
 import { bodyTemplate, cpuSeconds, deliveryHeaders, load, startServer, stopServer } from './ingress.js';
-import { measureFloors } from './ingress-floor.js';
+import { createFloorTables, measureFloors } from './ingress-floor.js';
 import { peerGraphileSchema } from './ingress-peer.js';
 import { type IngressServerReady, type IngressTarget, PG_EVALUATE_ENV, PG_POOL_ENV, PG_SCHEMA_ENV, PG_URL_ENV } from './ingress-server.js';
 import { connectAdmin, DEFAULT_DATABASE_URL, redact, scratchSchema } from './pg-admin.js';
 import type { BenchGroup } from './run.js';
 
 /**
- * Accepted webhook deliveries per second through Fastify and the PostgreSQL store (bearer auth, 1 KB
- * distinct bodies, 100 webhooks with 4 automations per factory of which 2 match, the rate limit
- * lifted), driven by autocannon with N connections over a pool of N, beside `pgbench` inserting one
- * row per transaction into a table of the same server with the same N clients: how far the
- * ingress is from the database's own insert rate. The server runs in a child process; schema and
- * table live in a scratch schema dropped at the end, even on failure.
+ * The webhook ingress on PostgreSQL beside what it is measured against, in one run on one database
+ * (bench/README.md, "postgres-ingress: the webhook ingress on PostgreSQL"): 1 KB distinct bodies
+ * signed with Standard Webhooks, 100 webhooks with 4 automations per factory of which 2 match, the
+ * rate limit lifted, autocannon with CONNECTIONS connections over a pool of as many. Each server
+ * runs in a child process; their tables live in a scratch schema (the peer's graphile-worker in one
+ * beside it), dropped at the end, even on failure.
  *
- * Then, on the same server (whose evaluator makes the runs after each 202, docs/webhooks.md "When
- * runs start"): `postgres.evaluated_vs_pgbench`, deliveries per second whose runs all exist over a
- * sustained PG_EVALUATED_SECONDS of load at the same connections, with the backlog left at the end
- * (`postgres.evaluation_backlog`: deliveries accepted and not yet evaluated); where the time goes,
- * per accepted delivery over that window (accept and evaluation both): statements the server sent
- * and transactions committed, and the backends' active time (pg_stat_database.active_time, the
- * whole database: on a shared server other sessions count too), and the server process's own CPU
- * (`postgres.server_cpu_us_per_delivery`: user + system, Fastify, pipeline, `pg` and evaluation,
- * the figure a busy machine blurs least); and `postgres.ingress_p99_ms`,
- * the ingress's p99 with PG_P99_CONNECTIONS (50) connections; and, idle, the time from a 202 to
- * the delivery's runs existing (`postgres.evaluation_latency_ms`, median of 20; `…_max_ms`).
+ * - **agentrun, the peer and the floor route** (ingress-peer.ts: the ingress a team would write on
+ *   Fastify and graphile-worker; ingress-floor.ts: a bare Fastify route that inserts the body),
+ *   serving at once, each measured in ROUNDS sustained windows of PG_EVALUATED_SECONDS, the order
+ *   reversed every other round, every side's backlog evaluated before each window: deliveries
+ *   accepted per second, evaluated per second (every run made), and the backlog at the end of the
+ *   window, also as seconds of arrivals (`…_backlog_s`). Where a delivery's time goes, accept and
+ *   evaluation both (the backlog's evaluation included): the statements the server sent, the
+ *   database's commits, active time and blocks read (pg_stat_database: every session of the
+ *   database), its WAL (pg_stat_wal: the whole server), the server process's CPU and its
+ *   backends' (by `application_name`, from /proc), and autocannon's. Then each one's p99 with
+ *   P99_CONNECTIONS, and agentrun's idle time from a 202 to the delivery's runs (median and max
+ *   of 20).
+ * - **pgbench** inserting one 1 KB row per transaction with CONNECTIONS clients, and the
+ *   database's floors (ingress-floor.ts): the least SQL an accept needs, run by pgbench.
  *
- * Knobs (environment): PG_INGRESS_CONNECTIONS (16), PG_INGRESS_SECONDS (10), PG_INGRESS_WARMUP (3),
- * PG_EVALUATED_SECONDS (30), PG_P99_CONNECTIONS (50), DATABASE_URL (else the local server the tests
- * use; without one the group is skipped), PG_INGRESS_EVALUATE (`0`: the server's evaluator stays
- * off, so the sustained window measures the accept alone, its costs divided by the deliveries
- * accepted, written as `postgres.accept_*`; nothing is evaluated, so the evaluated figures and the
- * idle latency are not measured).
+ * The ratios are `postgres.ingress_vs_peer`, `postgres.evaluated_vs_peer`,
+ * `postgres.ingress_vs_floor_route`, `postgres.ingress_p99_vs_floor_p99` and `…_vs_pgbench`.
+ *
+ * Knobs (environment): PG_INGRESS_CONNECTIONS (16), PG_INGRESS_SECONDS (10: pgbench, the floors,
+ * the p99), PG_INGRESS_WARMUP (3), PG_EVALUATED_SECONDS (30), PG_INGRESS_ROUNDS (2),
+ * PG_P99_CONNECTIONS (50), PEER_CONCURRENCY (16), DATABASE_URL (else the local server the tests
+ * use; without one the group is skipped), PG_INGRESS_EVALUATE (`0`: neither side evaluates, so the
+ * windows measure the accept alone, written as `postgres.accept_*`).
  */
 const CONNECTIONS = Number(process.env.PG_INGRESS_CONNECTIONS ?? 16);
 const SECONDS = Number(process.env.PG_INGRESS_SECONDS ?? 10);
@@ -64,7 +69,6 @@ export async function measurePostgresIngress(baseUrl: string): Promise<Record<st
     progress(`schema ${schema} on ${redact(baseUrl)}`);
     const measured = await beside(baseUrl, schema, admin, backends);
     const { agentrun, peer } = measured;
-
     await admin.query(
       `CREATE TABLE ${schema}.bench_rows (id text PRIMARY KEY, team_uid text NOT NULL, payload text NOT NULL, created_at timestamptz NOT NULL)`,
     );
@@ -87,22 +91,21 @@ export async function measurePostgresIngress(baseUrl: string): Promise<Record<st
     const pgbenchBackendUs = (pgbenchBackend.ms * 1000) / (tps * pgbenchBackend.seconds);
     progress(`pgbench: ${tps.toFixed(0)} single-row INSERT transactions/s, ${pgbenchBackendUs.toFixed(0)} µs backend CPU per insert`);
     const floors = await measureFloors({
-      admin,
       url: baseUrl,
       schema,
       dir,
       pgbench: PGBENCH,
       connections: CONNECTIONS,
       seconds: SECONDS,
-      p99Connections: P99_CONNECTIONS,
-      targets: measured.targets,
       progress,
     });
+    const { floor } = measured;
     const floorFigures = {
       'postgres.floor_sql_vs_pgbench': floors.sqlTps / tps,
       'postgres.floor_sql_batched_vs_pgbench': floors.sqlBatchedDeliveriesPerSecond / tps,
-      'postgres.floor_fastify_insert_vs_pgbench': floors.fastifyInsertPerSecond / tps,
-      'postgres.floor_fastify_insert_p99_ms': floors.fastifyInsertP99Ms,
+      'postgres.floor_fastify_insert_per_s': floor.acceptedPerSecond,
+      'postgres.floor_fastify_insert_vs_pgbench': floor.acceptedPerSecond / tps,
+      'postgres.floor_fastify_insert_p99_ms': measured.floorP99Ms,
     };
     const { costs } = measured;
     // With the evaluator off, the same figures of the accept alone: postgres.accept_*.
@@ -110,10 +113,10 @@ export async function measurePostgresIngress(baseUrl: string): Promise<Record<st
     return {
       [name('ingress_per_s')]: agentrun.acceptedPerSecond,
       [name('ingress_vs_peer')]: agentrun.acceptedPerSecond / peer.acceptedPerSecond,
-      [name('ingress_vs_floor_route')]: agentrun.acceptedPerSecond / floors.fastifyInsertPerSecond,
+      [name('ingress_vs_floor_route')]: agentrun.acceptedPerSecond / floor.acceptedPerSecond,
       [name('ingress_vs_pgbench')]: agentrun.acceptedPerSecond / tps,
       [name('ingress_p99_ms')]: measured.p99Ms,
-      [name('ingress_p99_vs_floor_p99')]: measured.p99Ms / floors.fastifyInsertP99Ms,
+      [name('ingress_p99_vs_floor_p99')]: measured.p99Ms / measured.floorP99Ms,
       [name('peer_per_s')]: peer.acceptedPerSecond,
       [name('peer_p99_ms')]: measured.peerP99Ms,
       ...(EVALUATE
@@ -136,6 +139,8 @@ export async function measurePostgresIngress(baseUrl: string): Promise<Record<st
       [name('server_cpu_us_per_delivery')]: costs.serverCpuUsPerDelivery,
       [name('backend_cpu_us_per_delivery')]: costs.backendCpuUsPerDelivery,
       [name('loadgen_cpu_us_per_delivery')]: costs.loadgenCpuUsPerDelivery,
+      [name('wal_kib_per_delivery')]: costs.walBytesPerDelivery / 1024,
+      [name('peer_wal_kib_per_delivery')]: measured.peerCosts.walBytesPerDelivery / 1024,
       [name('peer_server_cpu_us_per_delivery')]: measured.peerCosts.serverCpuUsPerDelivery,
       [name('peer_backend_cpu_us_per_delivery')]: measured.peerCosts.backendCpuUsPerDelivery,
       'postgres.pgbench_backend_cpu_us_per_insert': pgbenchBackendUs,
@@ -154,7 +159,7 @@ export async function measurePostgresIngress(baseUrl: string): Promise<Record<st
 
 /** One server under load: agentrun's or the peer's, its deliveries' table, and its connections' name. */
 interface Side {
-  name: 'agentrun' | 'peer';
+  name: 'agentrun' | 'peer' | 'floor';
   child: ChildProcess;
   ready: IngressServerReady;
   counter: { n: number };
@@ -181,6 +186,11 @@ interface Costs {
   backendCpuUsPerDelivery: number;
   /** This process's CPU (autocannon's load) per delivery accepted. */
   loadgenCpuUsPerDelivery: number;
+  /** WAL per delivery, and its full-page images (a page's first change after each checkpoint writes it whole). */
+  walBytesPerDelivery: number;
+  walFpiPerDelivery: number;
+  /** Blocks read from outside shared_buffers per delivery: what a working set larger than the buffers costs. */
+  blocksReadPerDelivery: number;
 }
 
 /**
@@ -197,37 +207,40 @@ async function beside(url: string, schema: string, admin: pg.Client, backends: B
     [PG_POOL_ENV]: String(CONNECTIONS),
   });
   const sides: Side[] = [];
+  // What each side's deliveries table is, and what of it awaits evaluation (the floor route evaluates nothing).
+  const tables = {
+    agentrun: { table: `${schema}.deliveries WHERE status = 'Accepted'`, pendingWhere: 'evaluation_due_at IS NOT NULL' },
+    peer: { table: `${schema}.peer_deliveries`, pendingWhere: 'evaluated_at IS NULL' },
+    floor: { table: `${schema}.floor_rows`, pendingWhere: 'false' },
+  };
   try {
     for (const [name, variant] of [
       ['agentrun', 'fastify-postgres'],
       ['peer', 'fastify-peer'],
+      ['floor', 'fastify-pg-insert'],
     ] as const) {
       const app = `${schema}_${name}`;
+      // In the schema agentrun's server made (its store migrates it).
+      if (name === 'floor') await createFloorTables(admin, schema);
       const { child, ready } = await startServer(variant, env(app));
-      const peer = name === 'peer';
-      sides.push({
-        name,
-        child,
-        ready,
-        counter: { n: 0 },
-        app,
-        table: `${schema}.${peer ? 'peer_deliveries' : "deliveries WHERE status = 'Accepted'"}`,
-        pendingWhere: peer ? 'evaluated_at IS NULL' : 'evaluation_due_at IS NOT NULL',
-      });
+      // The floor route takes any path and ignores the headers: it is sent agentrun's signed deliveries.
+      const targets = name === 'floor' ? (sides[0] as Side).ready.targets : ready.targets;
+      sides.push({ name, child, ready: { ...ready, targets }, counter: { n: 0 }, app, ...tables[name] });
       progress(
-        `${name} ready in ${((performance.now() - started) / 1000).toFixed(1)} s: ${ready.targets.length} webhooks, ${ready.automations} automations`,
+        `${name} ready in ${((performance.now() - started) / 1000).toFixed(1)} s: ${targets.length} webhooks, ${ready.automations} automations`,
       );
     }
-    const [agentrun, peer] = sides as [Side, Side];
+    const [agentrun, peer, floor] = sides as [Side, Side, Side];
     for (const side of sides)
       if (WARMUP > 0) check(`${side.name} warm-up`, await load(side.ready.port, side.ready.targets, WARMUP, side.counter, CONNECTIONS));
-    const windows: Record<Side['name'], Window[]> = { agentrun: [], peer: [] };
+    const windows: Record<Side['name'], Window[]> = { agentrun: [], peer: [], floor: [] };
     for (let r = 0; r < ROUNDS; r++) {
-      // Alternate who goes first, so neither always meets a warmer (or busier) server.
-      for (const side of r % 2 === 0 ? [agentrun, peer] : [peer, agentrun]) windows[side.name].push(await sustained(side, admin, backends));
+      // Alternate the order, so no side always meets a warmer (or busier) server.
+      for (const side of r % 2 === 0 ? [agentrun, peer, floor] : [floor, peer, agentrun])
+        windows[side.name].push(await sustained(side, sides, admin, backends));
     }
     const p99 = async (side: Side) => {
-      await settle(admin, side);
+      await settleAll(admin, sides);
       const result = await load(side.ready.port, side.ready.targets, SECONDS, side.counter, P99_CONNECTIONS);
       check(`${side.name} p99`, result);
       progress(`${side.name} with ${P99_CONNECTIONS} connections: ${result.requests.average.toFixed(0)}/s, p99 ${result.latency.p99} ms`);
@@ -235,7 +248,8 @@ async function beside(url: string, schema: string, admin: pg.Client, backends: B
     };
     const p99Ms = await p99(agentrun);
     const peerP99Ms = await p99(peer);
-    await settle(admin, agentrun);
+    const floorP99Ms = await p99(floor);
+    await settleAll(admin, sides);
     const latencies = EVALUATE ? await idleLatencies(agentrun, admin, schema) : { median: Number.NaN, max: Number.NaN };
     if (EVALUATE) progress(`agentrun idle, 202 to runs: median ${latencies.median.toFixed(1)} ms, max ${latencies.max.toFixed(1)} ms`);
     const summary = (name: Side['name']) => ({
@@ -250,13 +264,14 @@ async function beside(url: string, schema: string, admin: pg.Client, backends: B
     return {
       agentrun: summary('agentrun'),
       peer: summary('peer'),
+      floor: summary('floor'),
       costs: costsOf('agentrun'),
       peerCosts: costsOf('peer'),
       p99Ms,
       peerP99Ms,
+      floorP99Ms,
       evaluationLatencyMs: latencies.median,
       evaluationLatencyMaxMs: latencies.max,
-      targets: agentrun.ready.targets,
     };
   } finally {
     for (const side of sides) await stopServer(side.child);
@@ -274,8 +289,8 @@ function check(what: string, result: { non2xx: number; errors: number; timeouts:
  * CONNECTIONS, the backlog at its end, and what each delivery cost (accept and evaluation, the
  * backlog's evaluation included; with the evaluator off, per delivery accepted).
  */
-async function sustained(side: Side, admin: pg.Client, backends: BackendCpu): Promise<Window> {
-  await settle(admin, side);
+async function sustained(side: Side, sides: readonly Side[], admin: pg.Client, backends: BackendCpu): Promise<Window> {
+  await settleAll(admin, sides);
   const before = await counters(admin, side);
   const cpuBefore = await cpuSeconds(side.child.pid);
   const backendBefore = await backends.read(side.app);
@@ -301,11 +316,16 @@ async function sustained(side: Side, admin: pg.Client, backends: BackendCpu): Pr
     statementsPerDelivery: (settled.statements - before.statements) / done,
     commitsPerDelivery: (settled.commits - before.commits) / done,
     backendMsPerDelivery: (settled.activeMs - before.activeMs) / done,
+    walBytesPerDelivery: (settled.walBytes - before.walBytes) / done,
+    walFpiPerDelivery: (settled.walFpi - before.walFpi) / done,
+    blocksReadPerDelivery: (settled.blocksRead - before.blocksRead) / done,
   };
   progress(
     `${side.name}, ${seconds.toFixed(1)} s: ${window.acceptedPerSecond.toFixed(0)} accepted/s, ${window.evaluatedPerSecond.toFixed(0)} evaluated/s, ` +
       `backlog ${window.backlog}; per delivery: ${costs.statementsPerDelivery.toFixed(2)} statements, ${costs.commitsPerDelivery.toFixed(2)} commits, ` +
-      `${costs.serverCpuUsPerDelivery.toFixed(0)} µs server CPU, ${costs.backendCpuUsPerDelivery.toFixed(0)} µs its backends', ${costs.loadgenCpuUsPerDelivery.toFixed(0)} µs autocannon's`,
+      `${costs.serverCpuUsPerDelivery.toFixed(0)} µs server CPU, ${costs.backendCpuUsPerDelivery.toFixed(0)} µs its backends', ${costs.loadgenCpuUsPerDelivery.toFixed(0)} µs autocannon's, ` +
+      `${(costs.walBytesPerDelivery / 1024).toFixed(1)} KiB of WAL (${costs.walFpiPerDelivery.toFixed(2)} full pages), ` +
+      `${costs.blocksReadPerDelivery.toFixed(2)} blocks read past shared_buffers`,
   );
   return { ...window, costs };
 }
@@ -323,17 +343,33 @@ interface Counters {
   statements: number;
   commits: number;
   activeMs: number;
+  /** WAL written by the whole server, and its full-page images (pg_stat_wal). */
+  walBytes: number;
+  walFpi: number;
+  /** Blocks the database read from outside shared_buffers (pg_stat_database). */
+  blocksRead: number;
 }
 
 /** A side's delivery counts, and its statements so far and the database's commits and active time. */
 async function counters(admin: pg.Client, side: Side): Promise<Counters> {
-  const { rows } = await admin.query<{ accepted: number; pending: number; commits: string; active_ms: number }>(
+  type Row = {
+    accepted: number;
+    pending: number;
+    commits: string;
+    active_ms: number;
+    wal_bytes: string;
+    wal_fpi: string;
+    blks_read: string;
+  };
+  const { rows } = await admin.query<Row>(
     `SELECT count(*)::int AS accepted, count(*) FILTER (WHERE ${side.pendingWhere})::int AS pending,
       (SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()) AS commits,
-      (SELECT active_time FROM pg_stat_database WHERE datname = current_database()) AS active_ms
+      (SELECT active_time FROM pg_stat_database WHERE datname = current_database()) AS active_ms,
+      (SELECT blks_read FROM pg_stat_database WHERE datname = current_database()) AS blks_read,
+      (SELECT wal_bytes FROM pg_stat_wal) AS wal_bytes, (SELECT wal_fpi FROM pg_stat_wal) AS wal_fpi
      FROM ${side.table}`,
   );
-  const row = rows[0] as { accepted: number; pending: number; commits: string; active_ms: number };
+  const row = rows[0] as Row;
   return {
     accepted: row.accepted,
     evaluated: row.accepted - row.pending,
@@ -341,7 +377,15 @@ async function counters(admin: pg.Client, side: Side): Promise<Counters> {
     statements: await statementsOf(side.child),
     commits: Number(row.commits),
     activeMs: Number(row.active_ms),
+    walBytes: Number(row.wal_bytes),
+    walFpi: Number(row.wal_fpi),
+    blocksRead: Number(row.blks_read),
   };
+}
+
+/** Wait until neither side has anything awaiting evaluation: the other's backlog would share the machine with what is measured. */
+async function settleAll(admin: pg.Client, sides: readonly Side[]): Promise<void> {
+  for (const side of sides) await settle(admin, side);
 }
 
 /** Wait until nothing of a side awaits evaluation (at most 60 s; not at all with the evaluator off); its counters then. */
