@@ -27,8 +27,7 @@ import type { BenchGroup } from './run.js';
  *   accepted per second, evaluated per second (every run made), and the backlog at the end of the
  *   window, also as seconds of arrivals (`…_backlog_s`). Where a delivery's time goes, accept and
  *   evaluation both (the backlog's evaluation included): the statements the server sent, the
- *   database's commits, active time and blocks read (pg_stat_database: every session of the
- *   database), its WAL (pg_stat_wal: the whole server), the server process's CPU and its
+ *   database's commits and active time (pg_stat_database: every session of the database), its WAL (pg_stat_wal: the whole server), the server process's CPU and its
  *   backends' (by `application_name`, from /proc), and autocannon's. Then each one's p99 with
  *   P99_CONNECTIONS, and agentrun's idle time from a 202 to the delivery's runs (median and max
  *   of 20).
@@ -167,6 +166,8 @@ interface Side {
   /** The deliveries accepted and those awaiting evaluation. */
   table: string;
   pendingWhere: string;
+  /** The deliveries awaiting evaluation, counted without reading the whole log (settle polls it). */
+  pendingCount: string;
 }
 
 /** What one sustained window measured of a side. */
@@ -189,8 +190,6 @@ interface Costs {
   /** WAL per delivery, and its full-page images (a page's first change after each checkpoint writes it whole). */
   walBytesPerDelivery: number;
   walFpiPerDelivery: number;
-  /** Blocks read from outside shared_buffers per delivery: what a working set larger than the buffers costs. */
-  blocksReadPerDelivery: number;
 }
 
 /**
@@ -209,9 +208,17 @@ async function beside(url: string, schema: string, admin: pg.Client, backends: B
   const sides: Side[] = [];
   // What each side's deliveries table is, and what of it awaits evaluation (the floor route evaluates nothing).
   const tables = {
-    agentrun: { table: `${schema}.deliveries WHERE status = 'Accepted'`, pendingWhere: 'evaluation_due_at IS NOT NULL' },
-    peer: { table: `${schema}.peer_deliveries`, pendingWhere: 'evaluated_at IS NULL' },
-    floor: { table: `${schema}.floor_rows`, pendingWhere: 'false' },
+    agentrun: {
+      table: `${schema}.deliveries WHERE status = 'Accepted'`,
+      pendingWhere: 'evaluation_due_at IS NOT NULL',
+      pendingCount: `SELECT count(*)::int AS n FROM ${schema}.deliveries WHERE evaluation_due_at IS NOT NULL`,
+    },
+    peer: {
+      table: `${schema}.peer_deliveries`,
+      pendingWhere: 'evaluated_at IS NULL',
+      pendingCount: `SELECT count(*)::int AS n FROM ${peerGraphileSchema(schema)}._private_jobs`,
+    },
+    floor: { table: `${schema}.floor_rows`, pendingWhere: 'false', pendingCount: 'SELECT 0 AS n' },
   };
   try {
     for (const [name, variant] of [
@@ -318,14 +325,12 @@ async function sustained(side: Side, sides: readonly Side[], admin: pg.Client, b
     backendMsPerDelivery: (settled.activeMs - before.activeMs) / done,
     walBytesPerDelivery: (settled.walBytes - before.walBytes) / done,
     walFpiPerDelivery: (settled.walFpi - before.walFpi) / done,
-    blocksReadPerDelivery: (settled.blocksRead - before.blocksRead) / done,
   };
   progress(
     `${side.name}, ${seconds.toFixed(1)} s: ${window.acceptedPerSecond.toFixed(0)} accepted/s, ${window.evaluatedPerSecond.toFixed(0)} evaluated/s, ` +
       `backlog ${window.backlog}; per delivery: ${costs.statementsPerDelivery.toFixed(2)} statements, ${costs.commitsPerDelivery.toFixed(2)} commits, ` +
       `${costs.serverCpuUsPerDelivery.toFixed(0)} µs server CPU, ${costs.backendCpuUsPerDelivery.toFixed(0)} µs its backends', ${costs.loadgenCpuUsPerDelivery.toFixed(0)} µs autocannon's, ` +
-      `${(costs.walBytesPerDelivery / 1024).toFixed(1)} KiB of WAL (${costs.walFpiPerDelivery.toFixed(2)} full pages), ` +
-      `${costs.blocksReadPerDelivery.toFixed(2)} blocks read past shared_buffers`,
+      `${(costs.walBytesPerDelivery / 1024).toFixed(1)} KiB of WAL (${costs.walFpiPerDelivery.toFixed(2)} full pages)`,
   );
   return { ...window, costs };
 }
@@ -346,8 +351,6 @@ interface Counters {
   /** WAL written by the whole server, and its full-page images (pg_stat_wal). */
   walBytes: number;
   walFpi: number;
-  /** Blocks the database read from outside shared_buffers (pg_stat_database). */
-  blocksRead: number;
 }
 
 /** A side's delivery counts, and its statements so far and the database's commits and active time. */
@@ -359,13 +362,11 @@ async function counters(admin: pg.Client, side: Side): Promise<Counters> {
     active_ms: number;
     wal_bytes: string;
     wal_fpi: string;
-    blks_read: string;
   };
   const { rows } = await admin.query<Row>(
     `SELECT count(*)::int AS accepted, count(*) FILTER (WHERE ${side.pendingWhere})::int AS pending,
       (SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()) AS commits,
       (SELECT active_time FROM pg_stat_database WHERE datname = current_database()) AS active_ms,
-      (SELECT blks_read FROM pg_stat_database WHERE datname = current_database()) AS blks_read,
       (SELECT wal_bytes FROM pg_stat_wal) AS wal_bytes, (SELECT wal_fpi FROM pg_stat_wal) AS wal_fpi
      FROM ${side.table}`,
   );
@@ -379,7 +380,6 @@ async function counters(admin: pg.Client, side: Side): Promise<Counters> {
     activeMs: Number(row.active_ms),
     walBytes: Number(row.wal_bytes),
     walFpi: Number(row.wal_fpi),
-    blocksRead: Number(row.blks_read),
   };
 }
 
@@ -392,9 +392,9 @@ async function settleAll(admin: pg.Client, sides: readonly Side[]): Promise<void
 async function settle(admin: pg.Client, side: Side): Promise<Counters> {
   const deadline = performance.now() + 60_000;
   for (;;) {
-    // pg_stat_database is updated when a backend reports, about once a second.
-    const now = await counters(admin, side);
-    if (now.pending === 0 || !EVALUATE || performance.now() > deadline) {
+    const [row] = (await admin.query<{ n: number }>(side.pendingCount)).rows;
+    if (row?.n === 0 || !EVALUATE || performance.now() > deadline) {
+      // pg_stat_database is updated when a backend reports, about once a second.
       await new Promise((resolve) => setTimeout(resolve, 1100));
       return counters(admin, side);
     }
