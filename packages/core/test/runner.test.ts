@@ -194,6 +194,37 @@ describe('createRunner', () => {
 });
 
 describe('the runner loop', () => {
+  it('keeps a timer after a failure the wall clock puts a moment before the end of the wait', async () => {
+    vi.useFakeTimers();
+    try {
+      let passes = 0;
+      let behind = 0;
+      const loop = createLoop<number>({
+        pass: async () => {
+          passes++;
+          // The second pass runs from its timer while the wall clock reads 1 ms short of the wait's end.
+          behind = passes === 2 ? 1 : 0;
+          if (passes <= 2) throw new Error('down');
+          return 1;
+        },
+        now: () => Date.now() - behind,
+        nextMs: () => HOUR,
+        backoff: { baseMs: 200, maxMs: 10_000, random: () => 0 },
+        onError: () => {},
+        failed: 0,
+      });
+      loop.start();
+      await vi.advanceTimersByTimeAsync(200);
+      expect(passes).toBe(2);
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect(passes).toBe(3);
+      expect(loop.health().consecutiveFailures).toBe(0);
+      await loop.stop();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('backs its timer off while passes fail, each wait less a jitter share; a wake still passes at once', async () => {
     vi.useFakeTimers();
     try {

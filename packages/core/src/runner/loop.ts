@@ -112,8 +112,11 @@ export function createLoop<T>(options: LoopOptions<T>): Loop<T> {
     const at = now();
     health.lastErrorAt = at;
     health.consecutiveFailures++;
-    // A new wait replaces the timer; a failure while already waiting leaves it.
-    if (waits.failed(at)) setTimer(waits.dueAt(), true);
+    // A new wait replaces the timer; a failure while already waiting leaves it. A wait always has
+    // its timer: the one that ran this pass may have fired while the wall clock still read a
+    // moment short of the wait's end (Node's timers and Date.now() round apart), so the failure
+    // counted as one during the wait, and left none.
+    if (waits.failed(at) || timer === undefined) setTimer(waits.dueAt(), true);
     if (!(error instanceof ReportedFailure)) options.onError(error);
     return options.failed;
   };
