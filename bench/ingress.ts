@@ -84,7 +84,8 @@ const keys = new Map<string, Buffer>();
 
 /**
  * The headers of delivery `n` to `target`: its bearer token, or for a Standard Webhooks webhook
- * (IngressTarget's `secret`) a signature of `body` under an id distinct per delivery.
+ * (IngressTarget's `secret`) a signature of `body` under an id distinct per delivery. Signed here
+ * with node:crypto, not core's `signStandardWebhooks`: autocannon's `setupRequest` is synchronous.
  */
 export function deliveryHeaders(target: IngressTarget, n: number, body: string): Record<string, string> {
   if (target.secret === undefined) return { 'content-type': 'application/json', authorization: target.authorization };

@@ -37,6 +37,15 @@ const MODE_ON = {
  * answers garbage, on PostgreSQL (the store only writes what the CLI's end says; the hostile suite
  * cancels agents on both).
  */
+/** A process's command line, its arguments each ended by NUL ('' once it is gone). */
+function commandLine(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'latin1');
+  } catch {
+    return '';
+  }
+}
+
 export function describeHarness(cli: CliProfile): void {
   describe.each(HOSTILE_STORES)(`the ${cli.type} harness on %s`, (kind) => {
     const stores = storeFor(kind, `harness_${cli.type}`);
@@ -123,7 +132,9 @@ export function describeHarness(cli: CliProfile): void {
       const c = await harnessCase(scope, await stores.fresh(), cli, [{ shell: 'tail -f /dev/null' }]);
       const runId = await c.start('Wait');
       await until(async () => (await c.events(runId)).some((e) => e.type === 'tool_call'), 'the tool call', 60_000);
-      await until(() => processesWith(scope.root as string).length > 0, 'the blocking command', 30_000);
+      // The command itself, not only the CLI that would run it.
+      const tails = () => processesWith(scope.root as string).filter((pid) => /(^|\/)tail\0-f\0\/dev\/null\0/.test(commandLine(pid)));
+      await until(() => tails().length > 0, 'the blocking command', 30_000);
       const cancelled = await c.api('POST', `/agent/runs/${runId}/cancel`);
       expect(cancelled.status).toBe(200);
       const run = await c.ended(runId);

@@ -93,7 +93,8 @@ export interface DeliveryStore {
    * What evaluating deliveries to these webhooks reads, as it is now, in one step: each webhook
    * that exists (deleted and disabled ones included: the caller decides) with the enabled
    * automations selecting it, as {@link AutomationStore.listForWebhook}. Webhooks with no record
-   * are left out.
+   * are left out. An automation selects only webhooks of its own factory (core checks each one
+   * saved), so a store may look for them among the enabled automations of the webhooks' factories.
    */
   selections(webhookUids: readonly string[]): Promise<WebhookSelection[]>;
   /** A rejected entry (metadata only), after the `admit` admission if given (refused: not logged). */
