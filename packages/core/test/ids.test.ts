@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { toHex } from '../src/util/hash.js';
-import { base64UrlDecode, base64UrlEncode, newId } from '../src/util/ids.js';
+import { base64UrlDecode, base64UrlEncode, newId, newOrderedId } from '../src/util/ids.js';
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -33,6 +33,27 @@ describe('newId', () => {
     const zeros = Array.from({ length: 256 }, newId);
     expect(new Set(zeros)).toEqual(new Set(['00000000-0000-4000-8000-000000000000']));
     expect(draw).toHaveBeenCalledTimes(2);
+  });
+});
+
+describe('newOrderedId', () => {
+  const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+  it('makes version 7 UUIDs, each greater than the one before, within a millisecond and past 4,096 in one', () => {
+    const ids = Array.from({ length: 10_000 }, () => newOrderedId(1_800_000_000_000));
+    for (const id of ids) expect(id).toMatch(UUID_V7);
+    for (let i = 1; i < ids.length; i++) expect((ids[i] as string) > (ids[i - 1] as string)).toBe(true);
+  });
+
+  it('keeps growing when the clock goes back, and starts with the time it is given', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 1_700_000_000_000, max: 1_900_000_000_000 }), { minLength: 2, maxLength: 50 }), (times) => {
+        const ids = times.map((t) => newOrderedId(t));
+        for (let i = 1; i < ids.length; i++) expect((ids[i] as string) > (ids[i - 1] as string)).toBe(true);
+      }),
+    );
+    const later = 4_000_000_000_000;
+    expect(newOrderedId(later).replace('-', '').slice(0, 12)).toBe(later.toString(16).padStart(12, '0'));
   });
 });
 

@@ -1,7 +1,7 @@
 import type { Principal } from '../auth/principal.js';
 import type { Store } from '../store/store.js';
 import { isoTime } from '../util/clock.js';
-import { newId } from '../util/ids.js';
+import { newOrderedId } from '../util/ids.js';
 import type { AuditDetail, AuditEventKind, AuditEventRecord } from './records.js';
 
 /** What an audit event is about. */
@@ -23,7 +23,8 @@ export function auditEvent(
   detail: AuditDetail = {},
 ): AuditEventRecord {
   return {
-    id: newId(),
+    // Time-ordered: two events of one millisecond list in the order they were made.
+    id: newOrderedId(),
     teamUid: p.team_uid,
     at: typeof now === 'string' ? now : isoTime(now),
     kind,

@@ -30,6 +30,28 @@ export function newId(): string {
   return String.fromCharCode.apply(null, codes);
 }
 
+let lastMs = -1;
+let sequence = 0;
+
+/**
+ * A version 7 UUID (RFC 9562): the time in ms, then a sequence within the millisecond, then
+ * random bits. Each is greater, as a string, than every one this process made before, even within
+ * one millisecond or with the clock set back, so records listed newest first by (time, id) come in
+ * the order they were made.
+ */
+export function newOrderedId(now: number = Date.now()): string {
+  if (now > lastMs) {
+    lastMs = now;
+    sequence = 0;
+  } else if (++sequence > 0xfff) {
+    lastMs++;
+    sequence = 0;
+  }
+  const ms = lastMs.toString(16).padStart(12, '0');
+  // newId()'s variant and random groups: '-vxxx-xxxxxxxxxxxx' from index 18.
+  return `${ms.slice(0, 8)}-${ms.slice(8)}-7${sequence.toString(16).padStart(3, '0')}${newId().slice(18)}`;
+}
+
 /** `n` random bytes as unpadded base64url: URL-safe, fit for tokens and API keys. */
 export const randomToken = (bytes = 32): string => {
   const buf = new Uint8Array(bytes);
