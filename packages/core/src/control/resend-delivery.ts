@@ -5,7 +5,7 @@ import { type AgentRunEvents, emitSafely } from '../events.js';
 import type { DeliveryRuns } from '../ingress/delivery-runs.js';
 import { resendIdentity } from '../ingress/identity.js';
 import { detachedRunItem } from '../run/record.js';
-import { newId } from '../util/ids.js';
+import { newOrderedId } from '../util/ids.js';
 import { requireManage } from './access.js';
 import { type ControlContext, nowIso } from './control-context.js';
 import { acceptedPayload, payloadJson, requireDelivery } from './deliveries.js';
@@ -40,7 +40,7 @@ export async function resendDelivery(
   const webhook = await ctx.store.webhooks.get(p.team_uid, factoryUid, webhookUid);
   if (!webhook || webhook.deletedAt !== null) throw conflict(`webhook ${webhookUid} is deleted: its deliveries cannot be resent`);
   if (!webhook.enabled) throw conflict(`webhook ${webhookUid} is disabled: enable it to resend its deliveries`);
-  const id = newId();
+  const id = newOrderedId();
   const delivery = {
     id,
     teamUid: webhook.teamUid,

@@ -11,7 +11,7 @@ import type { RateAdmission } from '../store/ingress.js';
 import type { Store } from '../store/store.js';
 import type { DeliveryObservation, IngressTelemetry } from '../telemetry/delivery-span.js';
 import { type Clock, isoTime } from '../util/clock.js';
-import { newId } from '../util/ids.js';
+import { newOrderedId } from '../util/ids.js';
 import { constantTimeEqual } from '../verify/constant-time.js';
 import type { Sha256Port } from '../verify/crypto.js';
 import type { VerifierRegistry } from '../verify/registry.js';
@@ -96,7 +96,7 @@ export function createIngress(options: IngressOptions): Ingress {
     receivedAt: string,
     identity: string | null = null,
   ): DeliveryRecord => ({
-    id: newId(),
+    id: newOrderedId(),
     teamUid: webhook.teamUid,
     factoryUid: webhook.factoryUid,
     webhookUid: webhook.uid,

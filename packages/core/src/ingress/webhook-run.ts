@@ -4,7 +4,7 @@ import type { AttachmentRecord, RunRecord } from '../run/record.js';
 import { titleFromPrompt } from '../run/title.js';
 import type { ResolvedSkill } from '../skills/resolve-skill.js';
 import { skilledConfig } from '../skills/skilled-config.js';
-import { newId } from '../util/ids.js';
+import { newOrderedId } from '../util/ids.js';
 
 export const EVENT_PAYLOAD_FILE = 'event-payload.json';
 
@@ -99,7 +99,7 @@ export function webhookRun(input: {
 }): { run: RunRecord; attachments: AttachmentRecord[] } {
   const { automation, webhook, deliveryId, payload, now } = input;
   const resolved = input.skill ?? null;
-  const id = newId();
+  const id = newOrderedId();
   const parts = partsOf(automation);
   const attachments: AttachmentRecord[] = [{ runId: id, fileName: EVENT_PAYLOAD_FILE, mimeType: 'application/json', data: payload }];
   const run = newRun({

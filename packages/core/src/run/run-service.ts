@@ -9,7 +9,7 @@ import { parseOrThrow } from '../models/validate.js';
 import { SkillCatalog } from '../skills/skill-catalog.js';
 import type { Store } from '../store/store.js';
 import { type Clock, isoTime, systemClock } from '../util/clock.js';
-import { newId } from '../util/ids.js';
+import { newId, newOrderedId } from '../util/ids.js';
 import { liveSince, runWorkerHost, waitingStatus } from '../worker/worker-hosts.js';
 import { type ApplyEventOptions, type ApplyEventResult, applyRunEvent } from './apply-event.js';
 import {
@@ -88,7 +88,7 @@ export class RunService {
       principal,
       request,
       ctx,
-      newId(),
+      newOrderedId(now),
       isoTime(now),
       this.skills,
       this.harnesses,

@@ -4,7 +4,7 @@ import { toRunItem } from '../run/record.js';
 import type { RunService } from '../run/run-service.js';
 import { createLoop, type LoopHealth, ReportedFailure } from '../runner/loop.js';
 import { isoTime } from '../util/clock.js';
-import { newId } from '../util/ids.js';
+import { newOrderedId } from '../util/ids.js';
 import { parseCron } from './cron.js';
 import { planDue } from './plan.js';
 import type { ScheduleRecord } from './records.js';
@@ -74,7 +74,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     }
     let run: Awaited<ReturnType<typeof scheduledRun>>;
     try {
-      run = await scheduledRun(store, runs.skills, s, plan.dueAt, newId(), isoTime(now));
+      run = await scheduledRun(store, runs.skills, s, plan.dueAt, newOrderedId(now), isoTime(now));
     } catch (error) {
       // The run cannot be made (a skill or environment gone): recorded, and the next due time tries again.
       if (!isAgentRunError(error) || error.status >= 500) throw error;

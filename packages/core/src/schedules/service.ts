@@ -6,7 +6,7 @@ import { parseOrThrow } from '../models/validate.js';
 import type { SkillCatalog } from '../skills/skill-catalog.js';
 import type { Store } from '../store/store.js';
 import { type Clock, isoTime } from '../util/clock.js';
-import { newId } from '../util/ids.js';
+import { newId, newOrderedId } from '../util/ids.js';
 import { parseCron } from './cron.js';
 import type { ScheduleOwner, ScheduleRecord } from './records.js';
 import { scheduledRun } from './scheduled-run.js';
@@ -140,7 +140,7 @@ export class ScheduleService {
     if (record.prompt.trim() === '' && !record.agentConfig?.skill_spec && (record.agentConfig?.skills?.length ?? 0) === 0) {
       throw invalidRequest('invalid schedule: prompt: required unless agent_config names a skill (skill_spec)');
     }
-    await scheduledRun(this.ctx.store, this.ctx.skills, record, isoTime(now), newId(), isoTime(now));
+    await scheduledRun(this.ctx.store, this.ctx.skills, record, isoTime(now), newOrderedId(now), isoTime(now));
     return nextDue(record, now);
   }
 
