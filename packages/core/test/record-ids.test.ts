@@ -18,8 +18,6 @@ describe('record ids', () => {
       ids.push((await h.json<{ run_id: string }>('POST', '/agent/run', { body: { prompt: `p${i}` } })).body.run_id);
     expect(ids.every((id) => V7.test(id))).toBe(true);
     expect(ascending(ids)).toBe(true);
-    // The id's time is the run's creation time.
-    expect(Number.parseInt((ids[0] as string).replace('-', '').slice(0, 12), 16)).toBe(T0);
   });
 
   it('deliveries and their runs have version 7 ids in the order they were made', async () => {
