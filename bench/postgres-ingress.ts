@@ -27,8 +27,9 @@ import type { BenchGroup } from './run.js';
  *   accepted per second, evaluated per second (every run made), and the backlog at the end of the
  *   window, also as seconds of arrivals (`…_backlog_s`). Where a delivery's time goes, accept and
  *   evaluation both (the backlog's evaluation included): the statements the server sent, the
- *   database's commits and active time (pg_stat_database: every session of the database), its WAL (pg_stat_wal: the whole server), the server process's CPU and its
- *   backends' (by `application_name`, from /proc), and autocannon's. Then each one's p99 with
+ *   database's commits and active time (pg_stat_database: every session of the database), its
+ *   WAL (pg_stat_wal: the whole server), the server process's CPU and its backends' (by
+ *   `application_name`, from /proc), and autocannon's. Then each one's p99 with
  *   P99_CONNECTIONS, and agentrun's idle time from a 202 to the delivery's runs (median and max
  *   of 20).
  * - **pgbench** inserting one 1 KB row per transaction with CONNECTIONS clients, and the
@@ -156,7 +157,7 @@ export async function measurePostgresIngress(baseUrl: string): Promise<Record<st
   }
 }
 
-/** One server under load: agentrun's or the peer's, its deliveries' table, and its connections' name. */
+/** One server under load: agentrun's, the peer's or the floor route's, its deliveries' table, and its connections' name. */
 interface Side {
   name: 'agentrun' | 'peer' | 'floor';
   child: ChildProcess;
@@ -383,7 +384,7 @@ async function counters(admin: pg.Client, side: Side): Promise<Counters> {
   };
 }
 
-/** Wait until neither side has anything awaiting evaluation: the other's backlog would share the machine with what is measured. */
+/** Wait until no side has anything awaiting evaluation: another's backlog would share the machine with what is measured. */
 async function settleAll(admin: pg.Client, sides: readonly Side[]): Promise<void> {
   for (const side of sides) await settle(admin, side);
 }

@@ -30,13 +30,6 @@ const MODE_ON = {
   postgres: 'its own user in the sandbox',
 } as const satisfies Record<(typeof HOSTILE_STORES)[number], string>;
 
-/**
- * The end-to-end cases every harness passes (docs/harnesses.md, "Testing"): the real CLI, through
- * the run API, against the scripted model server. The full case runs plain on the memory store and
- * in the sandbox under a user of its own on PostgreSQL; a cancel and a model server that is down or
- * answers garbage, on PostgreSQL (the store only writes what the CLI's end says; the hostile suite
- * cancels agents on both).
- */
 /** A process's command line, its arguments each ended by NUL ('' once it is gone). */
 function commandLine(pid: number): string {
   try {
@@ -46,6 +39,13 @@ function commandLine(pid: number): string {
   }
 }
 
+/**
+ * The end-to-end cases every harness passes (docs/harnesses.md, "Testing"): the real CLI, through
+ * the run API, against the scripted model server. The full case runs plain on the memory store and
+ * in the sandbox under a user of its own on PostgreSQL; a cancel and a model server that is down or
+ * answers garbage, on PostgreSQL (the store only writes what the CLI's end says; the hostile suite
+ * cancels agents on both).
+ */
 export function describeHarness(cli: CliProfile): void {
   describe.each(HOSTILE_STORES)(`the ${cli.type} harness on %s`, (kind) => {
     const stores = storeFor(kind, `harness_${cli.type}`);
