@@ -23,13 +23,13 @@ import type { BenchGroup } from './run.js';
  * - **agentrun, the peer and the floor route** (ingress-peer.ts: the ingress a team would write on
  *   Fastify and graphile-worker; ingress-floor.ts: a bare Fastify route that inserts the body),
  *   serving at once, each measured in ROUNDS sustained windows of PG_EVALUATED_SECONDS, the order
- *   reversed every other round, every side's backlog evaluated before each window: deliveries
- *   accepted per second, evaluated per second (every run made), and the backlog at the end of the
- *   window, also as seconds of arrivals (`…_backlog_s`). Where a delivery's time goes, accept and
- *   evaluation both (the backlog's evaluation included): the statements the server sent, the
- *   database's commits and active time (pg_stat_database: every session of the database), its
- *   WAL (pg_stat_wal: the whole server), the server process's CPU and its backends' (by
- *   `application_name`, from /proc), and autocannon's. Then each one's p99 with
+ *   reversed every other round, every side's backlog evaluated and every table vacuumed before each
+ *   window: deliveries accepted per second, evaluated per second (every run made), and the backlog
+ *   at the end of the window, also as seconds of arrivals (`…_backlog_s`). Where a delivery's
+ *   time goes, accept and evaluation both (the backlog's evaluation included): the statements the
+ *   server sent, the database's commits and active time (pg_stat_database: every session of the
+ *   database), its WAL (pg_stat_wal: the whole server), the server process's CPU and its backends'
+ *   (by `application_name`, from /proc), and autocannon's. Then each one's p99 with
  *   P99_CONNECTIONS, and agentrun's idle time from a 202 to the delivery's runs (median and max
  *   of 20).
  * - **pgbench** inserting one 1 KB row per transaction with CONNECTIONS clients, and the
@@ -245,10 +245,11 @@ async function beside(url: string, schema: string, admin: pg.Client, backends: B
     for (let r = 0; r < ROUNDS; r++) {
       // Alternate the order, so no side always meets a warmer (or busier) server.
       for (const side of r % 2 === 0 ? [agentrun, peer, floor] : [floor, peer, agentrun])
-        windows[side.name].push(await sustained(side, sides, admin, backends));
+        windows[side.name].push(await sustained(side, sides, admin, backends, schema));
     }
     const p99 = async (side: Side) => {
       await settleAll(admin, sides);
+      await vacuum(admin, schema);
       const result = await load(side.ready.port, side.ready.targets, SECONDS, side.counter, P99_CONNECTIONS);
       check(`${side.name} p99`, result);
       progress(`${side.name} with ${P99_CONNECTIONS} connections: ${result.requests.average.toFixed(0)}/s, p99 ${result.latency.p99} ms`);
@@ -258,6 +259,7 @@ async function beside(url: string, schema: string, admin: pg.Client, backends: B
     const peerP99Ms = await p99(peer);
     const floorP99Ms = await p99(floor);
     await settleAll(admin, sides);
+    await vacuum(admin, schema);
     const latencies = EVALUATE ? await idleLatencies(agentrun, admin, schema) : { median: Number.NaN, max: Number.NaN };
     if (EVALUATE) progress(`agentrun idle, 202 to runs: median ${latencies.median.toFixed(1)} ms, max ${latencies.max.toFixed(1)} ms`);
     const summary = (name: Side['name']) => ({
@@ -297,8 +299,9 @@ function check(what: string, result: { non2xx: number; errors: number; timeouts:
  * CONNECTIONS, the backlog at its end, and what each delivery cost (accept and evaluation, the
  * backlog's evaluation included; with the evaluator off, per delivery accepted).
  */
-async function sustained(side: Side, sides: readonly Side[], admin: pg.Client, backends: BackendCpu): Promise<Window> {
+async function sustained(side: Side, sides: readonly Side[], admin: pg.Client, backends: BackendCpu, schema: string): Promise<Window> {
   await settleAll(admin, sides);
+  await vacuum(admin, schema);
   const before = await counters(admin, side);
   const cpuBefore = await cpuSeconds(side.child.pid);
   const backendBefore = await backends.read(side.app);
@@ -382,6 +385,21 @@ async function counters(admin: pg.Client, side: Side): Promise<Counters> {
     walBytes: Number(row.wal_bytes),
     walFpi: Number(row.wal_fpi),
   };
+}
+
+/**
+ * VACUUM (ANALYZE) every table of the bench's schemas (every side's): what autovacuum does between
+ * windows on a server that runs it. A database that runs without it (the test machines' does) keeps
+ * every dead row version and index entry of the windows before, which the sides that update and
+ * delete (agentrun's claims, evaluations and rate windows; the peer's jobs) would meet in every
+ * later window, and the floor route, which only inserts, would not.
+ */
+async function vacuum(admin: pg.Client, schema: string): Promise<void> {
+  const { rows } = await admin.query<{ name: string }>(
+    `SELECT format('%I.%I', schemaname, tablename) AS name FROM pg_tables WHERE schemaname = ANY($1::text[])`,
+    [[schema, peerGraphileSchema(schema)]],
+  );
+  if (rows.length > 0) await admin.query(`VACUUM (ANALYZE) ${rows.map((r) => r.name).join(', ')}`);
 }
 
 /** Wait until no side has anything awaiting evaluation: another's backlog would share the machine with what is measured. */
