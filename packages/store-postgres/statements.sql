@@ -482,6 +482,9 @@ BEGIN
 END
 $fn$;
 
+ALTER FUNCTION agentrun_accept_deliveries(text[], text[], text[], text[], text[], integer[], timestamptz[], bytea, integer[],
+  text[], integer[], timestamptz[], timestamptz[], jsonb) SET enable_bitmapscan = off;
+
 -- ====================================================================================================================
 -- Function agentrun_accept_delivery
 -- Called by "Webhook accept, alone": agentrun_accept_one with its delivery.accepted NOTIFY.
@@ -618,6 +621,8 @@ BEGIN
   END IF;
 END
 $fn$;
+
+ALTER FUNCTION agentrun_rate_admit(text, integer, timestamptz, timestamptz) SET enable_bitmapscan = off;
 
 -- ====================================================================================================================
 -- Trigger function agentrun_runs_inserted

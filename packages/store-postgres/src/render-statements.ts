@@ -10,6 +10,7 @@ import {
   RUN_STATS_CHANGED,
   RUNS_STATS_INSERTED,
 } from './migrations/0005_stats_rollups.js';
+import { ACCEPT_DELIVERIES_SETTINGS, RATE_ADMIT_SETTINGS } from './migrations/0006_rate_window_index_scans.js';
 import { RATE_ADMIT } from './migrations/baseline/ingress.js';
 import { RUN_WRITTEN, RUNS_INSERTED } from './migrations/baseline/notifications.js';
 import { RUN_COLUMNS } from './rows.js';
@@ -58,7 +59,7 @@ function functions(): { title: string; about: string[]; text: string }[] {
     {
       title: 'Function agentrun_accept_deliveries',
       about: ['Called by "Webhook accept, batched". Accepts as sets: a fixed handful of statements whatever the batch\'s length.'],
-      text: ACCEPT_DELIVERIES,
+      text: ACCEPT_DELIVERIES + ACCEPT_DELIVERIES_SETTINGS,
     },
     {
       title: 'Function agentrun_accept_delivery',
@@ -79,7 +80,7 @@ function functions(): { title: string; about: string[]; text: string }[] {
         'One rate admission: called by agentrun_accept_one, by agentrun_accept_deliveries for a key it cannot admit in',
         'memory, and by DeliveryStore.log and RateLimitStore.admit (src/ingress-sql.ts).',
       ],
-      text: RATE_ADMIT,
+      text: RATE_ADMIT + RATE_ADMIT_SETTINGS,
     },
     {
       title: 'Trigger function agentrun_runs_inserted',

@@ -36,6 +36,21 @@ describe('migrations', () => {
     expect(unpinned).toEqual([]);
   });
 
+  // migrations/0006_rate_window_index_scans.ts: the admissions walk a key's deleted events until a
+  // vacuum; only a plain index scan marks them dead, so a bitmap scan would read them all at every
+  // admission (bench/README.md, "What was tried").
+  it('run the rate admissions without bitmap scans', async () => {
+    const { rows } = await sql<{ name: string; config: string[] | null }>`
+      SELECT p.proname AS name, p.proconfig AS config FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+      WHERE n.nspname = ${database.schema} AND p.proname IN ('agentrun_rate_admit', 'agentrun_accept_deliveries') ORDER BY p.proname`.execute(
+      database.db,
+    );
+    expect(rows.map((r) => [r.name, (r.config ?? []).includes('enable_bitmapscan=off')])).toEqual([
+      ['agentrun_accept_deliveries', true],
+      ['agentrun_rate_admit', true],
+    ]);
+  });
+
   it('refuse, naming it, a schema whose migrations table holds only migrations this version does not know', async () => {
     const schema = `${database.schema}_old`;
     await sql`CREATE SCHEMA ${sql.id(schema)}`.execute(database.db);

@@ -3,6 +3,7 @@ import * as m0002 from './0002_environment_containers.js';
 import * as m0003 from './0003_worker_hosts.js';
 import * as m0004 from './0004_delivery_details.js';
 import * as m0005 from './0005_stats_rollups.js';
+import * as m0006 from './0006_rate_window_index_scans.js';
 
 /**
  * A schema change. Migrations are append-only: never edit one that has shipped; add the next.
@@ -33,4 +34,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { id: '0003_worker_hosts', up: m0003.up },
   { id: '0004_delivery_details', up: m0004.up },
   { id: '0005_stats_rollups', up: m0005.up },
+  { id: '0006_rate_window_index_scans', up: m0006.up },
 ];
